@@ -1,0 +1,193 @@
+#pragma once
+// Forward-mode automatic differentiation, behind a small uniform interface.
+//
+// The library uses Eigen's AutoDiffScalar (unsupported/Eigen/AutoDiff, part of libeigen3-dev).
+// ceres::Jet can be selected with -DDALEMBERT_AD_CERES, but only for first derivatives: a nested
+// Jet cannot live inside an Eigen expression (Eigen constructs Scalar(0), and Jet's scalar
+// constructor is explicit), so second derivatives of Eigen-written models need AutoDiffScalar.
+// docs/decisions.md records the measurements behind this choice. Everything else in dalembert
+// talks to AD only through this header:
+//   Dual<T, N>            a number carrying N directional derivatives, T may itself be a Dual
+//   variable<N>(x, i)     x seeded with d/dx_i = 1
+//   constant<N>(x)        x with zero derivatives
+//   value(d), derivative(d, i)
+// Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
+// mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
+#include <type_traits>
+
+#include "dalembert/core/types.hpp"
+
+#if !defined(DALEMBERT_AD_CERES)
+#include <Eigen/Core>
+#include <unsupported/Eigen/AutoDiff>
+#else
+#include <ceres/jet.h>
+#endif
+
+namespace dalembert::ad {
+
+#if !defined(DALEMBERT_AD_CERES)
+
+template <class T, int N>
+using Dual = Eigen::AutoDiffScalar<Eigen::Matrix<T, N, 1>>;
+
+template <class D>
+struct is_dual : std::false_type {};
+template <class Der>
+struct is_dual<Eigen::AutoDiffScalar<Der>> : std::true_type {};
+
+template <class Der>
+inline const auto& value(const Eigen::AutoDiffScalar<Der>& d) { return d.value(); }
+template <class Der>
+inline const auto& derivative(const Eigen::AutoDiffScalar<Der>& d, int i) { return d.derivatives()[i]; }
+
+template <int N, class T>
+inline Dual<T, N> variable(const T& x, int i) {
+  Dual<T, N> d;
+  d.value() = x;
+  d.derivatives().setZero();
+  d.derivatives()[i] = T(1.0);
+  return d;
+}
+template <int N, class T>
+inline Dual<T, N> constant(const T& x) {
+  Dual<T, N> d;
+  d.value() = x;
+  d.derivatives().setZero();
+  return d;
+}
+
+#else
+
+template <class T, int N>
+using Dual = ceres::Jet<T, N>;
+
+template <class D>
+struct is_dual : std::false_type {};
+template <class T, int N>
+struct is_dual<ceres::Jet<T, N>> : std::true_type {};
+
+template <class T, int N>
+inline const T& value(const ceres::Jet<T, N>& d) { return d.a; }
+template <class T, int N>
+inline const T& derivative(const ceres::Jet<T, N>& d, int i) { return d.v[i]; }
+
+template <int N, class T>
+inline Dual<T, N> variable(const T& x, int i) { return Dual<T, N>(x, i); }
+template <int N, class T>
+inline Dual<T, N> constant(const T& x) { return Dual<T, N>(x); }
+
+#endif
+
+template <class D>
+inline constexpr bool is_dual_v = is_dual<D>::value;
+
+/// A plain double promoted to any (possibly nested) dual type with zero derivatives.
+template <class S>
+inline S lift(double x) {
+  if constexpr (std::is_same_v<S, double>) {
+    return x;
+  } else {
+#if !defined(DALEMBERT_AD_CERES)
+    using Inner = typename S::Scalar;
+#else
+    using Inner = decltype(S().a);
+#endif
+    S s;
+    s = S(lift<Inner>(x));
+    return s;
+  }
+}
+
+/// The value of a (possibly nested) dual number as a plain double.
+template <class S>
+inline double plain(const S& x) {
+  if constexpr (std::is_arithmetic_v<S>) {
+    return x;
+  } else {
+#if !defined(DALEMBERT_AD_CERES)
+    return plain(x.value());
+#else
+    return plain(x.a);
+#endif
+  }
+}
+
+}  // namespace dalembert::ad
+
+// --- Mixed arithmetic between nested duals and double ------------------------------------------
+#if !defined(DALEMBERT_AD_CERES)
+
+namespace Eigen {
+template <class T, int N, class BinOp>
+struct ScalarBinaryOpTraits<AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>, double, BinOp> {
+  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>;
+};
+template <class T, int N, class BinOp>
+struct ScalarBinaryOpTraits<double, AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>, BinOp> {
+  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>;
+};
+}  // namespace Eigen
+
+#else
+
+namespace ceres {
+// ceres defines Jet<T, N> (op) T only for the immediate scalar T; for T itself a Jet this adds
+// the double versions. Found by argument-dependent lookup.
+#define DALEMBERT_NESTED_JET_OP(op)                                                          \
+  template <class T, int M, int N>                                                           \
+  inline Jet<Jet<T, M>, N> operator op(const Jet<Jet<T, M>, N>& f, double s) {               \
+    return f op dalembert::ad::lift<Jet<T, M>>(s);                                           \
+  }                                                                                          \
+  template <class T, int M, int N>                                                           \
+  inline Jet<Jet<T, M>, N> operator op(double s, const Jet<Jet<T, M>, N>& f) {               \
+    return dalembert::ad::lift<Jet<T, M>>(s) op f;                                           \
+  }
+DALEMBERT_NESTED_JET_OP(+)
+DALEMBERT_NESTED_JET_OP(-)
+DALEMBERT_NESTED_JET_OP(*)
+DALEMBERT_NESTED_JET_OP(/)
+#undef DALEMBERT_NESTED_JET_OP
+}  // namespace ceres
+
+namespace Eigen {
+template <class T, int M, int N, class BinOp>
+struct ScalarBinaryOpTraits<ceres::Jet<ceres::Jet<T, M>, N>, double, BinOp> {
+  using ReturnType = ceres::Jet<ceres::Jet<T, M>, N>;
+};
+template <class T, int M, int N, class BinOp>
+struct ScalarBinaryOpTraits<double, ceres::Jet<ceres::Jet<T, M>, N>, BinOp> {
+  using ReturnType = ceres::Jet<ceres::Jet<T, M>, N>;
+};
+}  // namespace Eigen
+
+#endif
+
+namespace dalembert::ad {
+
+/// Value and gradient of a scalar function f : R^N -> R (f generic in its scalar type).
+template <int N, class T, class F>
+inline void value_and_gradient(F&& f, const Vec<T, N>& x, T& out_value, Vec<T, N>& out_gradient) {
+  using D = Dual<T, N>;
+  Vec<D, N> xd;
+  for (int i = 0; i < N; ++i) xd[i] = variable<N>(x[i], i);
+  const D y = f(xd);
+  out_value = value(y);
+  for (int i = 0; i < N; ++i) out_gradient[i] = derivative(y, i);
+}
+
+/// Value and Jacobian of a vector function f : R^N -> R^M.
+template <int N, int M, class T, class F>
+inline void value_and_jacobian(F&& f, const Vec<T, N>& x, Vec<T, M>& out_value,
+                               Mat<T, M, N>& out_jacobian) {
+  using D = Dual<T, N>;
+  Vec<D, N> xd;
+  for (int i = 0; i < N; ++i) xd[i] = variable<N>(x[i], i);
+  const Vec<D, M> y = f(xd);
+  for (int r = 0; r < M; ++r) {
+    out_value[r] = value(y[r]);
+    for (int c = 0; c < N; ++c) out_jacobian(r, c) = derivative(y[r], c);
+  }
+}
+
+}  // namespace dalembert::ad

@@ -1,0 +1,124 @@
+#pragma once
+// Damped Newton iteration for the implicit equations of every integrator.
+//
+// The caller supplies evaluate(x, residual, jacobian); Jacobians come from automatic
+// differentiation in the method files. Convergence is declared when the residual is small relative
+// to a caller-supplied scale (for momentum equations: the size of the momentum), or when the Newton
+// correction has reached round-off. Failure is never silent: it returns a report the integrator
+// turns into a SolverError carrying step, time, residual norm and iterations.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <Eigen/LU>
+
+#include "dalembert/core/types.hpp"
+
+namespace dalembert {
+
+struct NewtonOptions {
+  double tolerance = 1e-13;  ///< converged when |residual|_inf <= tolerance * max(1, scale)
+  int max_iterations = 30;
+  bool damped = true;        ///< backtracking on |residual| when a full step increases it
+  int max_backtracks = 12;
+};
+
+struct NewtonReport {
+  bool converged = false;
+  int iterations = 0;
+  double residual_norm = std::numeric_limits<double>::quiet_NaN();
+  std::string reason;  ///< why it failed ("", "singular Jacobian", "no convergence", ...)
+};
+
+/// Thrown by an integrator step when its nonlinear solve fails.
+class SolverError : public std::runtime_error {
+ public:
+  SolverError(long step, double time, const NewtonReport& report)
+      : std::runtime_error(describe(step, time, report)),
+        step_(step), time_(time), report_(report) {}
+  long step() const { return step_; }
+  double time() const { return time_; }
+  const NewtonReport& report() const { return report_; }
+
+ private:
+  static std::string describe(long step, double time, const NewtonReport& r) {
+    return "Newton solver failed at step " + std::to_string(step) + " (t = " + std::to_string(time) +
+           "): " + r.reason + ", residual norm " + format(r.residual_norm) + " after " +
+           std::to_string(r.iterations) + " iterations";
+  }
+  static std::string format(double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3e", x);
+    return buf;
+  }
+  long step_;
+  double time_;
+  NewtonReport report_;
+};
+
+/// Solves F(x) = 0 in place, starting from x. evaluate(x, F, J) fills F and its Jacobian J.
+/// The last call of evaluate is always at the returned x, so callers may keep by-products of that
+/// evaluation (the integrators keep D2 L_d for the next momentum instead of recomputing it).
+template <int N, class Evaluate>
+NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
+                          const NewtonOptions& options = {}) {
+  const int n = static_cast<int>(x.size());
+  Vecd<N> residual(n), trial_residual(n), step(n), trial(n);
+  Matd<N, N> jacobian(n, n), unused(n, n);
+  const double threshold = options.tolerance * std::max(1.0, scale);
+
+  NewtonReport report;
+  evaluate(x, residual, jacobian);
+  double norm = residual.template lpNorm<Eigen::Infinity>();
+  for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
+    report.residual_norm = norm;
+    if (!std::isfinite(norm)) {
+      report.reason = "non-finite residual";
+      return report;
+    }
+    if (norm <= threshold) {
+      report.converged = true;
+      return report;
+    }
+    const Eigen::PartialPivLU<Matd<N, N>> lu(jacobian);
+    const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
+    if (!(pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff())) {
+      report.reason = "singular Jacobian";
+      return report;
+    }
+    step = lu.solve(residual);
+
+    // Full step first; halve it while the residual grows (only far from the solution).
+    double lambda = 1.0;
+    for (int b = 0;; ++b) {
+      trial = x - lambda * step;
+      evaluate(trial, trial_residual, unused);
+      const double trial_norm = trial_residual.template lpNorm<Eigen::Infinity>();
+      if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
+          norm <= 1e3 * threshold) {
+        break;
+      }
+      lambda *= 0.5;
+    }
+    const double step_size = lambda * step.template lpNorm<Eigen::Infinity>();
+    x = trial;
+    residual = trial_residual;
+    jacobian = unused;
+    norm = residual.template lpNorm<Eigen::Infinity>();
+    // A correction at round-off level cannot improve x further: accept if the residual is small.
+    const double roundoff = 4 * std::numeric_limits<double>::epsilon() * (1.0 + x.template lpNorm<Eigen::Infinity>());
+    if (step_size <= roundoff && norm <= 1e3 * threshold) {
+      report.iterations += 1;
+      report.residual_norm = norm;
+      report.converged = std::isfinite(norm);
+      return report;
+    }
+  }
+  report.residual_norm = norm;
+  report.converged = norm <= threshold;
+  if (!report.converged) report.reason = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
+  return report;
+}
+
+}  // namespace dalembert

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dalembert needs, by name, and only those that are missing.
+# Runs `apt-get update` once, and only if something has to be installed.
+# Usage: scripts/install-deps.sh            (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config       # toolchain
+  libeigen3-dev                          # linear algebra
+  libceres-dev                           # ceres::Jet (automatic differentiation), see docs/decisions.md
+  libboost-dev                           # Boost.Odeint (reference solver)
+  libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
+  libgtest-dev libgmock-dev              # tests
+  libbenchmark-dev                       # benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update
+"${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
