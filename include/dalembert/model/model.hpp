@@ -1,0 +1,58 @@
+#pragma once
+// A mechanical system with linear nonholonomic constraints, defined once and generic in the scalar
+// type so that every derivative the integrators need comes from automatic differentiation.
+//
+// A model is a struct with
+//   static constexpr int n, m;                              coordinates, constraints
+//   template <class T> T lagrangian(const Vec<T,n>& q, const Vec<T,n>& v) const;
+//   template <class T> Mat<T,m,n> constraint_matrix(const Vec<T,n>& q) const;   rows: 1-forms μ^a
+// and optionally
+//   template <class T> Vec<T,n> force(q, v) const;          external force (a covector)
+//   Mat<double,n,n-m> frame(q) const;                       a basis of D_q = ker M(q)
+// The convenience base Mechanical<Derived, n> builds L = ½ vᵀG(q)v − V(q) from
+//   template <class T> Mat<T,n,n> metric(q) const;  template <class T> T potential(q) const;
+// A constant metric may be returned with double entries (e.g. Eigen::DiagonalMatrix<double, n>),
+// which spares automatic differentiation the products with constants.
+// Catalogue metadata (names, parameters, default initial data, closed forms) is described in
+// dalembert/models/catalogue_entry.hpp and is not needed by the integrators.
+#include <concepts>
+
+#include "dalembert/core/types.hpp"
+
+namespace dalembert {
+
+template <class S>
+concept Model = requires(const S& s, const Vecd<S::n>& q) {
+  { S::n } -> std::convertible_to<int>;
+  { S::m } -> std::convertible_to<int>;
+  { s.template lagrangian<double>(q, q) } -> std::convertible_to<double>;
+  { s.template constraint_matrix<double>(q) } -> std::convertible_to<Matd<S::m, S::n>>;
+};
+
+template <class S>
+concept HasExternalForce = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
+  { s.template force<double>(q, q) } -> std::convertible_to<Vecd<S::n>>;
+};
+
+template <class S>
+concept HasMetric = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
+  { s.template metric<double>(q) } -> std::convertible_to<Matd<S::n, S::n>>;
+  { s.template potential<double>(q) } -> std::convertible_to<double>;
+};
+
+template <class S>
+concept HasFrame = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
+  { s.frame(q) } -> std::convertible_to<Matd<S::n, S::n - S::m>>;
+};
+
+/// L(q, v) = ½ vᵀ G(q) v − V(q) from Derived::metric and Derived::potential.
+template <class Derived, int N>
+struct Mechanical {
+  template <class T>
+  T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
+    const auto& self = static_cast<const Derived&>(*this);
+    return 0.5 * v.dot(self.template metric<T>(q) * v) - self.template potential<T>(q);
+  }
+};
+
+}  // namespace dalembert

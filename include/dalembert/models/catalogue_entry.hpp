@@ -1,0 +1,44 @@
+#pragma once
+// Metadata that turns a model struct into a named catalogue system: coordinate names, parameters
+// with defaults, default initial data and, where known, a closed-form solution. The integrators
+// never need this; the command line and the tests do.
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "dalembert/core/types.hpp"
+
+namespace dalembert {
+
+/// One named, documented model parameter stored in a data member of S.
+template <class S>
+struct Parameter {
+  std::string_view name;
+  double S::*member;
+  std::string_view description;
+};
+
+/// A point of the tangent bundle.
+template <int N>
+struct PhasePoint {
+  Vecd<N> q;
+  Vecd<N> v;
+};
+
+/// A catalogue system: a Model plus
+///   static constexpr std::string_view name, summary;
+///   static constexpr std::array<std::string_view, n> coordinates;
+///   static auto parameters();            std::array<Parameter<S>, K>
+///   PhasePoint<n> default_initial() const;
+///   std::optional<PhasePoint<n>> exact_solution(const PhasePoint<n>& x0, double t) const;
+template <class S>
+concept CatalogueSystem = requires(const S& s, const PhasePoint<S::n>& x0) {
+  { S::name } -> std::convertible_to<std::string_view>;
+  { S::summary } -> std::convertible_to<std::string_view>;
+  { S::coordinates[0] } -> std::convertible_to<std::string_view>;
+  S::parameters();
+  { s.default_initial() } -> std::convertible_to<PhasePoint<S::n>>;
+  { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<PhasePoint<S::n>>>;
+};
+
+}  // namespace dalembert
