@@ -1,0 +1,93 @@
+#pragma once
+// Discrete constraint spaces M_d = {ω(q0, q1) = 0} ⊂ Q×Q, m equations containing the diagonal.
+//
+// A discrete constraint is any object with
+//   static constexpr int n, m;
+//   template <class T> Vec<T,m> operator()(const Vec<T,n>& q0, const Vec<T,n>& q1) const;
+// differentiate() returns ω and ∂ω/∂q1 (the block of the Newton Jacobian).
+#include <concepts>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/model/model.hpp"
+
+namespace dalembert {
+
+template <int N, int M>
+struct DiscreteConstraintDerivatives {
+  Vecd<M> value;
+  Matd<M, N> D2;  ///< ∂ω/∂q1
+};
+
+template <class Dc>
+concept DiscreteConstraint = requires(const Dc& c, const Vecd<Dc::n>& q) {
+  { Dc::n } -> std::convertible_to<int>;
+  { Dc::m } -> std::convertible_to<int>;
+  { c(q, q) } -> std::convertible_to<Vecd<Dc::m>>;
+};
+
+template <DiscreteConstraint Dc>
+DiscreteConstraintDerivatives<Dc::n, Dc::m> differentiate(const Dc& c, const Vecd<Dc::n>& q0,
+                                                          const Vecd<Dc::n>& q1) {
+  DiscreteConstraintDerivatives<Dc::n, Dc::m> d;
+  if constexpr (Dc::m > 0) {
+    ad::value_and_jacobian<Dc::n, Dc::m>(
+        [&](const auto& x1) {
+          using D = typename std::decay_t<decltype(x1)>::Scalar;
+          const Vec<D, Dc::n> q0d = q0.template cast<D>();
+          return Vec<D, Dc::m>(c(q0d, x1));
+        },
+        q1, d.value, d.D2);
+  }
+  return d;
+}
+
+/// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h; α = ½ (midpoint) is the usual
+/// companion of the midpoint discrete Lagrangian.
+template <Model S>
+class AlphaConstraint {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+  AlphaConstraint(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
+
+  double alpha() const { return alpha_; }
+
+  template <class T>
+  Vec<T, m> operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    if constexpr (m == 0) {
+      return {};
+    } else {
+      const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+      const Vec<T, n> v = (q1 - q0) / h_;
+      return system_.template constraint_matrix<T>(q) * v;
+    }
+  }
+
+ private:
+  S system_;
+  double h_, alpha_;
+};
+
+/// A user-supplied discrete constraint: any callable generic in its scalar type returning Vec<T, M>.
+template <int N, int M, class F>
+class UserDiscreteConstraint {
+ public:
+  static constexpr int n = N;
+  static constexpr int m = M;
+  explicit UserDiscreteConstraint(F f) : f_(std::move(f)) {}
+
+  template <class T>
+  Vec<T, m> operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    return f_(q0, q1);
+  }
+
+ private:
+  F f_;
+};
+
+template <int N, int M, class F>
+UserDiscreteConstraint<N, M, F> make_discrete_constraint(F f) {
+  return UserDiscreteConstraint<N, M, F>(std::move(f));
+}
+
+}  // namespace dalembert
