@@ -1,0 +1,47 @@
+#pragma once
+// What a run produces: a table of samples and a summary of its diagnostics.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dalembert {
+
+/// Row-major table with named columns; the first column is t.
+struct Trajectory {
+  std::vector<std::string> columns;
+  std::vector<double> values;
+
+  std::size_t rows() const { return columns.empty() ? 0 : values.size() / columns.size(); }
+  double at(std::size_t row, std::size_t column) const { return values[row * columns.size() + column]; }
+  /// Index of a named column; throws std::out_of_range if absent.
+  std::size_t column(const std::string& name) const {
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      if (columns[i] == name) return i;
+    throw std::out_of_range("no column named " + name);
+  }
+};
+
+struct RunSummary {
+  std::string system;
+  std::string method;
+  double h = 0.0;
+  long steps = 0;                    ///< steps completed
+  double energy0 = 0.0;
+  double max_energy_error = 0.0;     ///< max_k |E_k − E_0|
+  double max_constraint_residual = 0.0;        ///< max_k |M(q_k) v_k|_inf
+  std::optional<double> max_discrete_constraint;  ///< max_k |ω(q_k, q_{k+1})|_inf, if the method has one
+  double newton_iterations_mean = 0.0;
+  int newton_iterations_max = 0;
+  double wall_time_seconds = 0.0;
+  std::string status = "ok";         ///< "ok" or "solver-failure"
+  std::string message;
+};
+
+struct RunResult {
+  Trajectory trajectory;
+  RunSummary summary;
+  bool failed() const { return summary.status != "ok"; }
+};
+
+}  // namespace dalembert

@@ -1,0 +1,29 @@
+#include "catalogue/catalogue.hpp"
+
+namespace dalembert::catalogue {
+
+Entry particle_entry();
+Entry knife_edge_entry();
+Entry perturbed_knife_edge_entry();
+Entry vertical_disk_entry();
+Entry chaplygin_sleigh_entry();
+Entry pendulum_entry();
+Entry harmonic_oscillator_entry();
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> all = {
+      particle_entry(),         knife_edge_entry(), perturbed_knife_edge_entry(), vertical_disk_entry(),
+      chaplygin_sleigh_entry(), pendulum_entry(),   harmonic_oscillator_entry(),
+  };
+  return all;
+}
+
+const Entry& find(const std::string& name) {
+  for (const auto& e : entries())
+    if (e.name == name) return e;
+  std::string known;
+  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.name;
+  throw BadInput("unknown system '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace dalembert::catalogue

@@ -1,0 +1,44 @@
+#pragma once
+// The catalogue of named systems behind the command line: each entry knows its metadata and can
+// run any method on itself. Entries are type-erased here; catalogue_entry.hpp builds them from a
+// model type, one translation unit per system so that the heavy templates compile in parallel.
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dalembert/io/run.hpp"
+
+namespace dalembert::catalogue {
+
+struct ParameterInfo {
+  std::string name;
+  double value;
+  std::string description;
+};
+
+struct SystemDescription {
+  std::string name;
+  std::string summary;
+  std::vector<std::string> coordinates;
+  std::vector<ParameterInfo> parameters;
+  int constraints = 0;
+  std::vector<double> q0, v0;  ///< default initial data
+  bool closed_form = false;    ///< a closed-form solution exists for these parameters
+};
+
+using ParameterValues = std::vector<std::pair<std::string, double>>;
+
+struct Entry {
+  std::string name;
+  std::function<SystemDescription(const ParameterValues&)> describe;
+  /// Fills in default q0/v0 where `init` leaves them empty, validates, and runs.
+  std::function<RunResult(const ParameterValues&, InitialData, const RunOptions&)> run;
+};
+
+const std::vector<Entry>& entries();
+
+/// The entry called `name`; throws BadInput naming the known systems otherwise.
+const Entry& find(const std::string& name);
+
+}  // namespace dalembert::catalogue

@@ -1,0 +1,106 @@
+#pragma once
+// Builds a catalogue entry from a CatalogueSystem model type.
+#include <cmath>
+#include <sstream>
+
+#include "catalogue/catalogue.hpp"
+
+namespace dalembert::catalogue {
+
+namespace detail {
+
+template <class Vector>
+std::string format_vector(const Vector& x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << "(";
+  for (Eigen::Index i = 0; i < x.size(); ++i) out << (i ? ", " : "") << x[i];
+  out << ")";
+  return out.str();
+}
+
+template <CatalogueSystem S>
+std::string coordinate_list() {
+  std::string s;
+  for (const auto& c : S::coordinates) s += (s.empty() ? "" : ", ") + std::string(c);
+  return s;
+}
+
+/// The model with its parameters overridden by `values`.
+template <CatalogueSystem S>
+S configure(const ParameterValues& values) {
+  S sys;
+  const auto params = S::parameters();
+  for (const auto& [name, value] : values) {
+    bool found = false;
+    for (const auto& p : params) {
+      if (p.name == name) {
+        if (!std::isfinite(value)) throw BadInput("parameter " + name + " must be a finite number");
+        sys.*(p.member) = value;
+        found = true;
+      }
+    }
+    if (!found) {
+      std::string known;
+      for (const auto& p : params) known += (known.empty() ? "" : ", ") + std::string(p.name);
+      throw BadInput("unknown parameter '" + name + "' for system " + std::string(S::name) +
+                     (known.empty() ? " (it has no parameters)" : " (known: " + known + ")"));
+    }
+  }
+  return sys;
+}
+
+template <CatalogueSystem S>
+void check_size(const char* option, const Eigen::VectorXd& x) {
+  if (x.size() != S::n) {
+    throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " +
+                   std::string(S::name) + " has " + std::to_string(S::n) + " coordinates (" +
+                   coordinate_list<S>() + ")");
+  }
+}
+
+}  // namespace detail
+
+template <CatalogueSystem S>
+Entry make_entry() {
+  Entry e;
+  e.name = std::string(S::name);
+  e.describe = [](const ParameterValues& values) {
+    const S sys = detail::configure<S>(values);
+    SystemDescription d;
+    d.name = std::string(S::name);
+    d.summary = std::string(S::summary);
+    for (const auto& c : S::coordinates) d.coordinates.emplace_back(c);
+    for (const auto& p : S::parameters())
+      d.parameters.push_back({std::string(p.name), sys.*(p.member), std::string(p.description)});
+    d.constraints = S::m;
+    const auto x0 = sys.default_initial();
+    d.q0.assign(x0.q.data(), x0.q.data() + S::n);
+    d.v0.assign(x0.v.data(), x0.v.data() + S::n);
+    d.closed_form = sys.exact_solution(x0, 1.0).has_value();
+    return d;
+  };
+  e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {
+    const S sys = detail::configure<S>(values);
+    const auto x0 = sys.default_initial();
+    const bool default_v0 = init.v0.size() == 0;
+    if (init.q0.size() == 0) init.q0 = x0.q;
+    if (default_v0) init.v0 = x0.v;
+    detail::check_size<S>("--q0", init.q0);
+    detail::check_size<S>("--v0", init.v0);
+    if (init.q1) detail::check_size<S>("--q1", *init.q1);
+    if (!init.q1) {
+      const Vecd<S::n> q = init.q0, v = init.v0;
+      const double residual = constraint_residual(sys, q, v);
+      if (residual > 1e-10 * (1.0 + v.template lpNorm<Eigen::Infinity>())) {
+        throw BadInput("v0 = " + detail::format_vector(v) + " violates the constraints of " + std::string(S::name) +
+                       " at q0 = " + detail::format_vector(q) + ": |M(q0) v0| = " + std::to_string(residual) +
+                       (default_v0 ? " (v0 is the default; pass --v0 with a velocity in D)" : ""));
+      }
+    }
+    return run(sys, init, options);
+  };
+  return e;
+}
+
+}  // namespace dalembert::catalogue

@@ -1,0 +1,68 @@
+#include "cli/output.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "dalembert/io/errors.hpp"
+
+namespace dalembert::cli {
+
+void write_csv(std::ostream& out, const Trajectory& t) {
+  for (std::size_t c = 0; c < t.columns.size(); ++c) out << (c ? "," : "") << t.columns[c];
+  out << '\n';
+  std::string line;
+  char buf[32];
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    line.clear();
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      if (c) line += ',';
+      // Shortest representation that reads back to the same double.
+      const auto res = std::to_chars(buf, buf + sizeof buf, t.at(r, c));
+      line.append(buf, res.ptr);
+    }
+    line += '\n';
+    out << line;
+  }
+}
+
+nlohmann::ordered_json summary_json(const RunSummary& s) {
+  nlohmann::ordered_json j;
+  j["system"] = s.system;
+  j["method"] = s.method;
+  j["h"] = s.h;
+  j["steps"] = s.steps;
+  j["energy0"] = s.energy0;
+  j["max_energy_error"] = s.max_energy_error;
+  j["max_constraint_residual"] = s.max_constraint_residual;
+  if (s.max_discrete_constraint) j["max_discrete_constraint"] = *s.max_discrete_constraint;
+  j["newton_iterations"] = {{"mean", s.newton_iterations_mean}, {"max", s.newton_iterations_max}};
+  j["wall_time_seconds"] = s.wall_time_seconds;
+  j["status"] = s.status;
+  if (!s.message.empty()) j["message"] = s.message;
+  return j;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw BadInput("cannot write " + tmp.string());
+    f << content;
+    f.close();
+    if (!f) throw BadInput("cannot write " + tmp.string());
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw BadInput("cannot write " + path + ": " + ec.message());
+  }
+}
+
+}  // namespace dalembert::cli

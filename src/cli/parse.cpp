@@ -1,0 +1,69 @@
+#include "cli/parse.hpp"
+
+#include <charconv>
+#include <cmath>
+
+#include "dalembert/io/errors.hpp"
+
+namespace dalembert::cli {
+
+namespace {
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+}  // namespace
+
+double parse_number(const std::string& option, const std::string& raw) {
+  const std::string text = trim(raw);
+  double x = 0.0;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (!text.empty() && *first == '+') ++first;
+  const auto [end, ec] = std::from_chars(first, last, x);
+  if (text.empty() || ec != std::errc() || end != last) {
+    if (ec == std::errc::result_out_of_range) throw BadInput(option + ": '" + raw + "' is out of range");
+    throw BadInput(option + ": '" + raw + "' is not a number");
+  }
+  if (!std::isfinite(x)) throw BadInput(option + ": '" + raw + "' is not a finite number");
+  return x;
+}
+
+Eigen::VectorXd parse_list(const std::string& option, const std::string& text) {
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    values.push_back(parse_number(option, item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
+long parse_count(const std::string& option, const std::string& raw) {
+  const std::string text = trim(raw);
+  long n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size())
+    throw BadInput(option + ": '" + raw + "' is not a whole number");
+  if (n < 0) throw BadInput(option + ": " + raw + " must not be negative");
+  return n;
+}
+
+std::vector<std::pair<std::string, double>> parse_parameters(const std::vector<std::string>& items) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw BadInput("--param: '" + item + "' is not of the form name=value");
+    const std::string name = trim(item.substr(0, eq));
+    out.emplace_back(name, parse_number("--param " + name, item.substr(eq + 1)));
+  }
+  return out;
+}
+
+}  // namespace dalembert::cli
