@@ -1,0 +1,159 @@
+// The command-line contract of ../shared/DESIGN.md: list, describe --json, run's CSV and summary,
+// exit status 2 for each kind of bad input (with a message naming the bad value) and 3 for a
+// solver failure with the completed rows kept.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("dalembert_cli_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+Result dalembert(const std::string& args) {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  const std::string cmd = std::string(DALEMBERT_EXECUTABLE) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+void expect_bad_input(const std::string& args, const std::string& mentions) {
+  const auto r = dalembert(args);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(mentions), std::string::npos) << args << "\nstderr: " << r.err;
+  EXPECT_TRUE(r.out.empty()) << args;
+}
+
+}  // namespace
+
+TEST(Cli, ListPrintsSystemsAndMethodsInTwoSections) {
+  const auto r = dalembert("list");
+  ASSERT_EQ(r.status, 0);
+  const auto l = lines(r.out);
+  const auto methods = std::find(l.begin(), l.end(), "methods:");
+  ASSERT_EQ(l.front(), "systems:");
+  ASSERT_NE(methods, l.end());
+  for (const char* s : {"particle", "knife-edge", "perturbed-knife-edge", "vertical-disk", "chaplygin-sleigh"})
+    EXPECT_NE(std::find(l.begin(), methods, s), methods) << s;
+  for (const char* m : {"del", "dla", "rk4", "reference"}) EXPECT_NE(std::find(methods, l.end(), m), l.end()) << m;
+}
+
+TEST(Cli, DescribeJsonHasTheContractKeys) {
+  const auto r = dalembert("describe vertical-disk --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["name"], "vertical-disk");
+  EXPECT_EQ(j["coordinates"], nlohmann::json({"x", "y", "theta", "phi"}));
+  for (const char* p : {"m", "R", "I", "J"}) EXPECT_TRUE(j["parameters"].contains(p)) << p;
+  EXPECT_EQ(j["initial"]["q"].size(), 4u);
+  EXPECT_EQ(j["initial"]["v"].size(), 4u);
+  EXPECT_EQ(j["constraints"], 2);
+  const auto p = nlohmann::json::parse(dalembert("describe perturbed-knife-edge --json").out);
+  EXPECT_EQ(p["coordinates"], nlohmann::json({"x", "y", "phi"}));
+  EXPECT_DOUBLE_EQ(p["parameters"]["eps"].get<double>(), 0.1);
+  EXPECT_EQ(dalembert("describe particle").status, 0);
+}
+
+TEST(Cli, RunWritesTheContractCsvAndSummary) {
+  const fs::path csv = scratch() / "disk.csv", summary = scratch() / "disk.json";
+  const auto r = dalembert("run vertical-disk --method dla --h 0.1 --t-end 1 --out " + csv.string() + " --summary " +
+                           summary.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto l = lines(slurp(csv));
+  ASSERT_EQ(l.size(), 12u);  // header + 11 rows (k = 0..10)
+  EXPECT_EQ(l[0].rfind("t,x,y,theta,phi,energy,constraint", 0), 0u) << l[0];
+  EXPECT_EQ(l[11].rfind("1,", 0), 0u) << l[11];
+  const auto j = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(j["system"], "vertical-disk");
+  EXPECT_EQ(j["method"], "dla");
+  EXPECT_EQ(j["steps"], 10);
+  EXPECT_DOUBLE_EQ(j["h"].get<double>(), 0.1);
+  for (const char* k : {"max_energy_error", "max_constraint_residual", "wall_time_seconds"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_TRUE(j["newton_iterations"].contains("mean"));
+  EXPECT_TRUE(j["newton_iterations"].contains("max"));
+  EXPECT_FALSE(fs::exists(csv.string() + ".tmp." + std::to_string(::getpid())));
+}
+
+TEST(Cli, RunToStdoutWithEveryAndParameters) {
+  const auto r = dalembert("run particle --method rk4 --h 0.1 --steps 10 --every 4 --param potential=1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 5u);  // header, k = 0, 4, 8, 10
+  EXPECT_EQ(l[0], "t,x,y,z,energy,constraint,newton_iterations");
+  EXPECT_EQ(l[4].rfind("1,", 0), 0u);
+  // E0 = ½(0.09 + 0.49 + 0.0225) + 1 + 0.25 = 1.55125 with the potential switched on
+  EXPECT_NE(l[1].find(",1.55125,"), std::string::npos) << l[1];
+}
+
+TEST(Cli, TwoPointStart) {
+  const auto r = dalembert("run particle --method dla --h 0.5 --steps 3 --q0 0,0,0 --q1 0.4,0.4,0.08");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 5u);
+}
+
+TEST(Cli, BadInputExitsWithStatusTwoAndNamesTheValue) {
+  expect_bad_input("run particle --method dla --h abc --steps 10", "'abc' is not a number");
+  expect_bad_input("run particle --method dla --h nan --steps 10", "not a finite number");
+  expect_bad_input("run particle --method dla --h 0 --steps 10", "must be positive");
+  expect_bad_input("run particle --method dla --h -0.1 --steps 10", "must be positive");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --q0 1,2", "--q0 has 2 value(s)");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --q0 1,x,3", "'x' is not a number");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --v0 1,0,0", "violates the constraints");
+  expect_bad_input("run no-such-system --method dla --h 0.1 --steps 10", "unknown system 'no-such-system'");
+  expect_bad_input("run particle --method warp --h 0.1 --steps 10", "unknown method 'warp'");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --param mass=2", "unknown parameter 'mass'");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --param potential=inf", "not a finite number");
+  expect_bad_input("run particle --method dla --h 0.1", "exactly one of --steps");
+  expect_bad_input("run particle --method dla --h 0.1 --steps 10 --q0 0,0,0 --q1 0.4,0.4,0.5",
+                   "violates the discrete constraint");
+  expect_bad_input("run particle --h 0.1 --steps 10", "--method");
+  expect_bad_input("describe nothing", "unknown system");
+}
+
+TEST(Cli, SolverFailureExitsWithStatusThreeAndKeepsTheRows) {
+  // The sleigh needs three Newton iterations per step; allowing one makes step 1 fail.
+  const fs::path csv = scratch() / "fail.csv", summary = scratch() / "fail.json";
+  const auto r = dalembert("run chaplygin-sleigh --method dla --h 0.1 --steps 10 --max-iterations 1 --out " +
+                           csv.string() + " --summary " + summary.string());
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("step 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("residual norm"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(slurp(csv)).size(), 2u);  // header and the initial row
+  const auto j = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(j["status"], "solver-failure");
+  EXPECT_EQ(j["steps"], 0);
+}

@@ -1,0 +1,188 @@
+// Discrete Lagrange–d'Alembert (Cortés–Martínez): the discrete constraint to round-off, measured
+// orders against closed forms, the papers' explicit updates, symmetries and equivalent forms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/reference.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
+#include "dalembert/models/vertical_disk.hpp"
+#include "test_support.hpp"
+
+using namespace dalembert;
+using namespace dalembert::models;
+
+template <class S>
+double max_discrete_constraint(const S& sys, double h, long steps) {
+  const auto dla = make_dla(sys, h);
+  const auto x0 = sys.default_initial();
+  auto s = dla.initial_state(x0.q, x0.v);
+  double worst = 0.0;
+  for (long k = 0; k < steps; ++k) {
+    const Vecd<S::n> q = s.q;
+    dla.step(s);
+    worst = std::max(worst, dla.discrete_constraint()(q, s.q).template lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+TEST(DLA, DiscreteConstraintHoldsToRoundOffAtEveryStep) {
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  EXPECT_LT(max_discrete_constraint(particle, 0.1, 2000), 1e-12);
+  EXPECT_LT(max_discrete_constraint(KnifeEdge{}, 0.1, 2000), 1e-12);
+  EXPECT_LT(max_discrete_constraint(PerturbedKnifeEdge{}, 0.1, 2000), 1e-12);
+  EXPECT_LT(max_discrete_constraint(VerticalDisk{}, 0.1, 2000), 1e-12);
+  EXPECT_LT(max_discrete_constraint(ChaplyginSleigh{}, 0.1, 2000), 1e-12);
+}
+
+/// Max-norm error in q at T against the closed form, for DLA with α-rules.
+template <class S>
+auto dla_error(const S& sys, double T, double alpha = 0.5) {
+  return [&sys, T, alpha](double h, long N) {
+    const auto x0 = sys.default_initial();
+    const auto dla = make_dla(sys, h, alpha);
+    const auto s = test::final_state(dla, x0, N);
+    return (s.q - sys.exact_solution(x0, T)->q).template lpNorm<Eigen::Infinity>();
+  };
+}
+
+TEST(DLA, MidpointIsSecondOrderAgainstClosedForms) {
+  const std::vector<long> N = {20, 40, 80, 160};
+  const NonholonomicParticle particle;
+  const KnifeEdge knife;
+  const VerticalDisk disk;
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(particle, 2.0)), 2.0, 0.1);
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(knife, 2.0)), 2.0, 0.1);
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(disk, 2.0)), 2.0, 0.1);
+}
+
+TEST(DLA, OffCentreAlphaIsFirstOrder) {
+  const std::vector<long> N = {40, 80, 160, 320};
+  const KnifeEdge knife;
+  const VerticalDisk disk;
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(knife, 2.0, 0.0)), 1.0, 0.1);
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(knife, 2.0, 0.3)), 1.0, 0.1);
+  EXPECT_NEAR(test::measured_order(2.0, N, dla_error(disk, 2.0, 1.0)), 1.0, 0.1);
+}
+
+TEST(DLA, SecondOrderOnTheSleighAgainstTheReferenceSolver) {
+  const ChaplyginSleigh sleigh;
+  const auto x0 = sleigh.default_initial();
+  const auto ref = reference_solution(sleigh, x0.q, x0.v, 2.0);
+  const double order = test::measured_order(2.0, {20, 40, 80, 160}, [&](double h, long N) {
+    return (test::final_state(make_dla(sleigh, h), x0, N).q - ref.q).template lpNorm<Eigen::Infinity>();
+  });
+  EXPECT_NEAR(order, 2.0, 0.1);
+}
+
+TEST(DLA, VerticalDiskAccuracyAtTheIssuesData) {
+  // m = R = I = J = 1, heading rate 2, rolling rate 1, h = 0.1, T = 1.
+  const VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  ASSERT_DOUBLE_EQ(x0.v[2], 1.0);
+  ASSERT_DOUBLE_EQ(x0.v[3], 2.0);
+  const double err = dla_error(disk, 1.0)(0.1, 10);
+  EXPECT_LT(err, 1e-2);
+  RecordProperty("vertical_disk_error_h0.1_T1", std::to_string(err));
+}
+
+TEST(DLA, ContinuousConstraintResidualIsSecondOrder) {
+  // The central-difference velocity (q_{k+1} − q_{k−1})/2h violates M(q_k) v = 0 by O(h²) (the
+  // velocity of the constrained momentum lies in D exactly, so it cannot show this).
+  const KnifeEdge knife;
+  const auto residual = [&](double h, long N) {
+    const auto dla = make_dla(knife, h);
+    const auto x0 = knife.default_initial();
+    auto s = dla.initial_state(x0.q, x0.v);
+    Vecd<3> prev = s.q;
+    dla.step(s);
+    double worst = 0.0;
+    for (long k = 1; k < N; ++k) {
+      const Vecd<3> cur = s.q;
+      dla.step(s);
+      worst = std::max(worst, std::abs((constraint_matrix(knife, cur) * (s.q - prev) / (2 * h))[0]));
+      prev = cur;
+    }
+    return worst;
+  };
+  EXPECT_NEAR(test::measured_order(4.0, {40, 80, 160, 320}, residual), 2.0, 0.1);
+}
+
+TEST(DLA, ReproducesTheThesisExplicitParticleUpdate) {
+  // thesis Ex. 7.5.1 with F_d = 0 (spec seed-003 §2.4, T16): y2 = 2y1 − y0,
+  // x2 = x1 + (x1 − x0)(1 + ½ y1 (y1 + y0)) / (1 + ½ y1 (3 y1 − y0)),  z2 = z1 + ½ (y2 + y1)(x2 − x1).
+  const NonholonomicParticle particle;
+  const double h = 0.5;
+  const auto dla = make_dla(particle, h);
+  const double z1 = 0.5 * 0.4 * 0.4;  // (q0, q1) = (0, (0.4, 0.4, z1)) on the midpoint constraint
+  Vecd<3> q0 = Vecd<3>::Zero(), q1(0.4, 0.4, z1);
+  auto s = dla.initial_state_two_point(q0, q1);
+  for (int k = 0; k < 50; ++k) {
+    const double x0 = q0[0], y0 = q0[1], x1 = q1[0], y1 = q1[1];
+    const double y2 = 2 * y1 - y0;
+    const double x2 = x1 + (x1 - x0) * (1 + 0.5 * y1 * (y1 + y0)) / (1 + 0.5 * y1 * (3 * y1 - y0));
+    const double z2 = q1[2] + 0.5 * (y2 + y1) * (x2 - x1);
+    dla.step(s);
+    ASSERT_LT((s.q - Vecd<3>(x2, y2, z2)).norm(), 1e-12 * (1 + s.q.norm())) << "step " << k;
+    q0 = q1;
+    q1 = s.q;
+  }
+}
+
+TEST(DLA, ParticleYIsTheExactMidpointRotation) {
+  // spec seed-000-001 §3.1, c = 1: y_k = y0 cos(kθ) + (p_y0/√2) sin(kθ), θ = 2 arctan(h/√2).
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  const double h = 0.1;
+  const auto x0 = particle.default_initial();
+  const auto dla = make_dla(particle, h);
+  auto s = dla.initial_state(x0.q, x0.v);
+  const double theta = 2 * std::atan(h / std::sqrt(2.0));
+  for (int k = 1; k <= 3000; ++k) {
+    dla.step(s);
+    const double y = x0.q[1] * std::cos(k * theta) + x0.v[1] / std::sqrt(2.0) * std::sin(k * theta);
+    ASSERT_NEAR(s.q[1], y, 1e-12) << "step " << k;
+  }
+}
+
+TEST(DLA, HorizontalSymmetriesGiveConstantIncrements) {
+  // spec seed-003 T18: knife edge φ_{k+1} − φ_k and free particle y_{k+1} − y_k are constant.
+  const KnifeEdge knife;
+  const auto dla = make_dla(knife, 0.1);
+  const auto x0 = knife.default_initial();
+  auto s = dla.initial_state(x0.q, x0.v);
+  dla.step(s);
+  const double dphi = s.last_velocity[2];
+  for (int k = 0; k < 2000; ++k) {
+    dla.step(s);
+    ASSERT_NEAR(s.last_velocity[2], dphi, 1e-12);
+  }
+  EXPECT_NEAR(dphi, x0.v[2], 1e-12);
+}
+
+TEST(DLA, TwoPointResidualVanishesAndFormsAgree) {
+  // D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) ∈ D°_{q_k}: its components on D vanish.
+  const ChaplyginSleigh sleigh;
+  const double h = 0.1;
+  const auto dla = make_dla(sleigh, h);
+  const auto x0 = sleigh.default_initial();
+  auto a = dla.initial_state(x0.q, x0.v);
+  dla.step(a);
+  Vecd<3> prev = x0.q;
+  auto b = dla.initial_state_two_point(x0.q, a.q);
+  for (int k = 0; k < 300; ++k) {
+    const Vecd<3> cur = a.q;
+    dla.step(a);
+    dla.step(b);
+    ASSERT_LT((a.q - b.q).norm(), 1e-13);
+    const Vecd<3> residual =
+        differentiate(dla.discrete_lagrangian(), prev, cur).D2 + differentiate(dla.discrete_lagrangian(), cur, a.q).D1;
+    // zero up to the Newton tolerance, 1e-13 relative to the momentum scale
+    ASSERT_LT((constraint_frame(sleigh, cur).transpose() * residual).norm(), 1e-12);
+    prev = cur;
+  }
+}

@@ -1,0 +1,65 @@
+// Long-run energy: midpoint DLA keeps the energy bounded where RK4 at the same step drifts
+// (dLMS Fig. 1 setting, spec seed-000-001 §3.1 and tests 30–31).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/models/particle.hpp"
+
+using namespace dalembert;
+using namespace dalembert::models;
+
+struct EnergyRecord {
+  double max_first_tenth = 0.0, max_last_tenth = 0.0, max_all = 0.0;
+  double error_at_half = 0.0, error_at_end = 0.0;
+};
+
+template <class Method>
+EnergyRecord energy_record(const NonholonomicParticle& sys, const Method& method, long steps) {
+  const auto x0 = sys.default_initial();
+  auto s = method.initial_state(x0.q, x0.v);
+  const double E0 = energy(sys, x0.q, x0.v);
+  EnergyRecord r;
+  for (long k = 1; k <= steps; ++k) {
+    method.step(s);
+    const double dE = energy(sys, s.q, method.velocity(s)) - E0;
+    r.max_all = std::max(r.max_all, std::abs(dE));
+    if (k <= steps / 10) r.max_first_tenth = std::max(r.max_first_tenth, std::abs(dE));
+    if (k > steps - steps / 10) r.max_last_tenth = std::max(r.max_last_tenth, std::abs(dE));
+    if (k == steps / 2) r.error_at_half = std::abs(dE);
+    if (k == steps) r.error_at_end = std::abs(dE);
+  }
+  return r;
+}
+
+TEST(DLAEnergy, BoundedOverOneHundredThousandStepsWhileRK4Drifts) {
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;  // V = x² + y², E0 = 1.55125
+  const double h = 0.1;
+  const long N = 100000;
+  const auto dla = energy_record(particle, make_dla(particle, h), N);
+  const auto rk4 = energy_record(particle, RungeKutta4<NonholonomicParticle>(particle, h), N);
+  RecordProperty("dla_max_energy_error", std::to_string(dla.max_all));
+  RecordProperty("rk4_final_energy_error", std::to_string(rk4.error_at_end));
+
+  // DLA: bounded (spec: 1.373e-3 over 5e4 steps) and no trend between the first and last tenth.
+  EXPECT_LT(dla.max_all, 2e-3);
+  EXPECT_LT(dla.max_last_tenth, 1.2 * dla.max_first_tenth);
+  // RK4: secular drift, roughly linear in t, and well above DLA's oscillation by the end.
+  EXPECT_GT(rk4.error_at_end, 1.8 * rk4.error_at_half);
+  EXPECT_GT(rk4.error_at_end, 5.0 * dla.max_all);
+}
+
+TEST(DLAEnergy, LargeStepsSeparateTheMethodsByOrdersOfMagnitude) {
+  // spec test 31: h = 0.25, T = 2000: RK4 |ΔE| is more than 20x GF-½'s, and DLA ≈ GF-½ (8.35e-3).
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  const double h = 0.25;
+  const long N = 8000;
+  const auto dla = energy_record(particle, make_dla(particle, h), N);
+  const auto rk4 = energy_record(particle, RungeKutta4<NonholonomicParticle>(particle, h), N);
+  EXPECT_NEAR(dla.max_all, 8.35e-3, 0.5e-3);
+  EXPECT_GT(rk4.error_at_end, 20.0 * dla.max_all);
+}

@@ -1,0 +1,69 @@
+// The Newton solver: quadratic convergence, clear failures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dalembert/solve/newton.hpp"
+
+using namespace dalembert;
+
+TEST(Newton, ConvergesQuadraticallyOnASmoothSystem) {
+  // x² + y² = 4, x y = 1.
+  const auto F = [](const Vecd<2>& x, Vecd<2>& r, Matd<2, 2>& J) {
+    r << x[0] * x[0] + x[1] * x[1] - 4.0, x[0] * x[1] - 1.0;
+    J << 2 * x[0], 2 * x[1], x[1], x[0];
+  };
+  Vecd<2> x(2.0, 0.3);
+  const auto report = newton_solve<2>(F, x, 4.0);
+  ASSERT_TRUE(report.converged);
+  EXPECT_LE(report.iterations, 6);
+  EXPECT_NEAR(x[0] * x[0] + x[1] * x[1], 4.0, 1e-13);
+  EXPECT_NEAR(x[0] * x[1], 1.0, 1e-13);
+}
+
+TEST(Newton, DampingRescuesAnOvershootingStart) {
+  // arctan(x) = 0 diverges from |x0| > 1.39 with full steps; backtracking converges.
+  const auto F = [](const Vecd<1>& x, Vecd<1>& r, Matd<1, 1>& J) {
+    r[0] = std::atan(x[0]);
+    J(0, 0) = 1.0 / (1.0 + x[0] * x[0]);
+  };
+  Vecd<1> x(3.0);
+  const auto damped = newton_solve<1>(F, x, 1.0);
+  EXPECT_TRUE(damped.converged);
+  EXPECT_NEAR(x[0], 0.0, 1e-13);
+
+  Vecd<1> y(3.0);
+  NewtonOptions plain;
+  plain.damped = false;
+  plain.max_iterations = 8;
+  EXPECT_FALSE(newton_solve<1>(F, y, 1.0, plain).converged);
+}
+
+TEST(Newton, ReportsASingularJacobian) {
+  const auto F = [](const Vecd<2>& x, Vecd<2>& r, Matd<2, 2>& J) {
+    r << x[0] + x[1] - 1.0, 2 * x[0] + 2 * x[1] - 3.0;
+    J << 1, 1, 2, 2;
+  };
+  Vecd<2> x(0.0, 0.0);
+  const auto report = newton_solve<2>(F, x, 1.0);
+  EXPECT_FALSE(report.converged);
+  EXPECT_EQ(report.reason, "singular Jacobian");
+}
+
+TEST(Newton, ReportsNonConvergenceWithItsResidual) {
+  const auto F = [](const Vecd<1>& x, Vecd<1>& r, Matd<1, 1>& J) {
+    r[0] = x[0] * x[0] + 1.0;  // no real root
+    J(0, 0) = 2 * x[0];
+  };
+  Vecd<1> x(0.5);
+  NewtonOptions o;
+  o.max_iterations = 5;
+  const auto report = newton_solve<1>(F, x, 1.0, o);
+  EXPECT_FALSE(report.converged);
+  EXPECT_GE(report.residual_norm, 1.0);
+  const SolverError error(7, 0.7, report);
+  EXPECT_EQ(error.step(), 7);
+  EXPECT_NE(std::string(error.what()).find("step 7"), std::string::npos);
+  EXPECT_NE(std::string(error.what()).find("t = 0.7"), std::string::npos);
+  EXPECT_NE(std::string(error.what()).find("residual norm"), std::string::npos);
+}

@@ -1,0 +1,125 @@
+// The run layer behind the command line: columns, thinning, summaries, two-point starts, failures.
+#include <gtest/gtest.h>
+
+#include "catalogue/catalogue.hpp"
+#include "dalembert/io/run.hpp"
+#include "dalembert/models/particle.hpp"
+
+using namespace dalembert;
+
+namespace {
+RunOptions options(const std::string& method, double h, long steps) {
+  RunOptions o;
+  o.method = method;
+  o.h = h;
+  o.steps = steps;
+  return o;
+}
+
+// A stand-in method that fails at step 5.
+struct Failing {
+  static constexpr int n = 3;
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<3> q;
+    int iterations = 2;
+  };
+  void step(State& s) const {
+    if (s.k == 4) throw SolverError(5, 0.5, NewtonReport{false, 30, 1.5e-3, "no convergence"});
+    s.k += 1;
+    s.t += 0.1;
+  }
+  Vecd<3> velocity(const State&) const { return Vecd<3>(0.3, 0.7, 0.15); }
+};
+}  // namespace
+
+TEST(Run, ColumnsFollowTheContract) {
+  const auto r = catalogue::find("vertical-disk").run({}, {}, options("dla", 0.1, 10));
+  const std::vector<std::string> expected = {"t",      "x",          "y",
+                                             "theta",  "phi",        "energy",
+                                             "constraint", "discrete_constraint", "newton_iterations"};
+  EXPECT_EQ(r.trajectory.columns, expected);
+  EXPECT_EQ(r.trajectory.rows(), 11u);
+  EXPECT_DOUBLE_EQ(r.trajectory.at(10, 0), 1.0);
+  EXPECT_EQ(r.summary.steps, 10);
+  EXPECT_FALSE(r.failed());
+  // the velocity of the constrained momentum lies in D: the continuous residual is round-off
+  EXPECT_LT(r.summary.max_constraint_residual, 1e-13);
+  EXPECT_LT(*r.summary.max_discrete_constraint, 1e-12);
+}
+
+TEST(Run, EveryKeepsEveryKthRowAndTheLast) {
+  const auto r = catalogue::find("particle").run({}, {}, options("rk4", 0.1, 10));
+  auto o = options("rk4", 0.1, 10);
+  o.every = 3;
+  const auto thin = catalogue::find("particle").run({}, {}, o);
+  ASSERT_EQ(thin.trajectory.rows(), 5u);  // k = 0, 3, 6, 9 and the last, 10
+  for (std::size_t c = 0; c < r.trajectory.columns.size(); ++c) {
+    EXPECT_EQ(thin.trajectory.at(1, c), r.trajectory.at(3, c));
+    EXPECT_EQ(thin.trajectory.at(4, c), r.trajectory.at(10, c));
+  }
+  // the summary still covers every step
+  EXPECT_EQ(thin.summary.max_energy_error, r.summary.max_energy_error);
+}
+
+TEST(Run, TwoPointStartFollowsThePapers) {
+  // thesis Ex. 7.5.1: q0 = 0, q1 = (0.4, 0.4, 0.08) on the midpoint discrete constraint, h = 0.5.
+  InitialData init;
+  init.q0 = Eigen::Vector3d::Zero();
+  init.q1 = Eigen::Vector3d(0.4, 0.4, 0.08);
+  const auto r = catalogue::find("particle").run({}, init, options("dla", 0.5, 4));
+  ASSERT_EQ(r.trajectory.rows(), 5u);
+  EXPECT_DOUBLE_EQ(r.trajectory.at(1, 1), 0.4);
+  EXPECT_DOUBLE_EQ(r.trajectory.at(2, 2), 0.8);  // y2 = 2 y1 − y0
+  // the velocity at k = 0 is that of −D1 L_d(q0, q1), here (0.8, 0.8, 0) projected on D_0 = {ż = 0}
+  EXPECT_NEAR(r.trajectory.at(0, r.trajectory.column("energy")), 0.5 * (0.64 + 0.64), 1e-14);
+
+  init.q1 = Eigen::Vector3d(0.4, 0.4, 0.5);  // off the discrete constraint
+  EXPECT_THROW(catalogue::find("particle").run({}, init, options("dla", 0.5, 4)), BadInput);
+}
+
+TEST(Run, BadInputIsRejectedWithItsName) {
+  const auto& particle = catalogue::find("particle");
+  EXPECT_THROW(catalogue::find("no-such-system"), BadInput);
+  EXPECT_THROW(particle.run({{"mass", 1.0}}, {}, options("dla", 0.1, 1)), BadInput);
+  EXPECT_THROW(particle.run({}, {}, options("no-such-method", 0.1, 1)), BadInput);
+  EXPECT_THROW(particle.run({}, {}, options("del", 0.1, 1)), BadInput);  // del ignores constraints
+  InitialData off_d;
+  off_d.v0 = Eigen::Vector3d(1.0, 0.0, 0.0);  // ż ≠ y ẋ at the default q0 = (1, 0.5, 0)
+  try {
+    particle.run({}, off_d, options("dla", 0.1, 1));
+    FAIL() << "expected BadInput";
+  } catch (const BadInput& e) {
+    EXPECT_NE(std::string(e.what()).find("violates the constraints"), std::string::npos);
+  }
+}
+
+TEST(Run, SolverFailureKeepsTheCompletedSteps) {
+  // A method that fails at step 5: rows 0..4 are kept and the summary says what happened.
+  const models::NonholonomicParticle particle;
+  Failing::State s;
+  s.q = particle.default_initial().q;
+  const auto r = detail::observe_run(particle, Failing{}, s, options("failing", 0.1, 10), "failing", std::nullopt);
+  EXPECT_TRUE(r.failed());
+  EXPECT_EQ(r.summary.status, "solver-failure");
+  EXPECT_EQ(r.summary.steps, 4);
+  EXPECT_EQ(r.trajectory.rows(), 5u);
+  EXPECT_NE(r.summary.message.find("step 5"), std::string::npos);
+  EXPECT_EQ(r.summary.newton_iterations_max, 2);
+}
+
+TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
+  for (const auto& e : catalogue::entries()) {
+    const auto d = e.describe({});
+    EXPECT_EQ(d.name, e.name);
+    EXPECT_EQ(d.q0.size(), d.coordinates.size());
+    for (const auto& m : method_names()) {
+      if (m == "del" && d.constraints > 0) continue;
+      const auto r = e.run({}, {}, options(m, 0.05, 20));
+      EXPECT_FALSE(r.failed()) << e.name << " " << m << ": " << r.summary.message;
+      EXPECT_EQ(r.trajectory.rows(), 21u) << e.name << " " << m;
+      EXPECT_LT(r.summary.max_energy_error, 1e-2) << e.name << " " << m;
+    }
+  }
+}
