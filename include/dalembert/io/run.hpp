@@ -1,199 +1,29 @@
 #pragma once
 // A run: system + method + step size + initial data -> trajectory and summary.
 //
-// run_method() drives any method and observes it (energy, constraint residuals, Newton
-// iterations, wall time); run() picks the method by its command-line name. Methods stay free of
-// I/O and timing; this file is the only place that knows about both.
-#include <chrono>
-#include <cmath>
-#include <optional>
-#include <string>
+// run() picks the method family by the method's command-line name. A family is a struct in
+// io/runners/ with
+//   static std::vector<std::string> names();
+//   template <CatalogueSystem S> static RunResult run(const S&, const InitialData&, const RunOptions&);
+// that throws BadInput when the method does not apply to the system. Add a family by adding its
+// header and its name to MethodFamilies below.
+#include <tuple>
 
-#include <Eigen/Core>
-
-#include "dalembert/io/errors.hpp"
-#include "dalembert/io/trajectory.hpp"
-#include "dalembert/method/del.hpp"
-#include "dalembert/method/dla.hpp"
-#include "dalembert/method/integrate.hpp"
-#include "dalembert/method/reference.hpp"
-#include "dalembert/method/rk4.hpp"
-#include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/io/observe.hpp"
+#include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
-struct RunOptions {
-  std::string method = "dla";
-  double h = 0.1;
-  long steps = 100;
-  long every = 1;              ///< keep every K-th row (and always the last)
-  double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
-  std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½) or "trapezoid"
-  NewtonOptions newton;
-  double reference_tolerance = 1e-13;
-};
-
-struct InitialData {
-  Eigen::VectorXd q0;
-  Eigen::VectorXd v0;
-  std::optional<Eigen::VectorXd> q1;  ///< two-point start (q0, q1) instead of (q0, v0)
-};
+using MethodFamilies = std::tuple<runners::Variational, runners::Continuous>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
-inline const std::vector<std::string>& method_names() {
-  static const std::vector<std::string> names = {"del", "dla", "rk4", "reference"};
+inline std::vector<std::string> method_names() {
+  std::vector<std::string> names;
+  const auto append = [&](const std::vector<std::string>& more) { names.insert(names.end(), more.begin(), more.end()); };
+  std::apply([&](auto... family) { (append(decltype(family)::names()), ...); }, MethodFamilies{});
   return names;
 }
-
-namespace detail {
-
-template <class State>
-concept HasDiscreteConstraint = requires(const State& s) { s.discrete_constraint; };
-
-/// Drives `method` from `state` and records every `every`-th row plus the last one.
-/// `first_row` (optional) is a row for k = 0 already known, used by two-point starts.
-template <CatalogueSystem S, class Method>
-RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
-                      const RunOptions& options, const std::string& method_name,
-                      const std::optional<PhasePoint<S::n>>& first_row) {
-  constexpr int n = S::n;
-  using State = typename Method::State;
-  constexpr bool has_discrete = HasDiscreteConstraint<State> && S::m > 0;
-
-  RunResult result;
-  auto& traj = result.trajectory;
-  auto& sum = result.summary;
-  sum.system = std::string(S::name);
-  sum.method = method_name;
-  sum.h = options.h;
-  traj.columns.push_back("t");
-  for (const auto& c : S::coordinates) traj.columns.emplace_back(c);
-  traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
-  if (has_discrete) traj.columns.push_back("discrete_constraint");
-  traj.columns.push_back("newton_iterations");
-  const std::size_t width = traj.columns.size();
-
-  std::vector<double> row(width);
-  bool have_energy0 = false;
-  long last_stored = -1, newton_steps = 0;
-  double newton_total = 0.0;
-  // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
-  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, double discrete,
-                          int iterations, bool stepped) {
-    const double E = energy(sys, q, v);
-    if (!have_energy0) {
-      sum.energy0 = E;
-      have_energy0 = true;
-    }
-    const double c = constraint_residual(sys, q, v);
-    sum.max_energy_error = std::max(sum.max_energy_error, std::abs(E - sum.energy0));
-    sum.max_constraint_residual = std::max(sum.max_constraint_residual, c);
-    if (has_discrete) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
-    if (stepped) {
-      newton_total += iterations;
-      ++newton_steps;
-      sum.newton_iterations_max = std::max(sum.newton_iterations_max, iterations);
-    }
-    std::size_t i = 0;
-    row[i++] = t;
-    for (int j = 0; j < n; ++j) row[i++] = q[j];
-    row[i++] = E;
-    row[i++] = c;
-    if (has_discrete) row[i++] = discrete;
-    row[i++] = iterations;
-    if (k % options.every == 0) {
-      traj.values.insert(traj.values.end(), row.begin(), row.end());
-      last_stored = k;
-    }
-  };
-
-  const auto start = std::chrono::steady_clock::now();
-  long last_k = 0;
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, 0.0, 0, false);
-  const long remaining = options.steps - state.k;
-  const long k_start = state.k;
-  try {
-    integrate(method, state, remaining, [&](const State& s) {
-      double discrete = 0.0;
-      if constexpr (has_discrete) discrete = s.discrete_constraint;
-      record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start);
-      last_k = s.k;
-    });
-  } catch (const SolverError& e) {
-    sum.status = "solver-failure";
-    sum.message = e.what();
-  }
-  sum.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (last_stored != last_k) traj.values.insert(traj.values.end(), row.begin(), row.end());
-  sum.steps = last_k;
-  sum.newton_iterations_mean = newton_steps > 0 ? newton_total / static_cast<double>(newton_steps) : 0.0;
-  return result;
-}
-
-template <int N>
-Vecd<N> fixed(const Eigen::VectorXd& x) {
-  return Vecd<N>(x);
-}
-
-/// Runs a two-step method (DEL or DLA), from (q0, v0) or from (q0, q1).
-template <CatalogueSystem S, class Method>
-RunResult run_two_step(const S& sys, const Method& method, const InitialData& init,
-                       const RunOptions& options, const std::string& name) {
-  constexpr int n = S::n;
-  const Vecd<n> q0 = fixed<n>(init.q0);
-  if (!init.q1) return observe_run(sys, method, method.initial_state(q0, fixed<n>(init.v0)), options, name, std::nullopt);
-
-  if (options.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
-  const Vecd<n> q1 = fixed<n>(*init.q1);
-  if constexpr (requires { method.discrete_constraint(); }) {
-    const auto w = method.discrete_constraint()(q0, q1);
-    const double scale = 1.0 + ((q1 - q0) / options.h).template lpNorm<Eigen::Infinity>();
-    if (w.size() > 0 && w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
-      throw BadInput("(q0, q1) violates the discrete constraint of " + std::string(S::name) +
-                     ": |omega(q0, q1)| = " + std::to_string(w.template lpNorm<Eigen::Infinity>()) +
-                     " (tolerance 1e-10)");
-    }
-  }
-  // The velocity at k = 0 is that of the pre-momentum −D1 L_d(q0, q1) (its part on D).
-  const auto d = differentiate(method.discrete_lagrangian(), q0, q1);
-  const PhasePoint<n> start{q0, velocity_in_distribution(sys, q0, Vecd<n>(-d.D1))};
-  return observe_run(sys, method, method.initial_state_two_point(q0, q1), options, name, start);
-}
-
-template <CatalogueSystem S>
-RunResult run_dla(const S& sys, const InitialData& init, const RunOptions& o) {
-  if (o.rule == "trapezoid") {
-    const DiscreteLagrangeDAlembert<S, TrapezoidRule<S>, AlphaConstraint<S>> method(
-        sys, TrapezoidRule<S>(sys, o.h), AlphaConstraint<S>(sys, o.h, 0.5), o.newton);
-    return run_two_step(sys, method, init, o, "dla");
-  }
-  return run_two_step(sys, make_dla(sys, o.h, o.alpha, o.newton), init, o, "dla");
-}
-
-template <CatalogueSystem S>
-RunResult run_del(const S& sys, const InitialData& init, const RunOptions& o) {
-  if constexpr (S::m > 0) {
-    throw BadInput("method del integrates the unconstrained Lagrangian, but system " + std::string(S::name) +
-                   " has " + std::to_string(S::m) + " constraint(s); use dla");
-  } else {
-    if (o.rule == "trapezoid") {
-      const DiscreteEulerLagrange<S, TrapezoidRule<S>> method(sys, TrapezoidRule<S>(sys, o.h), o.newton);
-      return run_two_step(sys, method, init, o, "del");
-    }
-    const DiscreteEulerLagrange<S, AlphaRule<S>> method(sys, AlphaRule<S>(sys, o.h, o.alpha), o.newton);
-    return run_two_step(sys, method, init, o, "del");
-  }
-}
-
-template <CatalogueSystem S, class Method>
-RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
-                       const std::string& name) {
-  if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla); " + name + " starts from (q0, v0)");
-  return observe_run(sys, method, method.initial_state(fixed<S::n>(init.q0), fixed<S::n>(init.v0)), o, name,
-                     std::nullopt);
-}
-
-}  // namespace detail
 
 /// Runs the method named in `options` on `sys`. Throws BadInput for unusable input; a solver
 /// failure is reported in the summary (status "solver-failure") with the rows computed so far.
@@ -204,16 +34,22 @@ RunResult run(const S& sys, const InitialData& init, const RunOptions& options) 
   if (options.every < 1) throw BadInput("--every must be at least 1");
   if (options.rule != "alpha" && options.rule != "trapezoid")
     throw BadInput("unknown discrete Lagrangian rule '" + options.rule + "' (known: alpha, trapezoid)");
-  const std::string& m = options.method;
-  if (m == "dla") return detail::run_dla(sys, init, options);
-  if (m == "del") return detail::run_del(sys, init, options);
-  if (m == "rk4") return detail::run_one_step(sys, RungeKutta4<S>(sys, options.h), init, options, m);
-  if (m == "reference")
-    return detail::run_one_step(sys, ReferenceSolver<S>(sys, options.h, options.reference_tolerance), init,
-                                options, m);
+  std::optional<RunResult> result;
+  std::apply(
+      [&](auto... family) {
+        const auto try_family = [&](auto f) {
+          if (result) return;
+          const auto names = decltype(f)::names();
+          if (std::find(names.begin(), names.end(), options.method) != names.end())
+            result = decltype(f)::run(sys, init, options);
+        };
+        (try_family(family), ...);
+      },
+      MethodFamilies{});
+  if (result) return std::move(*result);
   std::string known;
   for (const auto& name : method_names()) known += (known.empty() ? "" : ", ") + name;
-  throw BadInput("unknown method '" + m + "' (known: " + known + ")");
+  throw BadInput("unknown method '" + options.method + "' (known: " + known + ")");
 }
 
 }  // namespace dalembert

@@ -1,0 +1,45 @@
+#pragma once
+// Runner of the variational family: `del` (discrete Euler–Lagrange, unconstrained systems) and
+// `dla` (discrete Lagrange–d'Alembert of Cortés–Martínez), with the α-rule or trapezoidal L_d.
+#include "dalembert/io/observe.hpp"
+#include "dalembert/method/del.hpp"
+#include "dalembert/method/dla.hpp"
+
+namespace dalembert::runners {
+
+struct Variational {
+  static std::vector<std::string> names() { return {"del", "dla"}; }
+
+  template <CatalogueSystem S>
+  static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
+    return o.method == "del" ? run_del(sys, init, o) : run_dla(sys, init, o);
+  }
+
+ private:
+  template <CatalogueSystem S>
+  static RunResult run_dla(const S& sys, const InitialData& init, const RunOptions& o) {
+    if (o.rule == "trapezoid") {
+      const DiscreteLagrangeDAlembert<S, TrapezoidRule<S>, AlphaConstraint<S>> method(
+          sys, TrapezoidRule<S>(sys, o.h), AlphaConstraint<S>(sys, o.h, 0.5), o.newton);
+      return detail::run_two_step(sys, method, init, o, "dla");
+    }
+    return detail::run_two_step(sys, make_dla(sys, o.h, o.alpha, o.newton), init, o, "dla");
+  }
+
+  template <CatalogueSystem S>
+  static RunResult run_del(const S& sys, const InitialData& init, const RunOptions& o) {
+    if constexpr (S::m > 0) {
+      throw BadInput("method del integrates the unconstrained Lagrangian, but system " + std::string(S::name) +
+                     " has " + std::to_string(S::m) + " constraint(s); use dla");
+    } else {
+      if (o.rule == "trapezoid") {
+        const DiscreteEulerLagrange<S, TrapezoidRule<S>> method(sys, TrapezoidRule<S>(sys, o.h), o.newton);
+        return detail::run_two_step(sys, method, init, o, "del");
+      }
+      const DiscreteEulerLagrange<S, AlphaRule<S>> method(sys, AlphaRule<S>(sys, o.h, o.alpha), o.newton);
+      return detail::run_two_step(sys, method, init, o, "del");
+    }
+  }
+};
+
+}  // namespace dalembert::runners
