@@ -28,7 +28,8 @@ class ReferenceSolver {
     double t = 0.0;
     Vecd<n> q;
     Vecd<n> v;
-    int iterations = 0;             ///< adaptive substeps taken in the last step
+    int iterations = 0;  ///< Newton iterations: always 0 (explicit)
+    int substeps = 0;    ///< adaptive substeps taken in the last output interval
     double substep = 0.0;  ///< inner step-size suggestion carried between output intervals
   };
 
@@ -88,7 +89,7 @@ class ReferenceSolver {
     }
     s.k += 1;
     s.t = static_cast<double>(s.k) * h_;
-    s.iterations = substeps;
+    s.substeps = substeps;
   }
 
   Vecd<n> velocity(const State& s) const { return s.v; }
