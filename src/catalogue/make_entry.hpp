@@ -82,6 +82,7 @@ Entry make_entry() {
   };
   e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {
     const S sys = detail::configure<S>(values);
+    if (init.z0) throw BadInput("--z0 is the action variable of a contact system; " + std::string(S::name) + " is not one");
     const auto x0 = sys.default_initial();
     const bool default_v0 = init.v0.size() == 0;
     if (init.q0.size() == 0) init.q0 = x0.q;

@@ -90,11 +90,8 @@ int run_command(const RunArguments& a) {
     o.newton.max_iterations = static_cast<int>(parse_count("--max-iterations", a.max_iterations));
     if (o.newton.max_iterations < 1) throw BadInput("--max-iterations: must be at least 1");
   }
-  if (!a.z0.empty()) {
-    parse_number("--z0", a.z0);
-    throw BadInput("--z0 is the action variable of a contact system; " + a.system + " is not one");
-  }
   InitialData init;
+  if (!a.z0.empty()) init.z0 = parse_number("--z0", a.z0);
   if (!a.q0.empty()) init.q0 = parse_list("--q0", a.q0);
   if (!a.v0.empty()) init.v0 = parse_list("--v0", a.v0);
   if (!a.q1.empty()) init.q1 = parse_list("--q1", a.q1);

@@ -37,6 +37,7 @@ struct InitialData {
   Eigen::VectorXd q0;
   Eigen::VectorXd v0;
   std::optional<Eigen::VectorXd> q1;  ///< two-point start (q0, q1) instead of (q0, v0)
+  std::optional<double> z0;           ///< initial action variable of a contact system
 };
 
 namespace detail {

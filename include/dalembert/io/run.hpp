@@ -1,12 +1,15 @@
 #pragma once
 // A run: system + method + step size + initial data -> trajectory and summary.
 //
-// run() picks the method family by the method's command-line name. A family is a struct in
-// io/runners/ with
+// run() picks the method family by the method's command-line name and the kind of system. A family
+// is a struct in io/runners/ with
 //   static std::vector<std::string> names();
-//   template <CatalogueSystem S> static RunResult run(const S&, const InitialData&, const RunOptions&);
-// that throws BadInput when the method does not apply to the system. Add a family by adding its
-// header and its name to MethodFamilies below.
+//   template <class S> static constexpr bool supports();     // the kinds of system it can run
+//   template <class S> static RunResult run(const S&, const InitialData&, const RunOptions&);
+// run() calls the first family that has the name and supports the system; its run() throws
+// BadInput when the method does not apply to this particular system. Two families may share a
+// name for different kinds of system (e.g. `exact` for nonholonomic and for contact systems).
+// Add a family by adding its header and its name to MethodFamilies below.
 #include <tuple>
 
 #include "dalembert/io/observe.hpp"
@@ -27,7 +30,7 @@ inline std::vector<std::string> method_names() {
 
 /// Runs the method named in `options` on `sys`. Throws BadInput for unusable input; a solver
 /// failure is reported in the summary (status "solver-failure") with the rows computed so far.
-template <CatalogueSystem S>
+template <class S>
 RunResult run(const S& sys, const InitialData& init, const RunOptions& options) {
   if (!(options.h > 0) || !std::isfinite(options.h)) throw BadInput("step size h must be a positive number");
   if (options.steps < 0) throw BadInput("number of steps must not be negative");
@@ -35,18 +38,21 @@ RunResult run(const S& sys, const InitialData& init, const RunOptions& options) 
   if (options.rule != "alpha" && options.rule != "trapezoid")
     throw BadInput("unknown discrete Lagrangian rule '" + options.rule + "' (known: alpha, trapezoid)");
   std::optional<RunResult> result;
+  bool named = false;
   std::apply(
       [&](auto... family) {
         const auto try_family = [&](auto f) {
-          if (result) return;
-          const auto names = decltype(f)::names();
-          if (std::find(names.begin(), names.end(), options.method) != names.end())
-            result = decltype(f)::run(sys, init, options);
+          using Family = decltype(f);
+          const auto names = Family::names();
+          if (result || std::find(names.begin(), names.end(), options.method) == names.end()) return;
+          named = true;
+          if constexpr (Family::template supports<S>()) result = Family::run(sys, init, options);
         };
         (try_family(family), ...);
       },
       MethodFamilies{});
   if (result) return std::move(*result);
+  if (named) throw BadInput("method " + options.method + " does not apply to system " + std::string(S::name));
   std::string known;
   for (const auto& name : method_names()) known += (known.empty() ? "" : ", ") + name;
   throw BadInput("unknown method '" + options.method + "' (known: " + known + ")");

@@ -10,6 +10,11 @@ namespace dalembert::runners {
 struct Continuous {
   static std::vector<std::string> names() { return {"rk4", "reference"}; }
 
+  template <class S>
+  static constexpr bool supports() {
+    return CatalogueSystem<S>;
+  }
+
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     if (o.method == "rk4") return detail::run_one_step(sys, RungeKutta4<S>(sys, o.h), init, o, o.method);

@@ -10,6 +10,11 @@ namespace dalembert::runners {
 struct Variational {
   static std::vector<std::string> names() { return {"del", "dla"}; }
 
+  template <class S>
+  static constexpr bool supports() {
+    return CatalogueSystem<S>;
+  }
+
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     return o.method == "del" ? run_del(sys, init, o) : run_dla(sys, init, o);
