@@ -19,7 +19,7 @@ std::string format_vector(const Vector& x) {
   return out.str();
 }
 
-template <CatalogueSystem S>
+template <CatalogueMetadata S>
 std::string coordinate_list() {
   std::string s;
   for (const auto& c : S::coordinates) s += (s.empty() ? "" : ", ") + std::string(c);
@@ -27,7 +27,7 @@ std::string coordinate_list() {
 }
 
 /// The model with its parameters overridden by `values`.
-template <CatalogueSystem S>
+template <CatalogueMetadata S>
 S configure(const ParameterValues& values) {
   S sys;
   const auto params = S::parameters();
@@ -50,7 +50,7 @@ S configure(const ParameterValues& values) {
   return sys;
 }
 
-template <CatalogueSystem S>
+template <CatalogueMetadata S>
 void check_size(const char* option, const Eigen::VectorXd& x) {
   if (x.size() != S::n) {
     throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " +

@@ -10,20 +10,26 @@
 // BadInput when the method does not apply to this particular system. Two families may share a
 // name for different kinds of system (e.g. `exact` for nonholonomic and for contact systems).
 // Add a family by adding its header and its name to MethodFamilies below.
+#include <algorithm>
 #include <tuple>
 
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/second_order.hpp"
 #include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
-using MethodFamilies = std::tuple<runners::Variational, runners::Continuous>;
+using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::SecondOrder>;
 
-/// The names `run` understands, in the order `dalembert list` prints them.
+/// The names `run` understands, in the order `dalembert list` prints them (a name shared by two
+/// families once).
 inline std::vector<std::string> method_names() {
   std::vector<std::string> names;
-  const auto append = [&](const std::vector<std::string>& more) { names.insert(names.end(), more.begin(), more.end()); };
+  const auto append = [&](const std::vector<std::string>& more) {
+    for (const auto& name : more)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   std::apply([&](auto... family) { (append(decltype(family)::names()), ...); }, MethodFamilies{});
   return names;
 }
