@@ -13,8 +13,8 @@
 // closer to that of q_k is taken; when the candidates are closer than `root_separation` the paper
 // takes "the solution that decreases F", which is the physical root (the spurious one has F = 0).
 //
-// Starts (spec §2): from (q0, v0) the first step is q1 = q0 + h v0 (Start::forward_euler, the
-// paper's) or q1 = q0 + h v0 + ½h² a0 with a0 from the continuous SOCS (Start::taylor2). The first
+// Starts (spec §2): from (q0, v0) the first step is q1 = q0 + h v0 (SecondOrderStart::forward_euler, the
+// paper's) or q1 = q0 + h v0 + ½h² a0 with a0 from the continuous SOCS (SecondOrderStart::taylor2). The first
 // makes an O(h²) error in q1, which the two-step recurrence turns into an O(h) global error: it
 // caps the order at 1. The second keeps the scheme's order 2.
 #include <cmath>
