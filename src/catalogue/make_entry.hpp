@@ -59,6 +59,20 @@ void check_size(const char* option, const Eigen::VectorXd& x) {
   }
 }
 
+/// Entry::exact: the closed-form positions from (q0, v0), defaults filled in as for run.
+template <CatalogueMetadata S>
+std::optional<Eigen::VectorXd> exact_positions(const ParameterValues& values, InitialData init, double t) {
+  const S sys = configure<S>(values);
+  if (init.q1) return std::nullopt;
+  if (init.q0.size()) check_size<S>("--q0", init.q0);
+  if (init.v0.size()) check_size<S>("--v0", init.v0);
+  const auto x0 = sys.default_initial();
+  const PhasePoint<S::n> start{init.q0.size() ? Vecd<S::n>(init.q0) : x0.q, init.v0.size() ? Vecd<S::n>(init.v0) : x0.v};
+  const auto s = sys.exact_solution(start, t);
+  if (!s) return std::nullopt;
+  return Eigen::VectorXd(s->q);
+}
+
 }  // namespace detail
 
 template <CatalogueSystem S>
@@ -101,6 +115,7 @@ Entry make_entry() {
     }
     return run(sys, init, options);
   };
+  e.exact = detail::exact_positions<S>;
   return e;
 }
 

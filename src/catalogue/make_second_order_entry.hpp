@@ -50,6 +50,7 @@ Entry make_second_order_entry() {
     }
     return run(sys, init, options);
   };
+  e.exact = detail::exact_positions<S>;
   return e;
 }
 
