@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
   run->add_option("--alpha", ra.alpha, "alpha of the alpha-rule discrete Lagrangian and constraint (default 0.5)");
   run->add_option("--rule", ra.rule, "discrete Lagrangian: alpha (default) or trapezoid");
   run->add_option("--fim-start", ra.fim_start,
-                  "first momentum of fim/fim-lie: A = G v0 (default), B = G v0 - (h/2) constraint force");
+                  "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
   run->add_option("--every", ra.every, "write every K-th step (and the last)");
   run->add_option("--out", ra.out, "CSV output file (default: standard output)");
   run->add_option("--summary", ra.summary, "JSON summary file");

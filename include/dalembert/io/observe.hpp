@@ -29,7 +29,7 @@ struct RunOptions {
   long every = 1;              ///< keep every K-th row (and always the last)
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½) or "trapezoid"
-  std::string fim_start = "A";  ///< first pre-momentum of fim/fim-lie: "A" (G v0) or "B" (G v0 − h/2 Λ~)
+  std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
 };

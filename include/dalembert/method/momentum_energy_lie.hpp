@@ -37,7 +37,7 @@ class RigidBodyMomentumEnergy {
     int iterations = 0;
   };
 
-  RigidBodyMomentumEnergy(const B& body, double h, FimStart start = FimStart::A, NewtonOptions options = {})
+  RigidBodyMomentumEnergy(const B& body, double h, FimStart start = FimStart::B, NewtonOptions options = {})
       : body_(body), h_(h), start_(start), options_(options) {
     const Matd<3, 3> I = body_.inertia();
     Jd_ = 0.5 * I.trace() * Matd<3, 3>::Identity() - I;
