@@ -56,6 +56,17 @@ Entry make_rigid_body_entry() {
                      (default_v0 ? " (v0 is the default; pass --v0 with an admissible Omega0)" : ""));
     return run(body, init, options);
   };
+  e.exact = [](const ParameterValues& values, InitialData init, double t) -> std::optional<Eigen::VectorXd> {
+    const B body = detail::configure<B>(values);
+    if (init.q1) return std::nullopt;
+    RigidBodyPoint start = body.default_initial();
+    if (init.q0.size() == 9) start.g = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(init.q0.data());
+    if (init.v0.size() == 3) start.omega = init.v0;
+    const auto s = body.exact_solution(start, t);
+    if (!s) return std::nullopt;
+    const Eigen::Matrix<double, 3, 3, Eigen::RowMajor> g = s->g;
+    return Eigen::VectorXd(Eigen::Map<const Eigen::Matrix<double, 9, 1>>(g.data()));
+  };
   return e;
 }
 

@@ -27,7 +27,7 @@ struct LagrangianDerivatives {
 };
 
 template <Model S, class T>
-LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
+[[gnu::flatten]] LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
                                                       const Vec<T, S::n>& v) {
   constexpr int n = S::n;
   using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
@@ -67,9 +67,13 @@ Vecd<S::n> momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
   return p;
 }
 
-/// The energy E_L = v·∂L/∂v − L.
+/// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
 template <Model S>
 double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+  if constexpr (HasMetric<S>) {
+    const Matd<S::n, S::n> G = sys.template metric<double>(q);
+    return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
+  }
   double L;
   Vecd<S::n> p;
   ad::value_and_gradient<S::n>(
@@ -176,12 +180,16 @@ Matd<S::n, S::n - S::m> constraint_frame(const S& sys, const Vecd<S::n>& q) {
 
 /// The velocity v ∈ D_q whose momentum has the same components on D as p: Eᵀ ∂L/∂v(q, v) = Eᵀ p.
 /// This is the velocity of the constrained momentum on D* (the inverse of the nonholonomic
-/// Legendre map); without constraints it is the inverse Legendre map. Newton on v = E u, exact
-/// after one iteration for Lagrangians quadratic in v.
+/// Legendre map); without constraints it is the inverse Legendre map. Mechanical models solve one
+/// linear system; general Lagrangians use Newton on v = E u.
 template <Model S>
 Vecd<S::n> velocity_in_distribution(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
   constexpr int n = S::n, k = S::n - S::m;
   const Matd<n, k> E = constraint_frame(sys, q);
+  if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
+    const Matd<n, n> G = sys.template metric<double>(q);
+    return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
+  }
   Vecd<k> u = Vecd<k>::Zero();
   for (int it = 0; it < 20; ++it) {
     const Vecd<n> v = E * u;

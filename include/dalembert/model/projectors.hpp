@@ -112,6 +112,7 @@ CovectorProjectors<S::n> covector_projectors(const S& sys, const Vecd<S::n>& q) 
 /// iteration for Lagrangians quadratic in v.
 template <Model S>
 Vecd<S::n> legendre_inverse(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
+  if constexpr (HasMetric<S>) return metric_matrix(sys, q).ldlt().solve(p);  // ∂L/∂v = G v
   Vecd<S::n> v = Vecd<S::n>::Zero();
   for (int it = 0; it < 20; ++it) {
     const auto d = lagrangian_derivatives(sys, q, v);
