@@ -263,7 +263,8 @@ TEST(GeneratingFunction, TrajectoriesSolveThePrintedTwoStepSchemes) {
   // constant G and affine μ: GF-α keeps Ψ = 0 exactly, so GF-CP-½ ≡ GF-½ (spec §2.2); over 200
   // steps, after which the round-off of the projection, amplified by the dynamics, passes 1e-13
   EXPECT_LT(same, 1e-13);
-  RecordProperty("printed_42_residual", std::to_string(worst42));
+  test::report("printed Example 4.2 residual along GF-1/2, 2000 steps", worst42);
+  test::report("printed Example 5.1 residual along GF-CP-1/2, 2000 steps", worst51);
 }
 
 TEST(GeneratingFunction, ParticleConstraintIsExactForEveryAlpha) {
@@ -308,7 +309,11 @@ TEST(GeneratingFunction, OrdersOnTheKnifeEdgeClosedForm) {
   const auto knife = spec_knife_edge(0.0);
   const std::vector<long> N = {20, 40, 80, 160};
   const double T = 2.0;
-  const auto order = [&](auto make) { return test::measured_order(T, N, knife_error(knife, T, make)); };
+  const auto order = [&](auto make) {
+    const double o = test::measured_order(T, N, knife_error(knife, T, make));
+    test::report("knife-edge order (GF family, see test body)", o);
+    return o;
+  };
   EXPECT_NEAR(order([](const auto& s, double h) { return make_gf(s, h, 0.5); }), 2.0, 0.1);
   for (const double alpha : {0.0, 0.3, 0.7})
     EXPECT_NEAR(order([alpha](const auto& s, double h) { return make_gf_sym(s, h, alpha); }), 2.0, 0.1) << alpha;
@@ -380,6 +385,7 @@ TEST(GeneratingFunction, PlainGfViolatesTheKnifeEdgeConstraintAtOrderTwo) {
     return w;
   };
   const double coarse = worst(0.1), fine = worst(0.05);
+  test::report("knife edge GF-1/2 max|Psi| h=0.1 T=10", coarse);
   EXPECT_NEAR(coarse, 2.5e-3, 0.05e-3);
   EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1);
 }
@@ -429,8 +435,8 @@ TEST(GeneratingFunction, LongRunEnergyBoundedWhereRk4Drifts) {
   EXPECT_GT(rk4_max, 20 * gf_max);
   EXPECT_NEAR(gf_second_half / gf_first_half, 1.0, 0.1);  // GF bounded: no trend
   EXPECT_NEAR(rk4_max / rk4_half, 2.0, 0.2);              // RK4 drifts linearly in t
-  RecordProperty("gf_max_energy_error", std::to_string(gf_max));
-  RecordProperty("rk4_max_energy_error", std::to_string(rk4_max));
+  test::report("particle h=0.25 T=2000 max|dE| GF-1/2", gf_max);
+  test::report("particle h=0.25 T=2000 max|dE| RK4", rk4_max);
 }
 
 TEST(GeneratingFunction, MidpointEnergyBoundedOverFiftyThousandSteps) {
@@ -448,6 +454,7 @@ TEST(GeneratingFunction, MidpointEnergyBoundedOverFiftyThousandSteps) {
     all = std::max(all, e);
     if (k > 45000) last_tenth = std::max(last_tenth, e);
   }
+  test::report("particle h=0.1 5e4 steps max|dE| GF-1/2", all);
   EXPECT_NEAR(all, 1.375e-3, 0.005e-3);
   EXPECT_GT(last_tenth, 0.99 * all);
   const auto sym = make_gf_sym(particle, 0.1, 0.0);
@@ -457,6 +464,7 @@ TEST(GeneratingFunction, MidpointEnergyBoundedOverFiftyThousandSteps) {
     sym.step(t);
     sym_max = std::max(sym_max, std::abs(hamiltonian(particle, t.q, t.p) - E0));
   }
+  test::report("particle h=0.1 2000 steps max|dE| GF-sym-0", sym_max);
   EXPECT_NEAR(sym_max, 7.3e-3, 0.1e-3);  // the spec gives two digits
 }
 
@@ -477,6 +485,7 @@ TEST(GeneratingFunction, KnownShortfall_OffCentreAlphaEnergyIsNotBounded) {
     return out;
   };
   const auto grow = energy_error_at(0.0, {400, 800, 2000});
+  test::report("GF-0 energy error at t=200", grow[2]);
   EXPECT_NEAR(grow[0], 1.0, 0.05);
   EXPECT_NEAR(grow[1], 4.0, 0.05);
   EXPECT_NEAR(grow[2], 49.7, 0.1);
@@ -502,8 +511,11 @@ TEST(GeneratingFunction, KnownShortfall_ConstraintPreservingEnergyDriftsOnTheKni
     }
     return hamiltonian(knife, s.q, s.p) - E0;
   };
-  EXPECT_NEAR(run(make_gf_cp(knife, 0.1), 0.1, nullptr), -2.6e-2, 0.1e-2);
-  EXPECT_NEAR(run(make_gf_cp(knife, 0.05), 0.05, nullptr), -3.2e-3, 0.1e-3);
+  const double coarse = run(make_gf_cp(knife, 0.1), 0.1, nullptr), fine = run(make_gf_cp(knife, 0.05), 0.05, nullptr);
+  test::report("knife edge GF-CP-1/2 dE at T=500, h=0.1", coarse);
+  test::report("knife edge GF-CP-1/2 dE at T=500, h=0.05", fine);
+  EXPECT_NEAR(coarse, -2.6e-2, 0.1e-2);
+  EXPECT_NEAR(fine, -3.2e-3, 0.1e-3);
   double gf_max = 0.0;
   run(make_gf(knife, 0.1), 0.1, &gf_max);
   EXPECT_LT(gf_max, 1e-2);

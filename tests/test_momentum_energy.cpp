@@ -115,6 +115,8 @@ TEST(MomentumEnergy, StartBHasTheSmallerErrorConstant) {
   const auto error = [&](FimStart start) {
     return (test::final_state(make_fim(knife, 0.1, 0.5, start), x0, 20).q - ref.q).template lpNorm<Eigen::Infinity>();
   };
+  test::report("knife edge FIM error T=2 h=0.1 start A", error(FimStart::A));
+  test::report("knife edge FIM error T=2 h=0.1 start B", error(FimStart::B));
   EXPECT_NEAR(error(FimStart::A), 9.9e-3, 0.05e-3);
   EXPECT_NEAR(error(FimStart::B), 2.5e-3, 0.05e-3);
 }
@@ -238,6 +240,9 @@ TEST(MomentumEnergy, KnownShortfall_PeriodTwoModeOfSizeH) {
         p2 = p1;
         p1 = psi;
       }
+      test::report(std::string("knife edge FIM alternating |Q*p-| start ") + (start == FimStart::A ? "A" : "B") +
+                       " h=" + std::to_string(h),
+                   early);
       if (start == FimStart::A) {
         EXPECT_NEAR(psi_max, psi_a[i], 0.001) << h;
         EXPECT_NEAR(early, alt_a[i], 0.001) << h;
@@ -268,6 +273,7 @@ TEST(MomentumEnergy, KnownShortfall_EnergyOfTheAverageMomentumIsNotConserved) {
       average = std::max(average, std::abs(e.average - E0));
       pre = std::max(pre, std::abs(e.pre - E0));
     }
+    test::report("free particle FIM variation of E(p~) over 2000 steps, h=" + std::to_string(h), average);
     EXPECT_NEAR(average, expected[i], 0.05 * expected[i]) << h;
     EXPECT_LT(pre, 1e-12);
     ++i;
