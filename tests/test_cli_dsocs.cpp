@@ -1,5 +1,5 @@
 // The command line for second-order constrained systems: the two catalogue systems, `dsocs` with
-// its --start and --root-rule options, `reference` for SOCS systems, the CSV columns (`constraint`
+// its --dsocs-start and --root-rule options, `reference` for SOCS systems, the CSV columns (`constraint`
 // is the kinematic residual, the pendulum adds `lyapunov`) and bad input (exit status 2).
 #include <gtest/gtest.h>
 
@@ -89,8 +89,8 @@ TEST(CliDsocs, ListsAndDescribesTheSecondOrderSystems) {
 }
 
 TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
-  // the paper's start, as --start euler and as the two-point start --q1 (x1 = x0 + h, y1 = y0 + h)
-  const auto euler = dalembert("run curvature-particle --method dsocs --h 0.1 --steps 5 --start euler");
+  // the paper's start, as --dsocs-start euler and as the two-point start --q1 (x1 = x0 + h, y1 = y0 + h)
+  const auto euler = dalembert("run curvature-particle --method dsocs --h 0.1 --steps 5 --dsocs-start euler");
   const auto two_point = dalembert("run curvature-particle --method dsocs --h 0.1 --steps 5 --q0 0,0 --q1 0.1,0.1");
   ASSERT_EQ(euler.status, 0) << euler.err;
   ASSERT_EQ(two_point.status, 0) << two_point.err;
@@ -111,23 +111,23 @@ TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
 }
 
 TEST(CliDsocs, PendulumRunReachesTheSpecStateWithTheLyapunovColumn) {
-  const auto r = dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --start euler --every 5000");
+  const auto r = dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --dsocs-start euler --every 5000");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
   ASSERT_EQ(l.size(), 6u);  // header, k = 0, 5000, 10000, 15000, 20000
-  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,discrete_constraint,lyapunov,newton_iterations");
+  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,discrete_constraint,newton_iterations,lyapunov");
   const auto last = numbers(l[5]);
   EXPECT_EQ(last[0], 2000.0);
   EXPECT_NEAR(last[1], -3.759721559554e-4, 1e-8);  // spec §4.6 anchors
   EXPECT_NEAR(last[2], 84.65335311304, 1e-7);
-  EXPECT_NEAR(last[6], 197.43, 0.05);  // V at the method's velocity; levels off near 200
-  EXPECT_NEAR(numbers(l[1])[6], 14770.16245, 1e-5);
+  EXPECT_NEAR(last[7], 197.43, 0.05);  // V at the method's velocity; levels off near 200
+  EXPECT_NEAR(numbers(l[1])[7], 14770.16245, 1e-5);
 }
 
 TEST(CliDsocs, ClosestRootRuleLeavesThePhysicalBranch) {
-  const auto physical = lines(dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --start euler --every 20000").out);
+  const auto physical = lines(dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --dsocs-start euler --every 20000").out);
   const auto closest = lines(
-      dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --start euler --root-rule closest --every 20000").out);
+      dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --dsocs-start euler --root-rule closest --every 20000").out);
   ASSERT_EQ(closest.size(), 3u);
   EXPECT_GT(std::abs(numbers(closest[2])[1] - numbers(physical[2])[1]), 0.01);  // θ(2000): -0.0385 vs -0.0004
 }
@@ -136,10 +136,10 @@ TEST(CliDsocs, ReferenceSolvesTheSecondOrderSystem) {
   const auto r = dalembert("run inertia-wheel-pendulum --method reference --h 50 --t-end 500");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
-  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,lyapunov,newton_iterations");
+  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,newton_iterations,lyapunov");
   const auto last = numbers(l.back());
   EXPECT_NEAR(last[1], -0.03895, 5e-6);  // spec §4.6 reference
-  EXPECT_NEAR(last[5], 262.94, 5e-3);
+  EXPECT_NEAR(last[6], 262.94, 5e-3);
   EXPECT_LT(last[4], 1e-6);  // the kinematic residual |dV/dt + F| at the continuous acceleration
   const auto c = lines(dalembert("run curvature-particle --method reference --h 0.5 --steps 4 --param k=2").out);
   const auto end = numbers(c.back());
@@ -152,7 +152,7 @@ TEST(CliDsocs, ReferenceSolvesTheSecondOrderSystem) {
 
 TEST(CliDsocs, BadInputExitsWithStatusTwoAndNamesTheValue) {
   expect_bad_input("run curvature-particle --method dsocs --h 0.1 --steps 5 --root-rule nearest", "'nearest'");
-  expect_bad_input("run curvature-particle --method dsocs --h 0.1 --steps 5 --start rk", "'rk'");
+  expect_bad_input("run curvature-particle --method dsocs --h 0.1 --steps 5 --dsocs-start rk", "'rk'");
   expect_bad_input("run curvature-particle --method dsocs --h 0.1 --steps 5 --root-rule closest", "single branch");
   expect_bad_input("run curvature-particle --method dla --h 0.1 --steps 5", "does not apply to system curvature-particle");
   expect_bad_input("run particle --method dsocs --h 0.1 --steps 5", "does not apply to system particle");

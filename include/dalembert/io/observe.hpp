@@ -31,10 +31,11 @@ struct RunOptions {
   long every = 1;              ///< keep every K-th row (and always the last)
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½) or "trapezoid"
+  std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
   std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
-  std::string start = "taylor2";       ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
+  std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
 };
 
 struct InitialData {
@@ -64,6 +65,14 @@ double constraint_column(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v,
   }
 }
 
+/// A method with extra CSV columns: a static array `extra_columns` of names and
+/// `extra_values(state)` returning as many numbers (written after the standard columns).
+template <class Method>
+concept HasExtraColumns = requires(const Method& m, const typename Method::State& s) {
+  Method::extra_columns;
+  { m.extra_values(s) };
+};
+
 /// Drives `method` from `state` and records every `every`-th row plus the last one.
 /// `first_row` (optional) is a row for k = 0 already known, used by two-point starts.
 template <CatalogueMetadata S, class Method>
@@ -84,8 +93,10 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   for (const auto& c : S::coordinates) traj.columns.emplace_back(c);
   traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
   if (has_discrete) traj.columns.push_back("discrete_constraint");
-  if constexpr (HasMonitor<S>) traj.columns.emplace_back(S::monitor_name);
   traj.columns.push_back("newton_iterations");
+  if constexpr (HasMonitor<S>) traj.columns.emplace_back(S::monitor_name);
+  if constexpr (HasExtraColumns<Method>)
+    for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
   const std::size_t width = traj.columns.size();
 
   std::vector<double> row(width);
@@ -93,8 +104,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   long last_stored = -1, newton_steps = 0;
   double newton_total = 0.0;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
+  // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
   const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, const Vecd<n>* a,
-                          double discrete, int iterations, bool stepped) {
+                          double discrete, int iterations, bool stepped, const double* extras) {
     const double E = energy(sys, q, v);
     if (!have_energy0) {
       sum.energy0 = E;
@@ -115,8 +127,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     row[i++] = E;
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
-    if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
     row[i++] = iterations;
+    if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
+    for (std::size_t j = 0; i < width; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
     if (k % options.every == 0) {
       traj.values.insert(traj.values.end(), row.begin(), row.end());
       last_stored = k;
@@ -125,18 +138,24 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   const auto start = std::chrono::steady_clock::now();
   long last_k = 0;
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, nullptr, 0.0, 0, false);
+  if (first_row) record(0, 0.0, first_row->q, first_row->v, nullptr, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
   try {
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0;
       if constexpr (has_discrete) discrete = s.discrete_constraint;
+      const Vecd<n>* a = nullptr;
+      Vecd<n> acceleration;
       if constexpr (requires { method.acceleration(s); }) {
-        const Vecd<n> a = method.acceleration(s);
-        record(s.k, s.t, s.q, method.velocity(s), &a, discrete, s.iterations, s.k > k_start);
+        acceleration = method.acceleration(s);
+        a = &acceleration;
+      }
+      if constexpr (HasExtraColumns<Method>) {
+        const auto extras = method.extra_values(s);
+        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, extras.data());
       } else {
-        record(s.k, s.t, s.q, method.velocity(s), nullptr, discrete, s.iterations, s.k > k_start);
+        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, nullptr);
       }
       last_k = s.k;
     });

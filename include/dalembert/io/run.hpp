@@ -15,17 +15,21 @@
 
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/generating_function.hpp"
+#include "dalembert/io/runners/momentum_energy.hpp"
+#include "dalembert/io/runners/rigid_body.hpp"
 #include "dalembert/io/runners/second_order.hpp"
 #include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
-using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::SecondOrder>;
+using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::GeneratingFunction,
+                                  runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder>;
 
-/// The names `run` understands, in the order `dalembert list` prints them (a name shared by two
-/// families once).
+/// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {
   std::vector<std::string> names;
+  // a name shared by families for different kinds of system is listed once
   const auto append = [&](const std::vector<std::string>& more) {
     for (const auto& name : more)
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);

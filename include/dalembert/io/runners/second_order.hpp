@@ -30,9 +30,9 @@ struct SecondOrder {
     if (o.root_rule == "physical") m.roots = RootRule::physical;
     else if (o.root_rule == "closest") m.roots = RootRule::closest;
     else throw BadInput("unknown root rule '" + o.root_rule + "' (known: physical, closest)");
-    if (o.start == "taylor2") m.start = SecondOrderStart::taylor2;
-    else if (o.start == "euler") m.start = SecondOrderStart::forward_euler;
-    else throw BadInput("unknown start '" + o.start + "' (known: taylor2, euler)");
+    if (o.dsocs_start == "taylor2") m.start = SecondOrderStart::taylor2;
+    else if (o.dsocs_start == "euler") m.start = SecondOrderStart::forward_euler;
+    else throw BadInput("unknown dsocs start '" + o.dsocs_start + "' (known: taylor2, euler)");
     return m;
   }
 
