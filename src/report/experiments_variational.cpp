@@ -1,6 +1,5 @@
 // Experiments of the variational foundation: the thesis' unconstrained DEL examples (Figs. 3.2 and
-// 3.3), DLA against RK4 on the energy of the nonholonomic particle, and the convergence of the
-// variational family.
+// 3.3) and the convergence of the variational family.
 #include <cmath>
 
 #include "dalembert/method/del.hpp"
@@ -108,55 +107,6 @@ Outcome satellite(const Context& ctx) {
   return out;
 }
 
-Outcome particle_energy(const Context& ctx) {
-  // dLMS Example 4.2 system with the spec's initial data (seed-000-001 §3.1): the papers give no data.
-  const catalogue::ParameterValues params = {{"potential", 1.0}};
-  Outcome out;
-  Figure fig{ctx.path("energy"), "Nonholonomic particle, V = x^2 + y^2: energy error of DLA and RK4", "t",
-             "|E_k - E_0|", "linear", "log", false, {}};
-  double worst_ratio = 1e300;
-  bool bounded = true;
-  struct Case {
-    double h, T;
-  };
-  for (const Case c : {Case{0.1, 5000.0}, Case{0.25, 2000.0}}) {  // fast: no reduction for --quick
-    const long N = std::lround(c.T / c.h), every = std::max<long>(1, N / 2000);
-    const auto dla = run_system("particle", params, {}, options("dla", c.h, N, every));
-    const auto rk4 = run_system("particle", params, {}, options("rk4", c.h, N, every));
-    const std::string tag = "h" + format(c.h, 2);
-    write_table(ctx.path("dla_" + tag + ".csv"), dla.trajectory);
-    write_table(ctx.path("rk4_" + tag + ".csv"), rk4.trajectory);
-    auto with_error = [&](const RunResult& r, const std::string& file) {
-      auto e = column(r.trajectory, "energy");
-      for (auto& x : e) x -= r.summary.energy0;
-      write_table(ctx.path(file), table({"t", "energy_error"}, {column(r.trajectory, "t"), e}));
-      return e;
-    };
-    const auto edla = with_error(dla, "dla_error_" + tag + ".csv");
-    const auto erk4 = with_error(rk4, "rk4_error_" + tag + ".csv");
-    const std::string style = c.h == 0.1 ? "line" : "dashed";
-    fig.series.push_back({ctx.path("dla_error_" + tag + ".csv"), "t", "energy_error", "DLA (midpoint), h = " + format(c.h, 2), style, "abs", "tab:blue"});
-    fig.series.push_back({ctx.path("rk4_error_" + tag + ".csv"), "t", "energy_error", "RK4, h = " + format(c.h, 2), style, "abs", "tab:red"});
-    const Spread sd = spread(column(dla.trajectory, "energy"));
-    bounded = bounded && sd.last_tenth <= 1.2 * sd.first_tenth;
-    const double ratio = std::abs(erk4.back()) / dla.summary.max_energy_error;
-    worst_ratio = std::min(worst_ratio, ratio);
-    out.numbers.push_back({"max |E − E0|, DLA, h = " + format(c.h, 2) + ", T = " + format(c.T), format(dla.summary.max_energy_error),
-                           c.h == 0.1 ? "spec: 1.373e-3 (DLA), 1.375e-3 (GF-1/2)" : "spec: 8.35e-3"});
-    out.numbers.push_back({"|E − E0| at T, RK4, h = " + format(c.h, 2), format(std::abs(erk4.back())),
-                           c.h == 0.1 ? "spec: 6.55e-3" : "spec: 0.236"});
-    out.numbers.push_back({"ratio RK4 / DLA, h = " + format(c.h, 2), format(ratio), ""});
-  }
-  out.figures.push_back(fig);
-  out.verdict = bounded && worst_ratio > 3 ? Verdict::differs : Verdict::not_supported;
-  out.explanation =
-      "the geometric integrator's energy error is bounded while RK4's grows linearly, as in the figures; but the gap "
-      "is a factor " + format(worst_ratio, 2) + " to about 30 with these data, not 'several orders of magnitude' — "
-      "the papers give no initial data or step sizes, and the gap grows with h and T (spec seed-000-001 §3.1). "
-      "GF-1/2 is added to this comparison by the generating-function integrators.";
-  return out;
-}
-
 Outcome variational_convergence(const Context& ctx) {
   const analysis::Problem knife{&catalogue::find("knife-edge"), {}, {}};
   const std::vector<double> hs = ctx.quick ? std::vector<double>{0.2, 0.1, 0.05, 0.025}
@@ -206,11 +156,6 @@ std::vector<Experiment> variational_experiments() {
        "Fig. 3.3", "satellite in polar coordinates, m = 1, gamma M = 1", "del with the alpha = 0 rule",
        "h = 0.01, 1e5 steps, r0 = r1 = 1, theta0 = 0, theta1 = 1.2 h (spec seed-003 X2)",
        "H(q_k, p_k)/H(q_1, p_1) and p_theta,k/p_theta,1 remain approximately constant", satellite},
-      {"dlms-particle-energy", "Energy of the nonholonomic particle: DLA against RK4", "de Leon et al. (000) Ex. 4.2",
-       "Figs. 1-2", "particle with V = x^2 + y^2", "dla (midpoint), rk4",
-       "q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15) (spec seed-000-001 §3.1; the paper gives none); h = 0.1 to T = 5000 "
-       "and h = 0.25 to T = 2000",
-       "the geometric integrators preserve the energy several orders of magnitude better than RK4", particle_energy},
       {"convergence-variational", "Convergence of the variational family", "Cortes-Martinez DLA (spec seed-000-001 §2.8)",
        "-", "knife edge (closed form)", "dla (alpha = 1/2 and 0), rk4", "T = 2, h = 0.2 down to 0.00625",
        "midpoint DLA is second order, off-centre DLA first order, RK4 fourth order", variational_convergence},

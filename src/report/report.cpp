@@ -67,6 +67,16 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+/// A table cell of Markdown: '|' would end the cell.
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string verdict_text(const ExperimentResult& r) {
   return r.error ? "error" : to_string(r.outcome.verdict);
 }
@@ -97,7 +107,8 @@ void write_markdown(const std::vector<ExperimentResult>& results, const fs::path
        << "- **verdict**: **" << verdict_text(r) << "** — " << r.outcome.explanation << "\n\n";
     if (!r.outcome.numbers.empty()) {
       md << "| quantity | ours | for comparison |\n|---|---|---|\n";
-      for (const auto& n : r.outcome.numbers) md << "| " << n.quantity << " | " << n.value << " | " << n.note << " |\n";
+      for (const auto& n : r.outcome.numbers)
+        md << "| " << md_cell(n.quantity) << " | " << md_cell(n.value) << " | " << md_cell(n.note) << " |\n";
       md << "\n";
     }
     for (const auto& f : r.outcome.figures) {
