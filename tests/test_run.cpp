@@ -1,8 +1,6 @@
 // The run layer behind the command line: columns, thinning, summaries, two-point starts, failures.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "catalogue/catalogue.hpp"
 #include "dalembert/io/run.hpp"
 #include "dalembert/models/particle.hpp"
