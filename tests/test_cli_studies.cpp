@@ -55,6 +55,8 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"fim-average-momentum-energy", "not supported"},
       {"fim-momentum-map", "supported"},
       {"fim-suslov", "supported"},
+      {"bfg-curvature-particle", "supported"},
+      {"bfg-inertia-wheel-pendulum", "differs"},
   };
   return v;
 }

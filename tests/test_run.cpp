@@ -127,7 +127,10 @@ TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
       }
       EXPECT_FALSE(r.failed()) << e.name << " " << m << ": " << r.summary.message;
       EXPECT_EQ(r.trajectory.rows(), 21u) << e.name << " " << m;
-      EXPECT_LT(r.summary.max_energy_error, 1e-2) << e.name << " " << m;
+      // (the inertia wheel pendulum is controlled: its energy is not conserved)
+      if (d.name != "inertia-wheel-pendulum") {
+        EXPECT_LT(r.summary.max_energy_error, 1e-2) << e.name << " " << m;
+      }
     }
   }
 }

@@ -19,7 +19,7 @@ std::string format_vector(const Vector& x) {
   return out.str();
 }
 
-template <CatalogueSystem S>
+template <CatalogueMetadata S>
 std::string coordinate_list() {
   std::string s;
   for (const auto& c : S::coordinates) s += (s.empty() ? "" : ", ") + std::string(c);
@@ -50,13 +50,27 @@ S configure(const ParameterValues& values) {
   return sys;
 }
 
-template <CatalogueSystem S>
+template <CatalogueMetadata S>
 void check_size(const char* option, const Eigen::VectorXd& x) {
   if (x.size() != S::n) {
     throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " +
                    std::string(S::name) + " has " + std::to_string(S::n) + " coordinates (" +
                    coordinate_list<S>() + ")");
   }
+}
+
+/// Entry::exact: the closed-form positions from (q0, v0), defaults filled in as for run.
+template <CatalogueMetadata S>
+std::optional<Eigen::VectorXd> exact_positions(const ParameterValues& values, InitialData init, double t) {
+  const S sys = configure<S>(values);
+  if (init.q1) return std::nullopt;
+  if (init.q0.size()) check_size<S>("--q0", init.q0);
+  if (init.v0.size()) check_size<S>("--v0", init.v0);
+  const auto x0 = sys.default_initial();
+  const PhasePoint<S::n> start{init.q0.size() ? Vecd<S::n>(init.q0) : x0.q, init.v0.size() ? Vecd<S::n>(init.v0) : x0.v};
+  const auto s = sys.exact_solution(start, t);
+  if (!s) return std::nullopt;
+  return Eigen::VectorXd(s->q);
 }
 
 }  // namespace detail
@@ -101,17 +115,7 @@ Entry make_entry() {
     }
     return run(sys, init, options);
   };
-  e.exact = [](const ParameterValues& values, InitialData init, double t) -> std::optional<Eigen::VectorXd> {
-    const S sys = detail::configure<S>(values);
-    if (init.q1) return std::nullopt;
-    if (init.q0.size()) detail::check_size<S>("--q0", init.q0);
-    if (init.v0.size()) detail::check_size<S>("--v0", init.v0);
-    const auto x0 = sys.default_initial();
-    const PhasePoint<S::n> start{init.q0.size() ? Vecd<S::n>(init.q0) : x0.q, init.v0.size() ? Vecd<S::n>(init.v0) : x0.v};
-    const auto s = sys.exact_solution(start, t);
-    if (!s) return std::nullopt;
-    return Eigen::VectorXd(s->q);
-  };
+  e.exact = detail::exact_positions<S>;
   return e;
 }
 

@@ -59,6 +59,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
 struct RunArguments {
   std::string system, method, h, steps, t_end, q0, v0, q1, z0, alpha, rule = "alpha", every = "1", out, summary;
   std::string tolerance, max_iterations, fim_start;
+  std::string root_rule = "physical", dsocs_start = "taylor2";
   std::vector<std::string> params;
 };
 
@@ -88,6 +89,12 @@ int run_command(const RunArguments& a) {
       throw BadInput("--fim-start: '" + a.fim_start + "' is not a start of fim (known: A, B)");
     o.fim_start = a.fim_start;
   }
+  if (a.root_rule != "physical" && a.root_rule != "closest")
+    throw BadInput("--root-rule: unknown rule '" + a.root_rule + "' (known: physical, closest)");
+  o.root_rule = a.root_rule;
+  if (a.dsocs_start != "taylor2" && a.dsocs_start != "euler")
+    throw BadInput("--dsocs-start: unknown start '" + a.dsocs_start + "' (known: taylor2, euler)");
+  o.dsocs_start = a.dsocs_start;
   if (!a.tolerance.empty()) {
     o.newton.tolerance = parse_number("--tolerance", a.tolerance);
     if (!(o.newton.tolerance > 0)) throw BadInput("--tolerance: must be positive");
@@ -157,6 +164,12 @@ int main(int argc, char** argv) {
   run->add_option("--rule", ra.rule, "discrete Lagrangian: alpha (default) or trapezoid");
   run->add_option("--fim-start", ra.fim_start,
                   "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
+  run->add_option("--root-rule", ra.root_rule,
+                  "dsocs: root of the discrete constraint, physical (default, the physical branch) or closest "
+                  "(the paper's rule: closest to the previous theta)");
+  run->add_option("--dsocs-start", ra.dsocs_start,
+                  "dsocs from (q0, v0): taylor2 (default, q1 = q0 + h v0 + h^2 a0 / 2) or euler (the paper's, "
+                  "q1 = q0 + h v0)");
   run->add_option("--every", ra.every, "write every K-th step (and the last)");
   run->add_option("--out", ra.out, "CSV output file (default: standard output)");
   run->add_option("--summary", ra.summary, "JSON summary file");

@@ -4,11 +4,12 @@ namespace dalembert::report {
 
 std::vector<Experiment> variational_experiments();
 std::vector<Experiment> generating_experiments();
+std::vector<Experiment> dsocs_experiments();
 
 const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = [] {
     std::vector<Experiment> list;
-    for (auto&& group : {variational_experiments(), generating_experiments()})
+    for (auto&& group : {variational_experiments(), generating_experiments(), dsocs_experiments()})
       list.insert(list.end(), group.begin(), group.end());
     return list;
   }();

@@ -7,6 +7,7 @@
 // family by the method's command-line name. Methods stay free of I/O and timing.
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/method/integrate.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/second_order.hpp"
 #include "dalembert/solve/newton.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 
@@ -32,6 +34,8 @@ struct RunOptions {
   std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
+  std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
+  std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
 };
 
 struct InitialData {
@@ -46,6 +50,21 @@ namespace detail {
 template <class State>
 concept HasDiscreteConstraint = requires(const State& s) { s.discrete_constraint; };
 
+/// The `constraint` column: |M(q) v|_inf for Lagrange–d'Alembert models; for second-order
+/// constrained systems the kinematic residual |Φ(q, v, a)|_inf, with the acceleration `a` of the
+/// method (or, where there is none, of the continuous equations).
+template <class S>
+double constraint_column(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v, const Vecd<S::n>* a) {
+  if constexpr (SecondOrderSystem<S>) {
+    Vecd<S::n> acc;
+    if (a) acc = *a;
+    else if (!solve_acceleration(sys, q, v, acc).converged) return std::numeric_limits<double>::quiet_NaN();
+    return kinematic_residual(sys, q, v, acc);
+  } else {
+    return constraint_residual(sys, q, v);
+  }
+}
+
 /// A method with extra CSV columns: a static array `extra_columns` of names and
 /// `extra_values(state)` returning as many numbers (written after the standard columns).
 template <class Method>
@@ -56,7 +75,7 @@ concept HasExtraColumns = requires(const Method& m, const typename Method::State
 
 /// Drives `method` from `state` and records every `every`-th row plus the last one.
 /// `first_row` (optional) is a row for k = 0 already known, used by two-point starts.
-template <CatalogueSystem S, class Method>
+template <CatalogueMetadata S, class Method>
 RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
                       const RunOptions& options, const std::string& method_name,
                       const std::optional<PhasePoint<S::n>>& first_row) {
@@ -75,6 +94,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
   if (has_discrete) traj.columns.push_back("discrete_constraint");
   traj.columns.push_back("newton_iterations");
+  if constexpr (HasMonitor<S>) traj.columns.emplace_back(S::monitor_name);
   if constexpr (HasExtraColumns<Method>)
     for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
   const std::size_t width = traj.columns.size();
@@ -84,15 +104,15 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   long last_stored = -1, newton_steps = 0;
   double newton_total = 0.0;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
-  // `extras` (may be null) are the method's extra columns.
-  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, double discrete,
-                          int iterations, bool stepped, const double* extras) {
+  // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
+  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, const Vecd<n>* a,
+                          double discrete, int iterations, bool stepped, const double* extras) {
     const double E = energy(sys, q, v);
     if (!have_energy0) {
       sum.energy0 = E;
       have_energy0 = true;
     }
-    const double c = constraint_residual(sys, q, v);
+    const double c = constraint_column(sys, q, v, a);
     sum.max_energy_error = std::max(sum.max_energy_error, std::abs(E - sum.energy0));
     sum.max_constraint_residual = std::max(sum.max_constraint_residual, c);
     if (has_discrete) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
@@ -108,6 +128,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
+    if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
     for (std::size_t j = 0; i < width; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
     if (k % options.every == 0) {
       traj.values.insert(traj.values.end(), row.begin(), row.end());
@@ -117,18 +138,24 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   const auto start = std::chrono::steady_clock::now();
   long last_k = 0;
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, 0.0, 0, false, nullptr);
+  if (first_row) record(0, 0.0, first_row->q, first_row->v, nullptr, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
   try {
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0;
       if constexpr (has_discrete) discrete = s.discrete_constraint;
+      const Vecd<n>* a = nullptr;
+      Vecd<n> acceleration;
+      if constexpr (requires { method.acceleration(s); }) {
+        acceleration = method.acceleration(s);
+        a = &acceleration;
+      }
       if constexpr (HasExtraColumns<Method>) {
         const auto extras = method.extra_values(s);
-        record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start, extras.data());
+        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, extras.data());
       } else {
-        record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start, nullptr);
+        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, nullptr);
       }
       last_k = s.k;
     });
@@ -173,7 +200,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
   return observe_run(sys, method, method.initial_state_two_point(q0, q1), options, name, start);
 }
 
-template <CatalogueSystem S, class Method>
+template <CatalogueMetadata S, class Method>
 RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
                        const std::string& name) {
   if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla); " + name + " starts from (q0, v0)");

@@ -18,12 +18,13 @@
 #include "dalembert/io/runners/generating_function.hpp"
 #include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/io/runners/rigid_body.hpp"
+#include "dalembert/io/runners/second_order.hpp"
 #include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
 using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::GeneratingFunction,
-                                  runners::MomentumEnergy, runners::RigidBody>;
+                                  runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "dalembert/core/types.hpp"
+#include "dalembert/model/model.hpp"
+#include "dalembert/model/second_order.hpp"
 
 namespace dalembert {
 
@@ -25,20 +27,36 @@ struct PhasePoint {
   Vecd<N> v;
 };
 
-/// A catalogue system: a Model plus
+/// The metadata of a catalogue system:
 ///   static constexpr std::string_view name, summary;
 ///   static constexpr std::array<std::string_view, n> coordinates;
 ///   static auto parameters();            std::array<Parameter<S>, K>
 ///   PhasePoint<n> default_initial() const;
 ///   std::optional<PhasePoint<n>> exact_solution(const PhasePoint<n>& x0, double t) const;
 template <class S>
-concept CatalogueSystem = requires(const S& s, const PhasePoint<S::n>& x0) {
+concept CatalogueMetadata = requires(const S& s, const PhasePoint<S::n>& x0) {
   { S::name } -> std::convertible_to<std::string_view>;
   { S::summary } -> std::convertible_to<std::string_view>;
   { S::coordinates[0] } -> std::convertible_to<std::string_view>;
   S::parameters();
   { s.default_initial() } -> std::convertible_to<PhasePoint<S::n>>;
   { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<PhasePoint<S::n>>>;
+};
+
+/// A catalogue system: a Lagrange–d'Alembert Model plus the metadata.
+template <class S>
+concept CatalogueSystem = Model<S> && CatalogueMetadata<S>;
+
+/// A catalogue system with second-order constraints: a SecondOrderSystem plus the metadata.
+template <class S>
+concept SecondOrderCatalogueSystem = SecondOrderSystem<S> && CatalogueMetadata<S>;
+
+/// Optional: an extra quantity of the state written as a column of every run (e.g. a Lyapunov
+/// function), static constexpr std::string_view monitor_name and double monitor(q, v) const.
+template <class S>
+concept HasMonitor = requires(const S& s, const Vecd<S::n>& q) {
+  { S::monitor_name } -> std::convertible_to<std::string_view>;
+  { s.monitor(q, q) } -> std::convertible_to<double>;
 };
 
 }  // namespace dalembert

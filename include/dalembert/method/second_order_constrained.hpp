@@ -1,0 +1,302 @@
+#pragma once
+// DSOCS integrator of Borda, Fernández and Grillo (spec seed-004 §2, Theorem 3.3): given
+// (q_{k−1}, q_k), solve for q_{k+1}
+//   g_K(q_{k−1}, q_k, q_{k+1}) = 0                                               (m equations, D_K)
+//   B_d(q_{k−1}, q_k, q_{k+1})ᵀ [D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1})] = 0  (n − m, β = 0)
+// by Newton from the predictor 2 q_k − q_{k−1}, the Jacobian by automatic differentiation through
+// L_d, g_K and B_d (B_d may depend on q_{k+1}).
+//
+// Several roots (spec §4.3, §4.5). Where the kinematic constraint factors as spurious ⊙ physical,
+// RootRule::physical (the default) solves the physical factor: a unique, well-conditioned root.
+// RootRule::closest reproduces the paper's rule (§4.2 of the paper): the roots of both factors are
+// the candidates and the one whose root-selection coordinate (θ for the inertia wheel pendulum) is
+// closer to that of q_k is taken; when the candidates are closer than `root_separation` the paper
+// takes "the solution that decreases F", which is the physical root (the spurious one has F = 0).
+//
+// Starts (spec §2): from (q0, v0) the first step is q1 = q0 + h v0 (SecondOrderStart::forward_euler, the
+// paper's) or q1 = q0 + h v0 + ½h² a0 with a0 from the continuous SOCS (SecondOrderStart::taylor2). The first
+// makes an O(h²) error in q1, which the two-step recurrence turns into an O(h) global error: it
+// caps the order at 1. The second keeps the scheme's order 2.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "dalembert/discrete/second_order.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+enum class RootRule { physical, closest };
+/// Which kinematic equations a step solves: the literal g_K, or one factor of a factored g_K.
+enum class Branch { literal, physical, spurious };
+enum class SecondOrderStart { forward_euler, taylor2 };
+
+struct SecondOrderMethodOptions {
+  RootRule roots = RootRule::physical;
+  SecondOrderStart start = SecondOrderStart::taylor2;
+  /// Candidates closer than this (relative to max(1, |coordinate|)) count as "not sufficiently
+  /// apart" for RootRule::closest. 1e-8 is about where the two roots of the unfactored equation
+  /// (10) stop being distinguishable in double precision at h = 0.1 (√(ε C/A), spec §4.5).
+  double root_separation = 1e-8;
+  NewtonOptions newton;
+};
+
+template <DiscreteSecondOrderSystem Ds>
+class DiscreteSecondOrderConstrained {
+ public:
+  static constexpr int n = Ds::n;
+  static constexpr int m = Ds::m;
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<n> q;
+    Vecd<n> previous;   ///< q_{k−1} (k ≥ 1)
+    Vecd<n> v;          ///< velocity estimate at t_k (see velocity())
+    Vecd<n> a;          ///< acceleration estimate at t_k (see acceleration())
+    Vecd<n> last_central_acceleration;  ///< (q_k − 2q_{k−1} + q_{k−2})/h², NaN until known
+    double discrete_constraint = 0.0;   ///< |g_K(q_{k−2}, q_{k−1}, q_k)|_inf of the last solve
+    int iterations = 0;
+    bool spurious = false;  ///< the last step took the spurious root (RootRule::closest only)
+  };
+
+  explicit DiscreteSecondOrderConstrained(Ds discrete_system, SecondOrderMethodOptions options = {})
+      : ds_(std::move(discrete_system)), options_(options) {
+    if (options_.roots == RootRule::closest && !HasFactoredDiscreteConstraint<Ds>)
+      throw std::invalid_argument("root rule 'closest' needs a factored kinematic constraint");
+    if (options_.start == SecondOrderStart::taylor2 && !HasContinuousSystem<Ds>)
+      throw std::invalid_argument("the second-order start needs the continuous system");
+  }
+
+  double step_size() const { return ds_.step_size(); }
+  const Ds& discrete_system() const { return ds_; }
+  const SecondOrderMethodOptions& options() const { return options_; }
+
+  /// State at k = 0; the first step applies the start rule of the options.
+  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+    State s;
+    s.q = q0;
+    s.previous = q0;
+    s.v = v0;
+    s.a = continuous_acceleration(q0, v0);
+    s.last_central_acceleration.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return s;
+  }
+
+  /// Two-point start from (q0, q1), as in the paper; the returned state is at k = 1, with velocity
+  /// (q1 − q0)/h and the continuous acceleration there (NaN without a continuous system).
+  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    State s;
+    s.k = 1;
+    s.t = step_size();
+    s.q = q1;
+    s.previous = q0;
+    s.v = (q1 - q0) / step_size();
+    s.a = continuous_acceleration(q1, s.v);
+    s.last_central_acceleration.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return s;
+  }
+
+  void step(State& s) const {
+    const double h = step_size();
+    if (s.k == 0) {
+      start(s);
+      return;
+    }
+    Vecd<n> next = 2.0 * s.q - s.previous;
+    bool spurious = false;
+    NewtonReport r = solve(s.previous, s.q, default_branch(), next);
+    if constexpr (HasFactoredDiscreteConstraint<Ds>) {
+      if (r.converged && options_.roots == RootRule::closest) {
+        Vecd<n> candidate = 2.0 * s.q - s.previous;
+        const NewtonReport rs = solve(s.previous, s.q, Branch::spurious, candidate);
+        r.iterations += rs.iterations;
+        constexpr int c = root_selection_coordinate();
+        const double gap = std::abs(candidate[c] - next[c]);
+        if (rs.converged && gap > options_.root_separation * std::max(1.0, std::abs(s.q[c])) &&
+            std::abs(candidate[c] - s.q[c]) < std::abs(next[c] - s.q[c])) {
+          next = candidate;
+          spurious = true;
+        }
+      }
+    }
+    if (!r.converged) throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * h, r);
+
+    // Estimates at t_{k+1} from the central differences at t_k: v = BDF2 velocity (second order),
+    // a = the central accelerations extrapolated linearly (second order once two are known).
+    const Vecd<n> v_central = (next - s.previous) / (2.0 * h);
+    const Vecd<n> a_central = (next - 2.0 * s.q + s.previous) / (h * h);
+    s.discrete_constraint = discrete_residual(s.previous, s.q, next);
+    s.v = v_central + h * a_central;
+    s.a = s.last_central_acceleration.allFinite() ? Vecd<n>(2.0 * a_central - s.last_central_acceleration)
+                                                  : a_central;
+    s.last_central_acceleration = a_central;
+    s.previous = s.q;
+    s.q = next;
+    s.k += 1;
+    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    s.iterations = r.iterations;
+    s.spurious = spurious;
+  }
+
+  /// The velocity estimate at t_k: (3q_k − 4q_{k−1} + q_{k−2})/(2h), i.e. the central difference at
+  /// t_{k−1} advanced by h times the central second difference; v0 at k = 0.
+  Vecd<n> velocity(const State& s) const { return s.v; }
+
+  /// The acceleration estimate at t_k (for the kinematic constraint residual of a run).
+  Vecd<n> acceleration(const State& s) const { return s.a; }
+
+  /// The branch a step solves: the physical factor where g_K factors, otherwise g_K itself.
+  static constexpr Branch default_branch() {
+    return HasFactoredDiscreteConstraint<Ds> ? Branch::physical : Branch::literal;
+  }
+
+  /// The step residual R(q2) from (q0, q1) (spec §2): [branch equations; B_dᵀ(D2 L_d + D1 L_d)].
+  Vecd<n> residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2, Branch branch = Branch::literal) const {
+    return step_equations<double>(branch, q0, q1, momentum(q0, q1), q2);
+  }
+
+  /// ∂R/∂q2, the Newton Jacobian; its nonsingularity is condition 2 of Theorem 5.1 (spec §1.6).
+  Matd<n, n> residual_jacobian(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2,
+                               Branch branch = Branch::literal) const {
+    const Vecd<n> p = momentum(q0, q1);
+    Vecd<n> F;
+    Matd<n, n> J;
+    ad::value_and_jacobian<n, n>(
+        [&](const auto& x2) {
+          using D = typename std::decay_t<decltype(x2)>::Scalar;
+          return step_equations<D>(branch, q0, q1, p, x2);
+        },
+        q2, F, J);
+    return J;
+  }
+
+  /// Solves the step equations of `branch` for q2, starting from q2. Each row is scaled at the
+  /// start by Σ_j |∂R_i/∂q2_j| max(1, |q2_j|), so that the tolerance is relative to the round-off
+  /// in q; after convergence one more Newton correction, from the last evaluation, leaves an error
+  /// of the order of the square of the tolerance.
+  NewtonReport solve(const Vecd<n>& q0, const Vecd<n>& q1, Branch branch, Vecd<n>& q2) const {
+    const Vecd<n> p = momentum(q0, q1);  // D2 L_d(q0, q1) does not involve the unknown
+    Vecd<n> row_scale = Vecd<n>::Zero(), last_F;
+    Matd<n, n> last_J;
+    const auto evaluate = [&](const Vecd<n>& x, Vecd<n>& F, Matd<n, n>& J) {
+      ad::value_and_jacobian<n, n>(
+          [&](const auto& x2) {
+            using D = typename std::decay_t<decltype(x2)>::Scalar;
+            return step_equations<D>(branch, q0, q1, p, x2);
+          },
+          x, F, J);
+      if (row_scale.isZero()) {
+        const Vecd<n> size = x.cwiseAbs().cwiseMax(1.0);
+        for (int i = 0; i < n; ++i)
+          row_scale[i] = 1.0 / std::max(J.row(i).cwiseAbs().dot(size), std::numeric_limits<double>::min());
+      }
+      F = row_scale.asDiagonal() * F;
+      J = row_scale.asDiagonal() * J;
+      last_F = F;
+      last_J = J;
+    };
+    const NewtonReport r = newton_solve<n>(evaluate, q2, 1.0, options_.newton);
+    if (r.converged) {
+      const Vecd<n> correction = last_J.partialPivLu().solve(last_F);
+      if (correction.allFinite()) q2 -= correction;
+    }
+    return r;
+  }
+
+ private:
+  static constexpr int root_selection_coordinate() {
+    if constexpr (HasContinuousSystem<Ds>) {
+      using S = std::decay_t<decltype(std::declval<Ds>().system())>;
+      if constexpr (requires { S::root_selection_coordinate; }) return S::root_selection_coordinate;
+    }
+    return 0;
+  }
+
+  /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, spec §6.4).
+  Vecd<n> momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    double value;
+    Vecd<n> p;
+    ad::value_and_gradient<n>(
+        [&](const auto& x1) {
+          using D = typename std::decay_t<decltype(x1)>::Scalar;
+          return ds_.template lagrangian<D>(q0.template cast<D>(), x1);
+        },
+        q1, value, p);
+    return p;
+  }
+
+  template <class D>
+  Vec<D, n> step_equations(Branch branch, const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& p,
+                           const Vec<D, n>& q2) const {
+    const Vec<D, n> x0 = q0.template cast<D>(), x1 = q1.template cast<D>();
+    // D1 L_d(q1, q2) as a function of q2: an inner gradient along q1
+    D value;
+    Vec<D, n> d1;
+    ad::value_and_gradient<n>(
+        [&](const auto& y1) {
+          using E = typename std::decay_t<decltype(y1)>::Scalar;
+          return ds_.template lagrangian<E>(y1, q2.template cast<E>());
+        },
+        x1, value, d1);
+    const Vec<D, n> force = p.template cast<D>() + d1;  // D2 L_d(q0, q1) + D1 L_d(q1, q2)
+    Vec<D, n> r;
+    if constexpr (m > 0) r.template head<m>() = kinematic_equations<D>(branch, x0, x1, q2);
+    r.template tail<n - m>() = ds_.template variational_frame<D>(x0, x1, q2).transpose() * force;
+    return r;
+  }
+
+  template <class D>
+  Vec<D, m> kinematic_equations(Branch branch, const Vec<D, n>& q0, const Vec<D, n>& q1, const Vec<D, n>& q2) const {
+    if constexpr (HasFactoredDiscreteConstraint<Ds>) {
+      if (branch == Branch::physical) return ds_.template physical_factor<D>(q0, q1, q2);
+      if (branch == Branch::spurious) return ds_.template spurious_factor<D>(q0, q1, q2);
+    } else if (branch != Branch::literal) {
+      throw std::invalid_argument("this DSOCS has no factored kinematic constraint");
+    }
+    return ds_.template kinematic_constraint<D>(q0, q1, q2);
+  }
+
+  double discrete_residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2) const {
+    if constexpr (m == 0) return 0.0;
+    else return ds_.template kinematic_constraint<double>(q0, q1, q2).template lpNorm<Eigen::Infinity>();
+  }
+
+  Vecd<n> continuous_acceleration(const Vecd<n>& q, const Vecd<n>& v) const {
+    if constexpr (HasContinuousSystem<Ds>) {
+      Vecd<n> a;
+      if (solve_acceleration(ds_.system(), q, v, a).converged) return a;
+    }
+    return Vecd<n>::Constant(std::numeric_limits<double>::quiet_NaN());
+  }
+
+  void start(State& s) const {
+    const double h = step_size();
+    const bool taylor = options_.start == SecondOrderStart::taylor2;
+    if (taylor && !s.a.allFinite()) {
+      NewtonReport r;
+      r.reason = "no acceleration at (q0, v0) for the second-order start";
+      throw SolverError(1, h, r);
+    }
+    const Vecd<n> q1 = taylor ? Vecd<n>(s.q + h * s.v + 0.5 * h * h * s.a) : Vecd<n>(s.q + h * s.v);
+    if (s.a.allFinite()) s.v += h * s.a;
+    s.previous = s.q;
+    s.q = q1;
+    s.k = 1;
+    s.t = h;
+    s.iterations = 0;
+    s.discrete_constraint = 0.0;
+  }
+
+  Ds ds_;
+  SecondOrderMethodOptions options_;
+};
+
+/// The paper's DSOCS integrator of a SOCS (forward-difference L_d, central-difference D_K, D_V).
+template <SecondOrderSystem S>
+auto make_dsocs(const S& system, double h, SecondOrderMethodOptions options = {}) {
+  return DiscreteSecondOrderConstrained<DiscretizedSecondOrderSystem<S>>(discretize(system, h), options);
+}
+
+}  // namespace dalembert
