@@ -12,6 +12,7 @@
 #include <Eigen/QR>
 
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/tangent.hpp"
 #include "dalembert/model/model.hpp"
 
 namespace dalembert {
@@ -26,31 +27,86 @@ struct LagrangianDerivatives {
   Mat<T, N, N> B;   ///< B(i, j) = ∂²L/∂v_i ∂q_j
 };
 
-template <Model S, class T>
-LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
-                                                      const Vec<T, S::n>& v) {
+namespace detail {
+template <class T>
+struct first_order_dual : std::false_type {};
+template <int K>
+struct first_order_dual<ad::Dual<double, K>> : std::true_type {
+  static constexpr int directions = K;
+};
+
+/// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
+/// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
+/// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
+/// third AutoDiffScalar level); every entry then carries its K directional derivatives.
+template <Model S, int K>
+LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
+    const S& sys, const Vec<ad::Dual<double, K>, S::n>& q, const Vec<ad::Dual<double, K>, S::n>& v) {
   constexpr int n = S::n;
-  using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
-  using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
-  Vec<Grad, n> qd, vd;
+  using AlongV = ad::Dual<double, n>;
+  using Grad = ad::Dual<AlongV, 2 * n>;
+  using Outer = ad::Tangent<Grad, K>;
+  using D = ad::Dual<double, K>;
+  Vec<Outer, n> qd, vd;
   for (int i = 0; i < n; ++i) {
-    qd[i] = ad::variable<2 * n>(ad::constant<n>(q[i]), i);
-    vd[i] = ad::variable<2 * n>(ad::variable<n>(v[i], i), n + i);
+    qd[i] = Outer(ad::variable<2 * n>(ad::constant<n>(ad::value(q[i])), i));
+    vd[i] = Outer(ad::variable<2 * n>(ad::variable<n>(ad::value(v[i]), i), n + i));
+    for (int k = 0; k < K; ++k) {
+      qd[i].d[k] = ad::lift<Grad>(ad::derivative(q[i], k));
+      vd[i].d[k] = ad::lift<Grad>(ad::derivative(v[i], k));
+    }
   }
-  const Grad L = sys.template lagrangian<Grad>(qd, vd);
-  LagrangianDerivatives<T, n> d;
-  d.L = ad::value(ad::value(L));
+  const Outer L = sys.template lagrangian<Outer>(qd, vd);
+  // One entry of the hyper-dual, with its K directional derivatives.
+  const auto entry = [&](const auto& pick) {
+    D r;
+    r.value() = pick(L.a);
+    for (int k = 0; k < K; ++k) r.derivatives()[k] = pick(L.d[k]);
+    return r;
+  };
+  LagrangianDerivatives<D, n> d;
+  d.L = entry([](const Grad& g) { return ad::value(ad::value(g)); });
   for (int j = 0; j < n; ++j) {
-    const AlongV& dq = ad::derivative(L, j);
-    const AlongV& dv = ad::derivative(L, n + j);
-    d.Lq[j] = ad::value(dq);
-    d.Lv[j] = ad::value(dv);
+    d.Lq[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, j)); });
+    d.Lv[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
     for (int i = 0; i < n; ++i) {
-      d.B(i, j) = ad::derivative(dq, i);
-      d.W(i, j) = ad::derivative(dv, i);
+      d.B(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, j), i); });
+      d.W(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
     }
   }
   return d;
+}
+}  // namespace detail
+
+template <Model S, class T>
+LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
+                                                      const Vec<T, S::n>& v) {
+  if constexpr (detail::first_order_dual<T>::value) {
+    return detail::lagrangian_derivatives_along(sys, q, v);
+  } else {
+    constexpr int n = S::n;
+    using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
+    using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
+    Vec<Grad, n> qd, vd;
+    for (int i = 0; i < n; ++i) {
+      qd[i] = ad::variable<2 * n>(ad::constant<n>(q[i]), i);
+      vd[i] = ad::variable<2 * n>(ad::variable<n>(v[i], i), n + i);
+    }
+    const Grad L = sys.template lagrangian<Grad>(qd, vd);
+    LagrangianDerivatives<T, n> d;
+    d.L = ad::value(ad::value(L));
+    for (int j = 0; j < n; ++j) {
+      const AlongV& dq = ad::derivative(L, j);
+      const AlongV& dv = ad::derivative(L, n + j);
+      d.Lq[j] = ad::value(dq);
+      d.Lv[j] = ad::value(dv);
+      for (int i = 0; i < n; ++i) {
+        d.B(i, j) = ad::derivative(dq, i);
+        d.W(i, j) = ad::derivative(dv, i);
+      }
+    }
+    return d;
+  }
 }
 
 /// The momentum ∂L/∂v.
