@@ -14,11 +14,14 @@
 
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/exact.hpp"
+#include "dalembert/io/runners/mla.hpp"
 #include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
-using MethodFamilies = std::tuple<runners::Variational, runners::Continuous>;
+using MethodFamilies = std::tuple<runners::Variational, runners::ModifiedLagrangeDAlembert, runners::ExactNonholonomicFlow,
+                                  runners::Continuous>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {
