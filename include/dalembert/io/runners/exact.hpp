@@ -25,12 +25,13 @@ struct ExactNonholonomicFlow {
     } catch (const SolverError& e) {
       // Only a two-point start shoots before the first row (for R^{e−}(q0, q1)): a numerical
       // failure with nothing computed yet.
-      RunResult r;
-      r.trajectory.columns.push_back("t");
-      for (const auto& c : S::coordinates) r.trajectory.columns.emplace_back(c);
-      r.summary.system = std::string(S::name);
-      r.summary.method = "exact";
-      r.summary.h = o.h;
+      // The columns of a normal run (from an empty one), no rows.
+      RunOptions none = o;
+      none.steps = 0;
+      const Vecd<S::n> q0 = detail::fixed<S::n>(init.q0);
+      RunResult r = detail::observe_run(sys, method, method.initial_state(q0, Vecd<S::n>::Zero()), none, "exact",
+                                        std::nullopt);
+      r.trajectory.values.clear();
       r.summary.status = "solver-failure";
       r.summary.message = std::string("two-point start (q0, q1): ") + e.what();
       return r;
