@@ -6,7 +6,7 @@
 //   E(q_k)ᵀ[∂L/∂v(q_k, R^{e−}(q_k, q_{k+1})) − p_k] = 0,   M(q_k) R^{e−}(q_k, q_{k+1}) = 0
 // for q_{k+1} by Newton, each residual a shooting solve (discrete/shooting.hpp) and the Jacobian
 // [E(q_k)ᵀW; M(q_k)] U(h)⁻¹ from its sensitivities; then v_{k+1} = R^{e+}(q_k, q_{k+1}). The first
-// guess is one classical Runge–Kutta step. Its iterates are the continuous trajectory at t_k = k h
+// guess is one classical Runge–Kutta step, always corrected by at least one Newton step. Its iterates are the continuous trajectory at t_k = k h
 // to the shooting tolerance, for any h below the first conjugate point; at a conjugate point the
 // shooting Jacobian U(h) is singular and the step fails with a SolverError that says so.
 //
@@ -105,7 +105,14 @@ class ExactDiscreteFlow {
       // to tolerance·|q|/h: the residual's scale includes that.
       const double scale = std::max({s.p.template lpNorm<Eigen::Infinity>(), s.v.template lpNorm<Eigen::Infinity>(),
                                      (1.0 + s.q.template lpNorm<Eigen::Infinity>()) / h});
+      // Always one Newton correction of the predictor, so that the result is the solution of the
+      // exact discrete equations and not the predictor accepted within the tolerance.
+      Vecd<n> F;
+      Matd<n, n> J;
+      evaluate(x, F, J);
+      x -= J.partialPivLu().solve(F);
       r = newton_solve<n>(evaluate, x, scale, newton_);
+      r.iterations += 1;
     } catch (const SolverError& e) {  // a shooting failure: conjugate point or no convergence
       throw SolverError(s.k + 1, s.t + h, e.report());
     }
