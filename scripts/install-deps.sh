@@ -12,6 +12,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
+  python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
+  chromium                               # test that the HTML report renders (headless)
 )
 
 missing=()

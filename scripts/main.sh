@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and run the demonstration runs into results/.
+# The main job: install what is missing, build, and reproduce every experiment of the papers into
+# results/ (CSV data, PNG and SVG figures, results/report.md and results/report.html).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build --target dalembert
-scripts/demo.sh build/dalembert results
+build/dalembert reproduce --out results

@@ -7,6 +7,7 @@
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/models/particle.hpp"
+#include "test_support.hpp"
 
 using namespace dalembert;
 using namespace dalembert::models;
@@ -41,8 +42,11 @@ TEST(DLAEnergy, BoundedOverOneHundredThousandStepsWhileRK4Drifts) {
   const long N = 100000;
   const auto dla = energy_record(particle, make_dla(particle, h), N);
   const auto rk4 = energy_record(particle, RungeKutta4<NonholonomicParticle>(particle, h), N);
-  RecordProperty("dla_max_energy_error", std::to_string(dla.max_all));
-  RecordProperty("rk4_final_energy_error", std::to_string(rk4.error_at_end));
+  test::report("dla_max_energy_error_h0.1_1e5_steps", dla.max_all);
+  test::report("dla_max_energy_error_first_tenth", dla.max_first_tenth);
+  test::report("dla_max_energy_error_last_tenth", dla.max_last_tenth);
+  test::report("rk4_energy_error_half", rk4.error_at_half);
+  test::report("rk4_energy_error_end", rk4.error_at_end);
 
   // DLA: bounded (spec: 1.373e-3 over 5e4 steps) and no trend between the first and last tenth.
   EXPECT_LT(dla.max_all, 2e-3);
@@ -60,6 +64,8 @@ TEST(DLAEnergy, LargeStepsSeparateTheMethodsByOrdersOfMagnitude) {
   const long N = 8000;
   const auto dla = energy_record(particle, make_dla(particle, h), N);
   const auto rk4 = energy_record(particle, RungeKutta4<NonholonomicParticle>(particle, h), N);
+  test::report("dla_max_energy_error_h0.25_T2000", dla.max_all);
+  test::report("rk4_energy_error_h0.25_T2000", rk4.error_at_end);
   EXPECT_NEAR(dla.max_all, 8.35e-3, 0.5e-3);
   EXPECT_GT(rk4.error_at_end, 20.0 * dla.max_all);
 }

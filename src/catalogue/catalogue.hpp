@@ -3,6 +3,7 @@
 // run any method on itself. Entries are type-erased here; catalogue_entry.hpp builds them from a
 // model type, one translation unit per system so that the heavy templates compile in parallel.
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,9 @@ struct Entry {
   std::function<SystemDescription(const ParameterValues&)> describe;
   /// Fills in default q0/v0 where `init` leaves them empty, validates, and runs.
   std::function<RunResult(const ParameterValues&, InitialData, const RunOptions&)> run;
+  /// The closed-form positions q(t) from (q0, v0) (defaults filled in as for run), if the system
+  /// has a closed form for these parameters; std::nullopt otherwise or for two-point starts.
+  std::function<std::optional<Eigen::VectorXd>(const ParameterValues&, InitialData, double t)> exact;
 };
 
 const std::vector<Entry>& entries();

@@ -101,6 +101,17 @@ Entry make_entry() {
     }
     return run(sys, init, options);
   };
+  e.exact = [](const ParameterValues& values, InitialData init, double t) -> std::optional<Eigen::VectorXd> {
+    const S sys = detail::configure<S>(values);
+    if (init.q1) return std::nullopt;
+    if (init.q0.size()) detail::check_size<S>("--q0", init.q0);
+    if (init.v0.size()) detail::check_size<S>("--v0", init.v0);
+    const auto x0 = sys.default_initial();
+    const PhasePoint<S::n> start{init.q0.size() ? Vecd<S::n>(init.q0) : x0.q, init.v0.size() ? Vecd<S::n>(init.v0) : x0.v};
+    const auto s = sys.exact_solution(start, t);
+    if (!s) return std::nullopt;
+    return Eigen::VectorXd(s->q);
+  };
   return e;
 }
 

@@ -1,4 +1,5 @@
-// The dalembert command: list, describe, run (the contract is ../shared/DESIGN.md).
+// The dalembert command: list, describe, run (the contract is ../shared/DESIGN.md), and the
+// studies reproduce, compare, convergence (cli/study_commands.cpp).
 // Exit status: 0 success, 2 bad input (message on stderr), 3 numerical failure (partial output kept).
 #include <cmath>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include "catalogue/catalogue.hpp"
 #include "cli/output.hpp"
 #include "cli/parse.hpp"
+#include "cli/study_commands.hpp"
 
 namespace dalembert::cli {
 namespace {
@@ -161,6 +163,8 @@ int main(int argc, char** argv) {
   run->add_option("--shooting-tolerance", ra.shooting_tolerance,
                   "exact: tolerance of the inner integration and shooting, 1e-12 to 1e-6 (default 1e-12)");
 
+  const auto studies = add_study_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -175,6 +179,7 @@ int main(int argc, char** argv) {
     if (*list) return list_command();
     if (*describe) return describe_command(describe_name, describe_json, describe_params);
     if (*run) return run_command(ra);
+    if (const int status = run_study_command(*studies); status >= 0) return status;
   } catch (const BadInput& e) {
     std::cerr << "dalembert: " << e.what() << '\n';
     return 2;

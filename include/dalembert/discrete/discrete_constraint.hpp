@@ -26,7 +26,7 @@ concept DiscreteConstraint = requires(const Dc& c, const Vecd<Dc::n>& q) {
 };
 
 template <DiscreteConstraint Dc>
-DiscreteConstraintDerivatives<Dc::n, Dc::m> differentiate(const Dc& c, const Vecd<Dc::n>& q0,
+[[gnu::flatten]] DiscreteConstraintDerivatives<Dc::n, Dc::m> differentiate(const Dc& c, const Vecd<Dc::n>& q0,
                                                           const Vecd<Dc::n>& q1) {
   DiscreteConstraintDerivatives<Dc::n, Dc::m> d;
   if constexpr (Dc::m > 0) {

@@ -1,7 +1,11 @@
 #pragma once
-// Discrete forces F_d^±: Q×Q → T*Q and forced discrete Legendre maps (spec seed-002 §3.1).
+// Discrete forces F_d^±: Q×Q → T*Q (forced discrete mechanics, thesis §3.7.7, spec seed-002 §3.1).
 //
-// A discrete force is any object with
+// MidpointForce: for models with an external force F(q, v), F_d^-(q0, q1) = F_d^+(q0, q1) =
+// (h/2) F((q0 + q1)/2, (q1 − q0)/h), second order with any second-order discrete Lagrangian; DEL and
+// DLA add it to their residuals when the model has a force, so forces are never silently ignored.
+//
+// General discrete forces (for MLA) are any object with
 //   static constexpr int n;
 //   template <class T> Vec<T,n> minus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;   F_d^− ∈ T*_{q0}Q
 //   template <class T> Vec<T,n> plus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;    F_d^+ ∈ T*_{q1}Q
@@ -10,14 +14,54 @@
 // and the forced DEL / MLA equations are momentum matching F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k,
 // q_{k+1}) (modulo D° for MLA). A "forced discrete Lagrangian" is anything that evaluates both maps
 // and ∂F^{f−}/∂q1 (the Newton Jacobian) at a pair: (L_d, F_d^±) through automatic
-// differentiation (ForcedDiscreteLagrangian below), or the exact objects of
-// discrete/exact_nonholonomic.hpp through the closed identities of spec seed-002 §2.4.
+// differentiation (WithForces below), or the exact objects of discrete/exact_nonholonomic.hpp
+// through the closed identities of spec seed-002 §2.4.
 #include <concepts>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
 
 namespace dalembert {
+
+template <int N>
+struct DiscreteForceDerivatives {
+  Vecd<N> value;     ///< F_d^- = F_d^+
+  Matd<N, N> D2;     ///< ∂F_d/∂q1
+};
+
+template <Model S>
+class MidpointForce {
+ public:
+  static constexpr int n = S::n;
+  MidpointForce(const S& system, double h) : system_(system), h_(h) {}
+
+  template <class T>
+  Vec<T, n> operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    const Vec<T, n> q = 0.5 * (q0 + q1);
+    const Vec<T, n> v = (q1 - q0) / h_;
+    return 0.5 * h_ * system_.template force<T>(q, v);
+  }
+
+ private:
+  S system_;
+  double h_;
+};
+
+template <Model S>
+[[gnu::flatten]] DiscreteForceDerivatives<S::n> differentiate(const MidpointForce<S>& f, const Vecd<S::n>& q0,
+                                                             const Vecd<S::n>& q1) {
+  DiscreteForceDerivatives<S::n> d;
+  ad::value_and_jacobian<S::n, S::n>(
+      [&](const auto& x1) {
+        using D = typename std::decay_t<decltype(x1)>::Scalar;
+        const Vec<D, S::n> x0 = q0.template cast<D>();
+        return f(x0, x1);
+      },
+      q1, d.value, d.D2);
+  return d;
+}
+
+// --- General discrete forces ---------------------------------------------------------------------
 
 template <class Fd>
 concept DiscreteForce = requires(const Fd& f, const Vecd<Fd::n>& q) {
@@ -27,16 +71,16 @@ concept DiscreteForce = requires(const Fd& f, const Vecd<Fd::n>& q) {
 };
 
 template <int N>
-struct DiscreteForceDerivatives {
+struct TwoSidedForceDerivatives {
   Vecd<N> minus;        ///< F_d^−(q0, q1)
   Vecd<N> plus;         ///< F_d^+(q0, q1)
   Matd<N, N> minus_q1;  ///< ∂F_d^−/∂q1
 };
 
 template <DiscreteForce Fd>
-DiscreteForceDerivatives<Fd::n> differentiate(const Fd& f, const Vecd<Fd::n>& q0, const Vecd<Fd::n>& q1) {
+TwoSidedForceDerivatives<Fd::n> differentiate(const Fd& f, const Vecd<Fd::n>& q0, const Vecd<Fd::n>& q1) {
   constexpr int n = Fd::n;
-  DiscreteForceDerivatives<n> d;
+  TwoSidedForceDerivatives<n> d;
   ad::value_and_jacobian<n, n>(
       [&](const auto& x1) {
         using D = typename std::decay_t<decltype(x1)>::Scalar;

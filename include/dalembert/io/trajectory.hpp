@@ -2,6 +2,7 @@
 // What a run produces: a table of samples and a summary of its diagnostics.
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -76,6 +76,34 @@ LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
   }
   return d;
 }
+
+/// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers.
+template <Model S, class T>
+[[gnu::flatten]] LagrangianDerivatives<T, S::n> lagrangian_derivatives_at(const S& sys, const Vec<T, S::n>& q,
+                                                                         const Vec<T, S::n>& v) {
+  constexpr int n = S::n;
+  using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
+  using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
+  Vec<Grad, n> qd, vd;
+  for (int i = 0; i < n; ++i) {
+    qd[i] = ad::variable<2 * n>(ad::constant<n>(q[i]), i);
+    vd[i] = ad::variable<2 * n>(ad::variable<n>(v[i], i), n + i);
+  }
+  const Grad L = sys.template lagrangian<Grad>(qd, vd);
+  LagrangianDerivatives<T, n> d;
+  d.L = ad::value(ad::value(L));
+  for (int j = 0; j < n; ++j) {
+    const AlongV& dq = ad::derivative(L, j);
+    const AlongV& dv = ad::derivative(L, n + j);
+    d.Lq[j] = ad::value(dq);
+    d.Lv[j] = ad::value(dv);
+    for (int i = 0; i < n; ++i) {
+      d.B(i, j) = ad::derivative(dq, i);
+      d.W(i, j) = ad::derivative(dv, i);
+    }
+  }
+  return d;
+}
 }  // namespace detail
 
 template <Model S, class T>
@@ -84,28 +112,7 @@ LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T,
   if constexpr (detail::first_order_dual<T>::value) {
     return detail::lagrangian_derivatives_along(sys, q, v);
   } else {
-    constexpr int n = S::n;
-    using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
-    using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
-    Vec<Grad, n> qd, vd;
-    for (int i = 0; i < n; ++i) {
-      qd[i] = ad::variable<2 * n>(ad::constant<n>(q[i]), i);
-      vd[i] = ad::variable<2 * n>(ad::variable<n>(v[i], i), n + i);
-    }
-    const Grad L = sys.template lagrangian<Grad>(qd, vd);
-    LagrangianDerivatives<T, n> d;
-    d.L = ad::value(ad::value(L));
-    for (int j = 0; j < n; ++j) {
-      const AlongV& dq = ad::derivative(L, j);
-      const AlongV& dv = ad::derivative(L, n + j);
-      d.Lq[j] = ad::value(dq);
-      d.Lv[j] = ad::value(dv);
-      for (int i = 0; i < n; ++i) {
-        d.B(i, j) = ad::derivative(dq, i);
-        d.W(i, j) = ad::derivative(dv, i);
-      }
-    }
-    return d;
+    return detail::lagrangian_derivatives_at(sys, q, v);
   }
 }
 
@@ -123,9 +130,13 @@ Vecd<S::n> momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
   return p;
 }
 
-/// The energy E_L = v·∂L/∂v − L.
+/// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
 template <Model S>
 double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+  if constexpr (HasMetric<S>) {
+    const Matd<S::n, S::n> G = sys.template metric<double>(q);
+    return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
+  }
   double L;
   Vecd<S::n> p;
   ad::value_and_gradient<S::n>(
@@ -232,12 +243,16 @@ Matd<S::n, S::n - S::m> constraint_frame(const S& sys, const Vecd<S::n>& q) {
 
 /// The velocity v ∈ D_q whose momentum has the same components on D as p: Eᵀ ∂L/∂v(q, v) = Eᵀ p.
 /// This is the velocity of the constrained momentum on D* (the inverse of the nonholonomic
-/// Legendre map); without constraints it is the inverse Legendre map. Newton on v = E u, exact
-/// after one iteration for Lagrangians quadratic in v.
+/// Legendre map); without constraints it is the inverse Legendre map. Mechanical models solve one
+/// linear system; general Lagrangians use Newton on v = E u.
 template <Model S>
 Vecd<S::n> velocity_in_distribution(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
   constexpr int n = S::n, k = S::n - S::m;
   const Matd<n, k> E = constraint_frame(sys, q);
+  if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
+    const Matd<n, n> G = sys.template metric<double>(q);
+    return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
+  }
   Vecd<k> u = Vecd<k>::Zero();
   for (int it = 0; it < 20; ++it) {
     const Vecd<n> v = E * u;

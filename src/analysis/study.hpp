@@ -1,0 +1,58 @@
+#pragma once
+// Studies built on runs of catalogue systems: several methods side by side from the same initial
+// data (compare), and errors against a reference for a sequence of step sizes (convergence).
+// The reference is the closed form where the system has one, the Bulirsch–Stoer reference solver
+// otherwise. Used by the `compare`, `convergence` and `reproduce` commands.
+#include <string>
+#include <vector>
+
+#include "catalogue/catalogue.hpp"
+
+namespace dalembert::analysis {
+
+/// What a study needs to know about one system and its initial data.
+struct Problem {
+  const catalogue::Entry* system;
+  catalogue::ParameterValues parameters;
+  InitialData initial;
+};
+
+/// Positions q(t_k) of the reference at the output times of `options` (rows of `times`), and
+/// whether they come from the closed form ("closed form") or the reference solver.
+struct ReferencePositions {
+  std::vector<Eigen::VectorXd> q;
+  std::string kind;
+};
+ReferencePositions reference_positions(const Problem& problem, const RunOptions& options,
+                                       const std::vector<double>& times);
+
+/// Several methods on one problem: one table with t and, per method, the energy error E − E0,
+/// the constraint residual and the error |q − q_ref|_inf at each output time.
+struct Comparison {
+  Trajectory table;
+  std::vector<RunResult> runs;
+  std::string reference_kind;
+};
+Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
+                           const RunOptions& options);
+
+/// Error at t_end for each step size, with the fitted order.
+struct ConvergenceRow {
+  double h;
+  long steps;
+  double error;
+  bool fitted;  ///< part of the asymptotic range the order was fitted on
+};
+struct Convergence {
+  std::string method;
+  std::vector<ConvergenceRow> rows;
+  double order = 0.0;
+  std::string reference_kind;
+};
+/// `h_list` must divide t_end. The order is the least-squares slope over the asymptotic part: the
+/// finest step sizes whose successive local slopes stay within 0.3 of the finest one, excluding
+/// errors at the reference's round-off level (below 1e-11).
+Convergence convergence_study(const Problem& problem, const std::string& method, std::vector<double> h_list,
+                              double t_end, const RunOptions& base);
+
+}  // namespace dalembert::analysis

@@ -1,0 +1,204 @@
+#include "cli/study_commands.hpp"
+
+#include <filesystem>
+#include <iostream>
+
+#include "analysis/study.hpp"
+#include "cli/parse.hpp"
+#include "report/figures.hpp"
+#include "report/report.hpp"
+
+namespace dalembert::cli {
+
+namespace fs = std::filesystem;
+
+/// Arguments shared by compare and convergence: the problem and the discretisation options.
+struct ProblemArguments {
+  std::string system, q0, v0, params_alpha, alpha, rule = "alpha", tolerance, out_dir;
+  std::vector<std::string> params;
+
+  void add_to(CLI::App* cmd) {
+    cmd->add_option("SYSTEM", system, "catalogue system")->required();
+    cmd->add_option("--q0", q0, "initial position, comma separated");
+    cmd->add_option("--v0", v0, "initial velocity (must satisfy the constraints)");
+    cmd->add_option("--param", params, "override a parameter: name=value (repeatable)");
+    cmd->add_option("--alpha", alpha, "alpha of the alpha-rule discrete Lagrangian and constraint (default 0.5)");
+    cmd->add_option("--rule", rule, "discrete Lagrangian: alpha (default) or trapezoid");
+    cmd->add_option("--tolerance", tolerance, "Newton tolerance (default 1e-13)");
+    cmd->add_option("--out-dir", out_dir, "directory for the CSV and the figures");
+  }
+  analysis::Problem problem() const {
+    analysis::Problem p{&catalogue::find(system), parse_parameters(params), {}};
+    if (!q0.empty()) p.initial.q0 = parse_list("--q0", q0);
+    if (!v0.empty()) p.initial.v0 = parse_list("--v0", v0);
+    return p;
+  }
+  RunOptions base_options() const {
+    RunOptions o;
+    if (!alpha.empty()) {
+      o.alpha = parse_number("--alpha", alpha);
+      if (o.alpha < 0 || o.alpha > 1) throw BadInput("--alpha: must lie in [0, 1], got " + alpha);
+    }
+    o.rule = rule;
+    if (!tolerance.empty()) {
+      o.newton.tolerance = parse_number("--tolerance", tolerance);
+      if (!(o.newton.tolerance > 0)) throw BadInput("--tolerance: must be positive");
+    }
+    return o;
+  }
+};
+
+struct StudyCommands {
+  CLI::App* reproduce = nullptr;
+  CLI::App* compare = nullptr;
+  CLI::App* convergence = nullptr;
+  std::vector<std::string> only;
+  std::string reproduce_out = "results";
+  bool quick = false;
+  ProblemArguments compare_args, convergence_args;
+  std::string methods, h, t_end, steps, every = "1";
+  std::string method, h_list, convergence_t_end;
+};
+
+std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
+  auto c = std::make_shared<StudyCommands>();
+  c->reproduce = app.add_subcommand("reproduce", "rerun the papers' experiments: CSV, figures, report.md and report.html");
+  c->reproduce->add_option("--only", c->only, "run only these experiments (repeatable)");
+  c->reproduce->add_option("--out", c->reproduce_out, "output directory (default results)");
+  c->reproduce->add_flag("--quick", c->quick, "reduced step counts (the verdict checks stay meaningful)");
+
+  c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
+  c->compare_args.add_to(c->compare);
+  c->compare->add_option("--methods", c->methods, "comma-separated methods")->required();
+  c->compare->add_option("--h", c->h, "time step")->required();
+  c->compare->add_option("--t-end", c->t_end, "final time");
+  c->compare->add_option("--steps", c->steps, "number of steps");
+  c->compare->add_option("--every", c->every, "keep every K-th step (and the last)");
+
+  c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
+  c->convergence_args.add_to(c->convergence);
+  c->convergence->add_option("--method", c->method, "integrator")->required();
+  c->convergence->add_option("--h-list", c->h_list, "comma-separated step sizes, each dividing --t-end")->required();
+  c->convergence->add_option("--t-end", c->convergence_t_end, "final time")->required();
+  return c;
+}
+
+namespace {
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = s.find(',', start);
+    std::string item = s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int compare(const StudyCommands& c) {
+  const auto problem = c.compare_args.problem();
+  RunOptions o = c.compare_args.base_options();
+  o.h = parse_number("--h", c.h);
+  if (!(o.h > 0)) throw BadInput("--h: the step size must be positive, got " + c.h);
+  if (c.steps.empty() == c.t_end.empty()) throw BadInput("give exactly one of --steps N or --t-end T");
+  if (!c.steps.empty()) {
+    o.steps = parse_count("--steps", c.steps);
+  } else {
+    const double T = parse_number("--t-end", c.t_end);
+    if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.t_end);
+    o.steps = static_cast<long>(std::ceil(T / o.h - 1e-9));
+  }
+  o.every = parse_count("--every", c.every);
+  if (o.every < 1) throw BadInput("--every: must be at least 1");
+  const auto methods = split(c.methods);
+  if (methods.empty()) throw BadInput("--methods: give at least one method");
+  const auto cmp = analysis::compare_methods(problem, methods, o);
+  const std::string dir = c.compare_args.out_dir.empty() ? "compare-" + c.compare_args.system : c.compare_args.out_dir;
+  fs::create_directories(dir);
+  const std::string csv = dir + "/compare.csv";
+  report::write_table(csv, cmp.table);
+  std::vector<report::Figure> figures;
+  const std::string title = c.compare_args.system + ", h = " + report::format(o.h);
+  struct Panel {
+    const char* column;
+    const char* stem;
+    const char* ylabel;
+  };
+  for (const Panel p : {Panel{"energy_error", "energy_error", "|E_k - E_0|"},
+                        Panel{"constraint", "constraint", "|M(q_k) v_k| (continuous constraint)"},
+                        Panel{"error", "error", "max |q_k - q_ref(t_k)|"}}) {
+    report::Figure f{dir + "/" + p.stem, title + ": " + p.stem, "t", p.ylabel, "linear", "log", false, {}};
+    for (const auto& m : methods) f.series.push_back({csv, "t", m + ":" + p.column, m, "line", "abs"});
+    figures.push_back(f);
+  }
+  report::render(figures, dir);
+  std::cout << "reference: " << cmp.reference_kind << "\n";
+  std::printf("%-12s %14s %14s %14s %10s\n", "method", "max|dE|", "max|M v|", "max error", "seconds");
+  for (std::size_t i = 0; i < methods.size(); ++i) {
+    const auto& r = cmp.runs[i];
+    double worst = 0.0;
+    const std::size_t col = cmp.table.column(methods[i] + ":error");
+    for (std::size_t row = 0; row < cmp.table.rows(); ++row) worst = std::max(worst, cmp.table.at(row, col));
+    std::printf("%-12s %14.4e %14.4e %14.4e %10.3f%s\n", methods[i].c_str(), r.summary.max_energy_error,
+                r.summary.max_constraint_residual, worst, r.summary.wall_time_seconds,
+                r.failed() ? "  (failed; partial)" : "");
+  }
+  std::cout << "wrote " << csv << " and " << dir << "/{energy_error,constraint,error}.{png,svg}\n";
+  return 0;
+}
+
+int convergence(const StudyCommands& c) {
+  const auto problem = c.convergence_args.problem();
+  const RunOptions base = c.convergence_args.base_options();
+  const Eigen::VectorXd hs = parse_list("--h-list", c.h_list);
+  const double T = parse_number("--t-end", c.convergence_t_end);
+  if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
+  const auto conv = analysis::convergence_study(problem, c.method, std::vector<double>(hs.begin(), hs.end()), T, base);
+  const std::string dir =
+      c.convergence_args.out_dir.empty() ? "convergence-" + c.convergence_args.system + "-" + c.method : c.convergence_args.out_dir;
+  fs::create_directories(dir);
+  std::vector<double> h, steps, error, fitted;
+  for (const auto& row : conv.rows) {
+    h.push_back(row.h);
+    steps.push_back(static_cast<double>(row.steps));
+    error.push_back(row.error);
+    fitted.push_back(row.fitted ? 1.0 : 0.0);
+  }
+  Trajectory t;
+  t.columns = {"h", "steps", "error", "fitted"};
+  for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
+  report::write_table(dir + "/convergence.csv", t);
+  report::render({{dir + "/convergence", c.convergence_args.system + ": " + c.method + ", error at T = " + report::format(T),
+                   "h", "max |q(T) - q_ref(T)|", "log", "log", false,
+                   {{dir + "/convergence.csv", "h", "error",
+                     c.method + " (fitted order " + report::format(conv.order, 3) + ")", "line+markers", ""}}}},
+                 dir);
+  std::cout << "reference: " << conv.reference_kind << "\n";
+  std::printf("%12s %10s %14s %8s\n", "h", "steps", "error", "fitted");
+  for (const auto& row : conv.rows)
+    std::printf("%12.6g %10ld %14.6e %8s\n", row.h, row.steps, row.error, row.fitted ? "yes" : "");
+  std::printf("fitted order: %.3f\n", conv.order);
+  std::cout << "wrote " << dir << "/convergence.csv and " << dir << "/convergence.{png,svg}\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_study_command(const StudyCommands& c) {
+  if (*c.reproduce) {
+    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, std::cout);
+    for (const auto& r : results)
+      if (r.error) return 3;
+    return 0;
+  }
+  if (*c.compare) return compare(c);
+  if (*c.convergence) return convergence(c);
+  return -1;
+}
+
+}  // namespace dalembert::cli

@@ -1,0 +1,17 @@
+#include "report/experiment.hpp"
+
+namespace dalembert::report {
+
+std::vector<Experiment> variational_experiments();
+
+const std::vector<Experiment>& experiments() {
+  static const std::vector<Experiment> all = [] {
+    std::vector<Experiment> list;
+    for (auto&& group : {variational_experiments()})
+      list.insert(list.end(), group.begin(), group.end());
+    return list;
+  }();
+  return all;
+}
+
+}  // namespace dalembert::report

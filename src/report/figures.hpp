@@ -1,0 +1,37 @@
+#pragma once
+// Figure specifications, drawn by scripts/plot.py (matplotlib) from CSV files; see
+// docs/decisions.md for why matplotlib.
+#include <string>
+#include <vector>
+
+#include "dalembert/io/trajectory.hpp"
+
+namespace dalembert::report {
+
+struct Series {
+  std::string csv;       ///< path of the CSV file
+  std::string x, y;      ///< column names
+  std::string label;
+  std::string style = "line";  ///< line, dashed, markers, line+markers
+  std::string transform;       ///< "" or "abs"
+  std::string color;           ///< "" (automatic) or a matplotlib colour
+};
+
+struct Figure {
+  std::string stem;  ///< output path without extension (.png and .svg are written)
+  std::string title, xlabel, ylabel;
+  std::string xscale = "linear", yscale = "linear";
+  bool aspect_equal = false;
+  std::vector<Series> series;
+};
+
+/// Writes all figures (one Python process); throws std::runtime_error naming the failure.
+void render(const std::vector<Figure>& figures, const std::string& work_dir);
+
+/// Writes a table as CSV atomically.
+void write_table(const std::string& path, const Trajectory& table);
+
+/// The plotting script: $DALEMBERT_PLOT_SCRIPT or the one in the source tree.
+std::string plot_script();
+
+}  // namespace dalembert::report

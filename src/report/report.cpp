@@ -1,0 +1,211 @@
+#include "report/report.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli/output.hpp"
+#include "dalembert/io/errors.hpp"
+
+namespace dalembert::report {
+
+namespace fs = std::filesystem;
+
+std::string format(double x, int digits) {
+  char buf[64];
+  if (x == 0.0 || (std::abs(x) >= 1e-3 && std::abs(x) < 1e5))
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+  else
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, x);
+  return buf;
+}
+
+namespace {
+
+std::string base64(const std::string& bytes) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8) |
+                       static_cast<unsigned char>(bytes[i + 2]);
+    for (int s = 18; s >= 0; s -= 6) out += table[(v >> s) & 63];
+  }
+  if (i < bytes.size()) {
+    unsigned v = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) v |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += i + 1 < bytes.size() ? table[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string verdict_text(const ExperimentResult& r) {
+  return r.error ? "error" : to_string(r.outcome.verdict);
+}
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  return buf;
+}
+
+void write_markdown(const std::vector<ExperimentResult>& results, const fs::path& out, bool quick) {
+  std::ostringstream md;
+  md << "# dalembert: reproduction of the papers' experiments\n\n"
+     << "Generated " << timestamp() << " by `dalembert reproduce`" << (quick ? " --quick (reduced step counts)" : "")
+     << ". Each experiment reruns a numerical experiment of the papers in `../shared/papers/` with the data of "
+        "the specs in `../shared/spec/`, states the paper's claim, our numbers and a verdict.\n\n"
+     << "| experiment | paper | figure | verdict |\n|---|---|---|---|\n";
+  for (const auto& r : results)
+    md << "| [" << r.experiment->title << "](#" << r.experiment->name << ") | " << r.experiment->paper << " | "
+       << r.experiment->figure << " | " << verdict_text(r) << " |\n";
+  for (const auto& r : results) {
+    const auto& e = *r.experiment;
+    md << "\n<a id=\"" << e.name << "\"></a>\n## " << e.title << "\n\n"
+       << "- **experiment**: `" << e.name << "` (" << format(r.seconds, 2) << " s)\n"
+       << "- **paper**: " << e.paper << "\n- **figure**: " << e.figure << "\n- **system**: " << e.system
+       << "\n- **methods**: " << e.methods << "\n- **data**: " << e.data << "\n- **claim**: " << e.claim << "\n"
+       << "- **verdict**: **" << verdict_text(r) << "** — " << r.outcome.explanation << "\n\n";
+    if (!r.outcome.numbers.empty()) {
+      md << "| quantity | ours | for comparison |\n|---|---|---|\n";
+      for (const auto& n : r.outcome.numbers) md << "| " << n.quantity << " | " << n.value << " | " << n.note << " |\n";
+      md << "\n";
+    }
+    for (const auto& f : r.outcome.figures) {
+      const auto rel = fs::relative(fs::path(f.stem + ".png"), out);
+      md << "![" << f.title << "](" << rel.string() << ")\n\n";
+    }
+  }
+  cli::write_file_atomically((out / "report.md").string(), md.str());
+}
+
+void write_html(const std::vector<ExperimentResult>& results, const fs::path& out, bool quick) {
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    << "<title>dalembert: reproduction report</title>\n<style>\n"
+    << "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;line-height:1.45;color:#222}\n"
+    << "table{border-collapse:collapse;margin:0.6rem 0}td,th{border:1px solid #ccc;padding:0.25rem 0.6rem;text-align:left}\n"
+    << "th{background:#f3f3f3}.supported{color:#17692a;font-weight:600}.differs{color:#9a6700;font-weight:600}\n"
+    << ".not-supported,.error{color:#b00020;font-weight:600}img{max-width:100%;border:1px solid #eee;margin:0.4rem 0}\n"
+    << "section{border-top:1px solid #ddd;margin-top:2rem}dt{font-weight:600;float:left;width:7rem}dd{margin-left:7.5rem}\n"
+    << "</style></head><body>\n<h1>dalembert: reproduction of the papers' experiments</h1>\n<p>Generated "
+    << timestamp() << " by <code>dalembert reproduce</code>" << (quick ? " --quick (reduced step counts)" : "")
+    << ". Each experiment reruns a numerical experiment of the papers with the data of the specs, states the "
+       "paper's claim, our numbers and a verdict.</p>\n<table><tr><th>experiment</th><th>paper</th><th>figure</th>"
+       "<th>verdict</th></tr>\n";
+  const auto css = [](const std::string& v) {
+    std::string c = v;
+    for (auto& ch : c)
+      if (ch == ' ') ch = '-';
+    return c;
+  };
+  for (const auto& r : results)
+    h << "<tr><td><a href=\"#" << r.experiment->name << "\">" << html_escape(r.experiment->title) << "</a></td><td>"
+      << html_escape(r.experiment->paper) << "</td><td>" << html_escape(r.experiment->figure) << "</td><td class=\""
+      << css(verdict_text(r)) << "\">" << verdict_text(r) << "</td></tr>\n";
+  h << "</table>\n";
+  for (const auto& r : results) {
+    const auto& e = *r.experiment;
+    h << "<section id=\"" << e.name << "\"><h2>" << html_escape(e.title) << "</h2>\n<dl>"
+      << "<dt>experiment</dt><dd><code>" << e.name << "</code> (" << format(r.seconds, 2) << " s)</dd>"
+      << "<dt>paper</dt><dd>" << html_escape(e.paper) << "</dd><dt>figure</dt><dd>" << html_escape(e.figure)
+      << "</dd><dt>system</dt><dd>" << html_escape(e.system) << "</dd><dt>methods</dt><dd>" << html_escape(e.methods)
+      << "</dd><dt>data</dt><dd>" << html_escape(e.data) << "</dd><dt>claim</dt><dd>" << html_escape(e.claim)
+      << "</dd><dt>verdict</dt><dd><span class=\"" << css(verdict_text(r)) << "\">" << verdict_text(r)
+      << "</span> — " << html_escape(r.outcome.explanation) << "</dd></dl>\n";
+    if (!r.outcome.numbers.empty()) {
+      h << "<table><tr><th>quantity</th><th>ours</th><th>for comparison</th></tr>\n";
+      for (const auto& n : r.outcome.numbers)
+        h << "<tr><td>" << html_escape(n.quantity) << "</td><td>" << html_escape(n.value) << "</td><td>"
+          << html_escape(n.note) << "</td></tr>\n";
+      h << "</table>\n";
+    }
+    for (const auto& f : r.outcome.figures) {
+      const fs::path png(f.stem + ".png");
+      if (fs::exists(png))
+        h << "<figure><img alt=\"" << html_escape(f.title) << "\" src=\"data:image/png;base64," << base64(slurp(png))
+          << "\"></figure>\n";
+    }
+    h << "</section>\n";
+  }
+  h << "</body></html>\n";
+  cli::write_file_atomically((out / "report.html").string(), h.str());
+}
+
+}  // namespace
+
+std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, const std::string& out_dir, bool quick,
+                                        std::ostream& progress) {
+  std::vector<const Experiment*> selected;
+  for (const auto& name : only) {
+    const Experiment* found = nullptr;
+    for (const auto& e : experiments())
+      if (e.name == name) found = &e;
+    if (!found) {
+      std::string known;
+      for (const auto& e : experiments()) known += (known.empty() ? "" : ", ") + e.name;
+      throw BadInput("unknown experiment '" + name + "' (known: " + known + ")");
+    }
+    selected.push_back(found);
+  }
+  if (only.empty())
+    for (const auto& e : experiments()) selected.push_back(&e);
+
+  const fs::path out = fs::absolute(out_dir);
+  fs::create_directories(out);
+  std::vector<ExperimentResult> results;
+  std::size_t i = 0;
+  for (const Experiment* e : selected) {
+    ++i;
+    progress << "[" << i << "/" << selected.size() << "] " << e->name << " ... " << std::flush;
+    const auto start = std::chrono::steady_clock::now();
+    ExperimentResult r{e, {}, false, 0.0};
+    const fs::path dir = out / e->name;
+    try {
+      fs::create_directories(dir);
+      r.outcome = e->run(Context{dir.string(), quick});
+      render(r.outcome.figures, dir.string());
+    } catch (const std::exception& ex) {
+      r.error = true;
+      r.outcome.explanation = std::string("the experiment failed: ") + ex.what();
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    progress << verdict_text(r) << " (" << format(r.seconds, 2) << " s)\n";
+    results.push_back(std::move(r));
+  }
+  write_markdown(results, out, quick);
+  write_html(results, out, quick);
+  progress << "report: " << (out / "report.md").string() << " and " << (out / "report.html").string() << "\n";
+  return results;
+}
+
+}  // namespace dalembert::report

@@ -1,0 +1,145 @@
+// The study commands: compare, convergence and reproduce (each experiment with --quick, checking
+// its verdict), and the HTML report in headless Chromium where it is installed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+
+#include "report/experiment.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("dalembert_studies_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+Result run_dalembert(const std::string& args) {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  const std::string cmd = std::string(DALEMBERT_EXECUTABLE) + " " + args + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+// The verdict each experiment must reach (update together with the experiment's definition).
+const std::map<std::string, std::string>& expected_verdicts() {
+  static const std::map<std::string, std::string> v = {
+      {"thesis-pendulum", "supported"},
+      {"thesis-satellite", "supported"},
+      {"dlms-particle-energy", "differs"},
+      {"convergence-variational", "supported"},
+  };
+  return v;
+}
+
+}  // namespace
+
+TEST(Compare, WritesOneCsvAndThreeFigures) {
+  const fs::path dir = scratch() / "compare";
+  const auto r = run_dalembert("compare knife-edge --methods dla,rk4 --h 0.05 --t-end 5 --out-dir " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reference: closed form"), std::string::npos) << r.out;
+  const std::string csv = slurp(dir / "compare.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "t,dla:energy_error,dla:constraint,dla:error,rk4:energy_error,rk4:constraint,rk4:error");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 102);  // header + 101 rows
+  for (const char* f : {"energy_error", "constraint", "error"}) {
+    EXPECT_GT(fs::file_size(dir / (std::string(f) + ".png")), 1000u) << f;
+    EXPECT_TRUE(fs::exists(dir / (std::string(f) + ".svg"))) << f;
+  }
+}
+
+TEST(Compare, RejectsBadInput) {
+  const auto r = run_dalembert("compare knife-edge --methods dla,warp --h 0.05 --t-end 1 --out-dir " + (scratch() / "bad").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown method 'warp'"), std::string::npos) << r.err;
+}
+
+TEST(Convergence, FitsTheOrderOfMidpointDla) {
+  const fs::path dir = scratch() / "convergence";
+  const auto r = run_dalembert("convergence vertical-disk --method dla --h-list 0.1,0.05,0.025,0.0125 --t-end 1 --out-dir " +
+                           dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto pos = r.out.find("fitted order: ");
+  ASSERT_NE(pos, std::string::npos) << r.out;
+  EXPECT_NEAR(std::stod(r.out.substr(pos + 14)), 2.0, 0.05);
+  EXPECT_GT(fs::file_size(dir / "convergence.png"), 1000u);
+  const auto bad = run_dalembert("convergence vertical-disk --method dla --h-list 0.3,0.1 --t-end 1 --out-dir " + dir.string());
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("does not divide"), std::string::npos) << bad.err;
+}
+
+TEST(Reproduce, EveryExperimentHasAnExpectedVerdict) {
+  for (const auto& e : dalembert::report::experiments())
+    EXPECT_TRUE(expected_verdicts().count(e.name)) << e.name << " has no expected verdict in this test";
+}
+
+class ReproduceExperiment : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReproduceExperiment, ReachesItsVerdict) {
+  const std::string name = GetParam();
+  const fs::path dir = scratch() / ("reproduce_" + name);
+  const auto r = run_dalembert("reproduce --quick --only " + name + " --out " + dir.string());
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string md = slurp(dir / "report.md");
+  EXPECT_NE(md.find("- **verdict**: **" + expected_verdicts().at(name) + "**"), std::string::npos) << md;
+  EXPECT_NE(slurp(dir / "report.html").find("data:image/png;base64,"), std::string::npos);
+  EXPECT_FALSE(fs::is_empty(dir / name));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllExperiments, ReproduceExperiment, ::testing::ValuesIn([] {
+                           std::vector<std::string> names;
+                           for (const auto& [name, verdict] : expected_verdicts()) names.push_back(name);
+                           return names;
+                         }()),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (auto& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+TEST(Reproduce, UnknownExperimentIsBadInput) {
+  const auto r = run_dalembert("reproduce --only no-such-experiment --out " + (scratch() / "none").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown experiment"), std::string::npos);
+}
+
+TEST(Reproduce, HtmlReportRendersInHeadlessChromium) {
+  const char* chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) GTEST_SKIP() << "Chromium is not installed (Debian package chromium); skipping";
+  const fs::path dir = scratch() / "reproduce_html";
+  ASSERT_EQ(run_dalembert("reproduce --quick --only thesis-pendulum --out " + dir.string()).status, 0);
+  const fs::path shot = dir / "screenshot.png";
+  const std::string cmd = std::string(chromium) +
+                          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                          "--disable-background-networking --disable-component-update --disable-sync "
+                          "--user-data-dir=" + (dir / "profile").string() + " --window-size=1200,2400 --screenshot=" +
+                          shot.string() + " file://" + (dir / "report.html").string() + " >" +
+                          (dir / "chromium.log").string() + " 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir / "chromium.log");
+  ASSERT_TRUE(fs::exists(shot)) << slurp(dir / "chromium.log");
+  EXPECT_GT(fs::file_size(shot), 20000u);  // a rendered page with figures, not a blank one
+}
