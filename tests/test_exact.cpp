@@ -73,7 +73,7 @@ TEST(Exact, ParticleExactConstraintSubmanifold) {
     const Vecd<3> q1 = exact.exponential(kQ0, v0);
     EXPECT_LT(std::abs(particle_exact_constraint(kQ0, q1, h)), 1e-11);
     EXPECT_LT(exact.constraint(kQ0, particle_at(particle, kQ0, v0, h)).norm(), 1e-11);
-    const Vecd<3> off = particle_at(particle, kQ0, v0, h) + Vecd<3>(0.0, 0.0, 0.01);
+    const Vecd<3> off = particle_at(particle, kQ0, v0, h) + Vecd<3>(0.0, 0.0, 0.01);  // 0.01 off the surface
     EXPECT_GT(exact.constraint(kQ0, off).norm(), 0.01 / h / 10);
   }
   for (const double step : {0.2, 0.5, 1.0}) {
@@ -96,6 +96,7 @@ TEST(Exact, MidpointAndExactConstraintSurfacesDifferAtFourthOrder) {
     return z_exact - 0.5 * s * s;
   };
   const double d1 = difference(0.1), d2 = difference(0.05);
+  test::report("exact_minus_midpoint_surface_ratio", d1 / d2);
   EXPECT_NEAR(d1 / d2, 16.0, 0.1);
   EXPECT_NEAR(d2 / (-std::pow(0.05, 4) / 24), 1.0, 0.005);
 }
@@ -182,6 +183,7 @@ TEST(Exact, ExactDiscreteLagrangianIsThirdOrderCloseToTheMidpointRule) {
     const double exact = ExactNonholonomic<NonholonomicParticle>(particle, h).objects(kQ0, q1).lagrangian;
     return std::abs(AlphaRule<NonholonomicParticle>(particle, h)(kQ0, q1) - exact);
   });
+  test::report("exact_vs_midpoint_lagrangian_order", order);
   EXPECT_NEAR(order, 3.0, 0.1);
 }
 
@@ -202,7 +204,9 @@ TEST(Exact, MLAWithExactObjectsIsExactAndDLAWithTheExactLagrangianIsNot) {
   const Vecd<2> projected = constraint_frame(particle, q1).transpose() * dla;
   EXPECT_NEAR(projected[0], -5.5e-4, 0.05e-4);
   EXPECT_NEAR(projected[1], 1.04e-3, 0.01e-3);
-  RecordProperty("dla_exact_lagrangian_residual", std::to_string(projected[0]) + " " + std::to_string(projected[1]));
+  test::report("mla_exact_objects_full_residual", mla.norm());
+  test::report("dla_exact_lagrangian_residual_e1", projected[0]);
+  test::report("dla_exact_lagrangian_residual_e2", projected[1]);
 
   // The generic MLA solver fed with the exact objects returns the exact samples, with multiplier 0.
   NewtonOptions newton;
@@ -237,11 +241,19 @@ TEST(Exact, FlowEqualsTheReferenceSolver) {
     }
     return worst;
   };
-  EXPECT_LT(difference(NonholonomicParticle{}, 0.5), 1e-10);
-  EXPECT_LT(difference(KnifeEdge{}, 0.1), 1e-10);
-  EXPECT_LT(difference(PerturbedKnifeEdge{}, 0.1), 1e-10);
-  EXPECT_LT(difference(VerticalDisk{}, 0.1), 1e-10);
-  EXPECT_LT(difference(ChaplyginSleigh{}, 0.1), 1e-10);
+  const double particle = difference(NonholonomicParticle{}, 0.5), knife = difference(KnifeEdge{}, 0.1),
+               perturbed = difference(PerturbedKnifeEdge{}, 0.1), disk = difference(VerticalDisk{}, 0.1),
+               sleigh = difference(ChaplyginSleigh{}, 0.1);
+  test::report("exact_vs_reference_particle", particle);
+  test::report("exact_vs_reference_knife_edge", knife);
+  test::report("exact_vs_reference_perturbed_knife_edge", perturbed);
+  test::report("exact_vs_reference_vertical_disk", disk);
+  test::report("exact_vs_reference_chaplygin_sleigh", sleigh);
+  EXPECT_LT(particle, 1e-10);
+  EXPECT_LT(knife, 1e-10);
+  EXPECT_LT(perturbed, 1e-10);
+  EXPECT_LT(disk, 1e-10);
+  EXPECT_LT(sleigh, 1e-10);
 }
 
 TEST(Exact, FlowFromTwoPointsReproducesTheClosedForm) {

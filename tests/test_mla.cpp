@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/reference.hpp"
@@ -120,6 +121,20 @@ TEST(MLA, WithoutConstraintsIsForcedDiscreteEulerLagrange) {
     q1 = s.q[0];
   }
   EXPECT_LT(std::abs(q1), 0.01);  // the oscillator has lost its energy to the damping
+
+  // and the library's forced DEL (del.hpp with the midpoint force) gives the same iterates.
+  const DiscreteEulerLagrange<DampedOscillator, AlphaRule<DampedOscillator>> del(osc, AlphaRule<DampedOscillator>(osc, h));
+  const PhasePoint<1> x0{Vecd<1>(1.0), Vecd<1>(-0.4)};
+  auto a = del.initial_state(x0.q, x0.v);
+  auto b = mla.initial_state(x0.q, x0.v);
+  double worst = 0.0;
+  for (int step = 0; step < 200; ++step) {
+    del.step(a);
+    mla.step(b);
+    worst = std::max({worst, std::abs(a.q[0] - b.q[0]), std::abs(a.p[0] - b.p[0])});
+  }
+  test::report("mla_vs_forced_del_max_difference", worst);
+  EXPECT_LT(worst, 1e-15);
 }
 
 TEST(MLA, GenericStepIsThePapersExplicitParticleUpdate) {
@@ -224,8 +239,8 @@ TEST(MLA, ParticleExperimentReproducesTheReferenceNumbers) {
   };
   EXPECT_LT(late_spread(mla, 10), 1e-7);   // spec: 3.5e-8
   EXPECT_LT(late_spread(mla, 100), 1e-10);  // spec: 4.6e-12
-  RecordProperty("mla_energy_spread", std::to_string(mla.spread()));
-  RecordProperty("dla_energy_spread", std::to_string(dla.spread()));
+  test::report("particle_mla_energy_spread", mla.spread());
+  test::report("particle_dla_energy_spread", dla.spread());
 }
 
 TEST(MLA, ParticleTrajectoryErrorAgainstTheExactFlow) {
@@ -247,6 +262,10 @@ TEST(MLA, ParticleTrajectoryErrorAgainstTheExactFlow) {
   const auto one_step = [&](const auto& method) { return (test::final_state(method, start, 1200).q - exact).norm(); };
   const auto mla = make_midpoint_mla(particle, h);
   const auto dla = make_dla(particle, h);
+  test::report("particle_mla_error_k1200_two_point", two_point(mla));
+  test::report("particle_dla_error_k1200_two_point", two_point(dla));
+  test::report("particle_mla_error_k1200_one_step", one_step(mla));
+  test::report("particle_dla_error_k1200_one_step", one_step(dla));
   EXPECT_NEAR(two_point(mla), 6.218, 0.001);
   EXPECT_NEAR(two_point(dla), 7.309, 0.001);
   EXPECT_NEAR(one_step(mla), 0.0341, 0.0001);
@@ -279,6 +298,8 @@ TEST(MLA, KnifeEdgeExperimentReproducesTheReferenceNumbers) {
   EXPECT_NEAR(mla.spread(), 4.64e-4, 0.01e-4);
   EXPECT_NEAR(dla.min(), 0.514763, 1e-6);
   EXPECT_NEAR(dla.spread(), 3.76e-2, 0.01e-2);
+  test::report("knife_edge_mla_energy_spread", mla.spread());
+  test::report("knife_edge_dla_energy_spread", dla.spread());
   EXPECT_LT(10 * mla.spread(), dla.spread());
   EXPECT_LT(20 * mla.spread(), dla.spread());  // spec seed-002 test 22
 }
@@ -300,8 +321,8 @@ TEST(MLA, KnownShortfall_KnifeEdgeTrajectoryErrorIsLargerThanDLAs) {
   const Vecd<3> exact = knife.exact_solution(start, 600 * h)->q;
   const double e_mla = (test::final_state(make_midpoint_mla(knife, h), start, 600).q - exact).norm();
   const double e_dla = (test::final_state(make_dla(knife, h), start, 600).q - exact).norm();
-  RecordProperty("mla_error", std::to_string(e_mla));
-  RecordProperty("dla_error", std::to_string(e_dla));
+  test::report("knife_edge_mla_error_k600", e_mla);
+  test::report("knife_edge_dla_error_k600", e_dla);
   EXPECT_GT(e_mla, 1.5 * e_dla);
 }
 
@@ -325,6 +346,8 @@ TEST(MLA, PerturbedKnifeEdgeExperimentReproducesTheReferenceNumbers) {
     EXPECT_NEAR(dla.H[ks[i]], dla_values[i], 1e-6) << "k = " << ks[i];
   }
   const double drift_mla = mla.H[599] - mla.H[0], drift_dla = dla.H[599] - dla.H[0];
+  test::report("perturbed_knife_edge_mla_drift", drift_mla);
+  test::report("perturbed_knife_edge_dla_drift", drift_dla);
   EXPECT_NEAR(drift_mla, 0.019, 0.001);
   EXPECT_NEAR(drift_dla, -0.372, 0.001);
   EXPECT_LT(std::abs(drift_mla), std::abs(drift_dla));
@@ -382,7 +405,9 @@ TEST(MLA, MidpointIsSecondOrder) {
   EXPECT_NEAR(p, 2.0, 0.1);
   EXPECT_NEAR(k, 2.0, 0.1);
   EXPECT_NEAR(e, 2.0, 0.1);
-  RecordProperty("orders", std::to_string(p) + " " + std::to_string(k) + " " + std::to_string(e));
+  test::report("mla_order_particle", p);
+  test::report("mla_order_knife_edge", k);
+  test::report("mla_order_perturbed_knife_edge", e);
 }
 
 TEST(MLA, OffCentreAlphaIsFirstOrder) {
@@ -393,5 +418,6 @@ TEST(MLA, OffCentreAlphaIsFirstOrder) {
   const double order = test::measured_order(2.0, {40, 80, 160, 320}, [&](double h, long steps) {
     return (test::final_state(make_midpoint_mla(knife, h, 0.3), x0, steps).q - truth).template lpNorm<Eigen::Infinity>();
   });
+  test::report("mla_order_knife_edge_alpha_0.3", order);
   EXPECT_NEAR(order, 1.0, 0.1);
 }
