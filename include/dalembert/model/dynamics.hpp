@@ -31,9 +31,7 @@ namespace detail {
 template <class T>
 struct first_order_dual : std::false_type {};
 template <int K>
-struct first_order_dual<ad::Dual<double, K>> : std::true_type {
-  static constexpr int directions = K;
-};
+struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 
 /// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
 /// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
