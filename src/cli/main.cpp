@@ -58,7 +58,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
 
 struct RunArguments {
   std::string system, method, h, steps, t_end, q0, v0, q1, z0, alpha, rule = "alpha", every = "1", out, summary;
-  std::string tolerance, max_iterations, fim_start;
+  std::string tolerance, max_iterations, fim_start, shooting_tolerance;
   std::string root_rule = "physical", dsocs_start = "taylor2";
   std::vector<std::string> params;
 };
@@ -99,6 +99,11 @@ int run_command(const RunArguments& a) {
     o.newton.tolerance = parse_number("--tolerance", a.tolerance);
     if (!(o.newton.tolerance > 0)) throw BadInput("--tolerance: must be positive");
     o.reference_tolerance = std::max(o.newton.tolerance, 1e-15);
+  }
+  if (!a.shooting_tolerance.empty()) {
+    o.shooting_tolerance = parse_number("--shooting-tolerance", a.shooting_tolerance);
+    if (!(o.shooting_tolerance >= 1e-12 && o.shooting_tolerance <= 1e-6))
+      throw BadInput("--shooting-tolerance: must lie in [1e-12, 1e-6], got " + a.shooting_tolerance);
   }
   if (!a.max_iterations.empty()) {
     o.newton.max_iterations = static_cast<int>(parse_count("--max-iterations", a.max_iterations));
@@ -175,6 +180,8 @@ int main(int argc, char** argv) {
   run->add_option("--summary", ra.summary, "JSON summary file");
   run->add_option("--tolerance", ra.tolerance, "Newton tolerance, relative to the momentum scale (default 1e-13)");
   run->add_option("--max-iterations", ra.max_iterations, "Newton iterations per step (default 30)");
+  run->add_option("--shooting-tolerance", ra.shooting_tolerance,
+                  "exact: tolerance of the inner integration and shooting, 1e-12 to 1e-6 (default 1e-12)");
 
   const auto studies = add_study_commands(app);
 

@@ -1,11 +1,25 @@
 #pragma once
-// Discrete forces F_d^±(q0, q1) ≈ ∫ F·∂q/∂q_{0,1} dt for models with an external force F(q, v)
-// (forced discrete mechanics, thesis §3.7.7). The midpoint rule
-//   F_d^-(q0, q1) = F_d^+(q0, q1) = (h/2) F((q0 + q1)/2, (q1 − q0)/h)
-// is second order with any second-order discrete Lagrangian; DEL and DLA add it to their
-// residuals when the model has a force, so forces are never silently ignored.
-#include "dalembert/core/autodiff.hpp"
-#include "dalembert/model/model.hpp"
+// Discrete forces F_d^±: Q×Q → T*Q (forced discrete mechanics, thesis §3.7.7, spec seed-002 §3.1).
+//
+// MidpointForce: for models with an external force F(q, v), F_d^-(q0, q1) = F_d^+(q0, q1) =
+// (h/2) F((q0 + q1)/2, (q1 − q0)/h), second order with any second-order discrete Lagrangian; DEL and
+// DLA add it to their residuals when the model has a force, so forces are never silently ignored.
+//
+// General discrete forces (for MLA) are any object with
+//   static constexpr int n;
+//   template <class T> Vec<T,n> minus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;   F_d^− ∈ T*_{q0}Q
+//   template <class T> Vec<T,n> plus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;    F_d^+ ∈ T*_{q1}Q
+// The forced discrete Legendre maps of (L_d, F_d^±) are
+//   F^{f−}L_d(q0, q1) = −D1 L_d − F_d^−  ∈ T*_{q0}Q,    F^{f+}L_d(q0, q1) = D2 L_d + F_d^+  ∈ T*_{q1}Q,
+// and the forced DEL / MLA equations are momentum matching F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k,
+// q_{k+1}) (modulo D° for MLA). A "forced discrete Lagrangian" is anything that evaluates both maps
+// and ∂F^{f−}/∂q1 (the Newton Jacobian) at a pair: (L_d, F_d^±) through automatic
+// differentiation (WithForces below), or the exact objects of discrete/exact_nonholonomic.hpp
+// through the closed identities of spec seed-002 §2.4.
+#include <concepts>
+
+#include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/dynamics.hpp"
 
 namespace dalembert {
 
@@ -46,5 +60,152 @@ template <Model S>
       q1, d.value, d.D2);
   return d;
 }
+
+// --- General discrete forces ---------------------------------------------------------------------
+
+template <class Fd>
+concept DiscreteForce = requires(const Fd& f, const Vecd<Fd::n>& q) {
+  { Fd::n } -> std::convertible_to<int>;
+  { f.minus(q, q) } -> std::convertible_to<Vecd<Fd::n>>;
+  { f.plus(q, q) } -> std::convertible_to<Vecd<Fd::n>>;
+};
+
+template <int N>
+struct TwoSidedForceDerivatives {
+  Vecd<N> minus;        ///< F_d^−(q0, q1)
+  Vecd<N> plus;         ///< F_d^+(q0, q1)
+  Matd<N, N> minus_q1;  ///< ∂F_d^−/∂q1
+};
+
+template <DiscreteForce Fd>
+TwoSidedForceDerivatives<Fd::n> differentiate(const Fd& f, const Vecd<Fd::n>& q0, const Vecd<Fd::n>& q1) {
+  constexpr int n = Fd::n;
+  TwoSidedForceDerivatives<n> d;
+  ad::value_and_jacobian<n, n>(
+      [&](const auto& x1) {
+        using D = typename std::decay_t<decltype(x1)>::Scalar;
+        return Vec<D, n>(f.minus(Vec<D, n>(q0.template cast<D>()), x1));
+      },
+      q1, d.minus, d.minus_q1);
+  d.plus = f.plus(q0, q1);
+  return d;
+}
+
+/// The force of the multiplier-extended Lagrange–d'Alembert equations at any (q, v):
+/// the nonholonomic force F_nh = M(q)ᵀλ(q, v) plus the model's external force, if it has one.
+template <Model S, class T>
+Vec<T, S::n> total_force(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
+  Vec<T, S::n> F;
+  for (int i = 0; i < S::n; ++i) F[i] = ad::lift<T>(0.0);
+  if constexpr (HasExternalForce<S>) F += sys.template force<T>(q, v);
+  if constexpr (S::m > 0) {
+    const auto a = constrained_acceleration(sys, q, v);
+    F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+  }
+  return F;
+}
+
+/// The α-rule discrete force (spec seed-002 §3.4 for α = ½): with q_α = (1−α) q0 + α q1 and
+/// v_d = (q1 − q0)/h, F_d^− = (1−α) h F(q_α, v_d) and F_d^+ = α h F(q_α, v_d), F = total_force.
+/// These are the quadrature of ∫ F·δq dt with δq linear between δq0 and δq1, the companion of
+/// AlphaRule; for α = ½ both are (h/2) F_nh(q_mid, v_d), the forces of thesis Ex. 7.5.1–7.5.3.
+template <Model S>
+class AlphaForce {
+ public:
+  static constexpr int n = S::n;
+  AlphaForce(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
+
+  template <class T>
+  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    return ((1.0 - alpha_) * h_) * force(q0, q1);
+  }
+  template <class T>
+  Vec<T, n> plus(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    return (alpha_ * h_) * force(q0, q1);
+  }
+
+ private:
+  template <class T>
+  Vec<T, n> force(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const Vec<T, n> v = (q1 - q0) / h_;
+    return total_force(system_, q, v);
+  }
+  S system_;
+  double h_, alpha_;
+};
+
+/// No force: MLA with it is DLA, forced DEL with it is DEL.
+template <int N>
+struct ZeroForce {
+  static constexpr int n = N;
+  template <class T>
+  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>&) const { return q0 * 0.0; }
+  template <class T>
+  Vec<T, n> plus(const Vec<T, n>&, const Vec<T, n>& q1) const { return q1 * 0.0; }
+};
+
+/// User-supplied discrete forces: two callables generic in their scalar type.
+template <int N, class Minus, class Plus>
+class UserDiscreteForce {
+ public:
+  static constexpr int n = N;
+  UserDiscreteForce(Minus minus, Plus plus) : minus_(std::move(minus)), plus_(std::move(plus)) {}
+  template <class T>
+  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>& q1) const { return minus_(q0, q1); }
+  template <class T>
+  Vec<T, n> plus(const Vec<T, n>& q0, const Vec<T, n>& q1) const { return plus_(q0, q1); }
+
+ private:
+  Minus minus_;
+  Plus plus_;
+};
+
+template <int N, class Minus, class Plus>
+UserDiscreteForce<N, Minus, Plus> make_discrete_force(Minus minus, Plus plus) {
+  return UserDiscreteForce<N, Minus, Plus>(std::move(minus), std::move(plus));
+}
+
+// --- Forced discrete Legendre maps ----------------------------------------------------------------
+
+template <int N>
+struct ForcedLegendreMaps {
+  Vecd<N> minus;        ///< F^{f−}L_d(q0, q1) = −D1 L_d − F_d^−, a covector at q0
+  Vecd<N> plus;         ///< F^{f+}L_d(q0, q1) =  D2 L_d + F_d^+, a covector at q1
+  Matd<N, N> minus_q1;  ///< ∂F^{f−}/∂q1
+};
+
+/// Anything that evaluates the forced discrete Legendre maps of a pair:
+///   static constexpr int n;  double step_size() const;
+///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const;
+template <class X>
+concept ForcedDiscreteLagrangian = requires(const X& x, const Vecd<X::n>& q) {
+  { X::n } -> std::convertible_to<int>;
+  { x.step_size() } -> std::convertible_to<double>;
+  { x.legendre_maps(q, q) } -> std::convertible_to<ForcedLegendreMaps<X::n>>;
+};
+
+/// A discrete Lagrangian with discrete forces, differentiated automatically.
+template <DiscreteLagrangian Ld, DiscreteForce Fd>
+class WithForces {
+ public:
+  static constexpr int n = Ld::n;
+  static_assert(Fd::n == n, "discrete Lagrangian and discrete force must have the same dimension");
+  WithForces(Ld ld, Fd fd) : ld_(std::move(ld)), fd_(std::move(fd)) {}
+
+  double step_size() const { return ld_.step_size(); }
+  const Ld& discrete_lagrangian() const { return ld_; }
+  const Fd& discrete_force() const { return fd_; }
+
+  ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    const auto d = differentiate(ld_, q0, q1);
+    const auto f = differentiate(fd_, q0, q1);
+    return {-d.D1 - f.minus, d.D2 + f.plus, -d.D12 - f.minus_q1};
+  }
+
+ private:
+  Ld ld_;
+  Fd fd_;
+};
 
 }  // namespace dalembert

@@ -36,6 +36,7 @@ struct RunOptions {
   double reference_tolerance = 1e-13;
   std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
   std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
+  double shooting_tolerance = 1e-12;  ///< inner integration and shooting of the exact discrete flow
 };
 
 struct InitialData {
@@ -194,16 +195,22 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
                      " (tolerance 1e-10)");
     }
   }
-  // The velocity at k = 0 is that of the pre-momentum −D1 L_d(q0, q1) (its part on D).
-  const auto d = differentiate(method.discrete_lagrangian(), q0, q1);
-  const PhasePoint<n> start{q0, velocity_in_distribution(sys, q0, Vecd<n>(-d.D1))};
+  // The velocity at k = 0 is that of the pre-momentum −D1 L_d(q0, q1) (its part on D), or of the
+  // method's own pre-momentum where it has one (forced: −D1 L_d − F_d^−; exact: FL∘R^{e−}).
+  Vecd<n> pre;
+  if constexpr (requires { method.pre_momentum(q0, q1); }) {
+    pre = method.pre_momentum(q0, q1);
+  } else {
+    pre = -differentiate(method.discrete_lagrangian(), q0, q1).D1;
+  }
+  const PhasePoint<n> start{q0, velocity_in_distribution(sys, q0, pre)};
   return observe_run(sys, method, method.initial_state_two_point(q0, q1), options, name, start);
 }
 
 template <CatalogueMetadata S, class Method>
 RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
                        const std::string& name) {
-  if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla); " + name + " starts from (q0, v0)");
+  if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
   return observe_run(sys, method, method.initial_state(fixed<S::n>(init.q0), fixed<S::n>(init.v0)), o, name,
                      std::nullopt);
 }

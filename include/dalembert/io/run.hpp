@@ -15,7 +15,9 @@
 
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/exact.hpp"
 #include "dalembert/io/runners/generating_function.hpp"
+#include "dalembert/io/runners/mla.hpp"
 #include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/io/runners/rigid_body.hpp"
 #include "dalembert/io/runners/second_order.hpp"
@@ -23,8 +25,10 @@
 
 namespace dalembert {
 
-using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::GeneratingFunction,
-                                  runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder>;
+using MethodFamilies =
+    std::tuple<runners::Variational, runners::ModifiedLagrangeDAlembert, runners::Continuous,
+               runners::GeneratingFunction, runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder,
+               runners::ExactNonholonomicFlow>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {

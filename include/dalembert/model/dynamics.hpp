@@ -12,6 +12,7 @@
 #include <Eigen/QR>
 
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/tangent.hpp"
 #include "dalembert/model/model.hpp"
 
 namespace dalembert {
@@ -26,9 +27,58 @@ struct LagrangianDerivatives {
   Mat<T, N, N> B;   ///< B(i, j) = ∂²L/∂v_i ∂q_j
 };
 
+namespace detail {
+template <class T>
+struct first_order_dual : std::false_type {};
+template <int K>
+struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
+
+/// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
+/// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
+/// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
+/// third AutoDiffScalar level); every entry then carries its K directional derivatives.
+template <Model S, int K>
+LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
+    const S& sys, const Vec<ad::Dual<double, K>, S::n>& q, const Vec<ad::Dual<double, K>, S::n>& v) {
+  constexpr int n = S::n;
+  using AlongV = ad::Dual<double, n>;
+  using Grad = ad::Dual<AlongV, 2 * n>;
+  using Outer = ad::Tangent<Grad, K>;
+  using D = ad::Dual<double, K>;
+  Vec<Outer, n> qd, vd;
+  for (int i = 0; i < n; ++i) {
+    qd[i] = Outer(ad::variable<2 * n>(ad::constant<n>(ad::value(q[i])), i));
+    vd[i] = Outer(ad::variable<2 * n>(ad::variable<n>(ad::value(v[i]), i), n + i));
+    for (int k = 0; k < K; ++k) {
+      qd[i].d[k] = ad::lift<Grad>(ad::derivative(q[i], k));
+      vd[i].d[k] = ad::lift<Grad>(ad::derivative(v[i], k));
+    }
+  }
+  const Outer L = sys.template lagrangian<Outer>(qd, vd);
+  // One entry of the hyper-dual, with its K directional derivatives.
+  const auto entry = [&](const auto& pick) {
+    D r;
+    r.value() = pick(L.a);
+    for (int k = 0; k < K; ++k) r.derivatives()[k] = pick(L.d[k]);
+    return r;
+  };
+  LagrangianDerivatives<D, n> d;
+  d.L = entry([](const Grad& g) { return ad::value(ad::value(g)); });
+  for (int j = 0; j < n; ++j) {
+    d.Lq[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, j)); });
+    d.Lv[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
+    for (int i = 0; i < n; ++i) {
+      d.B(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, j), i); });
+      d.W(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
+    }
+  }
+  return d;
+}
+
+/// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers.
 template <Model S, class T>
-[[gnu::flatten]] LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
-                                                      const Vec<T, S::n>& v) {
+[[gnu::flatten]] LagrangianDerivatives<T, S::n> lagrangian_derivatives_at(const S& sys, const Vec<T, S::n>& q,
+                                                                         const Vec<T, S::n>& v) {
   constexpr int n = S::n;
   using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
   using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
@@ -51,6 +101,17 @@ template <Model S, class T>
     }
   }
   return d;
+}
+}  // namespace detail
+
+template <Model S, class T>
+LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
+                                                      const Vec<T, S::n>& v) {
+  if constexpr (detail::first_order_dual<T>::value) {
+    return detail::lagrangian_derivatives_along(sys, q, v);
+  } else {
+    return detail::lagrangian_derivatives_at(sys, q, v);
+  }
 }
 
 /// The momentum ∂L/∂v.

@@ -1,0 +1,26 @@
+#pragma once
+// Runner of the modified Lagrange–d'Alembert integrators: `mla`, the generic midpoint recipe of
+// spec seed-002 §3.4 (α = ½), or its α-rule generalisation with --alpha.
+#include "dalembert/io/observe.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
+
+namespace dalembert::runners {
+
+struct ModifiedLagrangeDAlembert {
+  static std::vector<std::string> names() { return {"mla"}; }
+
+  template <class S>
+  static constexpr bool supports() {
+    return CatalogueSystem<S> && Model<S>;
+  }
+
+  template <CatalogueSystem S>
+  static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
+    if (o.rule != "alpha")
+      throw BadInput("method mla uses the alpha rule (--alpha) for its discrete Lagrangian, forces and constraint; "
+                     "--rule " + o.rule + " is not available for it");
+    return detail::run_two_step(sys, make_midpoint_mla(sys, o.h, o.alpha, o.newton), init, o, "mla");
+  }
+};
+
+}  // namespace dalembert::runners

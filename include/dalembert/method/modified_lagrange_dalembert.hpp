@@ -1,0 +1,157 @@
+#pragma once
+// Modified Lagrange–d'Alembert integrators (MLA) of Anahory Simoes, Marrero and Martín de Diego
+// (spec seed-002 §3.3, seed-003 §2.4): with a discrete Lagrangian L_d, discrete forces F_d^± and a
+// discrete constraint space {ω = 0},
+//   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) + F_d^+(q_{k−1}, q_k) + F_d^−(q_k, q_{k+1}) ∈ D°_{q_k},
+//   ω(q_k, q_{k+1}) = 0.                                                           (41)/(42)
+// Position–momentum form, state (q_k, p_k) with p_k = F^{f+}L_d(q_{k−1}, q_k) = D2 L_d + F_d^+: solve
+//   p_k − F^{f−}L_d(q_k, q_{k+1}) − M(q_k)ᵀλ = 0,   ω(q_k, q_{k+1}) = 0
+// for (q_{k+1}, λ) by Newton, then p_{k+1} = F^{f+}L_d(q_k, q_{k+1}). The components of p_k on D are
+// the momentum on D*: the discrete nonholonomic Legendre maps F^±l_d = E(q)ᵀ F^{f±}L_d agree at
+// every q_k (momentum matching). With F_d^± = 0 this is DLA (method/dla.hpp), with no constraints
+// the forced discrete Euler–Lagrange equations. The default ingredients are the midpoint recipe
+// of spec seed-002 §3.4: L_d = h L(q_mid, v_d), F_d^± = (h/2) F_nh(q_mid, v_d), ω = M(q_mid) v_d.
+// Exact ingredients (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow.
+#include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/discrete_force.hpp"
+#include "dalembert/model/constrained_momentum.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+template <Model S, ForcedDiscreteLagrangian Fl, DiscreteConstraint Dc>
+class ModifiedLagrangeDAlembert {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+  static_assert(Fl::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<n> q;
+    Vecd<n> p;              ///< p_k = F^{f+}L_d(q_{k−1}, q_k); E(q_k)ᵀp_k is the momentum on D*
+    Vecd<m> multiplier;     ///< λ of the last step (the D° part of the momentum jump at q_{k−1})
+    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
+    int iterations = 0;
+  };
+
+  ModifiedLagrangeDAlembert(const S& system, Fl forced, Dc discrete_constraint, NewtonOptions options = {})
+      : system_(system), forced_(std::move(forced)), dc_(std::move(discrete_constraint)), options_(options) {}
+
+  double step_size() const { return forced_.step_size(); }
+  const S& system() const { return system_; }
+  const Fl& forced_discrete_lagrangian() const { return forced_; }
+  const Dc& discrete_constraint() const { return dc_; }
+
+  /// Position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0).
+  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+    State s;
+    s.q = q0;
+    s.p = momentum(system_, q0, v0);
+    s.multiplier.setZero();
+    s.last_velocity = v0;
+    return s;
+  }
+
+  /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
+  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    const double h = step_size();
+    State s;
+    s.k = 1;
+    s.t = h;
+    s.q = q1;
+    s.p = forced_.legendre_maps(q0, q1).plus;
+    s.multiplier.setZero();
+    s.last_velocity = (q1 - q0) / h;
+    if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    return s;
+  }
+
+  /// F^{f−}L_d(q0, q1), the momentum at q0 of a two-point start (its part on D is F^−l_d(q0, q1)).
+  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const { return forced_.legendre_maps(q0, q1).minus; }
+
+  /// The discrete nonholonomic Legendre maps F^−l_d(q0, q1) ∈ D*_{q0} and F^+l_d(q0, q1) ∈ D*_{q1},
+  /// components on the frame constraint_frame(system, q).
+  Vecd<n - m> legendre_minus(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    return project_onto_distribution(system_, q0, pre_momentum(q0, q1));
+  }
+  Vecd<n - m> legendre_plus(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    return project_onto_distribution(system_, q1, Vecd<n>(forced_.legendre_maps(q0, q1).plus));
+  }
+
+  void step(State& s) const {
+    constexpr int N = n + m;
+    const double h = step_size();
+    const Matd<m, n> Mq = system_.template constraint_matrix<double>(s.q);
+    Vecd<N> x;
+    x << s.q + h * s.last_velocity, s.multiplier;
+    ForcedLegendreMaps<n> f;  // of the last evaluation = at the solution
+    DiscreteConstraintDerivatives<n, m> w;
+    const auto evaluate = [&](const Vecd<N>& unknowns, Vecd<N>& F, Matd<N, N>& J) {
+      const Vecd<n> q1 = unknowns.template head<n>();
+      f = forced_.legendre_maps(s.q, q1);
+      F.template head<n>() = s.p - f.minus;
+      J.template topLeftCorner<n, n>() = -f.minus_q1;
+      if constexpr (m > 0) {
+        w = differentiate(dc_, s.q, q1);
+        F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
+        F.template tail<m>() = w.value;
+        J.template topRightCorner<n, m>() = -Mq.transpose();
+        J.template bottomLeftCorner<m, n>() = w.D2;
+        J.template bottomRightCorner<m, m>().setZero();
+      }
+    };
+    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
+                                  s.last_velocity.template lpNorm<Eigen::Infinity>());
+    NewtonReport r;
+    try {
+      r = newton_solve<N>(evaluate, x, scale, options_);
+    } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
+      throw SolverError(s.k + 1, s.t + h, e.report());
+    }
+    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    const Vecd<n> q1 = x.template head<n>();
+    s.p = f.plus;
+    s.multiplier = x.template tail<m>();
+    if constexpr (m > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    s.last_velocity = (q1 - s.q) / h;
+    s.q = q1;
+    s.k += 1;
+    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    s.iterations = r.iterations;
+  }
+
+  /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
+  Vecd<n - m> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
+
+  /// The velocity in D of the momentum on D*.
+  Vecd<n> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+
+  /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
+  double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
+
+ private:
+  S system_;
+  Fl forced_;
+  Dc dc_;
+  NewtonOptions options_;
+};
+
+/// MLA from a user-supplied discrete Lagrangian, discrete forces and discrete constraint.
+template <Model S, DiscreteLagrangian Ld, DiscreteForce Fd, DiscreteConstraint Dc>
+auto make_mla(const S& system, Ld ld, Fd fd, Dc dc, NewtonOptions options = {}) {
+  return ModifiedLagrangeDAlembert<S, WithForces<Ld, Fd>, Dc>(
+      system, WithForces<Ld, Fd>(std::move(ld), std::move(fd)), std::move(dc), options);
+}
+
+/// The generic midpoint MLA of spec seed-002 §3.4 (α = ½), or its α-rule generalisation:
+/// L_d = h L(q_α, v_d), F_d^− = (1−α) h F_nh(q_α, v_d), F_d^+ = α h F_nh(q_α, v_d), ω = M(q_α) v_d.
+template <Model S>
+auto make_midpoint_mla(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {
+  return make_mla(system, AlphaRule<S>(system, h, alpha), AlphaForce<S>(system, h, alpha),
+                  AlphaConstraint<S>(system, h, alpha), options);
+}
+
+}  // namespace dalembert
