@@ -9,7 +9,10 @@
 // with b = ∫_0^h ∂L/∂z dt, so σ_d = e^{b} and F^±L^e = FL ∘ R^{e±} (8.2.11). The second derivatives
 // the Newton iteration of the discrete Herglotz equations needs follow from ∂v0/∂q1 = U(h)⁻¹, with
 // U(h) = ∂q(h)/∂v0 the shooting Jacobian: a singular U(h) means q1 is conjugate to q0 (App. B).
+#include <cmath>
 #include <string>
+
+#include <Eigen/LU>
 
 #include "dalembert/discrete/contact_flow.hpp"
 #include "dalembert/discrete/contact_lagrangian.hpp"
@@ -57,8 +60,11 @@ class ExactContactLagrangian {
     const double scale = std::max(q0.template lpNorm<Eigen::Infinity>(), q1.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve<n>(evaluate, v, scale, options);
     if (!r.converged) {
-      const std::string why = r.reason == "singular Jacobian"
-                                  ? "singular shooting Jacobian dq(h)/dv0 (q1 is conjugate to q0; reduce h)"
+      // U(h) ≈ h I for small h; det U(h) → 0 means a conjugate point (Lemma B.0.2).
+      const double det = seg.dq1_dv0.determinant() / std::pow(h_, n);
+      const std::string why = r.reason == "singular Jacobian" || (std::isfinite(det) && std::abs(det) <= 1e-8)
+                                  ? "singular shooting Jacobian dq(h)/dv0 (q1 is conjugate to q0 along the "
+                                    "trajectory; reduce h)"
                                   : r.reason;
       throw DiscreteLagrangianError("shooting for the exact discrete contact Lagrangian failed: " + why +
                                     ", |q(h) - q1| = " + std::to_string(r.residual_norm));
