@@ -17,6 +17,7 @@
 
 #include "dalembert/discrete/contact_lagrangian.hpp"
 #include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/exact_contact.hpp"
 #include "dalembert/model/contact.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -215,6 +216,17 @@ DiscreteHerglotz<S, Ld, ContactConstraint<S>> make_herglotz(const S& system, Ld 
 template <ContactModel S>
 auto make_thesis_herglotz(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {
   return make_herglotz(system, ContactAlphaRule<S>(system, h, alpha), alpha, options);
+}
+
+/// The exact discrete Herglotz flow (thesis Thm 8.2.5): the discrete Herglotz equations of the exact
+/// discrete contact Lagrangian. Its momentum residual cannot be smaller than the shooting accuracy
+/// allows (|δq(h)| ≤ shooting_tolerance·max(1, |q|) gives |δp| ≈ |W δq|/h), so Newton's tolerance is
+/// raised to 10·shooting_tolerance/h where it is tighter.
+template <ContactModel S>
+auto make_exact_herglotz(const S& system, double h, double tolerance = 1e-13, double shooting_tolerance = 1e-12,
+                         NewtonOptions options = {}) {
+  options.tolerance = std::max(options.tolerance, 10 * shooting_tolerance / h);
+  return make_herglotz(system, ExactContactLagrangian<S>(system, h, tolerance, shooting_tolerance), 0.5, options);
 }
 
 }  // namespace dalembert

@@ -8,7 +8,6 @@
 // Lagrange–d'Alembert systems are served by the other families under the same names.
 #include <string>
 
-#include "dalembert/discrete/exact_contact.hpp"
 #include "dalembert/io/observe.hpp"
 #include "dalembert/method/contact_continuous.hpp"
 #include "dalembert/method/herglotz.hpp"
@@ -62,8 +61,8 @@ struct Contact {
     } else {
       if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " does not apply to method exact (its L_d is the exact one)");
       const double tolerance = std::max(o.reference_tolerance, 1e-14);
-      const ExactContactLagrangian<S> ld(sys, o.h, tolerance, std::max(o.newton.tolerance, 1e-12));
-      return run_two_step(sys, make_herglotz(sys, ld, 0.5, o.newton), init, z0, o);
+      return run_two_step(sys, make_exact_herglotz(sys, o.h, tolerance, std::max(o.newton.tolerance, 1e-12), o.newton), init,
+                          z0, o);
     }
   }
 
