@@ -9,7 +9,7 @@
 #include "dalembert/method/contact_continuous.hpp"
 #include "dalembert/models/contact_systems.hpp"
 #include "dalembert/models/damped_knife_edge.hpp"
-#include "dalembert/diagnostics/convergence.hpp"
+#include "test_support.hpp"
 
 using namespace dalembert;
 using namespace dalembert::models;
@@ -130,5 +130,7 @@ TEST(ContactModel, RungeKutta4IsFourthOrder) {
     hs.push_back(T / N);
     errors.push_back(std::max({std::abs(s.q[0] - exact.q[0]), std::abs(s.v[0] - exact.v[0]), std::abs(s.z - exact.z)}));
   }
-  EXPECT_NEAR(fitted_order(hs, errors), 4.0, 0.1);
+  const double order = fitted_order(hs, errors);
+  test::report("contact_rk4_order_damped_oscillator", order);
+  EXPECT_NEAR(order, 4.0, 0.1);
 }

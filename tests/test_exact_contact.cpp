@@ -11,6 +11,7 @@
 #include "dalembert/method/contact_continuous.hpp"
 #include "dalembert/method/herglotz.hpp"
 #include "dalembert/models/contact_systems.hpp"
+#include "test_support.hpp"
 
 using namespace dalembert;
 using namespace dalembert::models;
@@ -90,6 +91,7 @@ TEST(ExactContact, IteratesAreTheContinuousSamplesAlsoWhenLIsNonlinearInZ) {
     const auto exact = *osc.exact_solution(x0, k * h);
     worst = std::max({worst, std::abs(s.q[0] - exact.q[0]), std::abs(s.z - exact.z), std::abs(s.p[0] - exact.v[0])});
   }
+  test::report("exact_herglotz_max_error_oscillator_150_steps", worst);
   EXPECT_LT(worst, 1e-10);
 
   const test::ZNonlinearOscillator zn;
@@ -104,6 +106,7 @@ TEST(ExactContact, IteratesAreTheContinuousSamplesAlsoWhenLIsNonlinearInZ) {
     worst = std::max({worst, std::abs(t.q[0] - ref.q[0]), std::abs(t.z - ref.z),
                       std::abs(zmethod.velocity(t)[0] - ref.v[0])});
   }
+  test::report("exact_herglotz_max_error_z_nonlinear_50_steps", worst);
   EXPECT_LT(worst, 1e-10);
 }
 
@@ -137,6 +140,7 @@ TEST(ExactContact, EnergyDecaysExactlyLikeExpGammaT) {
     if (k > 1) method.step(s);
     worst = std::max(worst, std::abs(method.hamiltonian(s) - H0 * std::exp(osc.gamma * k * h)) / H0);
   }
+  test::report("exact_herglotz_energy_law_defect_oscillator", worst);
   EXPECT_LT(worst, 1e-10);
 
   DampedOscillator2D planar;
@@ -149,6 +153,7 @@ TEST(ExactContact, EnergyDecaysExactlyLikeExpGammaT) {
     pmethod.step(p);
     worst = std::max(worst, std::abs(pmethod.hamiltonian(p) - P0 * std::exp(planar.gamma * p.t)) / P0);
   }
+  test::report("exact_herglotz_energy_law_defect_quartic_planar", worst);
   EXPECT_LT(worst, 1e-10);
 }
 

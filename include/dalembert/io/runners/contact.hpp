@@ -56,8 +56,9 @@ struct Contact {
   template <ContactCatalogueSystem S>
   static RunResult run_exact(const S& sys, const InitialData& init, double z0, const RunOptions& o) {
     if constexpr (contact_constraint_count<S>() > 0) {
-      throw BadInput("method exact for contact systems needs an unconstrained Lagrangian, but " + std::string(S::name) +
-                     " has " + std::to_string(contact_constraint_count<S>()) + " constraint(s); use herglotz");
+      throw BadInput("method exact for contact systems needs an unconstrained Lagrangian, but system " +
+                     std::string(S::name) + " has " + std::to_string(contact_constraint_count<S>()) +
+                     " constraint(s); use herglotz");
     } else {
       if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " does not apply to method exact (its L_d is the exact one)");
       const double tolerance = std::max(o.reference_tolerance, 1e-14);
