@@ -14,6 +14,10 @@ Entry suslov_entry();
 Entry rigid_body_attitude_constraint_entry();
 Entry curvature_particle_entry();
 Entry inertia_wheel_pendulum_entry();
+Entry contact_particle_entry();
+Entry damped_oscillator_entry();
+Entry damped_oscillator_2d_entry();
+Entry damped_knife_edge_entry();
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
@@ -21,6 +25,7 @@ const std::vector<Entry>& entries() {
       chaplygin_sleigh_entry(), pendulum_entry(),   harmonic_oscillator_entry(), satellite_entry(),
       suslov_entry(),           rigid_body_attitude_constraint_entry(),
       curvature_particle_entry(), inertia_wheel_pendulum_entry(),
+      contact_particle_entry(), damped_oscillator_entry(), damped_oscillator_2d_entry(), damped_knife_edge_entry(),
   };
   return all;
 }

@@ -25,6 +25,7 @@ struct SystemDescription {
   std::vector<ParameterInfo> parameters;
   int constraints = 0;
   std::vector<double> q0, v0;  ///< default initial data
+  std::optional<double> z0;    ///< default initial action variable (contact systems only)
   bool closed_form = false;    ///< a closed-form solution exists for these parameters
 };
 

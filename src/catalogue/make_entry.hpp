@@ -19,7 +19,7 @@ std::string format_vector(const Vector& x) {
   return out.str();
 }
 
-template <CatalogueMetadata S>
+template <class S>  // any catalogue system, also a contact one
 std::string coordinate_list() {
   std::string s;
   for (const auto& c : S::coordinates) s += (s.empty() ? "" : ", ") + std::string(c);
@@ -50,7 +50,7 @@ S configure(const ParameterValues& values) {
   return sys;
 }
 
-template <CatalogueMetadata S>
+template <class S>  // any catalogue system, also a contact one
 void check_size(const char* option, const Eigen::VectorXd& x) {
   if (x.size() != S::n) {
     throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " +

@@ -33,6 +33,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     for (const auto& x : d.parameters) p[x.name] = x.value;
     j["parameters"] = p;
     j["initial"] = {{"q", d.q0}, {"v", d.v0}};
+    if (d.z0) j["initial"]["z"] = *d.z0;
     j["constraints"] = d.constraints;
     j["summary"] = d.summary;
     j["closed_form"] = d.closed_form;
@@ -50,7 +51,9 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   if (d.parameters.empty()) std::cout << " none";
   std::cout << '\n';
   for (const auto& p : d.parameters) std::cout << "  " << p.name << " = " << p.value << "  (" << p.description << ")\n";
-  std::cout << "default initial data: --q0 " << list(d.q0) << " --v0 " << list(d.v0) << '\n';
+  std::cout << "default initial data: --q0 " << list(d.q0) << " --v0 " << list(d.v0);
+  if (d.z0) std::cout << " --z0 " << *d.z0;
+  std::cout << '\n';
   std::cout << "closed-form solution: " << (d.closed_form ? "yes" : "no (errors are measured against the reference solver)")
             << '\n';
   return 0;
@@ -166,7 +169,8 @@ int main(int argc, char** argv) {
   run->add_option("--z0", ra.z0, "initial action variable of a contact system");
   run->add_option("--param", ra.params, "override a parameter: name=value (repeatable)");
   run->add_option("--alpha", ra.alpha, "alpha of the alpha-rule discrete Lagrangian and constraint (default 0.5)");
-  run->add_option("--rule", ra.rule, "discrete Lagrangian: alpha (default) or trapezoid");
+  run->add_option("--rule", ra.rule,
+                  "discrete Lagrangian: alpha (default) or trapezoid; for herglotz also exponential");
   run->add_option("--fim-start", ra.fim_start,
                   "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
   run->add_option("--root-rule", ra.root_rule,

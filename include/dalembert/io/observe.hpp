@@ -21,6 +21,7 @@
 #include "dalembert/model/second_order.hpp"
 #include "dalembert/solve/newton.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/models/contact_entry.hpp"
 
 namespace dalembert {
 
@@ -30,7 +31,8 @@ struct RunOptions {
   long steps = 100;
   long every = 1;              ///< keep every K-th row (and always the last)
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
-  std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½) or "trapezoid"
+  std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
+                               ///< contact systems, "exponential"
   std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
@@ -74,15 +76,56 @@ concept HasExtraColumns = requires(const Method& m, const typename Method::State
   { m.extra_values(s) };
 };
 
+/// The systems a run can observe: catalogue systems on TQ and contact ones on TQ × R.
+template <class S>
+concept RunnableSystem = CatalogueMetadata<S> || ContactCatalogueSystem<S>;
+
+template <RunnableSystem S>
+consteval int constraint_count() {
+  if constexpr (ContactCatalogueSystem<S>) {
+    return contact_constraint_count<S>();
+  } else {
+    return S::m;
+  }
+}
+
+/// Least-squares slope of log|E_k| against t_k, accumulated row by row: the decay rate of the energy
+/// of a contact system (E(t) = E(0) e^{γt} for L = L0 + γz). Undefined when E changes sign or vanishes.
+struct LogSlopeFit {
+  double n = 0, st = 0, sy = 0, stt = 0, sty = 0;
+  int sign = 0;
+  bool valid = true;
+  void add(double t, double E) {
+    const int s = (E > 0) - (E < 0);
+    if (s == 0 || (sign != 0 && s != sign) || !std::isfinite(E)) valid = false;
+    sign = s;
+    if (!valid) return;
+    const double y = std::log(std::abs(E));
+    n += 1;
+    st += t;
+    sy += y;
+    stt += t * t;
+    sty += t * y;
+  }
+  std::optional<double> slope() const {
+    const double d = n * stt - st * st;
+    if (!valid || n < 2 || !(d > 0)) return std::nullopt;
+    return (n * sty - st * sy) / d;
+  }
+};
+
 /// Drives `method` from `state` and records every `every`-th row plus the last one.
-/// `first_row` (optional) is a row for k = 0 already known, used by two-point starts.
-template <CatalogueMetadata S, class Method>
+/// `first_row` (optional) is a row for k = 0 already known, used by two-point starts; `first_z` is
+/// its action variable for contact systems. Contact systems add the column `z` after the
+/// coordinates, their `energy` is E_L(q, v, z) and the summary carries its decay rate.
+template <RunnableSystem S, class Method>
 RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
                       const RunOptions& options, const std::string& method_name,
-                      const std::optional<PhasePoint<S::n>>& first_row) {
+                      const std::optional<PhasePoint<S::n>>& first_row, double first_z = 0.0) {
   constexpr int n = S::n;
   using State = typename Method::State;
-  constexpr bool has_discrete = HasDiscreteConstraint<State> && S::m > 0;
+  constexpr bool contact = ContactCatalogueSystem<S>;
+  constexpr bool has_discrete = HasDiscreteConstraint<State> && constraint_count<S>() > 0;
 
   RunResult result;
   auto& traj = result.trajectory;
@@ -92,6 +135,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   sum.h = options.h;
   traj.columns.push_back("t");
   for (const auto& c : S::coordinates) traj.columns.emplace_back(c);
+  if (contact) traj.columns.push_back("z");
   traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
   if (has_discrete) traj.columns.push_back("discrete_constraint");
   traj.columns.push_back("newton_iterations");
@@ -104,16 +148,24 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   bool have_energy0 = false;
   long last_stored = -1, newton_steps = 0;
   double newton_total = 0.0;
+  LogSlopeFit decay;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
   // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
-  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, const Vecd<n>* a,
+  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, double z, const Vecd<n>* a,
                           double discrete, int iterations, bool stepped, const double* extras) {
-    const double E = energy(sys, q, v);
+    double E, c;
+    if constexpr (contact) {
+      E = contact_energy(sys, q, v, z);
+      c = contact_constraint_residual(sys, q, v);
+      decay.add(t, E);
+    } else {
+      E = energy(sys, q, v);
+      c = constraint_column(sys, q, v, a);
+    }
     if (!have_energy0) {
       sum.energy0 = E;
       have_energy0 = true;
     }
-    const double c = constraint_column(sys, q, v, a);
     sum.max_energy_error = std::max(sum.max_energy_error, std::abs(E - sum.energy0));
     sum.max_constraint_residual = std::max(sum.max_constraint_residual, c);
     if (has_discrete) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
@@ -125,6 +177,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     std::size_t i = 0;
     row[i++] = t;
     for (int j = 0; j < n; ++j) row[i++] = q[j];
+    if (contact) row[i++] = z;
     row[i++] = E;
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
@@ -139,13 +192,14 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   const auto start = std::chrono::steady_clock::now();
   long last_k = 0;
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, nullptr, 0.0, 0, false, nullptr);
+  if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
   try {
     integrate(method, state, remaining, [&](const State& s) {
-      double discrete = 0.0;
+      double discrete = 0.0, z = 0.0;
       if constexpr (has_discrete) discrete = s.discrete_constraint;
+      if constexpr (contact) z = s.z;
       const Vecd<n>* a = nullptr;
       Vecd<n> acceleration;
       if constexpr (requires { method.acceleration(s); }) {
@@ -154,9 +208,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       }
       if constexpr (HasExtraColumns<Method>) {
         const auto extras = method.extra_values(s);
-        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, extras.data());
+        record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, extras.data());
       } else {
-        record(s.k, s.t, s.q, method.velocity(s), a, discrete, s.iterations, s.k > k_start, nullptr);
+        record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, nullptr);
       }
       last_k = s.k;
     });
@@ -167,6 +221,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   sum.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (last_stored != last_k) traj.values.insert(traj.values.end(), row.begin(), row.end());
   sum.steps = last_k;
+  if (contact) sum.energy_decay_rate = decay.slope();
   sum.newton_iterations_mean = newton_steps > 0 ? newton_total / static_cast<double>(newton_steps) : 0.0;
   return result;
 }

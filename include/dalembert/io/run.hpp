@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "dalembert/io/observe.hpp"
+#include "dalembert/io/runners/contact.hpp"
 #include "dalembert/io/runners/continuous.hpp"
 #include "dalembert/io/runners/exact.hpp"
 #include "dalembert/io/runners/generating_function.hpp"
@@ -28,7 +29,7 @@ namespace dalembert {
 using MethodFamilies =
     std::tuple<runners::Variational, runners::ModifiedLagrangeDAlembert, runners::Continuous,
                runners::GeneratingFunction, runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder,
-               runners::ExactNonholonomicFlow>;
+               runners::Contact, runners::ExactNonholonomicFlow>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {
@@ -49,8 +50,8 @@ RunResult run(const S& sys, const InitialData& init, const RunOptions& options) 
   if (!(options.h > 0) || !std::isfinite(options.h)) throw BadInput("step size h must be a positive number");
   if (options.steps < 0) throw BadInput("number of steps must not be negative");
   if (options.every < 1) throw BadInput("--every must be at least 1");
-  if (options.rule != "alpha" && options.rule != "trapezoid")
-    throw BadInput("unknown discrete Lagrangian rule '" + options.rule + "' (known: alpha, trapezoid)");
+  if (options.rule != "alpha" && options.rule != "trapezoid" && options.rule != "exponential")
+    throw BadInput("unknown discrete Lagrangian rule '" + options.rule + "' (known: alpha, trapezoid, exponential)");
   std::optional<RunResult> result;
   bool named = false;
   std::apply(

@@ -1,0 +1,193 @@
+#pragma once
+// Discrete contact Lagrangians L_d(q0, q1, z0) ≈ z(h) − z0 = ∫_0^h L dt and their derivatives
+// (spec seed-003 §2.6, thesis §8.1).
+//
+// A discrete contact Lagrangian is any object with
+//   static constexpr int n;  double step_size() const;
+//   template <class T> T operator()(const Vec<T,n>& q0, const Vec<T,n>& q1, const T& z0) const;
+// whose derivatives then come from one hyper-dual evaluation (an inner dual along (q0, z0), an
+// outer one along q1), or, for objects that are not generic in the scalar type (the exact discrete
+// Lagrangian computed by shooting), a member  ContactDiscreteDerivatives<n> derivatives(q0, q1, z0).
+#include <cmath>
+#include <concepts>
+#include <stdexcept>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/model/contact.hpp"
+
+namespace dalembert {
+
+/// L_d and the derivatives the discrete Herglotz equations need at one point (q0, q1, z0).
+template <int N>
+struct ContactDiscreteDerivatives {
+  double value = 0.0;  ///< L_d
+  Vecd<N> D1;          ///< ∂L_d/∂q0
+  Vecd<N> D2;          ///< ∂L_d/∂q1
+  double Dz = 0.0;     ///< ∂L_d/∂z0
+  Matd<N, N> D12;      ///< ∂D1/∂q1 (D12(i, j) = ∂²L_d/∂q0_i ∂q1_j)
+  Vecd<N> Dz2;         ///< ∂Dz/∂q1
+
+  /// σ_d = 1 + D_z L_d, the conformal factor of the discrete flow (thesis Lemma 8.1.8).
+  double sigma() const { return 1.0 + Dz; }
+  /// −D1/σ_d: the momentum of the discrete Legendre map F⁻L_d at q0 (8.1.6).
+  Vecd<N> minus_momentum() const { return -D1 / sigma(); }
+  /// ∂(−D1/σ_d)/∂q1, the Newton Jacobian of the momentum-matching equation.
+  Matd<N, N> minus_momentum_jacobian() const {
+    const double s = sigma();
+    return -D12 / s + D1 * Dz2.transpose() / (s * s);
+  }
+};
+
+template <class Ld>
+concept ContactDiscreteLagrangian = requires(const Ld& ld, const Vecd<Ld::n>& q, double z) {
+  { Ld::n } -> std::convertible_to<int>;
+  { ld.step_size() } -> std::convertible_to<double>;
+  { ld(q, q, z) } -> std::convertible_to<double>;
+};
+
+template <class Ld>
+concept HasClosedDerivatives = requires(const Ld& ld, const Vecd<Ld::n>& q, double z) {
+  { ld.derivatives(q, q, z) } -> std::convertible_to<ContactDiscreteDerivatives<Ld::n>>;
+};
+
+/// Thrown when a discrete Lagrangian cannot be evaluated (e.g. its shooting problem fails); the
+/// integrators turn it into a SolverError carrying step and time.
+class DiscreteLagrangianError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+template <ContactDiscreteLagrangian Ld>
+ContactDiscreteDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
+                                                double z0) {
+  constexpr int n = Ld::n;
+  if constexpr (HasClosedDerivatives<Ld>) {
+    return ld.derivatives(q0, q1, z0);
+  } else {
+    using AlongQ0Z = ad::Dual<double, n + 1>;
+    using AlongQ1 = ad::Dual<AlongQ0Z, n>;
+    Vec<AlongQ1, n> x0, x1;
+    for (int i = 0; i < n; ++i) {
+      x0[i] = ad::constant<n>(ad::variable<n + 1>(q0[i], i));
+      x1[i] = ad::variable<n>(ad::constant<n + 1>(q1[i]), i);
+    }
+    const AlongQ1 z = ad::constant<n>(ad::variable<n + 1>(z0, n));
+    const AlongQ1 L = ld(x0, x1, z);
+    ContactDiscreteDerivatives<n> d;
+    d.value = ad::value(ad::value(L));
+    for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
+    d.Dz = ad::derivative(ad::value(L), n);
+    for (int j = 0; j < n; ++j) {
+      const AlongQ0Z& dj = ad::derivative(L, j);
+      d.D2[j] = ad::value(dj);
+      for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
+      d.Dz2[j] = ad::derivative(dj, n);
+    }
+    return d;
+  }
+}
+
+/// Value, gradient and Hessian of L_d in all its arguments x = (q0, q1, z0) ∈ R^{2n+1}, for
+/// Jacobians of the discrete flow (tests of the conformal contact property, thesis Thm 8.1.9).
+template <int N>
+struct ContactDiscreteHessian {
+  static constexpr int size = 2 * N + 1;
+  double value;
+  Vecd<size> gradient;
+  Matd<size, size> hessian;
+};
+
+template <ContactDiscreteLagrangian Ld>
+ContactDiscreteHessian<Ld::n> second_derivatives(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
+                                                 double z0) {
+  constexpr int n = Ld::n, N = 2 * n + 1;
+  using Inner = ad::Dual<double, N>;
+  using Outer = ad::Dual<Inner, N>;
+  Vecd<N> x;
+  x << q0, q1, z0;
+  Vec<Outer, N> xd;
+  for (int i = 0; i < N; ++i) xd[i] = ad::variable<N>(ad::variable<N>(x[i], i), i);
+  const Outer L = ld(Vec<Outer, n>(xd.template head<n>()), Vec<Outer, n>(xd.template segment<n>(n)), xd[2 * n]);
+  ContactDiscreteHessian<n> d;
+  d.value = ad::value(ad::value(L));
+  for (int j = 0; j < N; ++j) {
+    d.gradient[j] = ad::value(ad::derivative(L, j));
+    for (int i = 0; i < N; ++i) d.hessian(i, j) = ad::derivative(ad::derivative(L, j), i);
+  }
+  return d;
+}
+
+/// The thesis' rule (§8.3), generalised to an α-point: midpoint in q (α = ½), left end in z,
+///   L_d = h L((1−α) q0 + α q1, (q1 − q0)/h, z0).
+/// For L = L0 + γz, σ_d = 1 + hγ: the discrete flow damps by 1 + hγ per step instead of e^{γh},
+/// which makes it first order in every variable once γ ≠ 0 (spec §2.6).
+template <ContactModel S>
+class ContactAlphaRule {
+ public:
+  static constexpr int n = S::n;
+  ContactAlphaRule(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
+
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
+
+  template <class T>
+  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
+    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const Vec<T, n> v = (q1 - q0) / h_;
+    return h_ * system_.template lagrangian<T>(q, v, z0);
+  }
+
+ private:
+  S system_;
+  double h_, alpha_;
+};
+
+/// Trapezoid in q, left end in z: L_d = (h/2) [L(q0, v, z0) + L(q1, v, z0)], v = (q1 − q0)/h.
+template <ContactModel S>
+class ContactTrapezoidRule {
+ public:
+  static constexpr int n = S::n;
+  ContactTrapezoidRule(const S& system, double h) : system_(system), h_(h) {}
+
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
+
+  template <class T>
+  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
+    const Vec<T, n> v = (q1 - q0) / h_;
+    return 0.5 * h_ * (system_.template lagrangian<T>(q0, v, z0) + system_.template lagrangian<T>(q1, v, z0));
+  }
+
+ private:
+  S system_;
+  double h_;
+};
+
+/// The exponentially weighted rule for L = L0(q, v) + γ z — ours, not the thesis' (spec §2.6 [ext]):
+///   L_d = (e^{γh} − 1) z0 + h e^{γh/2} L0((1−α) q0 + α q1, (q1 − q0)/h).
+/// z's linear equation ż = L0 + γz is integrated exactly in its z0 part (σ_d = e^{γh}, so momenta of
+/// symmetries decay exactly like the continuous ones) and the L0 part by the midpoint rule with
+/// the weight e^{γh/2}; observed order 2 in q and z (α = ½).
+template <LinearInAction S>
+class ExponentialRule {
+ public:
+  static constexpr int n = S::n;
+  ExponentialRule(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
+
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
+
+  template <class T>
+  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
+    const double g = system_.gamma;
+    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const Vec<T, n> v = (q1 - q0) / h_;
+    return std::expm1(g * h_) * z0 + h_ * std::exp(0.5 * g * h_) * system_.template base_lagrangian<T>(q, v);
+  }
+
+ private:
+  S system_;
+  double h_, alpha_;
+};
+
+}  // namespace dalembert

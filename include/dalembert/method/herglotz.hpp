@@ -1,0 +1,232 @@
+#pragma once
+// Discrete Herglotz integrators (contact variational integrators; thesis §8.1, spec seed-003 §2.6)
+// and, with linear constraints, discrete Herglotz–d'Alembert integrators (ours; docs/methods.md).
+//
+// The discrete Herglotz equations (8.1.5), z-recursion (8.1.1):
+//   D1 L_d(q_k, q_{k+1}, z_k) + σ_d(q_k, q_{k+1}, z_k) D2 L_d(q_{k−1}, q_k, z_{k−1}) = M(q_k)ᵀ Λ_k,
+//   z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k),   σ_d = 1 + D_z L_d,   ω(q_k, q_{k+1}) = 0,
+// with M, Λ, ω absent without constraints. Criticality of the discrete action z_N under variations
+// δq_k ∈ D_{q_k} gives the first line (derivation in docs/methods.md).
+// Position–momentum form, state (q_k, p_k, z_k) with p_k = D2 L_d(q_{k−1}, q_k, z_{k−1}): solve
+//   p_k + D1 L_d(q_k, q_{k+1}, z_k)/σ_d − M(q_k)ᵀ λ = 0,   ω(q_k, q_{k+1}) = 0
+// for (q_{k+1}, λ) — momentum matching F⁺L_d = F⁻L_d of (8.1.7) — then
+// p_{k+1} = D2 L_d(q_k, q_{k+1}, z_k) and z_{k+1} = z_k + L_d. σ_d = 0 (h = −1/γ for the thesis'
+// rule with L = … + γz) leaves F⁻L_d undefined: the step reports it.
+#include <cmath>
+#include <string>
+
+#include "dalembert/discrete/contact_lagrangian.hpp"
+#include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/exact_contact.hpp"
+#include "dalembert/model/contact.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+/// A point (q, p, z) of T*Q × R.
+template <int N>
+struct ContactPhasePoint {
+  Vecd<N> q;
+  Vecd<N> p;
+  double z = 0.0;
+};
+
+/// The discrete Legendre maps (8.1.6): F⁺L_d(q0, q1, z0) = (q1, D2 L_d, z0 + L_d) and
+/// F⁻L_d(q0, q1, z0) = (q0, −D1 L_d/σ_d, z0).
+template <ContactDiscreteLagrangian Ld>
+ContactPhasePoint<Ld::n> discrete_legendre_plus(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1, double z0) {
+  const auto d = differentiate(ld, q0, q1, z0);
+  return {q1, d.D2, z0 + d.value};
+}
+
+template <ContactDiscreteLagrangian Ld>
+ContactPhasePoint<Ld::n> discrete_legendre_minus(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1, double z0) {
+  return {q0, differentiate(ld, q0, q1, z0).minus_momentum(), z0};
+}
+
+/// Residual of the two-point discrete Herglotz equation (8.1.5) at q1 for the triple (q0, q1, q2)
+/// started at z0: D1 L_d(q1, q2, z1) + σ_d(q1, q2, z1) D2 L_d(q0, q1, z0), z1 = z0 + L_d(q0, q1, z0).
+template <ContactDiscreteLagrangian Ld>
+Vecd<Ld::n> discrete_herglotz_residual(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
+                                       const Vecd<Ld::n>& q2, double z0) {
+  const auto a = differentiate(ld, q0, q1, z0);
+  const auto b = differentiate(ld, q1, q2, z0 + a.value);
+  return b.D1 + b.sigma() * a.D2;
+}
+
+/// Minimal |σ_d| accepted: below it F⁻L_d = −D1 L_d/σ_d is numerically undefined.
+inline constexpr double minimal_conformal_factor = 1e-12;
+
+template <ContactModel S, ContactDiscreteLagrangian Ld, DiscreteConstraint Dc>
+class DiscreteHerglotz {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = contact_constraint_count<S>();
+  static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<n> q;
+    Vecd<n> p;              ///< p_k = D2 L_d(q_{k−1}, q_k, z_{k−1}) (post-momentum)
+    double z = 0.0;         ///< action variable z_k
+    Vecd<m> multiplier;     ///< λ of the last step
+    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    double sigma = 1.0;     ///< σ_d(q_{k−1}, q_k, z_{k−1}) of the last step
+    double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
+    int iterations = 0;
+  };
+
+  DiscreteHerglotz(const S& system, Ld discrete_lagrangian, Dc discrete_constraint, NewtonOptions options = {})
+      : system_(system), ld_(std::move(discrete_lagrangian)), dc_(std::move(discrete_constraint)), options_(options) {}
+
+  double step_size() const { return ld_.step_size(); }
+  const S& system() const { return system_; }
+  const Ld& discrete_lagrangian() const { return ld_; }
+  const Dc& discrete_constraint() const { return dc_; }
+
+  /// Position–momentum start from (q0, v0, z0), v0 ∈ D: p0 = ∂L/∂v(q0, v0, z0).
+  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0, double z0) const {
+    State s;
+    s.q = q0;
+    s.p = contact_momentum(system_, q0, v0, z0);
+    s.z = z0;
+    s.multiplier.setZero();
+    s.last_velocity = v0;
+    return s;
+  }
+
+  /// Two-point start from (q0, q1, z0) as in the thesis; the returned state is at k = 1.
+  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
+    const double h = step_size();
+    State s;
+    s.k = 1;
+    s.t = h;
+    s.q = q1;
+    s.multiplier.setZero();
+    s.last_velocity = (q1 - q0) / h;
+    const auto d = evaluate_ld(s, q0, q1, z0);
+    check_sigma(d.sigma(), s);
+    s.p = d.D2;
+    s.z = z0 + d.value;
+    s.sigma = d.sigma();
+    if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    return s;
+  }
+
+  void step(State& s) const {
+    constexpr int N = n + m;
+    const double h = step_size();
+    const Matd<m, n> Mq = contact_constraint_matrix<S, double>(system_, s.q);
+    Vecd<N> x;
+    x << predict(s), s.multiplier;
+    ContactDiscreteDerivatives<n> d;  // of the last evaluation = at the solution
+    DiscreteConstraintDerivatives<n, m> w;
+    const auto evaluate = [&](const Vecd<N>& unknowns, Vecd<N>& F, Matd<N, N>& J) {
+      const Vecd<n> q1 = unknowns.template head<n>();
+      d = evaluate_ld(s, s.q, q1, s.z);
+      check_sigma(d.sigma(), s);
+      F.template head<n>() = s.p - d.minus_momentum();
+      J.template topLeftCorner<n, n>() = -d.minus_momentum_jacobian();
+      if constexpr (m > 0) {
+        w = differentiate(dc_, s.q, q1);
+        F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
+        F.template tail<m>() = w.value;
+        J.template topRightCorner<n, m>() = -Mq.transpose();
+        J.template bottomLeftCorner<m, n>() = w.D2;
+        J.template bottomRightCorner<m, m>().setZero();
+      }
+    };
+    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
+    const NewtonReport r = newton_solve<N>(evaluate, x, scale, options_);
+    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    const Vecd<n> q1 = x.template head<n>();
+    s.p = d.D2;
+    s.z += d.value;
+    s.sigma = d.sigma();
+    s.multiplier = x.template tail<m>();
+    if constexpr (m > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    s.last_velocity = (q1 - s.q) / h;
+    s.q = q1;
+    s.k += 1;
+    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    s.iterations = r.iterations;
+  }
+
+  /// The velocity in D of the momentum p_k at (q_k, z_k) (inverse contact Legendre map).
+  Vecd<n> velocity(const State& s) const { return contact_velocity(system_, s.q, s.p, s.z); }
+
+  /// The contact Hamiltonian H(q_k, p_k, z_k) = H ∘ F⁻L_d(q_k, q_{k+1}, z_k), the thesis' energy monitor.
+  double hamiltonian(const State& s) const { return contact_hamiltonian(system_, s.q, s.p, s.z); }
+
+ private:
+  Vecd<n> predict(const State& s) const {
+    if constexpr (m == 0 && requires { ld_.predict(s.q, s.p, s.z); }) {
+      return ld_.predict(s.q, s.p, s.z);  // e.g. the exact flow: Newton then only confirms it
+    } else {
+      return s.q + step_size() * s.last_velocity;
+    }
+  }
+
+  ContactDiscreteDerivatives<n> evaluate_ld(const State& s, const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
+    try {
+      return differentiate(ld_, q0, q1, z0);
+    } catch (const DiscreteLagrangianError& e) {
+      NewtonReport r;
+      r.reason = e.what();
+      throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * step_size(), r);
+    }
+  }
+
+  void check_sigma(double sigma, const State& s) const {
+    if (std::abs(sigma) > minimal_conformal_factor) return;
+    NewtonReport r;
+    r.reason = "sigma_d = 1 + D_z L_d = " + std::to_string(sigma) +
+               " vanishes, so the discrete Legendre map F-L_d = -D1 L_d / sigma_d is undefined "
+               "(for the thesis' rule and L = ... + gamma z this happens at h = -1/gamma); change h";
+    throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * step_size(), r);
+  }
+
+  S system_;
+  Ld ld_;
+  Dc dc_;
+  NewtonOptions options_;
+};
+
+/// The discrete constraint of a contact system: the α-rule ω = M((1−α) q0 + α q1)(q1 − q0)/h.
+template <ContactModel S>
+using ContactConstraint = AlphaConstraint<FrozenAction<S>>;
+
+template <ContactModel S>
+ContactConstraint<S> make_contact_constraint(const S& system, double h, double alpha = 0.5) {
+  return ContactConstraint<S>(at_action(system, 0.0), h, alpha);
+}
+
+/// The discrete Herglotz(–d'Alembert) integrator with any discrete contact Lagrangian and the
+/// α-rule discrete constraint.
+template <ContactModel S, ContactDiscreteLagrangian Ld>
+DiscreteHerglotz<S, Ld, ContactConstraint<S>> make_herglotz(const S& system, Ld ld, double alpha = 0.5,
+                                                           NewtonOptions options = {}) {
+  const double h = ld.step_size();
+  return DiscreteHerglotz<S, Ld, ContactConstraint<S>>(system, std::move(ld), make_contact_constraint(system, h, alpha),
+                                                      options);
+}
+
+/// The thesis' integrator: midpoint in q, left end in z (α = ½).
+template <ContactModel S>
+auto make_thesis_herglotz(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {
+  return make_herglotz(system, ContactAlphaRule<S>(system, h, alpha), alpha, options);
+}
+
+/// The exact discrete Herglotz flow (thesis Thm 8.2.5): the discrete Herglotz equations of the exact
+/// discrete contact Lagrangian. Its momentum residual cannot be smaller than the shooting accuracy
+/// allows (|δq(h)| ≤ shooting_tolerance·max(1, |q|) gives |δp| ≈ |W δq|/h), so Newton's tolerance is
+/// raised to 10·shooting_tolerance/h where it is tighter.
+template <ContactModel S>
+auto make_exact_herglotz(const S& system, double h, double tolerance = 1e-13, double shooting_tolerance = 1e-12,
+                         NewtonOptions options = {}) {
+  options.tolerance = std::max(options.tolerance, 10 * shooting_tolerance / h);
+  return make_herglotz(system, ExactContactLagrangian<S>(system, h, tolerance, shooting_tolerance), 0.5, options);
+}
+
+}  // namespace dalembert
