@@ -66,6 +66,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
   if (has_discrete) traj.columns.push_back("discrete_constraint");
   traj.columns.push_back("newton_iterations");
+  std::size_t derived = 0;
+  if constexpr (HasDerivedQuantities<S>) {
+    const auto names = sys.derived_quantity_names();
+    traj.columns.insert(traj.columns.end(), names.begin(), names.end());
+    derived = names.size();
+  }
   const std::size_t width = traj.columns.size();
 
   std::vector<double> row(width);
@@ -96,6 +102,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
+    if constexpr (HasDerivedQuantities<S>) {
+      if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
+    }
     if (k % options.every == 0) {
       traj.values.insert(traj.values.end(), row.begin(), row.end());
       last_stored = k;
