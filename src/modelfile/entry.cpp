@@ -36,9 +36,10 @@ FileModelRunner runner_for(const ModelSpec& spec) {
 }
 
 /// (q0, v0) of a run: the file's initial data where the command line gives none.
-void fill_initial(const ModelSpec& spec, InitialData& init) {
-  if (init.q0.size() == 0) init.q0 = Eigen::Map<const Eigen::VectorXd>(spec.q0.data(), spec.n());
-  if (init.v0.size() == 0) init.v0 = Eigen::Map<const Eigen::VectorXd>(spec.v0.data(), spec.n());
+void fill_initial(const BoundModel& bound, InitialData& init) {
+  const ModelSpec& spec = bound.model->spec;
+  if (init.q0.size() == 0) init.q0 = bound.q0;
+  if (init.v0.size() == 0) init.v0 = bound.v0;
   check_size(spec, "--q0", init.q0);
   check_size(spec, "--v0", init.v0);
   if (init.q1) check_size(spec, "--q1", *init.q1);
@@ -57,13 +58,10 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     for (std::size_t k = 0; k < spec.parameters.size(); ++k)
       d.parameters.push_back({spec.parameters[k].name, bound->parameters[k], spec.parameters[k].description});
     d.constraints = spec.m();
-    d.q0 = spec.q0;
-    d.v0 = spec.v0;
+    d.q0.assign(bound->q0.data(), bound->q0.data() + spec.n());
+    d.v0.assign(bound->v0.data(), bound->v0.data() + spec.n());
     Eigen::VectorXd x0(2 * spec.n());
-    for (int i = 0; i < spec.n(); ++i) {
-      x0[i] = spec.q0[i];
-      x0[spec.n() + i] = spec.v0[i];
-    }
+    x0 << bound->q0, bound->v0;
     d.closed_form = model->solution(x0, bound->parameters, 1.0).has_value();
     return d;
   };
@@ -73,7 +71,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     const auto bound = bind(model, values);
     if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
     const bool velocity_from_file = init.v0.size() == 0;
-    fill_initial(spec, init);
+    fill_initial(*bound, init);
     if (!init.q1) check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine);
     return run(bound, init, options);
   };
@@ -81,7 +79,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
                     double t) -> std::optional<Eigen::VectorXd> {
     if (init.q1) return std::nullopt;
     const auto bound = bind(model, values);
-    fill_initial(model->spec, init);
+    fill_initial(*bound, init);
     Eigen::VectorXd x0(2 * model->n());
     x0 << init.q0, init.v0;
     const auto x = model->solution(x0, bound->parameters, t);

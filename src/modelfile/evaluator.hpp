@@ -56,6 +56,8 @@ class Evaluator {
   virtual void constraints(int order, const double* q, const double* p, double* out) const = 0;
   /// The derived quantities at (q, v, t).
   virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
+  /// The default initial data (q0, v0) for the parameters p.
+  virtual void initial(const double* p, double* out) const = 0;
   /// The closed-form (q(t), v(t)) from x0 = (q0, v0), followed by the values of the conditions
   /// under which it holds (each must be zero).
   virtual void solution(const double* x0, const double* p, double t, double* out) const = 0;

@@ -38,16 +38,18 @@ constexpr int dual_depth() {
 /// Monomials of degree at most 3 in k variables: an upper bound of one function's coefficients.
 constexpr int max_coefficients(int k) { return 1 + k + k * (k + 1) / 2 + k * (k + 1) * (k + 2) / 6; }
 
+/// The Taylor polynomial in T arithmetic, for any T. (The coefficients are lifted to T: Eigen's
+/// AutoDiffScalar does not multiply a double by duals nested more than two deep.)
 template <int Order, class T>
 T taylor(const TaylorTerms& f, const double* c, const T* delta) {
   const double* k = c + f.offset;
   T r = ad::lift<T>(*k++);
-  for (int i : f.first) r += *k++ * delta[i];
+  for (int i : f.first) r += ad::lift<T>(*k++) * delta[i];
   if constexpr (Order >= 2) {
-    for (const auto& [i, j] : f.second) r += *k++ * (delta[i] * delta[j]);
+    for (const auto& [i, j] : f.second) r += ad::lift<T>(*k++) * (delta[i] * delta[j]);
   }
   if constexpr (Order >= 3) {
-    for (const auto& [i, j, l] : f.third) r += *k++ * (delta[i] * delta[j] * delta[l]);
+    for (const auto& [i, j, l] : f.third) r += ad::lift<T>(*k++) * (delta[i] * delta[j] * delta[l]);
   }
   return r;
 }
@@ -210,8 +212,7 @@ class FileModel {
   }
 
   PhasePoint<N> default_initial() const {
-    const auto& spec = bound_->model->spec;
-    return {Vecd<N>(Eigen::Map<const Vecd<N>>(spec.q0.data())), Vecd<N>(Eigen::Map<const Vecd<N>>(spec.v0.data()))};
+    return {Vecd<N>(bound_->q0), Vecd<N>(bound_->v0)};
   }
 
   /// The file's closed form, where it gives one that holds for these parameters and is finite at t.

@@ -94,10 +94,10 @@ std::shared_ptr<const LoadedModel> load(const std::string& path) {
               << " by interpretation (correct but much slower)\n";
     model->evaluator = interpreted_evaluator(symbolic);
   }
-  BoundModel defaults{model, {}};
-  for (const auto& p : model->spec.parameters) defaults.parameters.push_back(p.value);
-  check_initial_point(defaults, Eigen::Map<const Eigen::VectorXd>(model->spec.q0.data(), model->n()),
-                      Eigen::Map<const Eigen::VectorXd>(model->spec.v0.data(), model->n()), InitialSource::File);
+  const auto defaults = bind(model, {});
+  model->spec.q0.assign(defaults->q0.data(), defaults->q0.data() + model->n());
+  model->spec.v0.assign(defaults->v0.data(), defaults->v0.data() + model->n());
+  check_initial_point(*defaults, defaults->q0, defaults->v0, InitialSource::File);
   return model;
 }
 
@@ -116,6 +116,13 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
     if (!std::isfinite(value)) throw BadInput("parameter " + name + " must be a finite number");
     bound->parameters[it - params.begin()] = value;
   }
+  const int n = model->n();
+  Eigen::VectorXd initial(2 * n);
+  model->evaluator->initial(bound->parameters.data(), initial.data());
+  bound->q0 = initial.head(n);
+  bound->v0 = initial.tail(n);
+  if (!initial.allFinite())
+    throw ModelFileError(model->spec.path, model->spec.q0_line, "the initial data are not finite for these parameters");
   bound->model = std::move(model);
   return bound;
 }

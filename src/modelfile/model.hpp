@@ -44,6 +44,7 @@ std::shared_ptr<const LoadedModel> load(const std::string& path);
 struct BoundModel {
   std::shared_ptr<const LoadedModel> model;
   std::vector<double> parameters;
+  Eigen::VectorXd q0, v0;  ///< the file's initial data for these parameters
 };
 
 using ParameterOverrides = std::vector<std::pair<std::string, double>>;

@@ -67,6 +67,7 @@ class NativeEvaluator : public Evaluator {
     }
     derived_ = symbol("dalembert_derived");
     solution_ = symbol("dalembert_solution");
+    initial_ = symbol("dalembert_initial");
   }
   ~NativeEvaluator() override { dlclose(handle_); }
 
@@ -78,6 +79,7 @@ class NativeEvaluator : public Evaluator {
   }
   void derived(const double* x, const double* p, double t, double* out) const override { derived_(x, p, t, out); }
   void solution(const double* x0, const double* p, double t, double* out) const override { solution_(x0, p, t, out); }
+  void initial(const double* p, double* out) const override { initial_(nullptr, p, 0.0, out); }
   std::string kind() const override { return "native (" + path_ + ")"; }
 
  private:
@@ -90,7 +92,7 @@ class NativeEvaluator : public Evaluator {
   void* handle_;
   std::string path_;
   std::array<KernelFn, max_taylor_order + 1> lagrangian_{}, constraints_{};
-  KernelFn derived_ = nullptr, solution_ = nullptr;
+  KernelFn derived_ = nullptr, solution_ = nullptr, initial_ = nullptr;
 };
 
 /// Loads a library and checks that it was generated for this layout.

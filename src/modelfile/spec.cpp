@@ -50,13 +50,13 @@ class Reader {
     return *node.as_array();
   }
 
-  std::vector<double> numbers(const toml::node& node, const std::string& key, std::size_t size,
-                              const std::string& size_reason) const {
+  std::vector<Expression> expressions(const toml::node& node, const std::string& key, std::size_t size,
+                                      const std::string& size_reason) const {
     const auto& a = array(node, key, "[0, 0, 1]");
     if (a.size() != size)
       fail(line_of(node), key + " has " + std::to_string(a.size()) + " value(s) but " + size_reason);
-    std::vector<double> x;
-    for (std::size_t i = 0; i < a.size(); ++i) x.push_back(number(a[i], key + "[" + std::to_string(i) + "]"));
+    std::vector<Expression> x;
+    for (std::size_t i = 0; i < a.size(); ++i) x.push_back(expression(a[i], key + "[" + std::to_string(i) + "]"));
     return x;
   }
 
@@ -142,7 +142,8 @@ ModelSpec parse_spec(const std::string& path) {
     for (auto&& [key, node] : *params->as_table()) {
       ParameterSpec p;
       p.name = std::string(key.str());
-      p.line = line_of(node);
+      p.line = static_cast<long>(key.source().begin.line ? key.source().begin.line : node.source().begin.line);
+      p.column = static_cast<long>(key.source().begin.line ? key.source().begin.column : node.source().begin.column);
       claim(p.name, p.line, "parameter");
       if (node.is_table()) {
         const auto& t = *node.as_table();
@@ -160,8 +161,9 @@ ModelSpec parse_spec(const std::string& path) {
       spec.parameters.push_back(p);
     }
     // toml++ keeps tables sorted by key; present the parameters in the order of the file.
-    std::stable_sort(spec.parameters.begin(), spec.parameters.end(),
-                     [](const ParameterSpec& a, const ParameterSpec& b) { return a.line < b.line; });
+    std::sort(spec.parameters.begin(), spec.parameters.end(), [](const ParameterSpec& a, const ParameterSpec& b) {
+      return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+    });
   }
   for (const auto& c : spec.coordinates)
     for (const auto& p : spec.parameters)
@@ -210,8 +212,8 @@ ModelSpec parse_spec(const std::string& path) {
                                         " coordinates leave no motion (need fewer constraints than coordinates)");
   }
 
-  spec.q0.assign(n, 0.0);
-  spec.v0.assign(n, 0.0);
+  spec.initial_q.assign(n, Expression{"0", 0, "initial.q"});
+  spec.initial_v.assign(n, Expression{"0", 0, "initial.v"});
   if (const auto* initial = root.get("initial")) {
     if (!initial->is_table()) r.fail(line_of(*initial), "initial must be a table with q and v");
     const auto& t = *initial->as_table();
@@ -220,11 +222,11 @@ ModelSpec parse_spec(const std::string& path) {
         r.fail(line_of(v), "initial: unknown key '" + std::string(k.str()) + "' (known: q, v)");
     const std::string reason = "the system has " + std::to_string(n) + " coordinates (" + list_names(spec.coordinates) + ")";
     if (const auto* q = t.get("q")) {
-      spec.q0 = r.numbers(*q, "initial.q", n, reason);
+      spec.initial_q = r.expressions(*q, "initial.q", n, reason);
       spec.q0_line = line_of(*q);
     }
     if (const auto* v = t.get("v")) {
-      spec.v0 = r.numbers(*v, "initial.v", n, reason);
+      spec.initial_v = r.expressions(*v, "initial.v", n, reason);
       spec.v0_line = line_of(*v);
     }
     if (!spec.q0_line) spec.q0_line = line_of(*initial);
@@ -260,10 +262,11 @@ ModelSpec parse_spec(const std::string& path) {
       const std::string name(key.str());
       if (columns.count(name) || taken.count(name))
         r.fail(line_of(node), "derived quantity '" + name + "' has the name of a column or symbol");
-      spec.derived.push_back({name, r.expression(node, "derived." + name)});
+      spec.derived.push_back({name, r.expression(node, "derived." + name), static_cast<long>(node.source().begin.column)});
     }
-    std::stable_sort(spec.derived.begin(), spec.derived.end(),
-                     [](const DerivedSpec& a, const DerivedSpec& b) { return a.expression.line < b.expression.line; });
+    std::sort(spec.derived.begin(), spec.derived.end(), [](const DerivedSpec& a, const DerivedSpec& b) {
+      return std::pair(a.expression.line, a.column) < std::pair(b.expression.line, b.column);
+    });
   }
   return spec;
 }

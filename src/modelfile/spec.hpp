@@ -30,11 +30,13 @@ struct ParameterSpec {
   double value = 0.0;
   std::string description;
   long line = 0;
+  long column = 0;  ///< for the order of the file (TOML tables are not ordered)
 };
 
 struct DerivedSpec {
   std::string name;
   Expression expression;
+  long column = 0;
 };
 
 struct ModelSpec {
@@ -51,7 +53,10 @@ struct ModelSpec {
   long metric_line = 0;
   std::vector<Expression> constraints;
   long constraints_line = 0;
-  std::vector<double> q0, v0;  ///< default initial data (zeros when the file has no [initial])
+  /// Default initial data, numbers or expressions in the parameters (zeros without [initial]);
+  /// load() evaluates them at the file's parameter values into q0, v0.
+  std::vector<Expression> initial_q, initial_v;
+  std::vector<double> q0, v0;
   long q0_line = 0, v0_line = 0;
   std::vector<Expression> solution;  ///< closed form q(t) in t, initial data and parameters
   std::vector<Expression> solution_conditions;  ///< the closed form holds where these vanish

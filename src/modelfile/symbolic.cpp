@@ -1,11 +1,14 @@
 #include "modelfile/symbolic.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace dalembert::modelfile {
 
@@ -360,7 +363,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   to_args[s.t] = args.t;
   initial_to_args[s.t] = args.t;
 
-  out.kernels.resize(solution_kernel + 1);
+  out.kernels.resize(initial_kernel + 1);
   for (int order = 0; order <= max_taylor_order; ++order) {
     Kernel& kl = out.kernels[lagrangian_kernel(order)];
     kl.name = "lagrangian_" + std::to_string(order);
@@ -382,10 +385,126 @@ SymbolicModel analyse(const ModelSpec& spec) {
   for (std::size_t i = 0; i < solution_conditions.size(); ++i)
     out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(2 * n + i), solution_conditions[i].subs(initial_to_args));
   layout.solution_conditions = static_cast<int>(solution_conditions.size());
+  out.kernels[initial_kernel].name = "initial";
+  for (int i = 0; i < n; ++i) {
+    const std::string in_params = "initial data may use the " + params;
+    out.kernels[initial_kernel].outputs.emplace_back(i, parse(spec.initial_q[i], 0, in_params).subs(to_args));
+    out.kernels[initial_kernel].outputs.emplace_back(n + i, parse(spec.initial_v[i], 0, in_params).subs(to_args));
+  }
   return out;
 }
 
+namespace {
+
+/// C code for expressions, independent of GiNaC's internal order of terms. GiNaC orders the terms
+/// of sums and products by hashes that depend on addresses, which differ from run to run, and
+/// normalises signs by that order (sin(x − y) or −sin(y − x), (a − b)·c or −(b − a)·c). Printed as
+/// GiNaC stores them, the same file gave different code in different runs: a new library each time,
+/// and different rounding. Here every subexpression is printed as a sign and a magnitude in a
+/// canonical form: operands sorted by their code, the sign of a sum chosen so that its first term is
+/// positive, and signs moved out of products, odd powers and odd functions.
+class CanonicalC {
+ public:
+  std::string operator()(const ex& e) { return with_sign(signed_code(e)); }
+
+  /// The operands of a sum or product in canonical order (for the interpreter).
+  std::vector<ex> sorted_operands(const ex& e) {
+    std::vector<ex> operands(e.begin(), e.end());
+    std::sort(operands.begin(), operands.end(),
+              [&](const ex& a, const ex& b) { return signed_code(a).second < signed_code(b).second; });
+    return operands;
+  }
+
+ private:
+  using Signed = std::pair<bool, std::string>;  // (negative, magnitude)
+
+  static std::string with_sign(const Signed& s) { return s.first ? "(-" + s.second + ")" : s.second; }
+
+  static std::string number(double x) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    std::string s = text;
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double, not an int
+    return s;
+  }
+
+  const Signed& signed_code(const ex& e) {
+    if (const auto it = memo_.find(e); it != memo_.end()) return it->second;
+    return memo_.emplace(e, print(e)).first->second;
+  }
+
+  Signed print(const ex& e) {
+    using namespace GiNaC;
+    if (is_a<numeric>(e)) {
+      const double x = ex_to<numeric>(e).to_double();
+      return {x < 0, number(std::abs(x))};
+    }
+    if (is_a<symbol>(e)) return {false, ex_to<symbol>(e).get_name()};
+    if (is_a<constant>(e)) return {false, "Pi"};
+    if (is_a<add>(e)) {
+      std::vector<Signed> terms;
+      for (const ex& x : e) terms.push_back(signed_code(x));
+      std::sort(terms.begin(), terms.end(), [](const Signed& a, const Signed& b) {
+        return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+      });
+      const bool flip = terms.front().first;  // first term positive
+      std::string s = "(";
+      for (std::size_t i = 0; i < terms.size(); ++i) {
+        const bool negative = terms[i].first != flip;
+        s += (i == 0 ? "" : negative ? " - " : " + ") + terms[i].second;
+      }
+      return {flip, s + ")"};
+    }
+    if (is_a<mul>(e)) {
+      bool negative = false;
+      std::vector<std::string> factors;
+      for (const ex& x : e) {
+        const Signed& f = signed_code(x);
+        negative = negative != f.first;
+        if (f.second != "1.0") factors.push_back(f.second);
+      }
+      std::sort(factors.begin(), factors.end());
+      if (factors.empty()) return {negative, "1.0"};
+      if (factors.size() == 1) return {negative, factors[0]};  // −x is the sign and x, not (x)
+      std::string s = "(";
+      for (std::size_t i = 0; i < factors.size(); ++i) s += (i ? "*" : "") + factors[i];
+      return {negative, s + ")"};
+    }
+    if (is_a<power>(e)) {
+      const Signed& base = signed_code(e.op(0));
+      const ex exponent = e.op(1);
+      if (is_a<numeric>(exponent) && ex_to<numeric>(exponent).is_integer()) {
+        const numeric k = ex_to<numeric>(exponent);
+        const bool negative = base.first && k.is_odd();
+        if (k == 2) return {negative, "(" + base.second + "*" + base.second + ")"};
+        if (k == -1) return {negative, "(1.0/" + base.second + ")"};
+        return {negative, "pow(" + base.second + ", " + number(k.to_double()) + ")"};
+      }
+      const std::string b = with_sign(base);
+      if (exponent == numeric(1, 2)) return {false, "sqrt(" + b + ")"};
+      return {false, "pow(" + b + ", " + (*this)(exponent) + ")"};
+    }
+    if (is_a<function>(e)) {
+      static const std::set<std::string> odd = {"sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh"};
+      static const std::set<std::string> even = {"cos", "cosh", "abs"};
+      const std::string name = ex_to<function>(e).get_name();
+      const std::string c_name = name == "abs" ? "fabs" : name;
+      const Signed& a = signed_code(e.op(0));
+      if (odd.count(name)) return {a.first, c_name + "(" + a.second + ")"};
+      if (even.count(name)) return {false, c_name + "(" + a.second + ")"};
+      if (name == "atan2") return {a.first, "atan2(" + a.second + ", " + (*this)(e.op(1)) + ")"};  // odd in y
+      return {false, c_name + "(" + with_sign(a) + ")"};
+    }
+    throw std::logic_error("cannot write C for " + text_of(e));
+  }
+
+  std::map<ex, Signed, GiNaC::ex_is_less> memo_;
+};
+
+}  // namespace
+
 std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
+  CanonicalC canonical;
   std::string name = spec.name;  // inside a C comment
   for (std::size_t at; (at = name.find("*/")) != std::string::npos;) name.replace(at, 2, "* /");
   std::ostringstream c;
@@ -401,7 +520,7 @@ std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
       << "  (void)x; (void)p; (void)t;\n";
     for (const auto& [index, e] : k.outputs) {
       c << "  out[" << index << "] = ";
-      e.print(GiNaC::print_csrc_double(c));
+      c << canonical(e);
       c << ";\n";
     }
     c << "}\n";
@@ -487,8 +606,9 @@ class Tape {
       result = push(Node(Op::Constant, -1, -1, 0, GiNaC::ex_to<GiNaC::numeric>(e.evalf()).to_double()));
     } else if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
       const Op op = GiNaC::is_a<GiNaC::add>(e) ? Op::Add : Op::Mul;
-      result = compile(e.op(0));
-      for (std::size_t i = 1; i < e.nops(); ++i) result = push(Node(op, result, compile(e.op(i))));
+      const std::vector<ex> operands = canonical_.sorted_operands(e);  // the same rounding in every run
+      result = compile(operands[0]);
+      for (std::size_t i = 1; i < operands.size(); ++i) result = push(Node(op, result, compile(operands[i])));
     } else if (GiNaC::is_a<GiNaC::power>(e)) {
       result = push(Node(Op::Pow, compile(e.op(0)), compile(e.op(1))));
     } else if (GiNaC::is_a<GiNaC::function>(e)) {
@@ -506,6 +626,7 @@ class Tape {
   std::vector<Node> nodes_;
   std::vector<std::pair<int, int>> outputs_;
   std::map<ex, int, GiNaC::ex_is_less> memo_;
+  CanonicalC canonical_;
 };
 
 class InterpretedEvaluator : public Evaluator {
@@ -534,6 +655,7 @@ class InterpretedEvaluator : public Evaluator {
   void solution(const double* x0, const double* p, double t, double* out) const override {
     tapes_[solution_kernel].run(x0, p, t, out);
   }
+  void initial(const double* p, double* out) const override { tapes_[initial_kernel].run(nullptr, p, 0.0, out); }
   std::string kind() const override { return "interpreted"; }
 
  private:
