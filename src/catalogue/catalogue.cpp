@@ -12,11 +12,14 @@ Entry chaplygin_sleigh_entry();
 Entry pendulum_entry();
 Entry harmonic_oscillator_entry();
 Entry satellite_entry();
+Entry suslov_entry();
+Entry rigid_body_attitude_constraint_entry();
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
       particle_entry(),         knife_edge_entry(), perturbed_knife_edge_entry(), vertical_disk_entry(),
       chaplygin_sleigh_entry(), pendulum_entry(),   harmonic_oscillator_entry(), satellite_entry(),
+      suslov_entry(),           rigid_body_attitude_constraint_entry(),
   };
   return all;
 }

@@ -26,8 +26,8 @@ std::string coordinate_list() {
   return s;
 }
 
-/// The model with its parameters overridden by `values`.
-template <CatalogueSystem S>
+/// The model with its parameters overridden by `values` (any model with name and parameters()).
+template <class S>
 S configure(const ParameterValues& values) {
   S sys;
   const auto params = S::parameters();

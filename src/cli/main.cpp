@@ -58,7 +58,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
 
 struct RunArguments {
   std::string system, method, h, steps, t_end, q0, v0, q1, z0, alpha, rule = "alpha", every = "1", out, summary;
-  std::string tolerance, max_iterations;
+  std::string tolerance, max_iterations, fim_start;
   std::vector<std::string> params;
 };
 
@@ -83,6 +83,11 @@ int run_command(const RunArguments& a) {
     if (o.alpha < 0 || o.alpha > 1) throw BadInput("--alpha: must lie in [0, 1], got " + a.alpha);
   }
   o.rule = a.rule;
+  if (!a.fim_start.empty()) {
+    if (a.fim_start != "A" && a.fim_start != "B")
+      throw BadInput("--fim-start: '" + a.fim_start + "' is not a start of fim (known: A, B)");
+    o.fim_start = a.fim_start;
+  }
   if (!a.tolerance.empty()) {
     o.newton.tolerance = parse_number("--tolerance", a.tolerance);
     if (!(o.newton.tolerance > 0)) throw BadInput("--tolerance: must be positive");
@@ -150,6 +155,8 @@ int main(int argc, char** argv) {
   run->add_option("--param", ra.params, "override a parameter: name=value (repeatable)");
   run->add_option("--alpha", ra.alpha, "alpha of the alpha-rule discrete Lagrangian and constraint (default 0.5)");
   run->add_option("--rule", ra.rule, "discrete Lagrangian: alpha (default) or trapezoid");
+  run->add_option("--fim-start", ra.fim_start,
+                  "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
   run->add_option("--every", ra.every, "write every K-th step (and the last)");
   run->add_option("--out", ra.out, "CSV output file (default: standard output)");
   run->add_option("--summary", ra.summary, "JSON summary file");

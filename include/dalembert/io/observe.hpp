@@ -29,6 +29,7 @@ struct RunOptions {
   long every = 1;              ///< keep every K-th row (and always the last)
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½) or "trapezoid"
+  std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
 };
@@ -44,6 +45,14 @@ namespace detail {
 
 template <class State>
 concept HasDiscreteConstraint = requires(const State& s) { s.discrete_constraint; };
+
+/// A method with extra CSV columns: a static array `extra_columns` of names and
+/// `extra_values(state)` returning as many numbers (written after the standard columns).
+template <class Method>
+concept HasExtraColumns = requires(const Method& m, const typename Method::State& s) {
+  Method::extra_columns;
+  { m.extra_values(s) };
+};
 
 /// Drives `method` from `state` and records every `every`-th row plus the last one.
 /// `first_row` (optional) is a row for k = 0 already known, used by two-point starts.
@@ -66,7 +75,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
   if (has_discrete) traj.columns.push_back("discrete_constraint");
   traj.columns.push_back("newton_iterations");
-  std::size_t derived = 0;
+  std::size_t method_extras = 0;
+  if constexpr (HasExtraColumns<Method>) {
+    for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
+    method_extras = std::size(Method::extra_columns);
+  }
+  std::size_t derived = 0;  // the system's own columns come last
   if constexpr (HasDerivedQuantities<S>) {
     const auto names = sys.derived_quantity_names();
     traj.columns.insert(traj.columns.end(), names.begin(), names.end());
@@ -79,8 +93,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   long last_stored = -1, newton_steps = 0;
   double newton_total = 0.0;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
+  // `extras` (may be null) are the method's extra columns.
   const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, double discrete,
-                          int iterations, bool stepped) {
+                          int iterations, bool stepped, const double* extras) {
     const double E = energy(sys, q, v);
     if (!have_energy0) {
       sum.energy0 = E;
@@ -102,6 +117,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
+    for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
     if constexpr (HasDerivedQuantities<S>) {
       if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
     }
@@ -113,14 +129,19 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   const auto start = std::chrono::steady_clock::now();
   long last_k = 0;
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, 0.0, 0, false);
+  if (first_row) record(0, 0.0, first_row->q, first_row->v, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
   try {
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0;
       if constexpr (has_discrete) discrete = s.discrete_constraint;
-      record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start);
+      if constexpr (HasExtraColumns<Method>) {
+        const auto extras = method.extra_values(s);
+        record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start, extras.data());
+      } else {
+        record(s.k, s.t, s.q, method.velocity(s), discrete, s.iterations, s.k > k_start, nullptr);
+      }
       last_k = s.k;
     });
   } catch (const SolverError& e) {

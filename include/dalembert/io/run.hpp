@@ -10,20 +10,29 @@
 // BadInput when the method does not apply to this particular system. Two families may share a
 // name for different kinds of system (e.g. `exact` for nonholonomic and for contact systems).
 // Add a family by adding its header and its name to MethodFamilies below.
+#include <algorithm>
 #include <tuple>
 
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/continuous.hpp"
+#include "dalembert/io/runners/generating_function.hpp"
+#include "dalembert/io/runners/momentum_energy.hpp"
+#include "dalembert/io/runners/rigid_body.hpp"
 #include "dalembert/io/runners/variational.hpp"
 
 namespace dalembert {
 
-using MethodFamilies = std::tuple<runners::Variational, runners::Continuous>;
+using MethodFamilies = std::tuple<runners::Variational, runners::Continuous, runners::GeneratingFunction,
+                                  runners::MomentumEnergy, runners::RigidBody>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {
   std::vector<std::string> names;
-  const auto append = [&](const std::vector<std::string>& more) { names.insert(names.end(), more.begin(), more.end()); };
+  // a name shared by families for different kinds of system is listed once
+  const auto append = [&](const std::vector<std::string>& more) {
+    for (const auto& name : more)
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   std::apply([&](auto... family) { (append(decltype(family)::names()), ...); }, MethodFamilies{});
   return names;
 }

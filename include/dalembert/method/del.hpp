@@ -3,6 +3,9 @@
 //   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) = 0.
 // Position–momentum form: with p_k = D2 L_d(q_{k−1}, q_k), solve p_k + D1 L_d(q_k, q_{k+1}) = 0 for
 // q_{k+1} (Newton, Jacobian D12 L_d), then p_{k+1} = D2 L_d(q_k, q_{k+1}).
+// A model with an external force gets the forced DEL, with the midpoint discrete forces F_d^±:
+// p_k + D1 L_d + F_d^- = 0,  p_{k+1} = D2 L_d + F_d^+.
+#include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -38,21 +41,30 @@ class DiscreteEulerLagrange {
   /// Two-point start from (q0, q1) as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
     const double h = step_size();
-    return State{1, h, q1, differentiate(ld_, q0, q1).D2, (q1 - q0) / h, 0};
+    Vecd<n> p1 = differentiate(ld_, q0, q1).D2;
+    if constexpr (HasExternalForce<S>) p1 += MidpointForce<S>(system_, h)(q0, q1);
+    return State{1, h, q1, p1, (q1 - q0) / h, 0};
   }
 
   void step(State& s) const {
     const double h = step_size();
     Vecd<n> x = s.q + h * s.last_velocity;
     DiscreteLagrangianDerivatives<n> d;  // of the last evaluation = at the solution
+    DiscreteForceDerivatives<n> f;
     const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p + d.D1;
       J = d.D12;
+      if constexpr (HasExternalForce<S>) {
+        f = differentiate(MidpointForce<S>(system_, h), s.q, q1);
+        F += f.value;
+        J += f.D2;
+      }
     };
     const NewtonReport r = newton_solve<n>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
     s.p = d.D2;
+    if constexpr (HasExternalForce<S>) s.p += f.value;
     s.last_velocity = (x - s.q) / h;
     s.q = x;
     s.k += 1;

@@ -6,7 +6,10 @@
 //   p⁺_k + D1 L_d(q_k, q_{k+1}) − M(q_k)ᵀ λ = 0,   ω(q_k, q_{k+1}) = 0
 // for (q_{k+1}, λ) by Newton, then p⁺_{k+1} = D2 L_d(q_k, q_{k+1}). The pre-momentum is
 // p⁻_k = p⁺_k − M(q_k)ᵀλ_k; both have the same components on D, the constrained momentum on D*.
+// A model with an external force adds the midpoint discrete forces F_d^± (discrete_force.hpp):
+// p⁺_k + D1 L_d + F_d^- − M(q_k)ᵀλ = 0 and p⁺_{k+1} = D2 L_d + F_d^+.
 #include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -59,6 +62,7 @@ class DiscreteLagrangeDAlembert {
     s.t = h;
     s.q = q1;
     s.p = differentiate(ld_, q0, q1).D2;
+    if constexpr (HasExternalForce<S>) s.p += MidpointForce<S>(system_, h)(q0, q1);
     s.multiplier.setZero();
     s.last_velocity = (q1 - q0) / h;
     if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
@@ -73,11 +77,17 @@ class DiscreteLagrangeDAlembert {
     x << s.q + h * s.last_velocity, s.multiplier;
     DiscreteLagrangianDerivatives<n> d;      // of the last evaluation = at the solution
     DiscreteConstraintDerivatives<n, m> w;
+    DiscreteForceDerivatives<n> f;
     const auto evaluate = [&](const Vecd<N>& unknowns, Vecd<N>& F, Matd<N, N>& J) {
       const Vecd<n> q1 = unknowns.template head<n>();
       d = differentiate(ld_, s.q, q1);
       F.template head<n>() = s.p + d.D1;
       J.template topLeftCorner<n, n>() = d.D12;
+      if constexpr (HasExternalForce<S>) {
+        f = differentiate(MidpointForce<S>(system_, h), s.q, q1);
+        F.template head<n>() += f.value;
+        J.template topLeftCorner<n, n>() += f.D2;
+      }
       if constexpr (m > 0) {
         w = differentiate(dc_, s.q, q1);
         F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
@@ -93,6 +103,7 @@ class DiscreteLagrangeDAlembert {
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
     const Vecd<n> q1 = x.template head<n>();
     s.p = d.D2;
+    if constexpr (HasExternalForce<S>) s.p += f.value;
     s.multiplier = x.template tail<m>();
     if constexpr (m > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
     s.last_velocity = (q1 - s.q) / h;

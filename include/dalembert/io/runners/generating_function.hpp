@@ -1,0 +1,56 @@
+#pragma once
+// Runner of the generating-function family (dLMS): `gf` (GF-α, --alpha), `gf-sym` (GF-sym-α) and
+// `gf-cp` (GF-CP-α, needs a metric). All start from (q0, v0) with p0 = ∂L/∂v, or from (q0, q1)
+// when (q0, q1) satisfies the paper's initial condition φ~(q0, q1, h) = 0.
+#include "dalembert/io/observe.hpp"
+#include "dalembert/method/generating_function.hpp"
+
+namespace dalembert::runners {
+
+struct GeneratingFunction {
+  static std::vector<std::string> names() { return {"gf", "gf-sym", "gf-cp"}; }
+
+  template <class S>
+  static constexpr bool supports() {
+    return CatalogueSystem<S>;
+  }
+
+  template <CatalogueSystem S>
+  static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
+    if constexpr (HasExternalForce<S>) {
+      throw BadInput("method " + o.method + " has no discrete external force; system " + std::string(S::name) +
+                     " has one");
+    } else {
+      if (o.rule != "alpha")
+        throw BadInput("method " + o.method + " uses its own generating function S_alpha; --rule " + o.rule +
+                       " does not apply (use --alpha)");
+      if (o.method == "gf") return start(sys, make_gf(sys, o.h, o.alpha, o.newton), init, o);
+      if (o.method == "gf-sym") return start(sys, make_gf_sym(sys, o.h, o.alpha, o.newton), init, o);
+      if constexpr (HasMetric<S>) {
+        return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
+      } else {
+        throw BadInput("method gf-cp projects with the metric G(q), but system " + std::string(S::name) +
+                       " does not define one");
+      }
+    }
+  }
+
+ private:
+  template <CatalogueSystem S, class Method>
+  static RunResult start(const S& sys, const Method& method, const InitialData& init, const RunOptions& o) {
+    constexpr int n = S::n;
+    const Vecd<n> q0 = detail::fixed<n>(init.q0);
+    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::fixed<n>(init.v0)), o, o.method, std::nullopt);
+    const Vecd<n> q1 = detail::fixed<n>(*init.q1);
+    const Vecd<S::m> phi = method.generating_constraint(q0, q1);
+    const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();
+    if (S::m > 0 && phi.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
+      throw BadInput("(q0, q1) violates the initial condition of " + o.method + " on " + std::string(S::name) +
+                     ": |phi~(q0, q1, h)| = " + std::to_string(phi.template lpNorm<Eigen::Infinity>()) +
+                     " (tolerance 1e-10)");
+    }
+    return detail::observe_run(sys, method, method.initial_state_from_positions(q0, q1), o, o.method, std::nullopt);
+  }
+};
+
+}  // namespace dalembert::runners

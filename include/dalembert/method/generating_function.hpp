@@ -1,0 +1,227 @@
+#pragma once
+// Generating-function nonholonomic integrators of de León, Martín de Diego and Santamaría-Merino
+// (dLMS; spec seed-000-001 §2.2–2.4). The approximate generating function S~ is a discrete
+// Lagrangian and the constraint force enters as a discrete force built from Λ~ = −Mᵀλ:
+//
+//   GF-α      S~ = S_α = h L(q_α, v),  q_α = (1−α) q0 + α q1,  v = (q1 − q0)/h
+//             α0 = (1−α) h Λ~(q_α, v),   α1 = α h Λ~(q_α, v)
+//   GF-sym-α  S~ = ½ S_α + ½ S_{1−α},   α0 = ½ h [(1−α) Λ~(q_α, v) + α Λ~(q_{1−α}, v)],
+//             α1 = ½ h [α Λ~(q_α, v) + (1−α) Λ~(q_{1−α}, v)]    (the paper leaves the force open,
+//             spec §5 point 5: this symmetric average is second order for every α)
+//   two-step  D2 S~(q_{k−1}, q_k) + D1 S~(q_k, q_{k+1}) = α1(q_{k−1}, q_k) + α0(q_k, q_{k+1})
+//   GF-CP     the same with P*(q_k) applied to the first slot's terms (dLMS (33), §5.1).
+//
+// Position–momentum form (dLMS (17)), the one implemented: given (q_k, p_k) solve
+//   p_k = −D1 S~(q_k, q_{k+1}) + α0(q_k, q_{k+1})                          for q_{k+1},
+//   p_{k+1} = D2 S~(q_k, q_{k+1}) − α1(q_k, q_{k+1})    and, for GF-CP,   p_{k+1} ← P*(q_{k+1}) p_{k+1},
+// i.e. GF-CP is a GF step followed by the G⁻¹-orthogonal projection of the momentum onto
+// Leg(D); it keeps φ~(q_k, q_{k+1}) = Ψ(q_k, p_k) = 0 at every step. The Newton Jacobian
+// D12 S~ − ∂α0/∂q1 comes from automatic differentiation through Λ~ (model/projectors.hpp), which
+// is evaluated with the raw multiplier formula at the finite-difference velocity, off D
+// (spec §5 point 11). External forces are not part of the scheme: the runner rejects them.
+#include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+/// S~ = S_α, or ½ S_α + ½ S_{1−α} when symmetric (a discrete Lagrangian in the sense of
+/// discrete/discrete_lagrangian.hpp, so differentiate() applies).
+template <Model S>
+class GeneratingFunctionLagrangian {
+ public:
+  static constexpr int n = S::n;
+  GeneratingFunctionLagrangian(const S& system, double h, double alpha, bool symmetric)
+      : system_(system), h_(h), alpha_(alpha), symmetric_(symmetric && alpha != 0.5) {}
+
+  double step_size() const { return h_; }
+  double alpha() const { return alpha_; }
+  bool symmetric() const { return symmetric_; }
+
+  template <class T>
+  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    const Vec<T, n> v = (q1 - q0) / h_;
+    const Vec<T, n> qa = (1.0 - alpha_) * q0 + alpha_ * q1;
+    if (!symmetric_) return h_ * system_.template lagrangian<T>(qa, v);
+    const Vec<T, n> qb = alpha_ * q0 + (1.0 - alpha_) * q1;
+    return 0.5 * h_ * (system_.template lagrangian<T>(qa, v) + system_.template lagrangian<T>(qb, v));
+  }
+
+ private:
+  S system_;
+  double h_, alpha_;
+  bool symmetric_;  ///< false for α = ½, where both halves coincide
+};
+
+template <class T, int N>
+struct DiscreteConstraintForce {
+  Vec<T, N> alpha0;  ///< α0(q0, q1) ≈ ∫ Λ~ ∂q/∂q0, acts at q0
+  Vec<T, N> alpha1;  ///< α1(q0, q1) ≈ ∫ Λ~ ∂q/∂q1, acts at q1
+};
+
+template <Model S, bool ConstraintPreserving = false>
+  requires(!ConstraintPreserving || HasMetric<S>)
+class GeneratingFunctionIntegrator {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<n> q;
+    Vecd<n> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
+    Vecd<n> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
+    Vecd<n> last_velocity;             ///< (q_k − q_{k−1})/h, the Newton initial guess
+    double discrete_constraint = 0.0;  ///< |M(q_α)(q_k − q_{k−1})/h|_inf of the last segment
+    int iterations = 0;
+  };
+
+  GeneratingFunctionIntegrator(const S& system, double h, double alpha = 0.5, bool symmetric = false,
+                               NewtonOptions options = {})
+      : system_(system), ld_(system, h, alpha, symmetric), options_(options) {}
+
+  double step_size() const { return ld_.step_size(); }
+  double alpha() const { return ld_.alpha(); }
+  const S& system() const { return system_; }
+  const GeneratingFunctionLagrangian<S>& discrete_lagrangian() const { return ld_; }
+
+  /// The discrete constraint force of the segment (q0, q1), generic in the scalar type.
+  template <class T>
+  DiscreteConstraintForce<T, n> discrete_force(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+    const double h = step_size(), a = alpha();
+    const Vec<T, n> v = (q1 - q0) / h;
+    const Vec<T, n> La = constraint_force_form(system_, Vec<T, n>((1.0 - a) * q0 + a * q1), v);
+    DiscreteConstraintForce<T, n> f;
+    if (!ld_.symmetric()) {
+      f.alpha0 = ((1.0 - a) * h) * La;
+      f.alpha1 = (a * h) * La;
+    } else {
+      const Vec<T, n> Lb = constraint_force_form(system_, Vec<T, n>(a * q0 + (1.0 - a) * q1), v);
+      f.alpha0 = (0.5 * h) * ((1.0 - a) * La + a * Lb);
+      f.alpha1 = (0.5 * h) * (a * La + (1.0 - a) * Lb);
+    }
+    return f;
+  }
+
+  /// Start from (q0, v0), v0 ∈ D: p0 = ∂L/∂v(q0, v0) (spec §5 point 2); the first solve then
+  /// satisfies the paper's initial condition φ~(q0, q1, h) = 0.
+  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+    State s;
+    s.q = q0;
+    s.p = momentum(system_, q0, v0);
+    s.p_plus = s.p;
+    s.last_velocity = v0;
+    return s;
+  }
+
+  /// The state at k = 0 that the pair (q0, q1) determines, p0 = −D1 S~(q0, q1) + α0(q0, q1); its
+  /// first step returns q1 (Newton starts there). The paper requires φ~(q0, q1, h) = 0.
+  State initial_state_from_positions(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    const double h = step_size();
+    State s;
+    s.q = q0;
+    s.p = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
+    s.p_plus = s.p;
+    s.last_velocity = (q1 - q0) / h;
+    return s;
+  }
+
+  void step(State& s) const {
+    const double h = step_size();
+    Vecd<n> x = s.q + h * s.last_velocity;
+    DiscreteLagrangianDerivatives<n> d;  // of the last evaluation = at the solution
+    Vecd<n> alpha1;
+    const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
+      d = differentiate(ld_, s.q, q1);
+      Matd<n, n> dalpha0;
+      Vecd<n> alpha0;
+      force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0);
+      F = s.p + d.D1 - alpha0;
+      J = d.D12 - dalpha0;
+    };
+    const NewtonReport r = newton_solve<n>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if constexpr (m > 0) {
+      const double a = alpha();
+      const Vecd<n> qa = (1.0 - a) * s.q + a * x;
+      s.discrete_constraint =
+          (system_.template constraint_matrix<double>(qa) * ((x - s.q) / h)).template lpNorm<Eigen::Infinity>();
+    }
+    s.p_plus = d.D2 - alpha1;
+    if constexpr (ConstraintPreserving) {
+      s.p = covector_projectors(system_, x).P * s.p_plus;
+    } else {
+      s.p = s.p_plus;
+    }
+    s.last_velocity = (x - s.q) / h;
+    s.q = x;
+    s.k += 1;
+    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    s.iterations = r.iterations;
+  }
+
+  /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
+  /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
+  Vecd<n> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
+
+  /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
+  Vecd<n> two_step_residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2) const {
+    Vecd<n> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
+    if constexpr (ConstraintPreserving) first = covector_projectors(system_, q1).P * first;
+    return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
+  }
+
+  /// The paper's discrete constraint φ~(q0, q1, h) = Ψ(q0, −D1 S~(q0, q1) + α0(q0, q1)) (18).
+  Vecd<m> generating_constraint(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    const Vecd<n> p0 = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
+    return momentum_constraint(system_, q0, p0);
+  }
+
+ private:
+  void force_and_jacobian(const Vecd<n>& q0, const Vecd<n>& q1, Vecd<n>& alpha0, Vecd<n>& alpha1,
+                          Matd<n, n>& dalpha0_dq1) const {
+    if constexpr (m == 0) {
+      alpha0.setZero();
+      alpha1.setZero();
+      dalpha0_dq1.setZero();
+    } else {
+      using D = ad::Dual<double, n>;
+      Vec<D, n> x0, x1;
+      for (int i = 0; i < n; ++i) {
+        x0[i] = ad::constant<n>(q0[i]);
+        x1[i] = ad::variable<n>(q1[i], i);
+      }
+      const auto f = discrete_force<D>(x0, x1);
+      for (int i = 0; i < n; ++i) {
+        alpha0[i] = ad::value(f.alpha0[i]);
+        alpha1[i] = ad::value(f.alpha1[i]);
+        for (int j = 0; j < n; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
+      }
+    }
+  }
+
+  S system_;
+  GeneratingFunctionLagrangian<S> ld_;
+  NewtonOptions options_;
+};
+
+/// GF-α (dLMS §4): first order for α ≠ ½, second order for α = ½.
+template <Model S>
+auto make_gf(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {
+  return GeneratingFunctionIntegrator<S, false>(system, h, alpha, false, options);
+}
+
+/// GF-sym-α (dLMS Remark 4.1): second order for every α.
+template <Model S>
+auto make_gf_sym(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {
+  return GeneratingFunctionIntegrator<S, false>(system, h, alpha, true, options);
+}
+
+/// GF-CP-α (dLMS §5.1): preserves the exact constraint Ψ(q_k, p_k) = 0; needs the metric.
+template <HasMetric S>
+auto make_gf_cp(const S& system, double h, double alpha = 0.5, bool symmetric = false, NewtonOptions options = {}) {
+  return GeneratingFunctionIntegrator<S, true>(system, h, alpha, symmetric, options);
+}
+
+}  // namespace dalembert
