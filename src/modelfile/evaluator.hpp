@@ -40,6 +40,12 @@ struct Layout {
   int lagrangian_size = 0;                   ///< doubles written by the lagrangian kernels
   std::vector<ConstraintEntry> constraints;  ///< over q, n variables
   int constraints_size = 0;
+  /// Mechanical: L = ½ vᵀG(q)v − V(q). Then the mechanics kernels give the Taylor coefficients of
+  /// the entries G(i, j), i ≤ j, that are not identically zero, and of V, as functions of q.
+  bool mechanical = false;
+  std::vector<ConstraintEntry> metric;
+  TaylorTerms potential;
+  int mechanics_size = 0;
   int derived = 0;                           ///< number of derived quantities
   bool has_solution = false;
   int solution_conditions = 0;               ///< the solution kernel writes them after (q, v)
@@ -54,6 +60,9 @@ class Evaluator {
   virtual void lagrangian(int order, const double* x, const double* p, double* out) const = 0;
   /// Taylor coefficients of the nonzero entries of M up to `order` at q.
   virtual void constraints(int order, const double* q, const double* p, double* out) const = 0;
+  /// Taylor coefficients of the metric entries and of the potential up to `order` at q
+  /// (mechanical models only).
+  virtual void mechanics(int order, const double* q, const double* p, double* out) const = 0;
   /// The derived quantities at (q, v, t).
   virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
   /// The default initial data (q0, v0) for the parameters p.

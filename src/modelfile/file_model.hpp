@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
@@ -125,7 +126,9 @@ T taylor_hyperdual(const TaylorTerms& f, const double* c, Variable&& x) {
 
 }  // namespace detail
 
-template <int N, int M>
+/// A model file with n = N coordinates and m = M constraints; with Mechanical, L = ½ vᵀG(q)v − V(q)
+/// and the model also has metric<T> and potential<T> (methods that project with G need them).
+template <int N, int M, bool Mechanical = false>
 class FileModel {
  public:
   static constexpr int n = N;
@@ -139,12 +142,13 @@ class FileModel {
   static std::array<Parameter<FileModel>, 0> parameters() { return {}; }
 
   explicit FileModel(std::shared_ptr<const BoundModel> model) : bound_(std::move(model)) {
-    if (bound_->model->n() != N || bound_->model->m() != M)
+    if (bound_->model->n() != N || bound_->model->m() != M || (Mechanical && !bound_->model->layout.mechanical))
       throw std::logic_error("FileModel<" + std::to_string(N) + ", " + std::to_string(M) + "> for a model with n = " +
                              std::to_string(bound_->model->n()) + ", m = " + std::to_string(bound_->model->m()));
   }
 
   const BoundModel& bound() const { return *bound_; }
+  static constexpr bool mechanical = Mechanical;
 
   template <class T>
   T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
@@ -183,32 +187,35 @@ class FileModel {
   Mat<T, M, N> constraint_matrix(const Vec<T, N>& q) const {
     Mat<T, M, N> out;
     if constexpr (M > 0) {
-      constexpr int depth = detail::dual_depth<T>();
-      constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
-      if constexpr (depth > max_taylor_order) detail::too_deep(depth);
-      const LoadedModel& model = *bound_->model;
-      std::array<double, N> x;
-      for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
-      std::array<double, M * N * detail::max_coefficients(N)> c;
-      model.evaluator->constraints(order, x.data(), bound_->parameters.data(), c.data());
       out.setConstant(ad::lift<T>(0.0));
-      if constexpr (order == 0) {
-        for (const auto& e : model.layout.constraints) out(e.row, e.column) = c[e.terms.offset];
-#if !defined(DALEMBERT_AD_CERES)
-      } else if constexpr (detail::PlainDual<T>::value) {
-        for (const auto& e : model.layout.constraints)
-          out(e.row, e.column) = detail::taylor_dual<T>(e.terms, c.data(), [&](int i) -> const T& { return q[i]; });
-      } else if constexpr (detail::HyperDual<T>::value) {
-        for (const auto& e : model.layout.constraints)
-          out(e.row, e.column) = detail::taylor_hyperdual<T>(e.terms, c.data(), [&](int i) -> const T& { return q[i]; });
-#endif
-      } else {
-        std::array<T, N> delta;
-        for (int i = 0; i < N; ++i) delta[i] = q[i] - ad::lift<T>(x[i]);
-        for (const auto& e : model.layout.constraints) out(e.row, e.column) = detail::taylor<order>(e.terms, c.data(), delta.data());
-      }
+      const LoadedModel& model = *bound_->model;
+      taylor_in_q<T, M * N * detail::max_coefficients(N)>(
+          q, [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
+          [&](const auto& value) {
+            for (const auto& e : model.layout.constraints) out(e.row, e.column) = value(e.terms);
+          });
     }
     return out;
+  }
+
+  /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (FileModel<n, m, true>).
+  template <class T>
+    requires Mechanical
+  Mat<T, N, N> metric(const Vec<T, N>& q) const {
+    Mat<T, N, N> G;
+    G.setConstant(ad::lift<T>(0.0));
+    mechanics<T>(q, [&](const auto& value) {
+      for (const auto& e : bound_->model->layout.metric) G(e.row, e.column) = G(e.column, e.row) = value(e.terms);
+    });
+    return G;
+  }
+
+  template <class T>
+    requires Mechanical
+  T potential(const Vec<T, N>& q) const {
+    T V;
+    mechanics<T>(q, [&](const auto& value) { V = value(bound_->model->layout.potential); });
+    return V;
   }
 
   PhasePoint<N> default_initial() const {
@@ -241,23 +248,62 @@ class FileModel {
   }
 
  private:
+  /// Evaluates functions of q given by Taylor coefficients: `kernel(order, q0, out)` fills the
+  /// coefficients (at most Capacity) and `use(value)` reads the functions, value(terms) -> T.
+  template <class T, std::size_t Capacity, class Kernel, class Use>
+  void taylor_in_q(const Vec<T, N>& q, Kernel&& kernel, Use&& use) const {
+    constexpr int depth = detail::dual_depth<T>();
+    constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
+    if constexpr (depth > max_taylor_order) detail::too_deep(depth);
+    std::array<double, N> x;
+    for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
+    std::array<double, Capacity> c;
+    kernel(order, x.data(), c.data());
+    if constexpr (order == 0) {
+      use([&](const TaylorTerms& f) -> T { return c[f.offset]; });
+#if !defined(DALEMBERT_AD_CERES)
+    } else if constexpr (detail::PlainDual<T>::value) {
+      use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; }); });
+    } else if constexpr (detail::HyperDual<T>::value) {
+      use([&](const TaylorTerms& f) -> T {
+        return detail::taylor_hyperdual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; });
+      });
+#endif
+    } else {
+      std::array<T, N> delta;
+      for (int i = 0; i < N; ++i) delta[i] = q[i] - ad::lift<T>(x[i]);
+      use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c.data(), delta.data()); });
+    }
+  }
+
+  template <class T, class Use>
+  void mechanics(const Vec<T, N>& q, Use&& use) const {
+    const LoadedModel& model = *bound_->model;
+    taylor_in_q<T, (N * (N + 1) / 2 + 1) * detail::max_coefficients(N)>(
+        q, [&](int order, const double* x, double* c) { model.evaluator->mechanics(order, x, bound_->parameters.data(), c); },
+        std::forward<Use>(use));
+  }
+
   std::shared_ptr<const BoundModel> bound_;
 };
 
-/// Sets the thread's FileModel<N, M> name, summary and coordinates for the lifetime of the scope.
-template <int N, int M>
+/// Sets the thread's FileModel<N, M, Mechanical> name, summary and coordinates for the lifetime of
+/// the scope.
+template <int N, int M, bool Mechanical>
 class MetadataScope {
+  using System = FileModel<N, M, Mechanical>;
+
  public:
   explicit MetadataScope(const LoadedModel& model)
-      : name_(FileModel<N, M>::name), summary_(FileModel<N, M>::summary), coordinates_(FileModel<N, M>::coordinates) {
-    FileModel<N, M>::name = model.spec.name;
-    FileModel<N, M>::summary = model.spec.summary;
-    for (int i = 0; i < N; ++i) FileModel<N, M>::coordinates[i] = model.spec.coordinates[i];
+      : name_(System::name), summary_(System::summary), coordinates_(System::coordinates) {
+    System::name = model.spec.name;
+    System::summary = model.spec.summary;
+    for (int i = 0; i < N; ++i) System::coordinates[i] = model.spec.coordinates[i];
   }
   ~MetadataScope() {
-    FileModel<N, M>::name = name_;
-    FileModel<N, M>::summary = summary_;
-    FileModel<N, M>::coordinates = coordinates_;
+    System::name = name_;
+    System::summary = summary_;
+    System::coordinates = coordinates_;
   }
   MetadataScope(const MetadataScope&) = delete;
   MetadataScope& operator=(const MetadataScope&) = delete;

@@ -64,6 +64,7 @@ class NativeEvaluator : public Evaluator {
     for (int order = 0; order <= max_taylor_order; ++order) {
       lagrangian_[order] = symbol("dalembert_lagrangian_" + std::to_string(order));
       constraints_[order] = symbol("dalembert_constraints_" + std::to_string(order));
+      mechanics_[order] = symbol("dalembert_mechanics_" + std::to_string(order));
     }
     derived_ = symbol("dalembert_derived");
     solution_ = symbol("dalembert_solution");
@@ -76,6 +77,9 @@ class NativeEvaluator : public Evaluator {
   }
   void constraints(int order, const double* q, const double* p, double* out) const override {
     constraints_[order](q, p, 0.0, out);
+  }
+  void mechanics(int order, const double* q, const double* p, double* out) const override {
+    mechanics_[order](q, p, 0.0, out);
   }
   void derived(const double* x, const double* p, double t, double* out) const override { derived_(x, p, t, out); }
   void solution(const double* x0, const double* p, double t, double* out) const override { solution_(x0, p, t, out); }
@@ -91,7 +95,7 @@ class NativeEvaluator : public Evaluator {
 
   void* handle_;
   std::string path_;
-  std::array<KernelFn, max_taylor_order + 1> lagrangian_{}, constraints_{};
+  std::array<KernelFn, max_taylor_order + 1> lagrangian_{}, constraints_{}, mechanics_{};
   KernelFn derived_ = nullptr, solution_ = nullptr, initial_ = nullptr;
 };
 

@@ -319,6 +319,27 @@ SymbolicModel analyse(const ModelSpec& spec) {
                         quote(text_of(rest)) + ", is not zero)");
   }
 
+  // Mechanical (L = ½ vᵀG(q)v − V(q)): no term linear in v, nothing beyond quadratic. Methods that
+  // project with the metric (fim, gf-cp) need G and V on their own.
+  bool mechanical = true;
+  std::vector<std::vector<ex>> G(n, std::vector<ex>(n));
+  ex V;
+  try {
+    GiNaC::exmap at_rest;
+    for (const auto& v : s.v) at_rest[v] = 0;
+    V = -L.subs(at_rest);
+    for (int i = 0; i < n && mechanical; ++i) {
+      const ex Li = L.diff(s.v[i]);
+      mechanical = vanishes(Li.subs(at_rest), points);
+      for (int j = i; j < n && mechanical; ++j) {
+        G[i][j] = G[j][i] = Li.diff(s.v[j]);
+        for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(G[i][j].diff(s.v[k]), points);
+      }
+    }
+  } catch (const std::exception&) {
+    mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
+  }
+
   // Derived quantities and the closed form.
   std::vector<ex> derived;
   for (const auto& d : spec.derived) derived.push_back(parse(d.expression, kCoordinates | kVelocities | kTime, in_qv + "; t"));
@@ -345,6 +366,15 @@ SymbolicModel analyse(const ModelSpec& spec) {
     for (int i = 0; i < n; ++i)
       if (!M[a][i].is_zero()) layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients)});
   layout.constraints_size = static_cast<int>(M_coefficients.size());
+  std::vector<std::pair<int, ex>> mechanics_coefficients;
+  layout.mechanical = mechanical;
+  if (mechanical) {
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j)
+        if (!G[i][j].is_zero()) layout.metric.push_back({i, j, taylor_terms(G[i][j], s.q, mechanics_coefficients)});
+    layout.potential = taylor_terms(V, s.q, mechanics_coefficients);
+  }
+  layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
   layout.derived = static_cast<int>(derived.size());
   layout.has_solution = !solution_q.empty();
 
@@ -373,6 +403,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
     km.name = "constraints_" + std::to_string(order);
     for (int i = 0; i < layout.constraints_size; ++i)
       if (M_coefficients[i].first <= order) km.outputs.emplace_back(i, M_coefficients[i].second.subs(to_args));
+    Kernel& kg = out.kernels[mechanics_kernel(order)];
+    kg.name = "mechanics_" + std::to_string(order);
+    for (int i = 0; i < layout.mechanics_size; ++i)
+      if (mechanics_coefficients[i].first <= order)
+        kg.outputs.emplace_back(i, mechanics_coefficients[i].second.subs(to_args));
   }
   out.kernels[derived_kernel].name = "derived";
   for (std::size_t i = 0; i < derived.size(); ++i)
@@ -648,6 +683,9 @@ class InterpretedEvaluator : public Evaluator {
   }
   void constraints(int order, const double* q, const double* p, double* out) const override {
     tapes_[constraints_kernel(order)].run(q, p, 0.0, out);
+  }
+  void mechanics(int order, const double* q, const double* p, double* out) const override {
+    tapes_[mechanics_kernel(order)].run(q, p, 0.0, out);
   }
   void derived(const double* x, const double* p, double t, double* out) const override {
     tapes_[derived_kernel].run(x, p, t, out);

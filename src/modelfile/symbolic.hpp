@@ -23,13 +23,15 @@ struct Kernel {
 
 struct SymbolicModel {
   Layout layout;
-  /// lagrangian_0..3, constraints_0..3, derived, solution, initial (empty where the file has none).
+  /// lagrangian_0..3, constraints_0..3, mechanics_0..3, derived, solution, initial (empty where
+  /// the file has none).
   std::vector<Kernel> kernels;
 };
 
 inline constexpr int lagrangian_kernel(int order) { return order; }
 inline constexpr int constraints_kernel(int order) { return max_taylor_order + 1 + order; }
-inline constexpr int derived_kernel = 2 * (max_taylor_order + 1);
+inline constexpr int mechanics_kernel(int order) { return 2 * (max_taylor_order + 1) + order; }
+inline constexpr int derived_kernel = 3 * (max_taylor_order + 1);
 inline constexpr int solution_kernel = derived_kernel + 1;
 inline constexpr int initial_kernel = solution_kernel + 1;
 
