@@ -9,6 +9,7 @@ packages=(
   libeigen3-dev                          # linear algebra
   libceres-dev                           # ceres::Jet (automatic differentiation), see docs/decisions.md
   libboost-dev                           # Boost.Odeint (reference solver)
+  libginac-dev libtomlplusplus-dev       # model files: symbolic expressions, TOML (docs/model-files.md)
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks

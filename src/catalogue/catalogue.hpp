@@ -43,7 +43,8 @@ struct Entry {
 
 const std::vector<Entry>& entries();
 
-/// The entry called `name`; throws BadInput naming the known systems otherwise.
+/// The entry called `name`, or the entry of the model file at the path `name` (loaded on first
+/// use, docs/model-files.md); throws BadInput naming the known systems otherwise.
 const Entry& find(const std::string& name);
 
 }  // namespace dalembert::catalogue

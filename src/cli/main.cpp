@@ -152,13 +152,13 @@ int main(int argc, char** argv) {
   bool describe_json = false;
   std::vector<std::string> describe_params;
   auto* describe = app.add_subcommand("describe", "coordinates, parameters, default initial data of a system");
-  describe->add_option("SYSTEM", describe_name, "catalogue system")->required();
+  describe->add_option("SYSTEM", describe_name, "catalogue system or model file (.toml)")->required();
   describe->add_flag("--json", describe_json, "machine-readable output");
   describe->add_option("--param", describe_params, "override a parameter: name=value");
 
   RunArguments ra;
   auto* run = app.add_subcommand("run", "integrate a system and write a CSV trajectory");
-  run->add_option("SYSTEM", ra.system, "catalogue system")->required();
+  run->add_option("SYSTEM", ra.system, "catalogue system or model file (.toml)")->required();
   run->add_option("--method", ra.method, "integrator (see `dalembert list`)")->required();
   run->add_option("--h", ra.h, "time step")->required();
   run->add_option("--steps", ra.steps, "number of steps");

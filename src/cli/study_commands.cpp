@@ -18,7 +18,7 @@ struct ProblemArguments {
   std::vector<std::string> params;
 
   void add_to(CLI::App* cmd) {
-    cmd->add_option("SYSTEM", system, "catalogue system")->required();
+    cmd->add_option("SYSTEM", system, "catalogue system or model file (.toml)")->required();
     cmd->add_option("--q0", q0, "initial position, comma separated");
     cmd->add_option("--v0", v0, "initial velocity (must satisfy the constraints)");
     cmd->add_option("--param", params, "override a parameter: name=value (repeatable)");
@@ -26,6 +26,12 @@ struct ProblemArguments {
     cmd->add_option("--rule", rule, "discrete Lagrangian: alpha (default) or trapezoid");
     cmd->add_option("--tolerance", tolerance, "Newton tolerance (default 1e-13)");
     cmd->add_option("--out-dir", out_dir, "directory for the CSV and the figures");
+  }
+  /// The system's name in directory names and titles: a model file's stem ("models/top.toml" -> "top").
+  std::string label() const {
+    for (const auto& e : catalogue::entries())
+      if (e.name == system) return system;
+    return fs::path(system).stem().string();
   }
   analysis::Problem problem() const {
     analysis::Problem p{&catalogue::find(system), parse_parameters(params), {}};
@@ -118,12 +124,12 @@ int compare(const StudyCommands& c) {
   const auto methods = split(c.methods);
   if (methods.empty()) throw BadInput("--methods: give at least one method");
   const auto cmp = analysis::compare_methods(problem, methods, o);
-  const std::string dir = c.compare_args.out_dir.empty() ? "compare-" + c.compare_args.system : c.compare_args.out_dir;
+  const std::string dir = c.compare_args.out_dir.empty() ? "compare-" + c.compare_args.label() : c.compare_args.out_dir;
   fs::create_directories(dir);
   const std::string csv = dir + "/compare.csv";
   report::write_table(csv, cmp.table);
   std::vector<report::Figure> figures;
-  const std::string title = c.compare_args.system + ", h = " + report::format(o.h);
+  const std::string title = c.compare_args.label() + ", h = " + report::format(o.h);
   struct Panel {
     const char* column;
     const char* stem;
@@ -160,7 +166,7 @@ int convergence(const StudyCommands& c) {
   if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
   const auto conv = analysis::convergence_study(problem, c.method, std::vector<double>(hs.begin(), hs.end()), T, base);
   const std::string dir =
-      c.convergence_args.out_dir.empty() ? "convergence-" + c.convergence_args.system + "-" + c.method : c.convergence_args.out_dir;
+      c.convergence_args.out_dir.empty() ? "convergence-" + c.convergence_args.label() + "-" + c.method : c.convergence_args.out_dir;
   fs::create_directories(dir);
   std::vector<double> h, steps, error, fitted;
   for (const auto& row : conv.rows) {
@@ -173,7 +179,7 @@ int convergence(const StudyCommands& c) {
   t.columns = {"h", "steps", "error", "fitted"};
   for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
   report::write_table(dir + "/convergence.csv", t);
-  report::render({{dir + "/convergence", c.convergence_args.system + ": " + c.method + ", error at T = " + report::format(T),
+  report::render({{dir + "/convergence", c.convergence_args.label() + ": " + c.method + ", error at T = " + report::format(T),
                    "h", "max |q(T) - q_ref(T)|", "log", "log", false,
                    {{dir + "/convergence.csv", "h", "error",
                      c.method + " (fitted order " + report::format(conv.order, 3) + ")", "line+markers", ""}}}},

@@ -140,8 +140,17 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   if (has_discrete) traj.columns.push_back("discrete_constraint");
   traj.columns.push_back("newton_iterations");
   if constexpr (HasMonitor<S>) traj.columns.emplace_back(S::monitor_name);
-  if constexpr (HasExtraColumns<Method>)
+  std::size_t method_extras = 0;
+  if constexpr (HasExtraColumns<Method>) {
     for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
+    method_extras = std::size(Method::extra_columns);
+  }
+  std::size_t derived = 0;  // the system's own columns come last
+  if constexpr (HasDerivedQuantities<S>) {
+    const auto names = sys.derived_quantity_names();
+    traj.columns.insert(traj.columns.end(), names.begin(), names.end());
+    derived = names.size();
+  }
   const std::size_t width = traj.columns.size();
 
   std::vector<double> row(width);
@@ -183,7 +192,10 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
     if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
-    for (std::size_t j = 0; i < width; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
+    for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
+    if constexpr (HasDerivedQuantities<S>) {
+      if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
+    }
     if (k % options.every == 0) {
       traj.values.insert(traj.values.end(), row.begin(), row.end());
       last_stored = k;

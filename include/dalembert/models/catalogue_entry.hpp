@@ -4,7 +4,9 @@
 // never need this; the command line and the tests do.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "dalembert/core/types.hpp"
 #include "dalembert/model/model.hpp"
@@ -57,6 +59,16 @@ template <class S>
 concept HasMonitor = requires(const S& s, const Vecd<S::n>& q) {
   { S::monitor_name } -> std::convertible_to<std::string_view>;
   { s.monitor(q, q) } -> std::convertible_to<double>;
+};
+
+/// Optionally, a catalogue system adds quantities of its own to the output of a run (columns after
+/// the standard ones), e.g. the derived quantities of a model file:
+///   std::vector<std::string> derived_quantity_names() const;
+///   void derived_quantities(const Vecd<n>& q, const Vecd<n>& v, double t, double* out) const;
+template <class S>
+concept HasDerivedQuantities = requires(const S& s, const Vecd<S::n>& q, double* out) {
+  { s.derived_quantity_names() } -> std::convertible_to<std::vector<std::string>>;
+  s.derived_quantities(q, q, 0.0, out);
 };
 
 }  // namespace dalembert

@@ -1,0 +1,113 @@
+#include "modelfile/entry.hpp"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "modelfile/instances.hpp"
+#include "modelfile/model.hpp"
+
+namespace dalembert::modelfile {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string coordinate_list(const ModelSpec& spec) {
+  std::string s;
+  for (const auto& c : spec.coordinates) s += (s.empty() ? "" : ", ") + c;
+  return s;
+}
+
+void check_size(const ModelSpec& spec, const char* option, const Eigen::VectorXd& x) {
+  if (x.size() != spec.n())
+    throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but the model file " +
+                   spec.path + " has " + std::to_string(spec.n()) + " coordinates (" + coordinate_list(spec) + ")");
+}
+
+FileModelRunner runner_for(const LoadedModel& model) {
+  const ModelSpec& spec = model.spec;
+  for (const auto& instance : file_model_instances)
+    if (instance.n == spec.n() && instance.m == spec.m() && instance.mechanical == model.layout.mechanical)
+      return instance.run;
+  throw ModelFileError(spec.path, spec.coordinates_line,
+                       "the model has " + std::to_string(spec.n()) + " coordinates, but this build of dalembert runs "
+                       "model files with at most " + std::to_string(max_coordinates) +
+                       " (configure with -DDALEMBERT_MODEL_FILE_MAX_COORDINATES=" + std::to_string(spec.n()) + ")");
+}
+
+/// (q0, v0) of a run: the file's initial data where the command line gives none.
+void fill_initial(const BoundModel& bound, InitialData& init) {
+  const ModelSpec& spec = bound.model->spec;
+  if (init.q0.size() == 0) init.q0 = bound.q0;
+  if (init.v0.size() == 0) init.v0 = bound.v0;
+  check_size(spec, "--q0", init.q0);
+  check_size(spec, "--v0", init.v0);
+  if (init.q1) check_size(spec, "--q1", *init.q1);
+}
+
+catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const LoadedModel> model) {
+  catalogue::Entry e;
+  e.name = path;
+  e.describe = [model](const catalogue::ParameterValues& values) {
+    const auto bound = bind(model, values);
+    const ModelSpec& spec = model->spec;
+    catalogue::SystemDescription d;
+    d.name = spec.name;
+    d.summary = spec.summary.empty() ? "model file " + spec.path : spec.summary;
+    d.coordinates = spec.coordinates;
+    for (std::size_t k = 0; k < spec.parameters.size(); ++k)
+      d.parameters.push_back({spec.parameters[k].name, bound->parameters[k], spec.parameters[k].description});
+    d.constraints = spec.m();
+    d.q0.assign(bound->q0.data(), bound->q0.data() + spec.n());
+    d.v0.assign(bound->v0.data(), bound->v0.data() + spec.n());
+    Eigen::VectorXd x0(2 * spec.n());
+    x0 << bound->q0, bound->v0;
+    d.closed_form = model->solution(x0, bound->parameters, 1.0).has_value();
+    return d;
+  };
+  e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
+    const ModelSpec& spec = model->spec;
+    const FileModelRunner run = runner_for(*model);
+    const auto bound = bind(model, values);
+    if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
+    const bool velocity_from_file = init.v0.size() == 0;
+    fill_initial(*bound, init);
+    if (!init.q1) check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine);
+    return run(bound, init, options);
+  };
+  e.exact = [model](const catalogue::ParameterValues& values, InitialData init,
+                    double t) -> std::optional<Eigen::VectorXd> {
+    if (init.q1) return std::nullopt;
+    const auto bound = bind(model, values);
+    fill_initial(*bound, init);
+    Eigen::VectorXd x0(2 * model->n());
+    x0 << init.q0, init.v0;
+    const auto x = model->solution(x0, bound->parameters, t);
+    if (!x) return std::nullopt;
+    return Eigen::VectorXd(x->head(model->n()));
+  };
+  return e;
+}
+
+}  // namespace
+
+bool is_model_file_name(const std::string& name) {
+  std::error_code error;
+  return name.ends_with(".toml") || name.find('/') != std::string::npos || fs::is_regular_file(name, error);
+}
+
+const catalogue::Entry& model_file_entry(const std::string& path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<catalogue::Entry>> loaded;
+  std::error_code error;
+  const fs::path canonical = fs::weakly_canonical(path, error);
+  const std::string key = error ? path : canonical.string();
+  const std::lock_guard lock(mutex);
+  if (const auto it = loaded.find(key); it != loaded.end()) return *it->second;
+  auto entry = std::make_unique<catalogue::Entry>(make_entry(path, load(path)));
+  return *loaded.emplace(key, std::move(entry)).first->second;
+}
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,18 @@
+#pragma once
+// Model files as catalogue entries: catalogue::find() hands every name that is a path to a model
+// file (docs/model-files.md) to model_file_entry(), so that run, describe, compare and
+// convergence accept model files wherever they accept catalogue names.
+#include <string>
+
+#include "catalogue/catalogue.hpp"
+
+namespace dalembert::modelfile {
+
+/// Whether `name` is meant as a model file: it ends in .toml, contains a '/', or names a file.
+bool is_model_file_name(const std::string& name);
+
+/// The entry of the model file at `path`, loaded (and compiled or found in the cache) on first use
+/// and kept for the life of the process. Throws ModelFileError for mistakes in the file.
+const catalogue::Entry& model_file_entry(const std::string& path);
+
+}  // namespace dalembert::modelfile

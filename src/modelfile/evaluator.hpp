@@ -1,0 +1,77 @@
+#pragma once
+// What a model file becomes at run time: kernels that evaluate, at one point and in doubles, the
+// Taylor coefficients of the Lagrangian and of the constraint matrix up to order 3 (plus derived
+// quantities and the closed-form solution), and the layout that says which coefficient is which.
+// FileModel (file_model.hpp) turns them into functions of any automatic-differentiation scalar.
+// The kernels come from generated C compiled into a shared library (native.hpp) or, without a
+// compiler, from interpreting the same expressions (symbolic.hpp).
+#include <array>
+#include <string>
+#include <vector>
+
+namespace dalembert::modelfile {
+
+/// The highest derivative order the kernels provide: enough for nested duals three deep (the
+/// discrete Lagrangian's Newton Jacobian needs two; differentiating it once more, three).
+inline constexpr int max_taylor_order = 3;
+
+/// Taylor coefficients of one scalar function f(x) at a point x0, so that for |δ| small
+///   f(x0 + δ) = c0 + Σ c_i δ_i + Σ_{i≤j} c_ij δ_i δ_j + Σ_{i≤j≤k} c_ijk δ_i δ_j δ_k + O(δ⁴),
+/// listing only the monomials whose coefficient is not identically zero. The coefficients of f
+/// start at `offset` in the kernel's output, in the order value, first, second, third.
+struct TaylorTerms {
+  int offset = 0;
+  std::vector<int> first;
+  std::vector<std::array<int, 2>> second;
+  std::vector<std::array<int, 3>> third;
+
+  int size() const { return static_cast<int>(1 + first.size() + second.size() + third.size()); }
+};
+
+/// A structurally nonzero entry M(row, column) of the constraint matrix, a function of q.
+struct ConstraintEntry {
+  int row = 0, column = 0;
+  TaylorTerms terms;
+};
+
+struct Layout {
+  int n = 0, m = 0;
+  TaylorTerms lagrangian;                    ///< over x = (q, v), 2n variables
+  int lagrangian_size = 0;                   ///< doubles written by the lagrangian kernels
+  std::vector<ConstraintEntry> constraints;  ///< over q, n variables
+  int constraints_size = 0;
+  /// Mechanical: L = ½ vᵀG(q)v − V(q). Then the mechanics kernels give the Taylor coefficients of
+  /// the entries G(i, j), i ≤ j, that are not identically zero, and of V, as functions of q.
+  bool mechanical = false;
+  std::vector<ConstraintEntry> metric;
+  TaylorTerms potential;
+  int mechanics_size = 0;
+  int derived = 0;                           ///< number of derived quantities
+  bool has_solution = false;
+  int solution_conditions = 0;               ///< the solution kernel writes them after (q, v)
+};
+
+/// The kernels of one model file. Arguments: x = (q, v) (for the solution: (q0, v0)), the
+/// parameter values p in the order of the file, the time t; `out` receives the results.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  /// Taylor coefficients of L up to `order` (0..3) at x = (q, v).
+  virtual void lagrangian(int order, const double* x, const double* p, double* out) const = 0;
+  /// Taylor coefficients of the nonzero entries of M up to `order` at q.
+  virtual void constraints(int order, const double* q, const double* p, double* out) const = 0;
+  /// Taylor coefficients of the metric entries and of the potential up to `order` at q
+  /// (mechanical models only).
+  virtual void mechanics(int order, const double* q, const double* p, double* out) const = 0;
+  /// The derived quantities at (q, v, t).
+  virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
+  /// The default initial data (q0, v0) for the parameters p.
+  virtual void initial(const double* p, double* out) const = 0;
+  /// The closed-form (q(t), v(t)) from x0 = (q0, v0), followed by the values of the conditions
+  /// under which it holds (each must be zero).
+  virtual void solution(const double* x0, const double* p, double t, double* out) const = 0;
+  /// "native (path of the shared library)" or "interpreted".
+  virtual std::string kind() const = 0;
+};
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,316 @@
+#pragma once
+// FileModel<N, M>: a model file as a catalogue system (models/catalogue_entry.hpp), so that every
+// method family runs on it unchanged.
+//
+// Its functions must work for any scalar the integrators use: double and nested duals of
+// automatic differentiation. The kernels give the Taylor coefficients of L (and of the entries of
+// M) at the point x0 = plain(x), and with δ = x − x0 computed in the scalar type T,
+//   f(x) = c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j + Σ c_ijk δ_i δ_j δ_k
+// is exact, not an approximation: every part of δ has a zero value, and a product of more than d
+// such numbers vanishes in duals nested d deep. So the first d orders suffice, and T carries
+// exactly the derivatives that code written in T would have produced. Kernels of order 3 cover
+// nesting up to three deep; deeper nesting is refused at run time.
+#include <array>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/models/catalogue_entry.hpp"
+#include "modelfile/model.hpp"
+
+namespace dalembert::modelfile {
+
+namespace detail {
+
+/// How deeply duals are nested in T (double: 0).
+template <class T>
+constexpr int dual_depth() {
+  if constexpr (ad::is_dual_v<T>) {
+    return 1 + dual_depth<std::decay_t<decltype(ad::value(std::declval<const T&>()))>>();
+  } else {
+    return 0;
+  }
+}
+
+/// Monomials of degree at most 3 in k variables: an upper bound of one function's coefficients.
+constexpr int max_coefficients(int k) { return 1 + k + k * (k + 1) / 2 + k * (k + 1) * (k + 2) / 6; }
+
+/// The Taylor polynomial in T arithmetic, for any T. (The coefficients are lifted to T: Eigen's
+/// AutoDiffScalar does not multiply a double by duals nested more than two deep.)
+template <int Order, class T>
+T taylor(const TaylorTerms& f, const double* c, const T* delta) {
+  const double* k = c + f.offset;
+  T r = ad::lift<T>(*k++);
+  for (int i : f.first) r += ad::lift<T>(*k++) * delta[i];
+  if constexpr (Order >= 2) {
+    for (const auto& [i, j] : f.second) r += ad::lift<T>(*k++) * (delta[i] * delta[j]);
+  }
+  if constexpr (Order >= 3) {
+    for (const auto& [i, j, l] : f.third) r += ad::lift<T>(*k++) * (delta[i] * delta[j] * delta[l]);
+  }
+  return r;
+}
+
+#if !defined(DALEMBERT_AD_CERES)
+/// Duals two deep over double, AutoDiffScalar<Matrix<AutoDiffScalar<Matrix<double, N1>>, N2>>:
+/// the hyper-duals of the discrete Lagrangian's Newton Jacobian and of the continuous equations.
+template <class T>
+struct HyperDual : std::false_type {};
+template <int N1, int N2>
+struct HyperDual<Eigen::AutoDiffScalar<Eigen::Matrix<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1>>, N2, 1>>>
+    : std::true_type {};
+
+/// Duals one deep over double: the first-order polynomial needs only the variables' derivatives.
+template <class T>
+struct PlainDual : std::false_type {};
+template <int N1>
+struct PlainDual<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1>>> : std::true_type {};
+
+template <class T, class Variable>
+T taylor_dual(const TaylorTerms& f, const double* c, Variable&& x) {
+  const double* k = c + f.offset;
+  T r;
+  r.value() = *k++;
+  r.derivatives().setZero();
+  for (int i : f.first) r.derivatives() += *k++ * x(i).derivatives();
+  return r;
+}
+
+/// The second-order Taylor polynomial in hyper-duals, written out by the chain rule instead of
+/// in dual arithmetic (the same numbers, a quarter of the work): with x_i = (x0_i + A_i ε) +
+/// (b_i + C_i ε) η, where ε has N1 and η N2 components,
+///   f = c0 + (Σ c_i A_i) ε + Σ_k [(Σ c_i b_ik) + (Σ c_i C_ik + Σ c_ij (b_ik A_j + b_jk A_i)) ε] η_k.
+/// `x(i)` is the i-th variable.
+template <class T, class Variable>
+T taylor_hyperdual(const TaylorTerms& f, const double* c, Variable&& x) {
+  using Inner = std::decay_t<decltype(ad::value(std::declval<const T&>()))>;
+  constexpr int N1 = Inner::DerType::RowsAtCompileTime;
+  constexpr int N2 = T::DerType::RowsAtCompileTime;
+  const double* k = c + f.offset;
+  Eigen::Matrix<double, N1, 1> value_derivatives = Eigen::Matrix<double, N1, 1>::Zero();
+  Eigen::Matrix<double, N2, 1> outer_values = Eigen::Matrix<double, N2, 1>::Zero();
+  Eigen::Matrix<double, N1, N2> mixed = Eigen::Matrix<double, N1, N2>::Zero();  // column k: along η_k
+  const double c0 = *k++;
+  for (int i : f.first) {
+    const double ci = *k++;
+    const T& xi = x(i);
+    value_derivatives += ci * xi.value().derivatives();
+    for (int o = 0; o < N2; ++o) {
+      outer_values[o] += ci * xi.derivatives()[o].value();
+      mixed.col(o) += ci * xi.derivatives()[o].derivatives();
+    }
+  }
+  for (const auto& [i, j] : f.second) {
+    const double cij = *k++;
+    const T &xi = x(i), &xj = x(j);
+    for (int o = 0; o < N2; ++o)
+      mixed.col(o) += cij * (xi.derivatives()[o].value() * xj.value().derivatives() +
+                             xj.derivatives()[o].value() * xi.value().derivatives());
+  }
+  T r;
+  r.value() = Inner(c0, value_derivatives);
+  for (int o = 0; o < N2; ++o) r.derivatives()[o] = Inner(outer_values[o], mixed.col(o));
+  return r;
+}
+#endif
+
+[[noreturn]] inline void too_deep(int depth) {
+  throw std::logic_error("model files provide derivatives up to order 3, but a method asked for order " +
+                         std::to_string(depth) + " (duals nested " + std::to_string(depth) +
+                         " deep); raise max_taylor_order in src/modelfile/evaluator.hpp");
+}
+
+}  // namespace detail
+
+/// A model file with n = N coordinates and m = M constraints; with Mechanical, L = ½ vᵀG(q)v − V(q)
+/// and the model also has metric<T> and potential<T> (methods that project with G need them).
+template <int N, int M, bool Mechanical = false>
+class FileModel {
+ public:
+  static constexpr int n = N;
+  static constexpr int m = M;
+  // The generic run layer reads a catalogue system's name and coordinates from the type; a model
+  // file knows them only at run time. MetadataScope sets them for the runs of the calling thread.
+  static inline thread_local std::string_view name = "model file";
+  static inline thread_local std::string_view summary = "";
+  static inline thread_local std::array<std::string_view, N> coordinates{};
+  /// Parameters are set through bind() (model.hpp), not through data members.
+  static std::array<Parameter<FileModel>, 0> parameters() { return {}; }
+
+  explicit FileModel(std::shared_ptr<const BoundModel> model) : bound_(std::move(model)) {
+    if (bound_->model->n() != N || bound_->model->m() != M || (Mechanical && !bound_->model->layout.mechanical))
+      throw std::logic_error("FileModel<" + std::to_string(N) + ", " + std::to_string(M) + "> for a model with n = " +
+                             std::to_string(bound_->model->n()) + ", m = " + std::to_string(bound_->model->m()));
+  }
+
+  const BoundModel& bound() const { return *bound_; }
+  static constexpr bool mechanical = Mechanical;
+
+  template <class T>
+  T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
+    constexpr int depth = detail::dual_depth<T>();
+    constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
+    if constexpr (depth > max_taylor_order) detail::too_deep(depth);
+    const LoadedModel& model = *bound_->model;
+    std::array<double, 2 * N> x;
+    for (int i = 0; i < N; ++i) {
+      x[i] = ad::plain(q[i]);
+      x[N + i] = ad::plain(v[i]);
+    }
+    std::array<double, detail::max_coefficients(2 * N)> c;
+    model.evaluator->lagrangian(order, x.data(), bound_->parameters.data(), c.data());
+    if constexpr (order == 0) {
+      return c[model.layout.lagrangian.offset];
+#if !defined(DALEMBERT_AD_CERES)
+    } else if constexpr (detail::PlainDual<T>::value) {
+      return detail::taylor_dual<T>(model.layout.lagrangian, c.data(),
+                                    [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; });
+    } else if constexpr (detail::HyperDual<T>::value) {
+      return detail::taylor_hyperdual<T>(model.layout.lagrangian, c.data(),
+                                         [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; });
+#endif
+    } else {
+      std::array<T, 2 * N> delta;
+      for (int i = 0; i < N; ++i) {
+        delta[i] = q[i] - ad::lift<T>(x[i]);
+        delta[N + i] = v[i] - ad::lift<T>(x[N + i]);
+      }
+      return detail::taylor<order>(model.layout.lagrangian, c.data(), delta.data());
+    }
+  }
+
+  template <class T>
+  Mat<T, M, N> constraint_matrix(const Vec<T, N>& q) const {
+    Mat<T, M, N> out;
+    if constexpr (M > 0) {
+      out.setConstant(ad::lift<T>(0.0));
+      const LoadedModel& model = *bound_->model;
+      taylor_in_q<T, M * N * detail::max_coefficients(N)>(
+          q, [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
+          [&](const auto& value) {
+            for (const auto& e : model.layout.constraints) out(e.row, e.column) = value(e.terms);
+          });
+    }
+    return out;
+  }
+
+  /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (FileModel<n, m, true>).
+  template <class T>
+    requires Mechanical
+  Mat<T, N, N> metric(const Vec<T, N>& q) const {
+    Mat<T, N, N> G;
+    G.setConstant(ad::lift<T>(0.0));
+    mechanics<T>(q, [&](const auto& value) {
+      for (const auto& e : bound_->model->layout.metric) G(e.row, e.column) = G(e.column, e.row) = value(e.terms);
+    });
+    return G;
+  }
+
+  template <class T>
+    requires Mechanical
+  T potential(const Vec<T, N>& q) const {
+    T V;
+    mechanics<T>(q, [&](const auto& value) { V = value(bound_->model->layout.potential); });
+    return V;
+  }
+
+  PhasePoint<N> default_initial() const {
+    return {Vecd<N>(bound_->q0), Vecd<N>(bound_->v0)};
+  }
+
+  /// The file's closed form, where it gives one that holds for these parameters and is finite at t.
+  std::optional<PhasePoint<N>> exact_solution(const PhasePoint<N>& x0, double t) const {
+    Eigen::VectorXd start(2 * N);
+    start << x0.q, x0.v;
+    const auto x = bound_->model->solution(start, bound_->parameters, t);
+    if (!x) return std::nullopt;
+    return PhasePoint<N>{x->head(N), x->tail(N)};
+  }
+
+  /// Derived quantities: extra output columns (models/catalogue_entry.hpp).
+  std::vector<std::string> derived_quantity_names() const {
+    std::vector<std::string> names;
+    for (const auto& d : bound_->model->spec.derived) names.push_back(d.name);
+    return names;
+  }
+  void derived_quantities(const Vecd<N>& q, const Vecd<N>& v, double t, double* out) const {
+    if (bound_->model->layout.derived == 0) return;
+    std::array<double, 2 * N> x;
+    for (int i = 0; i < N; ++i) {
+      x[i] = q[i];
+      x[N + i] = v[i];
+    }
+    bound_->model->evaluator->derived(x.data(), bound_->parameters.data(), t, out);
+  }
+
+ private:
+  /// Evaluates functions of q given by Taylor coefficients: `kernel(order, q0, out)` fills the
+  /// coefficients (at most Capacity) and `use(value)` reads the functions, value(terms) -> T.
+  template <class T, std::size_t Capacity, class Kernel, class Use>
+  void taylor_in_q(const Vec<T, N>& q, Kernel&& kernel, Use&& use) const {
+    constexpr int depth = detail::dual_depth<T>();
+    constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
+    if constexpr (depth > max_taylor_order) detail::too_deep(depth);
+    std::array<double, N> x;
+    for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
+    std::array<double, Capacity> c;
+    kernel(order, x.data(), c.data());
+    if constexpr (order == 0) {
+      use([&](const TaylorTerms& f) -> T { return c[f.offset]; });
+#if !defined(DALEMBERT_AD_CERES)
+    } else if constexpr (detail::PlainDual<T>::value) {
+      use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; }); });
+    } else if constexpr (detail::HyperDual<T>::value) {
+      use([&](const TaylorTerms& f) -> T {
+        return detail::taylor_hyperdual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; });
+      });
+#endif
+    } else {
+      std::array<T, N> delta;
+      for (int i = 0; i < N; ++i) delta[i] = q[i] - ad::lift<T>(x[i]);
+      use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c.data(), delta.data()); });
+    }
+  }
+
+  template <class T, class Use>
+  void mechanics(const Vec<T, N>& q, Use&& use) const {
+    const LoadedModel& model = *bound_->model;
+    taylor_in_q<T, (N * (N + 1) / 2 + 1) * detail::max_coefficients(N)>(
+        q, [&](int order, const double* x, double* c) { model.evaluator->mechanics(order, x, bound_->parameters.data(), c); },
+        std::forward<Use>(use));
+  }
+
+  std::shared_ptr<const BoundModel> bound_;
+};
+
+/// Sets the thread's FileModel<N, M, Mechanical> name, summary and coordinates for the lifetime of
+/// the scope.
+template <int N, int M, bool Mechanical>
+class MetadataScope {
+  using System = FileModel<N, M, Mechanical>;
+
+ public:
+  explicit MetadataScope(const LoadedModel& model)
+      : name_(System::name), summary_(System::summary), coordinates_(System::coordinates) {
+    System::name = model.spec.name;
+    System::summary = model.spec.summary;
+    for (int i = 0; i < N; ++i) System::coordinates[i] = model.spec.coordinates[i];
+  }
+  ~MetadataScope() {
+    System::name = name_;
+    System::summary = summary_;
+    System::coordinates = coordinates_;
+  }
+  MetadataScope(const MetadataScope&) = delete;
+  MetadataScope& operator=(const MetadataScope&) = delete;
+
+ private:
+  std::string_view name_, summary_;
+  std::array<std::string_view, N> coordinates_;
+};
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,181 @@
+#include "modelfile/model.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+#include <Eigen/SVD>
+
+#include "modelfile/native.hpp"
+#include "modelfile/symbolic.hpp"
+
+namespace dalembert::modelfile {
+
+namespace {
+
+std::string format_vector(const Eigen::VectorXd& x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << "(";
+  for (Eigen::Index i = 0; i < x.size(); ++i) out << (i ? ", " : "") << x[i];
+  out << ")";
+  return out.str();
+}
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+/// Smallest over largest singular value; 0 for a zero or non-finite matrix.
+double relative_rank_gap(const Eigen::MatrixXd& A) {
+  if (!A.allFinite()) return 0.0;
+  const Eigen::VectorXd s = Eigen::JacobiSVD<Eigen::MatrixXd>(A).singularValues();
+  return s[0] > 0 ? s[s.size() - 1] / s[0] : 0.0;
+}
+
+}  // namespace
+
+double LoadedModel::lagrangian(const Eigen::VectorXd& x, const std::vector<double>& p) const {
+  std::vector<double> c(layout.lagrangian_size);
+  evaluator->lagrangian(0, x.data(), p.data(), c.data());
+  return c[layout.lagrangian.offset];
+}
+
+Eigen::MatrixXd LoadedModel::velocity_hessian(const Eigen::VectorXd& x, const std::vector<double>& p) const {
+  const int n = layout.n;
+  std::vector<double> c(layout.lagrangian_size);
+  evaluator->lagrangian(2, x.data(), p.data(), c.data());
+  const TaylorTerms& L = layout.lagrangian;
+  Eigen::MatrixXd W = Eigen::MatrixXd::Zero(n, n);
+  int k = L.offset + 1 + static_cast<int>(L.first.size());
+  for (const auto& [i, j] : L.second) {
+    const double coefficient = c[k++];
+    if (i < n || j < n) continue;
+    // c_ij = ½ ∂²L on the diagonal, ∂²L off it
+    W(i - n, j - n) = i == j ? 2.0 * coefficient : coefficient;
+    W(j - n, i - n) = W(i - n, j - n);
+  }
+  return W;
+}
+
+Eigen::MatrixXd LoadedModel::constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const {
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(layout.m, layout.n);
+  std::vector<double> c(layout.constraints_size);
+  if (layout.constraints_size > 0) evaluator->constraints(0, q.data(), p.data(), c.data());
+  for (const auto& e : layout.constraints) M(e.row, e.column) = c[e.terms.offset];
+  return M;
+}
+
+std::optional<Eigen::VectorXd> LoadedModel::solution(const Eigen::VectorXd& x0, const std::vector<double>& p,
+                                                      double t) const {
+  if (!layout.has_solution) return std::nullopt;
+  Eigen::VectorXd out(2 * layout.n + layout.solution_conditions);
+  evaluator->solution(x0.data(), p.data(), t, out.data());
+  if (!out.tail(layout.solution_conditions).isZero(0.0)) return std::nullopt;
+  Eigen::VectorXd x = out.head(2 * layout.n);
+  if (!x.allFinite()) return std::nullopt;
+  return x;
+}
+
+std::shared_ptr<const LoadedModel> load(const std::string& path) {
+  auto model = std::make_shared<LoadedModel>();
+  const auto start = std::chrono::steady_clock::now();
+  model->spec = parse_spec(path);
+  const SymbolicModel symbolic = analyse(model->spec);
+  model->layout = symbolic.layout;
+  const std::string source = c_source(model->spec, symbolic);
+  model->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  NativeBuild native = native_evaluator(source, model->layout);
+  if (native.evaluator) {
+    model->evaluator = std::move(native.evaluator);
+    model->compiled = native.compiled;
+    model->compile_seconds = native.compile_seconds;
+  } else {
+    std::cerr << "dalembert: warning: " << native.problem << "; evaluating the model file " << path
+              << " by interpretation (correct but much slower)\n";
+    model->evaluator = interpreted_evaluator(symbolic);
+  }
+  const auto defaults = bind(model, {});
+  model->spec.q0.assign(defaults->q0.data(), defaults->q0.data() + model->n());
+  model->spec.v0.assign(defaults->v0.data(), defaults->v0.data() + model->n());
+  check_initial_point(*defaults, defaults->q0, defaults->v0, InitialSource::File);
+  return model;
+}
+
+std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides) {
+  auto bound = std::make_shared<BoundModel>();
+  for (const auto& p : model->spec.parameters) bound->parameters.push_back(p.value);
+  for (const auto& [name, value] : overrides) {
+    const auto& params = model->spec.parameters;
+    const auto it = std::find_if(params.begin(), params.end(), [&](const ParameterSpec& p) { return p.name == name; });
+    if (it == params.end()) {
+      std::string known;
+      for (const auto& p : params) known += (known.empty() ? "" : ", ") + p.name;
+      throw BadInput("unknown parameter '" + name + "' for model file " + model->spec.path +
+                     (known.empty() ? " (it has no parameters)" : " (known: " + known + ")"));
+    }
+    if (!std::isfinite(value)) throw BadInput("parameter " + name + " must be a finite number");
+    bound->parameters[it - params.begin()] = value;
+  }
+  const int n = model->n();
+  Eigen::VectorXd initial(2 * n);
+  model->evaluator->initial(bound->parameters.data(), initial.data());
+  bound->q0 = initial.head(n);
+  bound->v0 = initial.tail(n);
+  if (!initial.allFinite())
+    throw ModelFileError(model->spec.path, model->spec.q0_line, "the initial data are not finite for these parameters");
+  bound->model = std::move(model);
+  return bound;
+}
+
+void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                         InitialSource source) {
+  const LoadedModel& model = *bound.model;
+  const ModelSpec& spec = model.spec;
+  const int n = model.n(), m = model.m();
+  const auto& p = bound.parameters;
+  Eigen::VectorXd x(2 * n);
+  x << q0, v0;
+  const std::string where = "the initial point q0 = " + format_vector(q0) + ", v0 = " + format_vector(v0);
+  const Expression lagrangian = spec.lagrangian ? *spec.lagrangian
+                                                : Expression{"metric " + std::string(spec.potential ? "and potential" : ""),
+                                                             spec.metric_line, "metric"};
+  const auto fail = [&](const Expression& e, const std::string& message) {
+    throw ModelFileError(spec.path, e.line, e.key + ": " + message + ": " + quote(e.text));
+  };
+
+  if (!std::isfinite(model.lagrangian(x, p))) fail(lagrangian, "the Lagrangian is not finite at " + where);
+  const Eigen::MatrixXd W = model.velocity_hessian(x, p);
+  if (!(relative_rank_gap(W) > 1e-12))
+    fail(lagrangian, "the metric d2L/dv2 is singular at " + where +
+                         " (the equations of motion need it invertible; does every velocity appear squared?)");
+  if (m == 0) return;
+
+  const Eigen::MatrixXd M = model.constraint_matrix(q0, p);
+  for (int a = 0; a < m; ++a)
+    if (!M.row(a).allFinite()) fail(spec.constraints[a], "not finite at " + where);
+  if (!(relative_rank_gap(M) > 1e-12)) {
+    for (int a = 0; a < m; ++a)
+      if (M.row(a).lpNorm<Eigen::Infinity>() == 0.0) fail(spec.constraints[a], "the constraint vanishes identically in the velocities at " + where);
+    const Eigen::Index rank = Eigen::JacobiSVD<Eigen::MatrixXd>(M).setThreshold(1e-12).rank();
+    std::string all;
+    for (const auto& c : spec.constraints) all += (all.empty() ? "" : ", ") + quote(c.text);
+    throw ModelFileError(spec.path, spec.constraints_line,
+                         "constraints: the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
+                             std::to_string(m) + " at " + where + " (the constraints are dependent there): [" + all + "]");
+  }
+  const Eigen::VectorXd residual = M * v0;
+  const double tolerance = 1e-10 * (1.0 + v0.lpNorm<Eigen::Infinity>());
+  for (int a = 0; a < m; ++a) {
+    if (std::abs(residual[a]) <= tolerance) continue;
+    std::ostringstream value;
+    value.precision(6);
+    value << residual[a];
+    const std::string velocity = source == InitialSource::File ? "the initial velocity initial.v" : "the initial velocity (--v0)";
+    throw ModelFileError(spec.path, source == InitialSource::File ? spec.v0_line : spec.constraints[a].line,
+                         velocity + " = " + format_vector(v0) + " violates constraints[" + std::to_string(a) + "] " +
+                             quote(spec.constraints[a].text) + " at q0 = " + format_vector(q0) + ": its value is " +
+                             value.str() + ", not 0");
+  }
+}
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,63 @@
+#pragma once
+// A loaded model file: its description (spec.hpp), the layout and kernels of its derivatives
+// (evaluator.hpp), and the checks at an initial point. No GiNaC or TOML types here, so that the
+// heavy template instantiations (file_model.hpp) do not see them.
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "modelfile/evaluator.hpp"
+#include "modelfile/spec.hpp"
+
+namespace dalembert::modelfile {
+
+struct LoadedModel {
+  ModelSpec spec;
+  Layout layout;
+  std::unique_ptr<Evaluator> evaluator;
+  bool compiled = false;         ///< the native library was compiled by this load (not cached)
+  double compile_seconds = 0.0;  ///< time spent in the system compiler
+  double analysis_seconds = 0.0; ///< parsing, checking, differentiating, generating C
+
+  int n() const { return layout.n; }
+  int m() const { return layout.m; }
+  /// ∂²L/∂v² at x = (q, v).
+  Eigen::MatrixXd velocity_hessian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
+  /// M(q), rows the constraint 1-forms.
+  Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const;
+  /// L(q, v).
+  double lagrangian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
+  /// The closed form (q(t), v(t)) from x0 = (q0, v0), if the file has one, its conditions
+  /// (valid_when_zero) hold and it is finite there.
+  std::optional<Eigen::VectorXd> solution(const Eigen::VectorXd& x0, const std::vector<double>& p, double t) const;
+};
+
+/// Reads, checks and compiles (or finds in the cache) a model file, and checks its own initial
+/// data. Throws ModelFileError for every mistake in the file.
+std::shared_ptr<const LoadedModel> load(const std::string& path);
+
+/// A loaded model with values for its parameters.
+struct BoundModel {
+  std::shared_ptr<const LoadedModel> model;
+  std::vector<double> parameters;
+  Eigen::VectorXd q0, v0;  ///< the file's initial data for these parameters
+};
+
+using ParameterOverrides = std::vector<std::pair<std::string, double>>;
+
+/// The model with the file's parameter values, overridden by `overrides` (unknown names: BadInput).
+std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides);
+
+/// Where initial data came from, for the messages.
+enum class InitialSource { File, CommandLine };
+
+/// Checks before anything runs: a finite Lagrangian, a regular metric ∂²L/∂v² and a constraint
+/// matrix of full rank at (q0, v0), and v0 in D. Throws ModelFileError naming the expression.
+void check_initial_point(const BoundModel& model, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                         InitialSource source);
+
+}  // namespace dalembert::modelfile

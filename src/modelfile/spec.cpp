@@ -1,0 +1,274 @@
+#include "modelfile/spec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include <toml++/toml.h>
+
+namespace dalembert::modelfile {
+
+namespace {
+
+long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
+
+/// Reads one file, remembering its name for the messages.
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail(long line, const std::string& message) const { throw ModelFileError(path_, line, message); }
+
+  std::string string(const toml::node& node, const std::string& key) const {
+    if (!node.is_string()) fail(line_of(node), key + " must be a string");
+    return node.as_string()->get();
+  }
+
+  double number(const toml::node& node, const std::string& key) const {
+    const auto x = node.value<double>();
+    if (!node.is_number() || !x) fail(line_of(node), key + " must be a number");
+    if (!std::isfinite(*x)) fail(line_of(node), key + " must be a finite number");
+    return *x;
+  }
+
+  /// An expression: a string, or a number (written exactly, so that 0.1 stays the double 0.1).
+  Expression expression(const toml::node& node, const std::string& key) const {
+    if (node.is_number()) {
+      char text[40];
+      std::snprintf(text, sizeof text, "%.17g", number(node, key));
+      return {text, line_of(node), key};
+    }
+    if (!node.is_string()) fail(line_of(node), key + " must be an expression in quotes, e.g. \"0.5*x_t^2\"");
+    return {node.as_string()->get(), line_of(node), key};
+  }
+
+  const toml::array& array(const toml::node& node, const std::string& key, const char* example) const {
+    if (!node.is_array()) fail(line_of(node), key + " must be an array, e.g. " + example);
+    return *node.as_array();
+  }
+
+  std::vector<Expression> expressions(const toml::node& node, const std::string& key, std::size_t size,
+                                      const std::string& size_reason) const {
+    const auto& a = array(node, key, "[0, 0, 1]");
+    if (a.size() != size)
+      fail(line_of(node), key + " has " + std::to_string(a.size()) + " value(s) but " + size_reason);
+    std::vector<Expression> x;
+    for (std::size_t i = 0; i < a.size(); ++i) x.push_back(expression(a[i], key + "[" + std::to_string(i) + "]"));
+    return x;
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+// Names the expressions cannot use for coordinates or parameters: the time, constants and the
+// functions the expressions may call (docs/model-files.md).
+const std::set<std::string>& reserved_names() {
+  static const std::set<std::string> names = {
+      "t",    "pi",    "Pi",   "sin",  "cos",   "tan",   "asin", "acos", "atan", "atan2", "sinh",
+      "cosh", "tanh",  "asinh", "acosh", "atanh", "exp",  "log",  "sqrt", "abs",  "pow"};
+  return names;
+}
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& x : names) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+}  // namespace
+
+ModelSpec parse_spec(const std::string& path) {
+  if (!std::filesystem::is_regular_file(path)) throw BadInput("model file '" + path + "' not found");
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw ModelFileError(path, static_cast<long>(e.source().begin.line),
+                         "TOML syntax error (column " + std::to_string(e.source().begin.column) + "): " +
+                             std::string(e.description()));
+  }
+  const Reader r(path);
+  ModelSpec spec;
+  spec.path = path;
+
+  static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
+                                                      "lagrangian", "metric",      "potential",   "constraints",
+                                                      "initial",    "solution",    "derived"};
+  for (auto&& [key, node] : root) {
+    if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
+      r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
+  }
+
+  const auto* name = root.get("name");
+  if (!name) r.fail(1, "the model file has no 'name' (e.g. name = \"my system\")");
+  spec.name = r.string(*name, "name");
+  if (const auto* s = root.get("summary")) spec.summary = r.string(*s, "summary");
+
+  // Coordinates: distinct identifiers whose velocity names collide with nothing.
+  const auto* coords = root.get("coordinates");
+  if (!coords) r.fail(1, "the model file has no 'coordinates' (e.g. coordinates = [\"x\", \"y\"])");
+  spec.coordinates_line = line_of(*coords);
+  std::set<std::string> taken;
+  const auto claim = [&](const std::string& symbol, long line, const std::string& what) {
+    if (!is_identifier(symbol))
+      r.fail(line, what + " '" + symbol + "' is not a name (letters, digits and _, starting with a letter)");
+    if (reserved_names().count(symbol))
+      r.fail(line, what + " '" + symbol + "' is reserved (time, constants and functions: " +
+                       list_names({reserved_names().begin(), reserved_names().end()}) + ")");
+    if (!taken.insert(symbol).second) r.fail(line, what + " '" + symbol + "' is defined twice");
+  };
+  for (const auto& c : r.array(*coords, "coordinates", "[\"x\", \"y\", \"phi\"]")) {
+    spec.coordinates.push_back(r.string(c, "coordinates"));
+    claim(spec.coordinates.back(), line_of(c), "coordinate");
+  }
+  if (spec.coordinates.empty()) r.fail(spec.coordinates_line, "coordinates must not be empty");
+  for (const auto& c : spec.coordinates) claim(velocity_name(c), spec.coordinates_line, "velocity of coordinate " + c + ",");
+  const int n = spec.n();
+
+  // Parameters: name = value, or name = { value = ..., description = "..." }.
+  if (const auto* params = root.get("parameters")) {
+    if (!params->is_table()) r.fail(line_of(*params), "parameters must be a table, e.g. parameters = { g = 9.81 }");
+    for (auto&& [key, node] : *params->as_table()) {
+      ParameterSpec p;
+      p.name = std::string(key.str());
+      p.line = static_cast<long>(key.source().begin.line ? key.source().begin.line : node.source().begin.line);
+      p.column = static_cast<long>(key.source().begin.line ? key.source().begin.column : node.source().begin.column);
+      claim(p.name, p.line, "parameter");
+      if (node.is_table()) {
+        const auto& t = *node.as_table();
+        for (auto&& [k, v] : t)
+          if (k.str() != "value" && k.str() != "description")
+            r.fail(line_of(v), "parameter " + p.name + ": unknown key '" + std::string(k.str()) +
+                                   "' (known: value, description)");
+        const auto* value = t.get("value");
+        if (!value) r.fail(p.line, "parameter " + p.name + " has no value");
+        p.value = r.number(*value, "parameter " + p.name);
+        if (const auto* d = t.get("description")) p.description = r.string(*d, "description of " + p.name);
+      } else {
+        p.value = r.number(node, "parameter " + p.name);
+      }
+      spec.parameters.push_back(p);
+    }
+    // toml++ keeps tables sorted by key; present the parameters in the order of the file.
+    std::sort(spec.parameters.begin(), spec.parameters.end(), [](const ParameterSpec& a, const ParameterSpec& b) {
+      return std::pair(a.line, a.column) < std::pair(b.line, b.column);
+    });
+  }
+  for (const auto& c : spec.coordinates)
+    for (const auto& p : spec.parameters)
+      if (initial_name(c) == p.name || initial_name(velocity_name(c)) == p.name)
+        r.fail(p.line, "parameter '" + p.name + "' is the name of an initial value in closed-form solutions");
+
+  // The Lagrangian: an expression, or a metric (with an optional potential).
+  const auto* lagrangian = root.get("lagrangian");
+  const auto* metric = root.get("metric");
+  if (lagrangian && metric) r.fail(line_of(*metric), "give either 'lagrangian' or 'metric', not both");
+  if (!lagrangian && !metric)
+    r.fail(1, "the model file has neither 'lagrangian' nor 'metric' (e.g. lagrangian = \"0.5*x_t^2 - x^2\")");
+  if (lagrangian) spec.lagrangian = r.expression(*lagrangian, "lagrangian");
+  if (metric) {
+    spec.metric_line = line_of(*metric);
+    const auto& rows = r.array(*metric, "metric", "[[\"m\", 0], [0, \"m\"]] or [\"m\", \"m\"] (diagonal)");
+    if (static_cast<int>(rows.size()) != n)
+      r.fail(spec.metric_line, "metric has " + std::to_string(rows.size()) + " rows but the system has " +
+                                   std::to_string(n) + " coordinates");
+    spec.metric_is_diagonal = !rows[0].is_array();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const std::string key = "metric[" + std::to_string(i) + "]";
+      if (spec.metric_is_diagonal) {
+        if (rows[i].is_array()) r.fail(line_of(rows[i]), "metric mixes a diagonal (numbers) with rows (arrays)");
+        spec.metric.push_back({r.expression(rows[i], key)});
+        continue;
+      }
+      const auto& row = r.array(rows[i], key, "[\"m\", 0]");
+      if (static_cast<int>(row.size()) != n)
+        r.fail(line_of(rows[i]), key + " has " + std::to_string(row.size()) + " entries but the system has " +
+                                     std::to_string(n) + " coordinates");
+      spec.metric.emplace_back();
+      for (std::size_t j = 0; j < row.size(); ++j)
+        spec.metric.back().push_back(r.expression(row[j], key + "[" + std::to_string(j) + "]"));
+    }
+  }
+  if (const auto* potential = root.get("potential")) spec.potential = r.expression(*potential, "potential");
+
+  if (const auto* constraints = root.get("constraints")) {
+    spec.constraints_line = line_of(*constraints);
+    const auto& a = r.array(*constraints, "constraints", "[\"sin(phi)*x_t - cos(phi)*y_t\"]");
+    for (std::size_t i = 0; i < a.size(); ++i)
+      spec.constraints.push_back(r.expression(a[i], "constraints[" + std::to_string(i) + "]"));
+    if (spec.m() >= n)
+      r.fail(spec.constraints_line, std::to_string(spec.m()) + " constraints for " + std::to_string(n) +
+                                        " coordinates leave no motion (need fewer constraints than coordinates)");
+  }
+
+  spec.initial_q.assign(n, Expression{"0", 0, "initial.q"});
+  spec.initial_v.assign(n, Expression{"0", 0, "initial.v"});
+  if (const auto* initial = root.get("initial")) {
+    if (!initial->is_table()) r.fail(line_of(*initial), "initial must be a table with q and v");
+    const auto& t = *initial->as_table();
+    for (auto&& [k, v] : t)
+      if (k.str() != "q" && k.str() != "v")
+        r.fail(line_of(v), "initial: unknown key '" + std::string(k.str()) + "' (known: q, v)");
+    const std::string reason = "the system has " + std::to_string(n) + " coordinates (" + list_names(spec.coordinates) + ")";
+    if (const auto* q = t.get("q")) {
+      spec.initial_q = r.expressions(*q, "initial.q", n, reason);
+      spec.q0_line = line_of(*q);
+    }
+    if (const auto* v = t.get("v")) {
+      spec.initial_v = r.expressions(*v, "initial.v", n, reason);
+      spec.v0_line = line_of(*v);
+    }
+    if (!spec.q0_line) spec.q0_line = line_of(*initial);
+    if (!spec.v0_line) spec.v0_line = line_of(*initial);
+  }
+
+  if (const auto* solution = root.get("solution")) {
+    if (!solution->is_table()) r.fail(line_of(*solution), "solution must be a table with q = [...]");
+    const auto& t = *solution->as_table();
+    for (auto&& [k, v] : t)
+      if (k.str() != "q" && k.str() != "valid_when_zero")
+        r.fail(line_of(v), "solution: unknown key '" + std::string(k.str()) + "' (known: q, valid_when_zero)");
+    const auto* q = t.get("q");
+    if (!q) r.fail(line_of(*solution), "solution has no q = [...] (one expression per coordinate)");
+    spec.solution_line = line_of(*q);
+    const auto& a = r.array(*q, "solution.q", "[\"x_0 + x_t_0*t\"]");
+    if (static_cast<int>(a.size()) != n)
+      r.fail(spec.solution_line, "solution.q has " + std::to_string(a.size()) + " expression(s) but the system has " +
+                                     std::to_string(n) + " coordinates");
+    for (std::size_t i = 0; i < a.size(); ++i)
+      spec.solution.push_back(r.expression(a[i], "solution.q[" + std::to_string(i) + "]"));
+    if (const auto* conditions = t.get("valid_when_zero")) {
+      const auto& c = r.array(*conditions, "solution.valid_when_zero", "[\"k\"]");
+      for (std::size_t i = 0; i < c.size(); ++i)
+        spec.solution_conditions.push_back(r.expression(c[i], "solution.valid_when_zero[" + std::to_string(i) + "]"));
+    }
+  }
+
+  if (const auto* derived = root.get("derived")) {
+    if (!derived->is_table()) r.fail(line_of(*derived), "derived must be a table of name = \"expression\"");
+    static const std::set<std::string> columns = {"t", "energy", "constraint", "discrete_constraint", "newton_iterations"};
+    for (auto&& [key, node] : *derived->as_table()) {
+      const std::string name(key.str());
+      if (columns.count(name) || taken.count(name))
+        r.fail(line_of(node), "derived quantity '" + name + "' has the name of a column or symbol");
+      spec.derived.push_back({name, r.expression(node, "derived." + name), static_cast<long>(node.source().begin.column)});
+    }
+    std::sort(spec.derived.begin(), spec.derived.end(), [](const DerivedSpec& a, const DerivedSpec& b) {
+      return std::pair(a.expression.line, a.column) < std::pair(b.expression.line, b.column);
+    });
+  }
+  return spec;
+}
+
+}  // namespace dalembert::modelfile

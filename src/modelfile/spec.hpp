@@ -1,0 +1,78 @@
+#pragma once
+// The contents of a model file (docs/model-files.md) as read from TOML, before any algebra: names,
+// expressions as text and numbers, each with the line it came from so that every later error can
+// point at it. parse_spec() checks the shape of the file (keys, types, sizes, names); the
+// expressions themselves are checked by the symbolic layer (symbolic.hpp).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dalembert/io/errors.hpp"
+
+namespace dalembert::modelfile {
+
+/// A mistake in a model file: "FILE:LINE: message". Bad input (exit status 2).
+class ModelFileError : public BadInput {
+ public:
+  ModelFileError(const std::string& file, long line, const std::string& message)
+      : BadInput(file + ":" + std::to_string(line) + ": " + message) {}
+};
+
+/// An expression as written, where it was written and under which key ("constraints[1]").
+struct Expression {
+  std::string text;
+  long line = 0;
+  std::string key;
+};
+
+struct ParameterSpec {
+  std::string name;
+  double value = 0.0;
+  std::string description;
+  long line = 0;
+  long column = 0;  ///< for the order of the file (TOML tables are not ordered)
+};
+
+struct DerivedSpec {
+  std::string name;
+  Expression expression;
+  long column = 0;
+};
+
+struct ModelSpec {
+  std::string path;
+  std::string name;
+  std::string summary;
+  std::vector<std::string> coordinates;
+  long coordinates_line = 0;
+  std::vector<ParameterSpec> parameters;
+  std::optional<Expression> lagrangian;
+  std::optional<Expression> potential;
+  std::vector<std::vector<Expression>> metric;  ///< n×n, or n×1 for a diagonal metric
+  bool metric_is_diagonal = false;
+  long metric_line = 0;
+  std::vector<Expression> constraints;
+  long constraints_line = 0;
+  /// Default initial data, numbers or expressions in the parameters (zeros without [initial]);
+  /// load() evaluates them at the file's parameter values into q0, v0.
+  std::vector<Expression> initial_q, initial_v;
+  std::vector<double> q0, v0;
+  long q0_line = 0, v0_line = 0;
+  std::vector<Expression> solution;  ///< closed form q(t) in t, initial data and parameters
+  std::vector<Expression> solution_conditions;  ///< the closed form holds where these vanish
+  long solution_line = 0;
+  std::vector<DerivedSpec> derived;  ///< in the order of the file
+
+  int n() const { return static_cast<int>(coordinates.size()); }
+  int m() const { return static_cast<int>(constraints.size()); }
+};
+
+/// Reads and checks the shape of a model file; throws ModelFileError (or BadInput if unreadable).
+ModelSpec parse_spec(const std::string& path);
+
+/// The velocity symbol of a coordinate ("x" -> "x_t") and the initial-value symbols used by
+/// closed-form solutions ("x" -> "x_0", "x_t_0").
+inline std::string velocity_name(const std::string& coordinate) { return coordinate + "_t"; }
+inline std::string initial_name(const std::string& symbol) { return symbol + "_0"; }
+
+}  // namespace dalembert::modelfile

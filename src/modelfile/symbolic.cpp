@@ -1,0 +1,710 @@
+#include "modelfile/symbolic.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+namespace dalembert::modelfile {
+
+using GiNaC::ex;
+using GiNaC::realsymbol;
+
+namespace {
+
+// Functions a model file may call; the parser maps sqrt and pow to powers.
+const std::set<std::string>& allowed_functions() {
+  static const std::set<std::string> f = {"sin",  "cos",  "tan",   "asin",  "acos",  "atan", "atan2", "sinh",
+                                          "cosh", "tanh", "asinh", "acosh", "atanh", "exp",  "log",   "abs"};
+  return f;
+}
+
+std::string quote(const std::string& s) { return "\"" + s + "\""; }
+
+std::string text_of(const ex& e) {
+  std::ostringstream s;
+  s << e;
+  return s.str();
+}
+
+// GiNaC's parser reads I, Euler and Catalan as constants whatever the symbol table says; names a
+// model file defines that way (a moment of inertia I) are renamed before parsing.
+constexpr const char* kRenamed = "_dalembert_name";
+const std::set<std::string>& parser_literals() {
+  static const std::set<std::string> names = {"I", "Euler", "Catalan"};
+  return names;
+}
+
+std::string rename_literals(const std::string& text, const std::set<std::string>& defined) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      std::size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+      const std::string word = text.substr(i, j - i);
+      const bool in_number = i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.');
+      out += !in_number && parser_literals().count(word) && defined.count(word) ? word + kRenamed : word;
+      i = j;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
+std::string unrename(std::string name) {
+  if (const auto at = name.find(kRenamed); at != std::string::npos) name.erase(at);
+  return name;
+}
+
+/// The symbols of one model file and which expressions may use which.
+struct Symbols {
+  std::vector<realsymbol> q, v, p, q0, v0;
+  realsymbol t{"t"};
+  std::vector<std::string> q_names, v_names, p_names;
+
+  explicit Symbols(const ModelSpec& spec) {
+    for (const auto& c : spec.coordinates) {
+      q.emplace_back(c);
+      v.emplace_back(velocity_name(c));
+      q0.emplace_back(initial_name(c));
+      v0.emplace_back(initial_name(velocity_name(c)));
+      q_names.push_back(c);
+      v_names.push_back(velocity_name(c));
+    }
+    for (const auto& par : spec.parameters) {
+      p.emplace_back(par.name);
+      p_names.push_back(par.name);
+    }
+  }
+};
+
+enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8 };
+
+std::string join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& x : names) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+/// Parses one expression with the symbols `allow` permits (parameters always), reporting every
+/// mistake with the file, the line and the expression.
+class ExpressionParser {
+ public:
+  ExpressionParser(const ModelSpec& spec, const Symbols& s) : spec_(spec), s_(s) {}
+
+  ex operator()(const Expression& e, int allow, const std::string& allowed_description) const {
+    GiNaC::symtab table;
+    table["pi"] = GiNaC::Pi;
+    const auto key = [](const std::string& name) { return parser_literals().count(name) ? name + kRenamed : name; };
+    for (std::size_t i = 0; i < s_.p.size(); ++i) table[key(s_.p_names[i])] = s_.p[i];
+    if (allow & kCoordinates)
+      for (std::size_t i = 0; i < s_.q.size(); ++i) table[key(s_.q_names[i])] = s_.q[i];
+    if (allow & kVelocities)
+      for (std::size_t i = 0; i < s_.v.size(); ++i) table[key(s_.v_names[i])] = s_.v[i];
+    if (allow & kTime) table["t"] = s_.t;
+    if (allow & kInitialValues)
+      for (std::size_t i = 0; i < s_.q.size(); ++i) {
+        table[initial_name(s_.q_names[i])] = s_.q0[i];
+        table[initial_name(s_.v_names[i])] = s_.v0[i];
+      }
+    GiNaC::parser reader(table, true);
+    ex result;
+    try {
+      std::set<std::string> defined(s_.p_names.begin(), s_.p_names.end());
+      defined.insert(s_.q_names.begin(), s_.q_names.end());
+      result = reader(rename_literals(e.text, defined));
+    } catch (const GiNaC::parse_error& err) {
+      fail(e, "syntax error: " + parser_message(err.what()));
+    } catch (const std::invalid_argument& err) {
+      const std::string what = err.what();
+      const auto a = what.find('"'), b = what.rfind('"');
+      const std::string name = unrename(a != std::string::npos && b > a ? what.substr(a + 1, b - a - 1) : what);
+      fail(e, "unknown symbol '" + name + "'" + misplaced(name) + " (" + allowed_description + ")");
+    } catch (const std::exception& err) {
+      fail(e, std::string("cannot evaluate: ") + err.what());
+    }
+    for (auto it = result.preorder_begin(); it != result.preorder_end(); ++it) {
+      if (GiNaC::is_a<GiNaC::function>(*it)) {
+        const std::string f = GiNaC::ex_to<GiNaC::function>(*it).get_name();
+        if (!allowed_functions().count(f))
+          fail(e, "function '" + f + "' is not supported (use " + join({allowed_functions().begin(), allowed_functions().end()}) +
+                      ", sqrt, pow or ^)");
+      }
+      if (GiNaC::is_a<GiNaC::numeric>(*it) && !GiNaC::ex_to<GiNaC::numeric>(*it).is_real())
+        fail(e, "complex numbers are not supported");
+      if (GiNaC::is_a<GiNaC::constant>(*it) && *it != GiNaC::Pi)
+        fail(e, "constant '" + text_of(*it) + "' is not supported (pi is)");
+    }
+    return result;
+  }
+
+  [[noreturn]] void fail(const Expression& e, const std::string& message) const {
+    throw ModelFileError(spec_.path, e.line, e.key + ": " + message + ": " + quote(e.text));
+  }
+
+ private:
+  // "GiNaC: parse error at line 0, column 0: unexpected token ...\n[...]" -> "unexpected token ..."
+  static std::string parser_message(std::string what) {
+    if (const auto nl = what.find('\n'); nl != std::string::npos) what.erase(nl);
+    if (const auto c = what.find("column"); c != std::string::npos)
+      if (const auto colon = what.find(": ", c); colon != std::string::npos) what.erase(0, colon + 2);
+    return what;
+  }
+
+  // Explains a symbol that exists but not in this expression (a velocity in the potential...).
+  std::string misplaced(const std::string& name) const {
+    const auto has = [&](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (has(s_.v_names)) return ": velocities are not allowed here";
+    if (has(s_.q_names)) return ": coordinates are not allowed here";
+    if (name == "t") return ": the time is not allowed here";
+    return "";
+  }
+
+  const ModelSpec& spec_;
+  const Symbols& s_;
+};
+
+/// Floating-point value of an expression at a point, NaN where it cannot be evaluated.
+double numeric_value(const ex& e, const GiNaC::exmap& point) {
+  try {
+    const ex value = e.subs(point).evalf();
+    if (!GiNaC::is_a<GiNaC::numeric>(value)) return std::nan("");
+    const auto& x = GiNaC::ex_to<GiNaC::numeric>(value);
+    return x.is_real() ? x.to_double() : std::nan("");
+  } catch (const std::exception&) {
+    return std::nan("");
+  }
+}
+
+/// Random points for zero tests. The parameters are random too: a check must hold for every value
+/// a user may pass with --param, not only for the defaults.
+std::vector<GiNaC::exmap> sample_points(const Symbols& s) {
+  std::mt19937 random(12345);
+  std::uniform_real_distribution<double> uniform(0.3, 1.3);
+  std::vector<GiNaC::exmap> points(3);
+  for (auto& point : points) {
+    for (std::size_t i = 0; i < s.q.size(); ++i) {
+      point[s.q[i]] = uniform(random);
+      point[s.v[i]] = uniform(random);
+    }
+    for (const auto& p : s.p) point[p] = uniform(random);
+  }
+  return points;
+}
+
+/// An expression that is zero: structurally, after expansion, or numerically at sample points
+/// (identities such as sin² + cos² − 1 that no simplification finds).
+bool vanishes(const ex& e, const std::vector<GiNaC::exmap>& points) {
+  if (e.is_zero() || e.expand().is_zero()) return true;
+  for (const auto& point : points) {
+    const double x = numeric_value(e, point);
+    if (!(std::abs(x) <= 1e-12)) return false;
+  }
+  return true;
+}
+
+/// Taylor coefficients of f in `vars` up to order 3 (evaluator.hpp), appended to `coefficients`
+/// (as (order, expression)); monomials with identically zero coefficient are left out.
+TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars,
+                         std::vector<std::pair<int, ex>>& coefficients) {
+  TaylorTerms terms;
+  terms.offset = static_cast<int>(coefficients.size());
+  const int k = static_cast<int>(vars.size());
+  std::vector<std::pair<int, ex>> second, third;
+  coefficients.emplace_back(0, f);
+  for (int i = 0; i < k; ++i) {
+    const ex di = f.diff(vars[i]);
+    if (di.is_zero()) continue;
+    terms.first.push_back(i);
+    coefficients.emplace_back(1, di);
+    for (int j = i; j < k; ++j) {
+      const ex dij = di.diff(vars[j]);
+      if (dij.is_zero()) continue;
+      terms.second.push_back({i, j});
+      second.emplace_back(2, i == j ? dij / 2 : dij);
+      for (int l = j; l < k; ++l) {
+        const ex dijl = dij.diff(vars[l]);
+        if (dijl.is_zero()) continue;
+        terms.third.push_back({i, j, l});
+        // 1/3! times the number of distinct orderings of (i, j, l)
+        const int distinct = 1 + (i != j) + (j != l);  // i ≤ j ≤ l
+        const ex factor = distinct == 1 ? ex(GiNaC::numeric(1, 6)) : distinct == 2 ? ex(GiNaC::numeric(1, 2)) : ex(1);
+        third.emplace_back(3, factor * dijl);
+      }
+    }
+  }
+  coefficients.insert(coefficients.end(), second.begin(), second.end());
+  coefficients.insert(coefficients.end(), third.begin(), third.end());
+  return terms;
+}
+
+/// The kernel arguments: x[i], p[k] and t as symbols that print as C.
+struct KernelArguments {
+  std::vector<realsymbol> x, p;
+  realsymbol t{"t"};
+  KernelArguments(int n, int parameters) {
+    for (int i = 0; i < 2 * n; ++i) x.emplace_back("x[" + std::to_string(i) + "]");
+    for (int k = 0; k < parameters; ++k) p.emplace_back("p[" + std::to_string(k) + "]");
+  }
+};
+
+}  // namespace
+
+SymbolicModel analyse(const ModelSpec& spec) {
+  const int n = spec.n(), m = spec.m();
+  const Symbols s(spec);
+  const ExpressionParser parse(spec, s);
+  const auto points = sample_points(s);
+  const std::string params = s.p_names.empty() ? "no parameters" : "parameters: " + join(s.p_names);
+  const std::string in_qv = "coordinates: " + join(s.q_names) + "; velocities: " + join(s.v_names) + "; " + params;
+  const std::string in_q = "coordinates: " + join(s.q_names) + "; " + params;
+
+  // The Lagrangian.
+  ex L;
+  if (spec.lagrangian) {
+    L = parse(*spec.lagrangian, kCoordinates | kVelocities, in_qv);
+  } else {
+    std::vector<std::vector<ex>> G(n, std::vector<ex>(n, 0));
+    for (int i = 0; i < n; ++i) {
+      if (spec.metric_is_diagonal) {
+        G[i][i] = parse(spec.metric[i][0], kCoordinates, in_q);
+        continue;
+      }
+      for (int j = 0; j < n; ++j) G[i][j] = parse(spec.metric[i][j], kCoordinates, in_q);
+    }
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        if (!vanishes(G[i][j] - G[j][i], points))
+          parse.fail(spec.metric[i][j], "the metric is not symmetric: metric[" + std::to_string(j) + "][" +
+                                            std::to_string(i) + "] = " + quote(spec.metric[j][i].text) + " differs");
+    L = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) L += G[i][j] * s.v[i] * s.v[j] / 2;
+  }
+  if (spec.potential) L -= parse(*spec.potential, kCoordinates, in_q);
+
+  // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
+  std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
+  for (int a = 0; a < m; ++a) {
+    const Expression& e = spec.constraints[a];
+    const ex c = parse(e, kCoordinates | kVelocities, in_qv);
+    GiNaC::exmap at_rest;
+    for (const auto& v : s.v) at_rest[v] = 0;
+    bool depends_on_velocity = false;
+    for (int i = 0; i < n; ++i) {
+      M[a][i] = c.diff(s.v[i]);
+      depends_on_velocity |= !M[a][i].is_zero();
+      for (int j = i; j < n; ++j)
+        if (!vanishes(M[a][i].diff(s.v[j]), points))
+          parse.fail(e, "not linear in the velocities (it has a nonzero d2/d" + s.v_names[i] + "d" + s.v_names[j] +
+                            " = " + quote(text_of(M[a][i].diff(s.v[j]))) + ")");
+    }
+    if (!depends_on_velocity) parse.fail(e, "not linear in the velocities (it contains no velocity)");
+    ex rest;
+    try {
+      rest = c.subs(at_rest);
+    } catch (const std::exception&) {
+      rest = 1;
+    }
+    if (!vanishes(rest, points))
+      parse.fail(e, "not linear in the velocities (the part without velocities, " +
+                        quote(text_of(rest)) + ", is not zero)");
+  }
+
+  // Mechanical (L = ½ vᵀG(q)v − V(q)): no term linear in v, nothing beyond quadratic. Methods that
+  // project with the metric (fim, gf-cp) need G and V on their own.
+  bool mechanical = true;
+  std::vector<std::vector<ex>> G(n, std::vector<ex>(n));
+  ex V;
+  try {
+    GiNaC::exmap at_rest;
+    for (const auto& v : s.v) at_rest[v] = 0;
+    V = -L.subs(at_rest);
+    for (int i = 0; i < n && mechanical; ++i) {
+      const ex Li = L.diff(s.v[i]);
+      mechanical = vanishes(Li.subs(at_rest), points);
+      for (int j = i; j < n && mechanical; ++j) {
+        G[i][j] = G[j][i] = Li.diff(s.v[j]);
+        for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(G[i][j].diff(s.v[k]), points);
+      }
+    }
+  } catch (const std::exception&) {
+    mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
+  }
+
+  // Derived quantities and the closed form.
+  std::vector<ex> derived;
+  for (const auto& d : spec.derived) derived.push_back(parse(d.expression, kCoordinates | kVelocities | kTime, in_qv + "; t"));
+  std::vector<ex> solution_q, solution_v, solution_conditions;
+  const std::string in_solution = "a closed form uses t, the initial values x_0, x_t_0 of each coordinate x, and " + params;
+  for (const auto& e : spec.solution) {
+    solution_q.push_back(parse(e, kTime | kInitialValues, in_solution));
+    solution_v.push_back(solution_q.back().diff(s.t));
+  }
+  for (const auto& e : spec.solution_conditions) solution_conditions.push_back(parse(e, kInitialValues, in_solution));
+
+  // Taylor coefficients, then every expression written in the kernel arguments.
+  SymbolicModel out;
+  Layout& layout = out.layout;
+  layout.n = n;
+  layout.m = m;
+  std::vector<realsymbol> x(s.q);
+  x.insert(x.end(), s.v.begin(), s.v.end());
+  std::vector<std::pair<int, ex>> L_coefficients;
+  layout.lagrangian = taylor_terms(L, x, L_coefficients);
+  layout.lagrangian_size = static_cast<int>(L_coefficients.size());
+  std::vector<std::pair<int, ex>> M_coefficients;
+  for (int a = 0; a < m; ++a)
+    for (int i = 0; i < n; ++i)
+      if (!M[a][i].is_zero()) layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients)});
+  layout.constraints_size = static_cast<int>(M_coefficients.size());
+  std::vector<std::pair<int, ex>> mechanics_coefficients;
+  layout.mechanical = mechanical;
+  if (mechanical) {
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j)
+        if (!G[i][j].is_zero()) layout.metric.push_back({i, j, taylor_terms(G[i][j], s.q, mechanics_coefficients)});
+    layout.potential = taylor_terms(V, s.q, mechanics_coefficients);
+  }
+  layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
+  layout.derived = static_cast<int>(derived.size());
+  layout.has_solution = !solution_q.empty();
+
+  const KernelArguments args(n, static_cast<int>(s.p.size()));
+  GiNaC::exmap to_args, initial_to_args;
+  for (int i = 0; i < n; ++i) {
+    to_args[s.q[i]] = args.x[i];
+    to_args[s.v[i]] = args.x[n + i];
+    initial_to_args[s.q0[i]] = args.x[i];
+    initial_to_args[s.v0[i]] = args.x[n + i];
+  }
+  for (std::size_t k = 0; k < s.p.size(); ++k) {
+    to_args[s.p[k]] = args.p[k];
+    initial_to_args[s.p[k]] = args.p[k];
+  }
+  to_args[s.t] = args.t;
+  initial_to_args[s.t] = args.t;
+
+  out.kernels.resize(initial_kernel + 1);
+  for (int order = 0; order <= max_taylor_order; ++order) {
+    Kernel& kl = out.kernels[lagrangian_kernel(order)];
+    kl.name = "lagrangian_" + std::to_string(order);
+    for (int i = 0; i < layout.lagrangian_size; ++i)
+      if (L_coefficients[i].first <= order) kl.outputs.emplace_back(i, L_coefficients[i].second.subs(to_args));
+    Kernel& km = out.kernels[constraints_kernel(order)];
+    km.name = "constraints_" + std::to_string(order);
+    for (int i = 0; i < layout.constraints_size; ++i)
+      if (M_coefficients[i].first <= order) km.outputs.emplace_back(i, M_coefficients[i].second.subs(to_args));
+    Kernel& kg = out.kernels[mechanics_kernel(order)];
+    kg.name = "mechanics_" + std::to_string(order);
+    for (int i = 0; i < layout.mechanics_size; ++i)
+      if (mechanics_coefficients[i].first <= order)
+        kg.outputs.emplace_back(i, mechanics_coefficients[i].second.subs(to_args));
+  }
+  out.kernels[derived_kernel].name = "derived";
+  for (std::size_t i = 0; i < derived.size(); ++i)
+    out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(i), derived[i].subs(to_args));
+  out.kernels[solution_kernel].name = "solution";
+  for (std::size_t i = 0; i < solution_q.size(); ++i) {
+    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(i), solution_q[i].subs(initial_to_args));
+    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(n + i), solution_v[i].subs(initial_to_args));
+  }
+  for (std::size_t i = 0; i < solution_conditions.size(); ++i)
+    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(2 * n + i), solution_conditions[i].subs(initial_to_args));
+  layout.solution_conditions = static_cast<int>(solution_conditions.size());
+  out.kernels[initial_kernel].name = "initial";
+  for (int i = 0; i < n; ++i) {
+    const std::string in_params = "initial data may use the " + params;
+    out.kernels[initial_kernel].outputs.emplace_back(i, parse(spec.initial_q[i], 0, in_params).subs(to_args));
+    out.kernels[initial_kernel].outputs.emplace_back(n + i, parse(spec.initial_v[i], 0, in_params).subs(to_args));
+  }
+  return out;
+}
+
+namespace {
+
+/// C code for expressions, independent of GiNaC's internal order of terms. GiNaC orders the terms
+/// of sums and products by hashes that depend on addresses, which differ from run to run, and
+/// normalises signs by that order (sin(x − y) or −sin(y − x), (a − b)·c or −(b − a)·c). Printed as
+/// GiNaC stores them, the same file gave different code in different runs: a new library each time,
+/// and different rounding. Here every subexpression is printed as a sign and a magnitude in a
+/// canonical form: operands sorted by their code, the sign of a sum chosen so that its first term is
+/// positive, and signs moved out of products, odd powers and odd functions.
+class CanonicalC {
+ public:
+  std::string operator()(const ex& e) { return with_sign(signed_code(e)); }
+
+  /// The operands of a sum or product in canonical order (for the interpreter).
+  std::vector<ex> sorted_operands(const ex& e) {
+    std::vector<ex> operands(e.begin(), e.end());
+    std::sort(operands.begin(), operands.end(),
+              [&](const ex& a, const ex& b) { return signed_code(a).second < signed_code(b).second; });
+    return operands;
+  }
+
+ private:
+  using Signed = std::pair<bool, std::string>;  // (negative, magnitude)
+
+  static std::string with_sign(const Signed& s) { return s.first ? "(-" + s.second + ")" : s.second; }
+
+  static std::string number(double x) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", x);
+    std::string s = text;
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double, not an int
+    return s;
+  }
+
+  const Signed& signed_code(const ex& e) {
+    if (const auto it = memo_.find(e); it != memo_.end()) return it->second;
+    return memo_.emplace(e, print(e)).first->second;
+  }
+
+  Signed print(const ex& e) {
+    using namespace GiNaC;
+    if (is_a<numeric>(e)) {
+      const double x = ex_to<numeric>(e).to_double();
+      return {x < 0, number(std::abs(x))};
+    }
+    if (is_a<symbol>(e)) return {false, ex_to<symbol>(e).get_name()};
+    if (is_a<constant>(e)) return {false, "Pi"};
+    if (is_a<add>(e)) {
+      std::vector<Signed> terms;
+      for (const ex& x : e) terms.push_back(signed_code(x));
+      std::sort(terms.begin(), terms.end(), [](const Signed& a, const Signed& b) {
+        return std::tie(a.second, a.first) < std::tie(b.second, b.first);
+      });
+      const bool flip = terms.front().first;  // first term positive
+      std::string s = "(";
+      for (std::size_t i = 0; i < terms.size(); ++i) {
+        const bool negative = terms[i].first != flip;
+        s += (i == 0 ? "" : negative ? " - " : " + ") + terms[i].second;
+      }
+      return {flip, s + ")"};
+    }
+    if (is_a<mul>(e)) {
+      bool negative = false;
+      std::vector<std::string> factors;
+      for (const ex& x : e) {
+        const Signed& f = signed_code(x);
+        negative = negative != f.first;
+        if (f.second != "1.0") factors.push_back(f.second);
+      }
+      std::sort(factors.begin(), factors.end());
+      if (factors.empty()) return {negative, "1.0"};
+      if (factors.size() == 1) return {negative, factors[0]};  // −x is the sign and x, not (x)
+      std::string s = "(";
+      for (std::size_t i = 0; i < factors.size(); ++i) s += (i ? "*" : "") + factors[i];
+      return {negative, s + ")"};
+    }
+    if (is_a<power>(e)) {
+      const Signed& base = signed_code(e.op(0));
+      const ex exponent = e.op(1);
+      if (is_a<numeric>(exponent) && ex_to<numeric>(exponent).is_integer()) {
+        const numeric k = ex_to<numeric>(exponent);
+        const bool negative = base.first && k.is_odd();
+        if (k == 2) return {negative, "(" + base.second + "*" + base.second + ")"};
+        if (k == -1) return {negative, "(1.0/" + base.second + ")"};
+        return {negative, "pow(" + base.second + ", " + number(k.to_double()) + ")"};
+      }
+      const std::string b = with_sign(base);
+      if (exponent == numeric(1, 2)) return {false, "sqrt(" + b + ")"};
+      return {false, "pow(" + b + ", " + (*this)(exponent) + ")"};
+    }
+    if (is_a<function>(e)) {
+      static const std::set<std::string> odd = {"sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh"};
+      static const std::set<std::string> even = {"cos", "cosh", "abs"};
+      const std::string name = ex_to<function>(e).get_name();
+      const std::string c_name = name == "abs" ? "fabs" : name;
+      const Signed& a = signed_code(e.op(0));
+      if (odd.count(name)) return {a.first, c_name + "(" + a.second + ")"};
+      if (even.count(name)) return {false, c_name + "(" + a.second + ")"};
+      if (name == "atan2") return {a.first, "atan2(" + a.second + ", " + (*this)(e.op(1)) + ")"};  // odd in y
+      return {false, c_name + "(" + with_sign(a) + ")"};
+    }
+    throw std::logic_error("cannot write C for " + text_of(e));
+  }
+
+  std::map<ex, Signed, GiNaC::ex_is_less> memo_;
+};
+
+}  // namespace
+
+std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
+  CanonicalC canonical;
+  std::string name = spec.name;  // inside a C comment
+  for (std::size_t at; (at = name.find("*/")) != std::string::npos;) name.replace(at, 2, "* /");
+  std::ostringstream c;
+  c << "/* Generated by dalembert from the model file of " << name << ".\n"
+    << "   Do not edit: it is regenerated from the file; see docs/model-files.md. */\n"
+    << "#include <math.h>\n"
+    << "static const double Pi = 3.141592653589793238462643383279502884;\n"
+    << "int dalembert_abi_version = 1;\n"
+    << "int dalembert_lagrangian_size = " << model.layout.lagrangian_size << ";\n"
+    << "int dalembert_constraints_size = " << model.layout.constraints_size << ";\n";
+  for (const auto& k : model.kernels) {
+    c << "\nvoid dalembert_" << k.name << "(const double* x, const double* p, double t, double* out) {\n"
+      << "  (void)x; (void)p; (void)t;\n";
+    for (const auto& [index, e] : k.outputs) {
+      c << "  out[" << index << "] = ";
+      c << canonical(e);
+      c << ";\n";
+    }
+    c << "}\n";
+  }
+  return c.str();
+}
+
+// --- Interpretation ----------------------------------------------------------------------------
+
+namespace {
+
+/// A kernel flattened into instructions on a register file (shared subexpressions once).
+class Tape {
+ public:
+  Tape(const Kernel& kernel, const std::map<ex, std::pair<char, int>, GiNaC::ex_is_less>& inputs) : inputs_(inputs) {
+    for (const auto& [index, e] : kernel.outputs) outputs_.emplace_back(index, compile(e));
+  }
+
+  void run(const double* x, const double* p, double t, double* out) const {
+    thread_local std::vector<double> r;
+    r.resize(nodes_.size());
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      const double a = n.a >= 0 ? r[n.a] : 0.0, b = n.b >= 0 ? r[n.b] : 0.0;
+      switch (n.op) {
+        case Op::X: r[i] = x[n.index]; break;
+        case Op::P: r[i] = p[n.index]; break;
+        case Op::T: r[i] = t; break;
+        case Op::Constant: r[i] = n.constant; break;
+        case Op::Add: r[i] = a + b; break;
+        case Op::Mul: r[i] = a * b; break;
+        case Op::Pow: r[i] = std::pow(a, b); break;
+        case Op::Function: r[i] = apply(n.function, a, b); break;
+      }
+    }
+    for (const auto& [index, node] : outputs_) out[index] = r[node];
+  }
+
+ private:
+  enum class Op { X, P, T, Constant, Add, Mul, Pow, Function };
+  struct Node {
+    Node(Op op_, int a_ = -1, int b_ = -1, int index_ = 0, double constant_ = 0.0)
+        : op(op_), a(a_), b(b_), index(index_), constant(constant_) {}
+    Op op;
+    int a, b, index;
+    double constant;
+    std::string function;
+  };
+
+  static double apply(const std::string& f, double a, double b) {
+    if (f == "sin") return std::sin(a);
+    if (f == "cos") return std::cos(a);
+    if (f == "tan") return std::tan(a);
+    if (f == "asin") return std::asin(a);
+    if (f == "acos") return std::acos(a);
+    if (f == "atan") return std::atan(a);
+    if (f == "atan2") return std::atan2(a, b);
+    if (f == "sinh") return std::sinh(a);
+    if (f == "cosh") return std::cosh(a);
+    if (f == "tanh") return std::tanh(a);
+    if (f == "asinh") return std::asinh(a);
+    if (f == "acosh") return std::acosh(a);
+    if (f == "atanh") return std::atanh(a);
+    if (f == "exp") return std::exp(a);
+    if (f == "log") return std::log(a);
+    if (f == "abs") return std::abs(a);
+    throw std::logic_error("interpreter: unknown function " + f);
+  }
+
+  int push(Node n) {
+    nodes_.push_back(std::move(n));
+    return static_cast<int>(nodes_.size()) - 1;
+  }
+
+  int compile(const ex& e) {
+    if (const auto it = memo_.find(e); it != memo_.end()) return it->second;
+    int result;
+    if (const auto in = inputs_.find(e); in != inputs_.end()) {
+      result = push(Node(in->second.first == 'x' ? Op::X : in->second.first == 'p' ? Op::P : Op::T, -1, -1, in->second.second));
+    } else if (GiNaC::is_a<GiNaC::numeric>(e)) {
+      result = push(Node(Op::Constant, -1, -1, 0, GiNaC::ex_to<GiNaC::numeric>(e).to_double()));
+    } else if (GiNaC::is_a<GiNaC::constant>(e)) {
+      result = push(Node(Op::Constant, -1, -1, 0, GiNaC::ex_to<GiNaC::numeric>(e.evalf()).to_double()));
+    } else if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+      const Op op = GiNaC::is_a<GiNaC::add>(e) ? Op::Add : Op::Mul;
+      const std::vector<ex> operands = canonical_.sorted_operands(e);  // the same rounding in every run
+      result = compile(operands[0]);
+      for (std::size_t i = 1; i < operands.size(); ++i) result = push(Node(op, result, compile(operands[i])));
+    } else if (GiNaC::is_a<GiNaC::power>(e)) {
+      result = push(Node(Op::Pow, compile(e.op(0)), compile(e.op(1))));
+    } else if (GiNaC::is_a<GiNaC::function>(e)) {
+      Node n(Op::Function, compile(e.op(0)), e.nops() > 1 ? compile(e.op(1)) : -1);
+      n.function = GiNaC::ex_to<GiNaC::function>(e).get_name();
+      result = push(n);
+    } else {
+      throw std::logic_error("interpreter: cannot evaluate " + text_of(e));
+    }
+    memo_.emplace(e, result);
+    return result;
+  }
+
+  const std::map<ex, std::pair<char, int>, GiNaC::ex_is_less>& inputs_;
+  std::vector<Node> nodes_;
+  std::vector<std::pair<int, int>> outputs_;
+  std::map<ex, int, GiNaC::ex_is_less> memo_;
+  CanonicalC canonical_;
+};
+
+class InterpretedEvaluator : public Evaluator {
+ public:
+  explicit InterpretedEvaluator(const SymbolicModel& model) {
+    // The kernel arguments are the symbols named x[i], p[k] and t.
+    for (const auto& k : model.kernels)
+      for (const auto& [index, e] : k.outputs)
+        for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it)
+          if (GiNaC::is_a<GiNaC::symbol>(*it)) {
+            const std::string name = GiNaC::ex_to<GiNaC::symbol>(*it).get_name();
+            inputs_[*it] = name == "t" ? std::pair<char, int>{'t', 0}
+                                       : std::pair<char, int>{name[0], std::stoi(name.substr(2))};
+          }
+    for (const auto& k : model.kernels) tapes_.emplace_back(k, inputs_);
+  }
+  void lagrangian(int order, const double* x, const double* p, double* out) const override {
+    tapes_[lagrangian_kernel(order)].run(x, p, 0.0, out);
+  }
+  void constraints(int order, const double* q, const double* p, double* out) const override {
+    tapes_[constraints_kernel(order)].run(q, p, 0.0, out);
+  }
+  void mechanics(int order, const double* q, const double* p, double* out) const override {
+    tapes_[mechanics_kernel(order)].run(q, p, 0.0, out);
+  }
+  void derived(const double* x, const double* p, double t, double* out) const override {
+    tapes_[derived_kernel].run(x, p, t, out);
+  }
+  void solution(const double* x0, const double* p, double t, double* out) const override {
+    tapes_[solution_kernel].run(x0, p, t, out);
+  }
+  void initial(const double* p, double* out) const override { tapes_[initial_kernel].run(nullptr, p, 0.0, out); }
+  std::string kind() const override { return "interpreted"; }
+
+ private:
+  std::map<ex, std::pair<char, int>, GiNaC::ex_is_less> inputs_;
+  std::vector<Tape> tapes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Evaluator> interpreted_evaluator(const SymbolicModel& model) {
+  return std::make_unique<InterpretedEvaluator>(model);
+}
+
+}  // namespace dalembert::modelfile

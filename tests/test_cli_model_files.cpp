@@ -1,0 +1,271 @@
+// Model files on the command line (docs/model-files.md): run, describe, compare and convergence
+// accept a model file wherever they accept a catalogue name; every malformed file is refused with
+// exit status 2 and a message naming the file, the line and the offending expression, before
+// anything runs.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("dalembert_cli_models_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string model(const std::string& stem) { return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"; }
+
+Result dalembert(const std::string& args, const std::string& environment = "") {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  const std::string cmd = "cd " + scratch().string() + " && " + environment + " " + std::string(DALEMBERT_EXECUTABLE) +
+                          " " + args + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+/// Writes `text` as a model file and returns its path.
+std::string write_model(const std::string& name, const std::string& text) {
+  const fs::path p = scratch() / (name + ".toml");
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+// A valid knife edge; the malformed cases change one line of it.
+const std::string knife_edge = R"(name = "knife edge on an inclined plane"
+coordinates = ["x", "y", "phi"]
+parameters = { g = 1.0 }
+lagrangian = "0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2"
+constraints = ["sin(phi)*x_t - cos(phi)*y_t"]   # linear in the velocities
+[initial]
+q = [0, 0, 0]
+v = [1, 0, 0.5]
+)";
+
+std::string replace_line(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+/// The malformed file is refused: status 2, nothing on stdout, and stderr names FILE:LINE and `mentions`.
+void expect_refused(const std::string& name, const std::string& text, int line, const std::vector<std::string>& mentions) {
+  const std::string path = write_model(name, text);
+  const auto r = dalembert("run " + path + " --method dla --h 0.1 --steps 10");
+  EXPECT_EQ(r.status, 2) << name << "\n" << r.err;
+  EXPECT_TRUE(r.out.empty()) << name;
+  EXPECT_NE(r.err.find(path + ":" + std::to_string(line) + ":"), std::string::npos) << name << "\nstderr: " << r.err;
+  for (const auto& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << name << ": no '" << m << "' in\n" << r.err;
+  // describe refuses it too: the checks come before anything else
+  EXPECT_EQ(dalembert("describe " + path).status, 2) << name;
+}
+
+}  // namespace
+
+TEST(CliModelFiles, TheIssueExampleRunsAndWritesTheContractCsv) {
+  const std::string path = write_model("issue_example", knife_edge);
+  const auto r = dalembert("run " + path + " --method dla --h 0.1 --t-end 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto l = lines(r.out);
+  ASSERT_EQ(l.size(), 12u);
+  EXPECT_EQ(l[0], "t,x,y,phi,energy,constraint,discrete_constraint,newton_iterations");
+  // E = ½|v|² − g x/2 = ½(1 + 0.25) at the start
+  EXPECT_EQ(l[1].rfind("0,0,0,0,0.625,", 0), 0u) << l[1];
+}
+
+TEST(CliModelFiles, ModelFilesAreAcceptedWhereverSystemsAre) {
+  const auto d = dalembert("describe " + model("vertical-disk") + " --json");
+  ASSERT_EQ(d.status, 0) << d.err;
+  const auto j = nlohmann::json::parse(d.out);
+  EXPECT_EQ(j["name"], "vertical-disk");
+  EXPECT_EQ(j["coordinates"], nlohmann::json({"x", "y", "theta", "phi"}));
+  EXPECT_EQ(j["constraints"], 2);
+  EXPECT_EQ(j["closed_form"], true);
+  EXPECT_DOUBLE_EQ(j["parameters"]["R"].get<double>(), 1.0);
+
+  // The same CSV as the catalogue system (to rounding), with a parameter changed.
+  const auto a = dalembert("run knife-edge --method dla --h 0.1 --steps 20 --param k=0.3");
+  const auto b = dalembert("run " + model("knife-edge") + " --method dla --h 0.1 --steps 20 --param k=0.3");
+  ASSERT_EQ(b.status, 0) << b.err;
+  const auto la = lines(a.out), lb = lines(b.out);
+  ASSERT_EQ(la.size(), 22u);
+  ASSERT_EQ(lb.size(), la.size());
+  EXPECT_EQ(la[0], lb[0]);
+  for (std::size_t i = 1; i < la.size(); ++i) {
+    std::istringstream sa(la[i]), sb(lb[i]);
+    for (std::string xa, xb; std::getline(sa, xa, ',') && std::getline(sb, xb, ',');)
+      EXPECT_NEAR(std::stod(xa), std::stod(xb), 1e-12) << "row " << i;
+  }
+
+  const auto unknown = dalembert("run " + model("knife-edge") + " --method dla --h 0.1 --steps 2 --param mass=2");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown parameter 'mass'"), std::string::npos) << unknown.err;
+
+  const auto conv = dalembert("convergence " + model("harmonic-oscillator") + " --method dla --h-list 0.1,0.05,0.025 --t-end 1");
+  ASSERT_EQ(conv.status, 0) << conv.err;
+  EXPECT_NE(conv.out.find("reference: closed form"), std::string::npos) << conv.out;
+  const auto fitted = conv.out.find("fitted order: ");
+  ASSERT_NE(fitted, std::string::npos) << conv.out;
+  EXPECT_NEAR(std::stod(conv.out.substr(fitted + 14)), 2.0, 0.05) << conv.out;
+  EXPECT_TRUE(fs::exists(scratch() / "convergence-harmonic-oscillator-dla" / "convergence.csv"));
+
+  const auto cmp = dalembert("compare " + model("double-pendulum") + " --methods dla,rk4 --h 0.1 --t-end 2");
+  ASSERT_EQ(cmp.status, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("reference: reference solver"), std::string::npos) << cmp.out;
+  EXPECT_TRUE(fs::exists(scratch() / "compare-double-pendulum" / "compare.csv"));
+}
+
+TEST(CliModelFiles, DerivedQuantitiesAreColumns) {
+  const auto r = dalembert("run " + model("double-pendulum") + " --method dla --h 0.1 --steps 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto l = lines(r.out);
+  EXPECT_EQ(l[0], "t,theta1,theta2,energy,constraint,newton_iterations,x2,y2");
+  // x2 = sin 1 + sin 0.5 at the start
+  EXPECT_NE(l[1].find(",1.320896"), std::string::npos) << l[1];
+}
+
+TEST(CliModelFiles, WithoutACompilerItWarnsAndInterprets) {
+  const std::string path = write_model("interpreted", knife_edge);
+  const auto r = dalembert("run " + path + " --method dla --h 0.1 --steps 5", "DALEMBERT_CC=none");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("interpret"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.out).size(), 7u);
+}
+
+TEST(CliModelFiles, SyntaxErrorsNameTheLine) {
+  expect_refused("toml_syntax", replace_line(knife_edge, "g*x/2\"", "g*x/2"), 4, {"TOML syntax error"});
+  expect_refused("expression_syntax",
+                 replace_line(knife_edge, "0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2", "0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/"), 4,
+                 {"lagrangian: syntax error", "\"0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/\""});
+  expect_refused("unknown_function", replace_line(knife_edge, "sin(phi)*x_t", "sine(phi)*x_t"), 5,
+                 {"constraints[0]", "no function \"sine\"", "\"sine(phi)*x_t - cos(phi)*y_t\""});
+}
+
+TEST(CliModelFiles, UnknownSymbolsAreNamed) {
+  expect_refused("unknown_symbol", replace_line(knife_edge, "g*x/2", "g*x/2 + c*y"), 4,
+                 {"lagrangian: unknown symbol 'c'", "\"0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2 + c*y\""});
+  expect_refused("velocity_in_potential",
+                 replace_line(knife_edge, "lagrangian = \"0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2\"",
+                              "metric = [1, 1, 1]\npotential = \"-g*x/2 + x_t\""),
+                 5, {"potential: unknown symbol 'x_t': velocities are not allowed here"});
+  expect_refused("unknown_key", replace_line(knife_edge, "constraints =", "constraint ="), 5, {"unknown key 'constraint'"});
+}
+
+TEST(CliModelFiles, NonlinearConstraintsAreRefused) {
+  expect_refused("quadratic_constraint", replace_line(knife_edge, "sin(phi)*x_t - cos(phi)*y_t", "sin(phi)*x_t^2 - cos(phi)*y_t"),
+                 5, {"constraints[0]: not linear in the velocities", "\"sin(phi)*x_t^2 - cos(phi)*y_t\""});
+  expect_refused("affine_constraint", replace_line(knife_edge, "sin(phi)*x_t - cos(phi)*y_t", "sin(phi)*x_t - cos(phi)*y_t + 1"),
+                 5, {"not linear in the velocities (the part without velocities", "\"sin(phi)*x_t - cos(phi)*y_t + 1\""});
+  expect_refused("holonomic_constraint", replace_line(knife_edge, "sin(phi)*x_t - cos(phi)*y_t", "x - y"), 5,
+                 {"not linear in the velocities (it contains no velocity)", "\"x - y\""});
+}
+
+TEST(CliModelFiles, SingularMetricAndConstraintMatrixAreRefused) {
+  // phi_t does not appear squared: ∂²L/∂v² is singular
+  expect_refused("singular_metric", replace_line(knife_edge, "phi_t^2", "phi_t"), 4,
+                 {"the metric d2L/dv2 is singular at the initial point", "\"0.5*(x_t^2 + y_t^2 + phi_t) + g*x/2\""});
+  // two dependent constraints at the initial point (phi = 0): both forbid y_t
+  expect_refused("dependent_constraints",
+                 replace_line(knife_edge, "[\"sin(phi)*x_t - cos(phi)*y_t\"]", "[\"sin(phi)*x_t - cos(phi)*y_t\", \"y_t + phi*x_t\"]") +
+                     "",
+                 5, {"the constraint matrix M(q) has rank 1 < 2", "\"y_t + phi*x_t\""});
+}
+
+TEST(CliModelFiles, InitialVelocityOutsideTheConstraintsIsRefused) {
+  expect_refused("bad_velocity", replace_line(knife_edge, "v = [1, 0, 0.5]", "v = [1, 0.2, 0.5]"), 8,
+                 {"initial.v = (1, 0.2, 0.5) violates constraints[0] \"sin(phi)*x_t - cos(phi)*y_t\"", "-0.2"});
+  // from the command line: the same check, pointing at the constraint
+  const std::string path = write_model("good", knife_edge);
+  const auto r = dalembert("run " + path + " --method dla --h 0.1 --steps 1 --v0 1,1,0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(path + ":5:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(--v0)"), std::string::npos) << r.err;
+}
+
+TEST(CliModelFiles, SizesAndLimitsAreChecked) {
+  expect_refused("short_initial", replace_line(knife_edge, "q = [0, 0, 0]", "q = [0, 0]"), 7,
+                 {"initial.q has 2 value(s) but the system has 3 coordinates (x, y, phi)"});
+  const auto r = dalembert("run " + write_model("too_big", R"(name = "six"
+coordinates = ["a", "b", "c", "d", "e", "f"]
+metric = [1, 1, 1, 1, 1, 1]
+)") + " --method dla --h 0.1 --steps 1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("at most"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("DALEMBERT_MODEL_FILE_MAX_COORDINATES"), std::string::npos) << r.err;
+  const auto missing = dalembert("run no-such-model.toml --method dla --h 0.1 --steps 1");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("model file 'no-such-model.toml' not found"), std::string::npos) << missing.err;
+}
+
+// Compiled once, then found in the cache: the generated code must not depend on the run (GiNaC
+// orders terms by address-dependent hashes; src/modelfile/symbolic.cpp prints a canonical form).
+TEST(CliModelFiles, CompiledOnceThenCached) {
+  const fs::path cache = scratch() / "cache";
+  fs::remove_all(cache);
+  for (int run = 0; run < 3; ++run)
+    for (const char* stem : {"knife-edge", "particle", "chaplygin-sleigh-spring"})
+      ASSERT_EQ(dalembert("describe " + model(stem), "DALEMBERT_CACHE_DIR=" + cache.string()).status, 0);
+  int libraries = 0;
+  for (const auto& f : fs::directory_iterator(cache)) libraries += f.path().extension() == ".so";
+  EXPECT_EQ(libraries, 3);
+}
+
+// L = ½|v|² + B x y': a term linear in the velocity (a magnetic field) makes L not mechanical.
+// Methods that need the metric of L = ½ vᵀGv − V refuse it by name; the others run it.
+TEST(CliModelFiles, NonMechanicalLagrangiansRunWithTheMethodsThatAcceptThem) {
+  const std::string path = write_model("magnetic", R"(name = "charged particle in a magnetic field"
+coordinates = ["x", "y"]
+parameters = { B = 1.0 }
+lagrangian = "(x_t^2 + y_t^2)/2 + B*x*y_t"
+[initial]
+q = [1, 0]
+v = [0, 1]
+)");
+  const auto dla = dalembert("run " + path + " --method dla --h 0.01 --steps 628");
+  ASSERT_EQ(dla.status, 0) << dla.err;
+  // a circle of radius 1/B = 1 about (0, 0): back at (1, 0) after t = 2π
+  const auto l = lines(dla.out);
+  std::istringstream last(l.back());
+  std::string t, x, y;
+  std::getline(last, t, ',');
+  std::getline(last, x, ',');
+  std::getline(last, y, ',');
+  EXPECT_NEAR(std::stod(x), 1.0, 1e-3) << l.back();
+  EXPECT_NEAR(std::stod(y), 0.0, 1e-2) << l.back();
+  const auto fim = dalembert("run " + path + " --method fim --h 0.01 --steps 2");
+  EXPECT_EQ(fim.status, 2);
+  EXPECT_NE(fim.err.find("metric"), std::string::npos) << fim.err;
+}
