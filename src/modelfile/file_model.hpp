@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/tangent.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 #include "modelfile/model.hpp"
 
@@ -26,10 +27,29 @@ namespace dalembert::modelfile {
 
 namespace detail {
 
+/// ad::Tangent: the outer level of third derivatives (core/tangent.hpp), used by
+/// lagrangian_derivatives when the Jacobian of the acceleration is wanted (MLA, exact).
+template <class T>
+struct is_tangent : std::false_type {};
+template <class T, int K>
+struct is_tangent<ad::Tangent<T, K>> : std::true_type {};
+
+/// x as a constant of type T (ad::lift does not know Tangent, which converts from a double itself).
+template <class T>
+T constant(double x) {
+  if constexpr (is_tangent<T>::value) {
+    return T(x);
+  } else {
+    return ad::lift<T>(x);
+  }
+}
+
 /// How deeply duals are nested in T (double: 0).
 template <class T>
 constexpr int dual_depth() {
-  if constexpr (ad::is_dual_v<T>) {
+  if constexpr (is_tangent<T>::value) {
+    return 1 + dual_depth<std::decay_t<decltype(std::declval<const T&>().a)>>();
+  } else if constexpr (ad::is_dual_v<T>) {
     return 1 + dual_depth<std::decay_t<decltype(ad::value(std::declval<const T&>()))>>();
   } else {
     return 0;
@@ -44,13 +64,13 @@ constexpr int max_coefficients(int k) { return 1 + k + k * (k + 1) / 2 + k * (k 
 template <int Order, class T>
 T taylor(const TaylorTerms& f, const double* c, const T* delta) {
   const double* k = c + f.offset;
-  T r = ad::lift<T>(*k++);
-  for (int i : f.first) r += ad::lift<T>(*k++) * delta[i];
+  T r = detail::constant<T>(*k++);
+  for (int i : f.first) r += detail::constant<T>(*k++) * delta[i];
   if constexpr (Order >= 2) {
-    for (const auto& [i, j] : f.second) r += ad::lift<T>(*k++) * (delta[i] * delta[j]);
+    for (const auto& [i, j] : f.second) r += detail::constant<T>(*k++) * (delta[i] * delta[j]);
   }
   if constexpr (Order >= 3) {
-    for (const auto& [i, j, l] : f.third) r += ad::lift<T>(*k++) * (delta[i] * delta[j] * delta[l]);
+    for (const auto& [i, j, l] : f.third) r += detail::constant<T>(*k++) * (delta[i] * delta[j] * delta[l]);
   }
   return r;
 }
@@ -176,8 +196,8 @@ class FileModel {
     } else {
       std::array<T, 2 * N> delta;
       for (int i = 0; i < N; ++i) {
-        delta[i] = q[i] - ad::lift<T>(x[i]);
-        delta[N + i] = v[i] - ad::lift<T>(x[N + i]);
+        delta[i] = q[i] - detail::constant<T>(x[i]);
+        delta[N + i] = v[i] - detail::constant<T>(x[N + i]);
       }
       return detail::taylor<order>(model.layout.lagrangian, c.data(), delta.data());
     }
@@ -187,7 +207,7 @@ class FileModel {
   Mat<T, M, N> constraint_matrix(const Vec<T, N>& q) const {
     Mat<T, M, N> out;
     if constexpr (M > 0) {
-      out.setConstant(ad::lift<T>(0.0));
+      out.setConstant(detail::constant<T>(0.0));
       const LoadedModel& model = *bound_->model;
       taylor_in_q<T, M * N * detail::max_coefficients(N)>(
           q, [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
@@ -203,7 +223,7 @@ class FileModel {
     requires Mechanical
   Mat<T, N, N> metric(const Vec<T, N>& q) const {
     Mat<T, N, N> G;
-    G.setConstant(ad::lift<T>(0.0));
+    G.setConstant(detail::constant<T>(0.0));
     mechanics<T>(q, [&](const auto& value) {
       for (const auto& e : bound_->model->layout.metric) G(e.row, e.column) = G(e.column, e.row) = value(e.terms);
     });
@@ -271,7 +291,7 @@ class FileModel {
 #endif
     } else {
       std::array<T, N> delta;
-      for (int i = 0; i < N; ++i) delta[i] = q[i] - ad::lift<T>(x[i]);
+      for (int i = 0; i < N; ++i) delta[i] = q[i] - detail::constant<T>(x[i]);
       use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c.data(), delta.data()); });
     }
   }
