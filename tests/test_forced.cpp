@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
@@ -86,4 +87,23 @@ TEST(Forced, DragOnTheKnifeEdgeDissipatesEnergyAndDlaStaysSecondOrder) {
   // the blade speed decays like e^{−c t/m}: E_kinetic of the blade ∝ e^{−2ct}
   const double blade = 0.5 * x0.v.head<2>().squaredNorm() * std::exp(-2 * flat.drag * 20.0);
   EXPECT_NEAR(previous - 0.5 * x0.v[2] * x0.v[2], blade, 1e-3 * E0);
+}
+
+// A two-point start (q0, q1) of a forced system: the momentum at q0 is the forced discrete Legendre
+// map −D1 L_d − F_d^−, a second-order estimate of ∂L/∂v(q0, v0); leaving out F_d^− = (h/2)F would
+// make it first order (off by c·h·v0/2 here).
+TEST(Forced, TwoPointStartMomentumIncludesTheDiscreteForce) {
+  const ViscousOscillator osc;
+  const double q0 = 1.0, v0 = 1.0;
+  std::vector<double> errors;
+  for (double h : {0.04, 0.02, 0.01}) {
+    const DiscreteEulerLagrange<ViscousOscillator, AlphaRule<ViscousOscillator>> del(osc, AlphaRule<ViscousOscillator>(osc, h));
+    const auto dla = make_dla(osc, h);
+    const Vecd<1> a(q0), b(osc.exact(q0, v0, h));
+    errors.push_back(std::abs(del.pre_momentum(a, b)[0] - v0));
+    EXPECT_NEAR(dla.pre_momentum(a, b)[0], del.pre_momentum(a, b)[0], 1e-14);
+  }
+  const double order = std::log2(errors[1] / errors[2]);
+  test::report("forced_two_point_start_momentum_order", order);
+  EXPECT_NEAR(order, 2.0, 0.1);
 }

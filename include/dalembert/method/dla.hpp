@@ -54,6 +54,14 @@ class DiscreteLagrangeDAlembert {
     return s;
   }
 
+  /// The momentum at q0 of a two-point start, the forced discrete Legendre map
+  /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
+  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
+    Vecd<n> p = -differentiate(ld_, q0, q1).D1;
+    if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+    return p;
+  }
+
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
     const double h = step_size();
