@@ -55,6 +55,8 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"fim-average-momentum-energy", "not supported"},
       {"fim-momentum-map", "supported"},
       {"fim-suslov", "supported"},
+      {"convergence-generating", "supported"},
+      {"convergence-lie", "supported"},
       {"mla-particle", "supported"},
       {"mla-knife-edge", "supported"},
       {"mla-perturbed-knife-edge", "supported"},
