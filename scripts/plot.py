@@ -7,9 +7,12 @@ Each figure: {"output": "dir/stem", "title": str, "xlabel": str, "ylabel": str,
               "xscale": "linear"|"log", "yscale": "linear"|"log"|"symlog",
               "aspect_equal": bool,
               "series": [{"csv": path, "x": column, "y": column, "label": str,
-                          "style": "line"|"markers"|"line+markers"|"dashed",
+                          "style": "line"|"markers"|"line+markers"|"dashed"|
+                                   "dashed+markers"|"dotted"|"dashdot",
                           "transform": "abs"|"envelope"|null, "color": matplotlib colour|null}]}
-writes dir/stem.png and dir/stem.svg. Columns are CSV header names. Points that cannot be drawn
+"kind": "heatmap" (default "lines") draws one series with a "z" column on the grid of its x and y
+values (pcolormesh, diverging colours centred on zero when z changes sign, a colour bar labelled
+with the series label). Writes dir/stem.png and dir/stem.svg. Columns are CSV header names. Points that cannot be drawn
 on a log axis (zero or negative after the transform) are dropped, not clipped. "envelope" draws
 the largest |y| in each of 600 consecutive windows: an oscillating error (a period-2 mode, say)
 then reads as its bound instead of a filled band.
@@ -29,6 +32,9 @@ STYLES = {
     "dashed": dict(linestyle="--", marker=None),
     "markers": dict(linestyle="none", marker="o", markersize=4),
     "line+markers": dict(linestyle="-", marker="o", markersize=4),
+    "dashed+markers": dict(linestyle="--", marker="s", markersize=5, markerfacecolor="none"),
+    "dotted": dict(linestyle=":", marker=None),
+    "dashdot": dict(linestyle="-.", marker=None),
 }
 
 
@@ -44,8 +50,31 @@ def read_columns(path, names):
     return data
 
 
+def draw_heatmap(spec, fig, ax):
+    s = spec["series"][0]
+    data = read_columns(s["csv"], [s["x"], s["y"], s["z"]])
+    xs, ys = sorted(set(data[s["x"]])), sorted(set(data[s["y"]]))
+    ix, iy = {x: i for i, x in enumerate(xs)}, {y: j for j, y in enumerate(ys)}
+    grid = [[math.nan] * len(xs) for _ in ys]
+    for x, y, z in zip(data[s["x"]], data[s["y"]], data[s["z"]]):
+        grid[iy[y]][ix[x]] = z
+    values = [z for z in data[s["z"]] if math.isfinite(z)]
+    lo, hi = min(values), max(values)
+    if lo < 0 < hi:
+        bound = max(-lo, hi)
+        options = dict(cmap="RdBu_r", vmin=-bound, vmax=bound)
+    else:
+        options = dict(cmap="viridis")
+    mesh = ax.pcolormesh(xs, ys, grid, shading="nearest", **options)
+    fig.colorbar(mesh, ax=ax, label=s.get("label", ""))
+
+
 def draw(spec):
-    fig, ax = plt.subplots(figsize=spec.get("size", (7.0, 4.2)), dpi=110)
+    heatmap = spec.get("kind") == "heatmap"
+    fig, ax = plt.subplots(figsize=spec.get("size", (6.0, 5.0) if heatmap else (7.0, 4.2)), dpi=110)
+    if heatmap:
+        draw_heatmap(spec, fig, ax)
+        spec = dict(spec, series=[])
     for s in spec["series"]:
         data = read_columns(s["csv"], [s["x"], s["y"]])
         xs, ys = data[s["x"]], data[s["y"]]
@@ -71,7 +100,8 @@ def draw(spec):
     ax.set_title(spec.get("title", ""), fontsize=11)
     if spec.get("aspect_equal"):
         ax.set_aspect("equal", adjustable="datalim")
-    ax.grid(True, which="major", alpha=0.35)
+    if not heatmap:
+        ax.grid(True, which="major", alpha=0.35)
     if any(s.get("label") for s in spec["series"]):
         ax.legend(fontsize=9)
     fig.tight_layout()

@@ -55,11 +55,19 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"fim-average-momentum-energy", "not supported"},
       {"fim-momentum-map", "supported"},
       {"fim-suslov", "supported"},
+      {"convergence-generating", "supported"},
+      {"convergence-lie", "supported"},
+      {"mla-particle", "supported"},
+      {"mla-knife-edge", "supported"},
+      {"mla-perturbed-knife-edge", "supported"},
+      {"exact-discrete-constraint", "supported"},
+      {"convergence-mla", "supported"},
       {"bfg-curvature-particle", "supported"},
       {"bfg-inertia-wheel-pendulum", "differs"},
       {"thesis-contact-particle", "supported"},
       {"thesis-damped-oscillator", "supported"},
       {"convergence-contact", "supported"},
+      {"long-run-energy", "supported"},
   };
   return v;
 }

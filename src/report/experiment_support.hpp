@@ -62,4 +62,49 @@ inline Spread spread(const std::vector<double>& x) {
   return s;
 }
 
+inline double max_abs_of(const std::vector<double>& x) {
+  double m = 0.0;
+  for (double v : x) m = std::max(m, std::abs(v));
+  return m;
+}
+
+/// One method in a convergence figure: its label, method name, α, the order it should have, the
+/// FIM start ("" for the default), the colour and the line style.
+struct ConvergenceCase {
+  std::string label, method;
+  double alpha;
+  double expected;
+  std::string fim_start, color;
+  std::string style = "line+markers";  ///< "dashed+markers" for a method that may hide another
+};
+
+/// Runs the convergence study of each case on one problem, adds its error-versus-h series (fitted
+/// order in the legend) to `fig` and its order to the numbers; true if every fitted order lies
+/// within `tolerance` of the expected one.
+inline bool add_convergence(const Context& ctx, Outcome& out, Figure& fig, const analysis::Problem& problem,
+                            const std::vector<double>& hs, double t_end, const std::vector<ConvergenceCase>& cases,
+                            double tolerance = 0.15, const RunOptions& base_options = {}) {
+  bool ok = true;
+  for (const ConvergenceCase& c : cases) {
+    RunOptions base = base_options;
+    base.alpha = c.alpha;
+    if (!c.fim_start.empty()) base.fim_start = c.fim_start;
+    const auto conv = analysis::convergence_study(problem, c.method, hs, t_end, base);
+    std::vector<double> h, err;
+    for (const auto& row : conv.rows) {
+      h.push_back(row.h);
+      err.push_back(row.error);
+    }
+    std::string file = c.method + "_alpha" + format(c.alpha, 2) + (c.fim_start.empty() ? "" : "_start" + c.fim_start) + ".csv";
+    write_table(ctx.path(file), table({"h", "error"}, {h, err}));
+    fig.series.push_back({ctx.path(file), "h", "error", c.label + " (fitted order " + format(conv.order, 3) + ")",
+                          c.style, "", c.color});
+    out.numbers.push_back({"order, " + c.label, format(conv.order, 3),
+                           "expected " + format(c.expected, 2) + "; error at h = " + format(h.back(), 3) + ": " +
+                               format(err.back())});
+    ok = ok && std::abs(conv.order - c.expected) < tolerance;
+  }
+  return ok;
+}
+
 }  // namespace dalembert::report

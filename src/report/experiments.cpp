@@ -4,6 +4,8 @@ namespace dalembert::report {
 
 std::vector<Experiment> variational_experiments();
 std::vector<Experiment> generating_experiments();
+std::vector<Experiment> mla_experiments();
+std::vector<Experiment> long_run_experiments();
 std::vector<Experiment> dsocs_experiments();
 std::vector<Experiment> contact_experiments();
 
@@ -11,7 +13,8 @@ const std::vector<Experiment>& experiments() {
   static const std::vector<Experiment> all = [] {
     std::vector<Experiment> list;
     for (auto&& group :
-         {variational_experiments(), generating_experiments(), dsocs_experiments(), contact_experiments()})
+         {variational_experiments(), generating_experiments(), mla_experiments(), dsocs_experiments(),
+          contact_experiments(), long_run_experiments()})
       list.insert(list.end(), group.begin(), group.end());
     return list;
   }();

@@ -26,12 +26,13 @@ void render(const std::vector<Figure>& figures, const std::string& work_dir) {
   nlohmann::json specs = nlohmann::json::array();
   for (const auto& f : figures) {
     nlohmann::json j{{"output", f.stem},     {"title", f.title},   {"xlabel", f.xlabel}, {"ylabel", f.ylabel},
-                     {"xscale", f.xscale},   {"yscale", f.yscale}, {"aspect_equal", f.aspect_equal}};
+                     {"xscale", f.xscale},   {"yscale", f.yscale}, {"aspect_equal", f.aspect_equal}, {"kind", f.kind}};
     j["series"] = nlohmann::json::array();
     for (const auto& s : f.series)
       j["series"].push_back({{"csv", s.csv}, {"x", s.x}, {"y", s.y}, {"label", s.label}, {"style", s.style},
                              {"transform", s.transform.empty() ? nlohmann::json() : nlohmann::json(s.transform)},
-                             {"color", s.color.empty() ? nlohmann::json() : nlohmann::json(s.color)}});
+                             {"color", s.color.empty() ? nlohmann::json() : nlohmann::json(s.color)},
+                             {"z", s.z.empty() ? nlohmann::json() : nlohmann::json(s.z)}});
     specs.push_back(j);
   }
   const std::string spec_path = work_dir + "/figures.json";

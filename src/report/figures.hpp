@@ -15,6 +15,7 @@ struct Series {
   std::string style = "line";  ///< line, dashed, markers, line+markers
   std::string transform;       ///< "" or "abs"
   std::string color;           ///< "" (automatic) or a matplotlib colour
+  std::string z = "";          ///< heat maps: the column of the values on the (x, y) grid
 };
 
 struct Figure {
@@ -23,6 +24,7 @@ struct Figure {
   std::string xscale = "linear", yscale = "linear";
   bool aspect_equal = false;
   std::vector<Series> series;
+  std::string kind = "lines";  ///< "lines", or "heatmap": one series, z on a grid of (x, y), with a colour bar
 };
 
 /// Writes all figures (one Python process); throws std::runtime_error naming the failure.
