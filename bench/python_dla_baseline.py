@@ -9,7 +9,8 @@ with numpy and scipy.optimize.fsolve (finite-difference Jacobian), against dalem
    times the loop (time.perf_counter).
 2. Runs `build/dalembert run knife-edge --method dla --h 0.1 --steps N --out ... --summary ...`
    and checks that the two trajectories agree (max |q_py - q_cpp| over all steps, must be < 1e-10).
-3. Times dalembert's step twice: the run's wall time (summary key wall_time_seconds, includes
+3. Times dalembert's step twice (wall time; CPU time too where available, which is the fairer
+   measure on a loaded machine): the run's wall time (summary key wall_time_seconds, includes
    the per-step observation: energy, constraint, CSV row) over --cpp-steps steps, and, when
    build/bench/bench_steps exists, the Google Benchmark of one step (Step/knife-edge/dla).
 Prints the per-step times and the ratios python / C++. Exit status 1 if the trajectories differ.
@@ -72,12 +73,12 @@ def integrate(steps, h):
     p = G * v
     lam = 0.0
     out = [q.copy()]
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         q, p, v, lam = step(q, p, v, lam, h)
         out.append(q)
-    elapsed = time.perf_counter() - start
-    return np.array(out), elapsed
+    elapsed, elapsed_cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return np.array(out), elapsed, elapsed_cpu
 
 
 def run_cli(build, steps, h, tmp, every):
@@ -104,7 +105,7 @@ def bench_step_ns(build):
     for b in json.loads(res.stdout)["benchmarks"]:
         if b.get("aggregate_name") == "median":
             scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b["time_unit"]]
-            return b["real_time"] * scale
+            return b["real_time"] * scale, b["cpu_time"] * scale
     return None
 
 
@@ -116,7 +117,7 @@ def main():
     ap.add_argument("--build", default="build")
     args = ap.parse_args()
 
-    q_py, t_py = integrate(args.steps, args.h)
+    q_py, t_py, cpu_py = integrate(args.steps, args.h)
     with tempfile.TemporaryDirectory() as tmp:
         q_cpp, _, cmd = run_cli(args.build, args.steps, args.h, tmp, 1)
         _, wall, timed_cmd = run_cli(args.build, args.cpp_steps, args.h, tmp, args.cpp_steps)
@@ -125,16 +126,18 @@ def main():
         return 1
     diff = float(np.max(np.abs(q_py - q_cpp)))
     py_ns = t_py / args.steps * 1e9
+    py_cpu_ns = cpu_py / args.steps * 1e9
     cli_ns = wall / args.cpp_steps * 1e9
     print(f"trajectory check: {cmd}")
     print(f"  max |q_python - q_dalembert| over {args.steps} steps = {diff:.3e}  (required < 1e-10)")
-    print(f"python  numpy + scipy.optimize.fsolve : {py_ns:12.0f} ns/step  ({args.steps} steps)")
+    print(f"python  numpy + scipy.optimize.fsolve : {py_ns:12.0f} ns/step wall, {py_cpu_ns:.0f} ns/step CPU  ({args.steps} steps)")
     print(f"dalembert run (wall_time_seconds)     : {cli_ns:12.1f} ns/step  ({args.cpp_steps} steps, with observation)")
     print(f"  ratio python / dalembert run        : {py_ns / cli_ns:12.0f}x")
     ns = bench_step_ns(args.build)
     if ns is not None:
-        print(f"bench_steps Step/knife-edge/dla median: {ns:12.1f} ns/step")
-        print(f"  ratio python / benchmarked step     : {py_ns / ns:12.0f}x")
+        real, cpu = ns
+        print(f"bench_steps Step/knife-edge/dla median: {real:12.1f} ns/step wall, {cpu:.1f} ns/step CPU")
+        print(f"  ratio python / benchmarked step     : {py_ns / real:12.0f}x wall, {py_cpu_ns / cpu:.0f}x CPU")
     else:
         print("(build/bench/bench_steps not built: benchmark ratio skipped)")
     return 0 if diff < 1e-10 else 1
