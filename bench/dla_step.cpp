@@ -5,7 +5,7 @@
 
 #include "dalembert/method/dla.hpp"
 #include "dalembert/models/particle.hpp"
-#include "hand_written_particle.hpp"
+#include "hand_written.hpp"
 
 namespace {
 

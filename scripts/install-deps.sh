@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
+  python3-numpy python3-scipy            # bench/python_dla_baseline.py (the Python baseline of docs/benchmarks.md)
   chromium                               # test that the HTML report renders (headless)
 )
 

@@ -1,0 +1,137 @@
+// One step of every single-trajectory method on the particle (with potential c = 1), the knife edge
+// on the inclined plane (catalogue defaults) and the Chaplygin sleigh, h = 0.1; and the midpoint DLA
+// step written by hand with analytic Jacobians for each of the three (bench/hand_written.cpp).
+//   build/bench/bench_steps --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Names: Step/<system>/<method>; HandWrittenDla/<system>. The counter newton_iterations is the mean
+// number of Newton iterations per step. `del` ignores the constraints (the unconstrained discrete
+// Euler–Lagrange flow of the same Lagrangian); gf-sym is taken at α = ¼ (at α = ½ it is gf).
+// Every trajectory is restarted from the same state every 1000 steps, so that long runs stay in
+// the region of the default initial data (a state copy, negligible against a step).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <string>
+
+#include "dalembert/method/del.hpp"
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/momentum_energy.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
+#include "hand_written.hpp"
+
+namespace {
+
+using namespace dalembert;
+using namespace dalembert::models;
+
+constexpr double h = 0.1;
+constexpr long restart_every = 1000;
+
+NonholonomicParticle particle() {
+  NonholonomicParticle p;
+  p.potential_coefficient = 1.0;
+  return p;
+}
+
+template <class Method, class S>
+void time_steps(benchmark::State& state, const Method& method, const S& sys) {
+  const auto x0 = sys.default_initial();
+  auto start = method.initial_state(x0.q, x0.v);
+  auto s = start;
+  long iterations = 0, since_restart = 0;
+  for (auto _ : state) {
+    method.step(s);
+    iterations += s.iterations;
+    benchmark::DoNotOptimize(s.q.data());
+    if (++since_restart == restart_every) {
+      s = start;
+      since_restart = 0;
+    }
+  }
+  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+}
+
+template <class S>
+void register_methods(const std::string& label, const S& sys) {
+  const auto add = [&](const std::string& method, auto make) {
+    benchmark::RegisterBenchmark(("Step/" + label + "/" + method).c_str(),
+                                 [sys, make](benchmark::State& st) { time_steps(st, make(sys), sys); });
+  };
+  add("dla", [](const S& s) { return make_dla(s, h); });
+  add("del", [](const S& s) { return DiscreteEulerLagrange<S, AlphaRule<S>>(s, AlphaRule<S>(s, h)); });
+  add("mla", [](const S& s) { return make_midpoint_mla(s, h); });
+  add("gf", [](const S& s) { return make_gf(s, h); });
+  add("gf-sym", [](const S& s) { return make_gf_sym(s, h, 0.25); });
+  add("gf-cp", [](const S& s) { return make_gf_cp(s, h); });
+  add("fim", [](const S& s) { return make_fim(s, h); });
+  add("rk4", [](const S& s) { return RungeKutta4<S>(s, h); });
+}
+
+/// The hand-written step for `sys`, checked against the generic DLA step over 2000 steps before it
+/// is timed (the counter max_position_difference; the benchmark fails above 1e-10).
+template <class Hand, class S>
+void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) {
+  const auto generic = make_dla(sys, h);
+  const auto x0 = sys.default_initial();
+  const auto g0 = generic.initial_state(x0.q, x0.v);
+  const typename Hand::State start{x0.q, g0.p, x0.v};
+  {
+    auto a = g0;
+    auto b = start;
+    double worst = 0.0;
+    for (int k = 0; k < 2000; ++k) {
+      generic.step(a);
+      hand.step(b);
+      worst = std::max(worst, (a.q - b.q).template lpNorm<Eigen::Infinity>());
+    }
+    state.counters["max_position_difference"] = worst;
+    if (!(worst <= 1e-10)) {
+      state.SkipWithError("hand-written and generic DLA trajectories differ");
+      return;
+    }
+  }
+  auto s = start;
+  long iterations = 0, since_restart = 0;
+  for (auto _ : state) {
+    hand.step(s);
+    iterations += s.iterations;
+    benchmark::DoNotOptimize(s.q.data());
+    if (++since_restart == restart_every) {
+      s = start;
+      since_restart = 0;
+    }
+  }
+  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+}
+
+void register_all() {
+  register_methods("particle", particle());
+  register_methods("knife-edge", KnifeEdge{});
+  register_methods("chaplygin-sleigh", ChaplyginSleigh{});
+  benchmark::RegisterBenchmark("HandWrittenDla/particle", [](benchmark::State& st) {
+    time_hand_written(st, bench::HandWrittenParticleDla{h, 1.0}, particle());
+  });
+  benchmark::RegisterBenchmark("HandWrittenDla/knife-edge", [](benchmark::State& st) {
+    const KnifeEdge k;
+    time_hand_written(st, bench::HandWrittenKnifeEdgeDla{h, k.mass, k.inertia, k.slope, k.spring, k.eps}, k);
+  });
+  benchmark::RegisterBenchmark("HandWrittenDla/chaplygin-sleigh", [](benchmark::State& st) {
+    const ChaplyginSleigh c;
+    time_hand_written(st, bench::HandWrittenSleighDla{h, c.mass, c.inertia, c.offset}, c);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

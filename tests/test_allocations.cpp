@@ -1,0 +1,182 @@
+// Zero heap allocation per step (issue 8): every single-trajectory step function — dla, del, mla,
+// gf, gf-sym, gf-cp, fim, rk4 — on the particle, the knife edge and the Chaplygin sleigh performs
+// no heap allocation once the method is constructed and has taken its first step.
+//
+// The counter replaces both the global operator new/delete family and malloc/calloc/realloc/free
+// (glibc supports replacing malloc from the executable; the replacements forward to
+// __libc_malloc and friends). Eigen's dynamic-size types allocate with std::malloc, not with
+// operator new, so counting operator new alone would miss them. The first two tests check that
+// the counter sees both kinds of allocation, so a zero below is a measured zero.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "dalembert/method/del.hpp"
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/momentum_energy.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
+#include "test_support.hpp"
+
+// ---------------------------------------------------------------------------------------------
+// Counting allocator.
+
+namespace {
+std::atomic<long> allocation_count{0};
+}
+
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* __libc_memalign(std::size_t, std::size_t);
+void __libc_free(void*);
+
+void* malloc(std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  void* p = __libc_memalign(alignment, size);
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+void free(void* p) { __libc_free(p); }
+}
+
+namespace {
+void* counted_new(std::size_t size) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = __libc_malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* counted_new_aligned(std::size_t size, std::align_val_t alignment) {
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = __libc_memalign(static_cast<std::size_t>(alignment), size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+}  // namespace
+
+void* operator new(std::size_t size) { return counted_new(size); }
+void* operator new[](std::size_t size) { return counted_new(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  try { return counted_new(size); } catch (...) { return nullptr; }
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  try { return counted_new(size); } catch (...) { return nullptr; }
+}
+void* operator new(std::size_t size, std::align_val_t a) { return counted_new_aligned(size, a); }
+void* operator new[](std::size_t size, std::align_val_t a) { return counted_new_aligned(size, a); }
+void operator delete(void* p) noexcept { __libc_free(p); }
+void operator delete[](void* p) noexcept { __libc_free(p); }
+void operator delete(void* p, std::size_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { __libc_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+
+// ---------------------------------------------------------------------------------------------
+
+using namespace dalembert;
+using namespace dalembert::models;
+
+namespace {
+
+constexpr double h = 0.05;
+constexpr long steps = 200;
+
+/// Heap allocations made by `steps` further steps of `method`, after construction, the initial
+/// state and one first step (which are allowed to allocate).
+template <class Method, int N>
+long allocations_per_run(const Method& method, const PhasePoint<N>& x0) {
+  auto s = method.initial_state(x0.q, x0.v);
+  method.step(s);
+  const long before = allocation_count.load();
+  for (long k = 0; k < steps; ++k) method.step(s);
+  const long after = allocation_count.load();
+  // Keep the result observable so that the steps are not optimised away.
+  EXPECT_TRUE(s.q.allFinite());
+  return after - before;
+}
+
+NonholonomicParticle particle_with_potential() {
+  NonholonomicParticle p;
+  p.potential_coefficient = 1.0;
+  return p;
+}
+
+/// All eight step functions on one system; each count is reported and must be zero.
+template <class S>
+void expect_no_allocations(const S& sys, const std::string& label) {
+  const auto x0 = sys.default_initial();
+  const auto check = [&](const std::string& method, long count) {
+    test::report("allocations_in_" + std::to_string(steps) + "_steps/" + label + "/" + method, static_cast<double>(count));
+    EXPECT_EQ(count, 0) << method << " on " << label << " allocates " << count << " times in " << steps << " steps";
+  };
+  check("dla", allocations_per_run(make_dla(sys, h), x0));
+  check("del", allocations_per_run(DiscreteEulerLagrange<S, AlphaRule<S>>(sys, AlphaRule<S>(sys, h)), x0));
+  check("mla", allocations_per_run(make_midpoint_mla(sys, h), x0));
+  check("gf", allocations_per_run(make_gf(sys, h), x0));
+  check("gf-sym", allocations_per_run(make_gf_sym(sys, h, 0.25), x0));
+  check("gf-cp", allocations_per_run(make_gf_cp(sys, h), x0));
+  check("fim", allocations_per_run(make_fim(sys, h), x0));
+  check("rk4", allocations_per_run(RungeKutta4<S>(sys, h), x0));
+}
+
+TEST(AllocationCounter, SeesOperatorNew) {
+  const long before = allocation_count.load();
+  {
+    std::vector<double> v(100, 1.0);
+    EXPECT_DOUBLE_EQ(v[99], 1.0);
+  }
+  EXPECT_EQ(allocation_count.load() - before, 1);
+}
+
+TEST(AllocationCounter, SeesEigenDynamicMatrices) {
+  const long before = allocation_count.load();
+  {
+    Eigen::VectorXd v = Eigen::VectorXd::Ones(50);
+    Eigen::MatrixXd m = Eigen::MatrixXd::Identity(50, 50);
+    EXPECT_DOUBLE_EQ((m * v).sum(), 50.0);  // the product's temporary allocates too
+  }
+  EXPECT_GE(allocation_count.load() - before, 2);
+}
+
+TEST(AllocationCounter, FixedSizeEigenDoesNotAllocate) {
+  const long before = allocation_count.load();
+  Vecd<3> v(1.0, 2.0, 3.0);
+  Matd<3, 3> m = Matd<3, 3>::Identity();
+  const Vecd<3> w = m * v;
+  EXPECT_DOUBLE_EQ(w.sum(), 6.0);
+  EXPECT_EQ(allocation_count.load() - before, 0);
+}
+
+TEST(NoAllocationPerStep, Particle) { expect_no_allocations(particle_with_potential(), "particle"); }
+TEST(NoAllocationPerStep, KnifeEdge) { expect_no_allocations(KnifeEdge{}, "knife-edge"); }
+TEST(NoAllocationPerStep, ChaplyginSleigh) { expect_no_allocations(ChaplyginSleigh{}, "chaplygin-sleigh"); }
+
+}  // namespace
