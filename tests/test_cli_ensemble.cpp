@@ -242,7 +242,7 @@ TEST(Ensemble, SolverFailureIsARowWithStatusSolverFailureAndExitThree) {
 
 TEST(Ensemble, MpiRanksWriteTheSameCsvAsOneProcess) {
 #ifndef DALEMBERT_MPIEXEC
-  GTEST_SKIP() << "dalembert was built without MPI (CMake's find_package(MPI) found none; install libopenmpi-dev "
+  GTEST_SKIP() << "dalembert was built without MPI (find_package(MPI) found none, or -DDALEMBERT_WITH_MPI=OFF; install libopenmpi-dev "
                   "and openmpi-bin, see scripts/install-deps.sh)";
 #else
   const std::string args = sleigh + "--param-range a=0.1:0.9 --param-range I=0.5:2 --samples 5 --threads 1";
