@@ -34,7 +34,7 @@ void compare_with_generic_dla(long steps) {
   chain_start(N, q0, v0);
   const auto generic = make_dla(chain, h);
   auto g = generic.initial_state(Vecd<3 * N>(q0), Vecd<3 * N>(v0));
-  const KnifeEdgeChainDla sparse(N, chain.p, h);
+  const KnifeEdgeChainDla sparse(N, chain.chain_parameters(), h);
   auto s = sparse.initial_state(q0, v0);
   double max_difference = 0.0;
   for (long k = 0; k < steps; ++k) {

@@ -8,6 +8,7 @@
 // 4N unknowns (q_{k+1}, λ) has about 20 N non-zeros. Each Newton iteration factorises it with
 // Eigen::SparseLU (the pattern is analysed once), or, for comparison, densely with PartialPivLU.
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -87,6 +88,10 @@ class KnifeEdgeChainDla {
       }
       x -= dx;
       residual(x, F);
+      // As solve/newton.hpp: a correction at round-off level cannot improve x; accept it if the
+      // residual is small (far-travelled skates have large coordinates).
+      const double roundoff = 4 * std::numeric_limits<double>::epsilon() * (1.0 + x.lpNorm<Eigen::Infinity>());
+      if (dx.lpNorm<Eigen::Infinity>() <= roundoff && F.lpNorm<Eigen::Infinity>() <= 1e3 * tol) break;
     }
     const Eigen::VectorXd q1 = x.head(n), qm = 0.5 * (s.q + q1), vm = (q1 - s.q) / h_;
     s.p = G.cwiseProduct(vm) - 0.5 * h_ * gradient(qm);
