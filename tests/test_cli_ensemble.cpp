@@ -198,6 +198,20 @@ TEST(Ensemble, InitialFileRowsGivePositionsVelocitiesAndParameters) {
   EXPECT_EQ(t2.rows[1], t.rows[1]);
 }
 
+TEST(Ensemble, ContactSystemsAddTheActionVariableToTheFinalState) {
+  const auto r = dalembert("ensemble damped-oscillator --method herglotz --h 0.1 --steps 100 "
+                           "--param-range gamma=-0.1:0.1 --samples 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = parse_csv(r.out);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.header[t.header.size() - 2], "z_final");
+  // gamma = 0 is the conservative oscillator: the discrete energy oscillates at round-off level only;
+  // gamma = -0.1 damps it (L = L0 + gamma z: E = E0 e^{gamma t}), gamma = 0.1 amplifies it.
+  EXPECT_LT(t.num(1, "energy_drift"), 1e-12);
+  EXPECT_LT(t.num(0, "energy_final"), t.num(0, "energy0"));
+  EXPECT_GT(t.num(2, "energy_final"), t.num(2, "energy0"));
+}
+
 TEST(Ensemble, BadInputExitsWithStatusTwoNamingTheProblem) {
   const auto expect_bad = [](const std::string& args, const std::string& mentions) {
     const auto r = dalembert(args);

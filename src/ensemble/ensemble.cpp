@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -63,8 +64,8 @@ Outcome run_sample(const Plan& plan, const Sample& sample) {
     o.energy_drift = r.summary.max_energy_error;
     o.max_constraint = r.summary.max_constraint_residual;
     const auto& t = r.trajectory;
-    const std::size_t last = t.rows() - 1;
-    for (const auto& c : plan.state_columns) o.final_state.push_back(t.at(last, t.column(c)));
+    for (const auto& c : plan.state_columns)  // the last row (runs always record the initial one)
+      o.final_state.push_back(t.rows() ? t.at(t.rows() - 1, t.column(c)) : std::nan(""));
     if (r.failed()) o.message = r.summary.message;
   } catch (const BadInput& e) {
     o.kind = Issue::bad_input;
