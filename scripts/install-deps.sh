@@ -13,6 +13,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
+  libopenmpi-dev openmpi-bin             # optional: `dalembert ensemble` over MPI ranks (docs/ensembles.md)
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
   python3-numpy python3-scipy            # bench/python_dla_baseline.py (the Python baseline of docs/benchmarks.md)
   chromium                               # test that the HTML report renders (headless)

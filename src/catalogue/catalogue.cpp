@@ -20,6 +20,7 @@ Entry contact_particle_entry();
 Entry damped_oscillator_entry();
 Entry damped_oscillator_2d_entry();
 Entry damped_knife_edge_entry();
+Entry knife_edge_chain_entry();
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
@@ -28,6 +29,7 @@ const std::vector<Entry>& entries() {
       suslov_entry(),           rigid_body_attitude_constraint_entry(),
       curvature_particle_entry(), inertia_wheel_pendulum_entry(),
       contact_particle_entry(), damped_oscillator_entry(), damped_oscillator_2d_entry(), damped_knife_edge_entry(),
+      knife_edge_chain_entry(),
   };
   return all;
 }

@@ -1,5 +1,5 @@
-// The dalembert command: list, describe, run (the contract is ../shared/DESIGN.md), and the
-// studies reproduce, compare, convergence (cli/study_commands.cpp).
+// The dalembert command: list, describe, run (the contract is ../shared/DESIGN.md), the
+// studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble (cli/ensemble_command.cpp).
 // Exit status: 0 success, 2 bad input (message on stderr), 3 numerical failure (partial output kept).
 #include <cmath>
 #include <iostream>
@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "catalogue/catalogue.hpp"
+#include "cli/ensemble_command.hpp"
 #include "cli/output.hpp"
 #include "cli/parse.hpp"
 #include "cli/study_commands.hpp"
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
                   "exact: tolerance of the inner integration and shooting, 1e-12 to 1e-6 (default 1e-12)");
 
   const auto studies = add_study_commands(app);
+  const auto ensemble = add_ensemble_command(app);
 
   try {
     app.parse(argc, argv);
@@ -204,6 +206,7 @@ int main(int argc, char** argv) {
     if (*describe) return describe_command(describe_name, describe_json, describe_params);
     if (*run) return run_command(ra);
     if (const int status = run_study_command(*studies); status >= 0) return status;
+    if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
   } catch (const BadInput& e) {
     std::cerr << "dalembert: " << e.what() << '\n';
     return 2;

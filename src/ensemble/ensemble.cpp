@@ -1,0 +1,303 @@
+#include "ensemble/ensemble.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "cli/output.hpp"
+#include "cli/parse.hpp"
+
+namespace dalembert::ensemble {
+
+namespace {
+
+void append_number(std::string& line, double x) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back exactly
+  line.append(buf, res.ptr);
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = line.find(',', start);
+    items.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+/// The run of one sample reduced to its CSV row (without the sample index and varied values).
+struct Outcome {
+  bool done = false;
+  std::string status;
+  long steps = 0;
+  double energy0 = 0, energy_drift = 0, max_constraint = 0;
+  std::vector<double> final_state;
+  Issue::Kind kind = Issue::solver_failure;
+  std::string message;
+};
+
+Outcome run_sample(const Plan& plan, const Sample& sample) {
+  Outcome o;
+  try {
+    RunOptions options = plan.options;
+    options.every = std::max(options.steps, 1L);  // keep the first and the last row only
+    const RunResult r = plan.entry->run(sample.parameters, sample.initial, options);
+    o.done = true;
+    o.status = r.summary.status;
+    o.steps = r.summary.steps;
+    o.energy0 = r.summary.energy0;
+    o.energy_drift = r.summary.max_energy_error;
+    o.max_constraint = r.summary.max_constraint_residual;
+    const auto& t = r.trajectory;
+    for (const auto& c : plan.state_columns)  // the last row (runs always record the initial one)
+      o.final_state.push_back(t.rows() ? t.at(t.rows() - 1, t.column(c)) : std::nan(""));
+    if (r.failed()) o.message = r.summary.message;
+  } catch (const BadInput& e) {
+    o.kind = Issue::bad_input;
+    o.message = e.what();
+  } catch (const std::exception& e) {
+    o.kind = Issue::internal_error;
+    o.message = e.what();
+  }
+  return o;
+}
+
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s;
+}
+
+}  // namespace
+
+Range parse_range(const std::string& text) {
+  const auto eq = text.find('=');
+  const auto colon = text.find(':', eq == std::string::npos ? 0 : eq);
+  if (eq == std::string::npos || eq == 0 || colon == std::string::npos)
+    throw BadInput("--param-range: '" + text + "' is not of the form name=lo:hi");
+  Range r;
+  r.name = trim(text.substr(0, eq));
+  r.lo = cli::parse_number("--param-range " + r.name + " (lo)", text.substr(eq + 1, colon - eq - 1));
+  r.hi = cli::parse_number("--param-range " + r.name + " (hi)", text.substr(colon + 1));
+  if (r.lo > r.hi) throw BadInput("--param-range " + r.name + ": lo must not exceed hi in '" + text + "'");
+  return r;
+}
+
+std::vector<Sample> grid_samples(const catalogue::ParameterValues& fixed, const std::vector<Range>& ranges,
+                                 long per_axis) {
+  if (per_axis < 1) throw BadInput("--samples: must be at least 1");
+  double total = 1.0;
+  for (std::size_t i = 0; i < ranges.size(); ++i) total *= static_cast<double>(per_axis);
+  if (total > 1e7)
+    throw BadInput("--samples " + std::to_string(per_axis) + " per parameter on a grid of " +
+                   std::to_string(ranges.size()) + " parameters gives more than 10^7 samples");
+  const auto value = [&](const Range& r, long i) {
+    if (per_axis == 1) return 0.5 * (r.lo + r.hi);
+    if (i == per_axis - 1) return r.hi;
+    return r.lo + (r.hi - r.lo) * (static_cast<double>(i) / static_cast<double>(per_axis - 1));
+  };
+  std::vector<Sample> samples(static_cast<std::size_t>(total));
+  for (std::size_t s = 0; s < samples.size(); ++s) {
+    auto& sample = samples[s];
+    sample.parameters = fixed;
+    sample.varied.resize(ranges.size());
+    std::size_t rest = s;
+    for (std::size_t j = ranges.size(); j-- > 0;) {  // the last range varies fastest
+      sample.varied[j] = value(ranges[j], static_cast<long>(rest % static_cast<std::size_t>(per_axis)));
+      rest /= static_cast<std::size_t>(per_axis);
+    }
+    for (std::size_t j = 0; j < ranges.size(); ++j) sample.parameters.emplace_back(ranges[j].name, sample.varied[j]);
+  }
+  return samples;
+}
+
+std::vector<Sample> random_samples(const catalogue::ParameterValues& fixed, const std::vector<Range>& ranges,
+                                   long count, std::uint64_t seed) {
+  if (count < 1) throw BadInput("--samples: must be at least 1");
+  std::mt19937_64 generator(seed);
+  std::vector<Sample> samples(static_cast<std::size_t>(count));
+  for (auto& sample : samples) {
+    sample.parameters = fixed;
+    for (const auto& r : ranges) {
+      const double u = static_cast<double>(generator() >> 11) * 0x1.0p-53;  // in [0, 1)
+      const double x = r.lo + (r.hi - r.lo) * u;
+      sample.varied.push_back(x);
+      sample.parameters.emplace_back(r.name, x);
+    }
+  }
+  return samples;
+}
+
+std::vector<Sample> file_samples(const std::string& path, const catalogue::SystemDescription& system,
+                                 const catalogue::ParameterValues& fixed, long limit,
+                                 std::vector<std::string>& varied_columns) {
+  std::ifstream in(path);
+  if (!in) throw BadInput("--initial-file: cannot read '" + path + "'");
+  // What each column sets: a component of q0 (0), of v0 (1), or a parameter (2).
+  struct Target {
+    int kind;
+    std::size_t index;
+    std::string name;
+  };
+  std::vector<Target> targets;
+  std::string line;
+  long line_number = 0;
+  const auto next_line = [&]() {
+    while (std::getline(in, line)) {
+      ++line_number;
+      const std::string t = trim(line);
+      if (!t.empty() && t[0] != '#') return true;
+    }
+    return false;
+  };
+  if (!next_line()) throw BadInput("--initial-file " + path + ": no header line");
+  varied_columns = split(line);
+  for (const auto& name : varied_columns) {
+    std::string known;
+    bool found = false;
+    for (std::size_t i = 0; i < system.coordinates.size(); ++i) {
+      if (name == system.coordinates[i]) targets.push_back({0, i, name}), found = true;
+      else if (name == "v_" + system.coordinates[i]) targets.push_back({1, i, name}), found = true;
+      known += (known.empty() ? "" : ", ") + system.coordinates[i] + ", v_" + system.coordinates[i];
+    }
+    for (const auto& p : system.parameters) {
+      if (!found && name == p.name) targets.push_back({2, 0, name}), found = true;
+      known += ", " + p.name;
+    }
+    if (!found)
+      throw BadInput("--initial-file " + path + ": column '" + name + "' is neither a coordinate, v_ + a coordinate " +
+                     "nor a parameter of " + system.name + " (known: " + known + ")");
+    for (std::size_t j = 0; j + 1 < targets.size(); ++j)
+      if (targets[j].name == name) throw BadInput("--initial-file " + path + ": column '" + name + "' appears twice");
+  }
+  const Eigen::VectorXd q0 = Eigen::Map<const Eigen::VectorXd>(system.q0.data(), static_cast<Eigen::Index>(system.q0.size()));
+  const Eigen::VectorXd v0 = Eigen::Map<const Eigen::VectorXd>(system.v0.data(), static_cast<Eigen::Index>(system.v0.size()));
+  std::vector<Sample> samples;
+  while ((limit < 0 || static_cast<long>(samples.size()) < limit) && next_line()) {
+    const auto items = split(line);
+    const std::string where = "--initial-file " + path + " line " + std::to_string(line_number);
+    if (items.size() != targets.size())
+      throw BadInput(where + ": " + std::to_string(items.size()) + " value(s) but the header has " +
+                     std::to_string(targets.size()) + " column(s)");
+    Sample s;
+    s.parameters = fixed;
+    s.initial.q0 = q0;
+    s.initial.v0 = v0;
+    for (std::size_t j = 0; j < items.size(); ++j) {
+      const double x = cli::parse_number(where + ", column " + targets[j].name, items[j]);
+      s.varied.push_back(x);
+      const auto i = static_cast<Eigen::Index>(targets[j].index);
+      if (targets[j].kind == 0) s.initial.q0[i] = x;
+      else if (targets[j].kind == 1) s.initial.v0[i] = x;
+      else s.parameters.emplace_back(targets[j].name, x);
+    }
+    samples.push_back(std::move(s));
+  }
+  if (samples.empty()) throw BadInput("--initial-file " + path + ": no data rows after the header");
+  if (limit >= 0 && static_cast<long>(samples.size()) < limit)
+    throw BadInput("--samples " + std::to_string(limit) + ": --initial-file " + path + " has only " +
+                   std::to_string(samples.size()) + " row(s)");
+  return samples;
+}
+
+std::vector<std::string> state_columns(const catalogue::SystemDescription& system) {
+  std::vector<std::string> c{"t"};
+  c.insert(c.end(), system.coordinates.begin(), system.coordinates.end());
+  if (system.z0) c.push_back("z");
+  c.push_back("energy");
+  return c;
+}
+
+std::string csv_header(const Plan& plan) {
+  std::string h = "sample";
+  for (const auto& c : plan.varied_columns) h += "," + c;
+  h += ",status,steps,energy0,energy_drift,max_constraint";
+  for (const auto& c : plan.state_columns) h += "," + c + "_final";
+  return h + "\n";
+}
+
+Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads) {
+  end = std::min(end, plan.samples.size());
+  begin = std::min(begin, end);
+  std::vector<Outcome> outcomes(end - begin);
+  // Threads take the next sample from a shared counter (samples differ in cost); each outcome is
+  // stored at its own index, so the rows are the same for any number of threads.
+  std::atomic<std::size_t> next{begin};
+  const auto work = [&]() {
+    for (std::size_t i; (i = next.fetch_add(1)) < end;) outcomes[i - begin] = run_sample(plan, plan.samples[i]);
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(outcomes.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+
+  Chunk chunk;
+  std::string line;
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    const auto& o = outcomes[k];
+    const std::size_t index = begin + k;
+    if (!o.message.empty()) chunk.issues.push_back({index, o.kind, one_line(o.message)});
+    if (!o.done) continue;
+    line = std::to_string(index);
+    for (double x : plan.samples[index].varied) line += ',', append_number(line, x);
+    line += "," + o.status + "," + std::to_string(o.steps);
+    for (double x : {o.energy0, o.energy_drift, o.max_constraint}) line += ',', append_number(line, x);
+    for (double x : o.final_state) line += ',', append_number(line, x);
+    chunk.rows += line + "\n";
+  }
+  return chunk;
+}
+
+void append(Chunk& chunk, Chunk&& more) {
+  chunk.rows += more.rows;
+  for (auto& i : more.issues) chunk.issues.push_back(std::move(i));
+}
+
+int finish(const Plan& plan, const Chunk& all, const std::string& out) {
+  for (const auto& i : all.issues) {
+    if (i.kind == Issue::internal_error) {
+      std::cerr << "dalembert: internal error in sample " << i.sample << ": " << i.message << '\n';
+      return 4;
+    }
+  }
+  for (const auto& i : all.issues) {
+    if (i.kind == Issue::bad_input) {
+      std::cerr << "dalembert: sample " << i.sample << ": " << i.message << '\n';
+      return 2;
+    }
+  }
+  const std::string csv = csv_header(plan) + all.rows;
+  if (out.empty()) {
+    std::cout << csv;
+    std::cout.flush();
+  } else {
+    cli::write_file_atomically(out, csv);
+  }
+  if (all.issues.empty()) return 0;
+  std::cerr << "dalembert: the solver failed in " << all.issues.size() << " of " << plan.samples.size()
+            << " sample(s) (status solver-failure in the CSV); first, sample " << all.issues.front().sample << ": "
+            << all.issues.front().message << '\n';
+  return 3;
+}
+
+unsigned default_threads(unsigned ranks_on_this_node) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1u, cores / std::max(1u, ranks_on_this_node));
+}
+
+}  // namespace dalembert::ensemble

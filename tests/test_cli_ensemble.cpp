@@ -1,0 +1,284 @@
+// `dalembert ensemble` (docs/ensembles.md): the rows do not depend on the number of threads or of
+// MPI ranks, the grid and the seeded sampling give the documented values, each row's statistics
+// equal those of `dalembert run` for that sample, and bad input / solver failures exit 2 / 3.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+fs::path scratch() {
+  static const fs::path dir = [] {
+    auto d = fs::temp_directory_path() / ("dalembert_ensemble_" + std::to_string(::getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+Result shell(const std::string& cmd_line) {
+  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+  const std::string cmd = cmd_line + " >" + out.string() + " 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+}
+
+Result dalembert(const std::string& args) { return shell(std::string(DALEMBERT_EXECUTABLE) + " " + args); }
+
+/// A CSV as a header and rows of cells.
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::size_t col(const std::string& name) const {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return i;
+    ADD_FAILURE() << "no column " << name;
+    return 0;
+  }
+  double num(std::size_t row, const std::string& name) const { return std::stod(rows.at(row).at(col(name))); }
+  const std::string& cell(std::size_t row, const std::string& name) const { return rows.at(row).at(col(name)); }
+};
+
+Table parse_csv(const std::string& text) {
+  Table t;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string c; std::getline(l, c, ',');) cells.push_back(c);
+    if (t.header.empty()) t.header = cells;
+    else t.rows.push_back(cells);
+  }
+  return t;
+}
+
+const std::string sleigh = "ensemble chaplygin-sleigh --method dla --h 0.05 --steps 200 ";
+
+}  // namespace
+
+TEST(Ensemble, RowsAreIdenticalForAnyNumberOfThreads) {
+  const std::string args = sleigh + "--param-range a=0.1:0.9 --param-range I=0.5:2 --samples 4";
+  const auto one = dalembert(args + " --threads 1");
+  ASSERT_EQ(one.status, 0) << one.err;
+  for (const char* k : {"2", "3", "7"}) {
+    const auto more = dalembert(args + " --threads " + k);
+    ASSERT_EQ(more.status, 0) << more.err;
+    EXPECT_EQ(more.out, one.out) << "--threads " << k;  // byte for byte
+  }
+  const auto by_default = dalembert(args);  // all cores
+  EXPECT_EQ(by_default.out, one.out);
+  EXPECT_EQ(parse_csv(one.out).rows.size(), 16u);
+}
+
+TEST(Ensemble, GridHasEveryCombinationWithTheLastRangeFastest) {
+  const auto r = dalembert(sleigh + "--param-range a=0.1:0.5 --param-range m=1:3 --samples 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = parse_csv(r.out);
+  const std::vector<std::string> expected_header = {
+      "sample", "a", "m", "status", "steps", "energy0", "energy_drift", "max_constraint",
+      "t_final", "x_final", "y_final", "theta_final", "energy_final"};
+  EXPECT_EQ(t.header, expected_header);
+  ASSERT_EQ(t.rows.size(), 9u);
+  const double a[] = {0.1, 0.30000000000000004, 0.5}, m[] = {1, 2, 3};  // lo + (hi - lo) i / (N - 1)
+  for (std::size_t s = 0; s < 9; ++s) {
+    EXPECT_EQ(t.num(s, "sample"), static_cast<double>(s));
+    EXPECT_EQ(t.num(s, "a"), a[s / 3]) << s;
+    EXPECT_EQ(t.num(s, "m"), m[s % 3]) << s;
+    EXPECT_EQ(t.cell(s, "status"), "ok");
+    EXPECT_EQ(t.num(s, "steps"), 200);
+    EXPECT_NEAR(t.num(s, "t_final"), 10.0, 1e-12);
+  }
+  // One value per axis is the midpoint.
+  const auto mid = parse_csv(dalembert(sleigh + "--param-range a=0.1:0.5 --samples 1").out);
+  ASSERT_EQ(mid.rows.size(), 1u);
+  EXPECT_EQ(mid.num(0, "a"), 0.3);  // (lo + hi) / 2
+}
+
+TEST(Ensemble, EachRowHasTheStatisticsOfDalembertRunForThatSample) {
+  const auto r = dalembert(sleigh + "--param-range a=0.1:0.9 --samples 5 --threads 2");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = parse_csv(r.out);
+  ASSERT_EQ(t.rows.size(), 5u);
+  for (std::size_t s : {0u, 3u}) {
+    const fs::path csv = scratch() / "run.csv", summary = scratch() / "run.json";
+    const auto run = dalembert("run chaplygin-sleigh --method dla --h 0.05 --steps 200 --param a=" + t.cell(s, "a") +
+                               " --out " + csv.string() + " --summary " + summary.string());
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto j = nlohmann::json::parse(slurp(summary));
+    // Exactly equal: the same run, and both write doubles in a form that reads back exactly.
+    EXPECT_EQ(t.num(s, "energy_drift"), j["max_energy_error"].get<double>()) << s;
+    EXPECT_EQ(t.num(s, "max_constraint"), j["max_constraint_residual"].get<double>()) << s;
+    EXPECT_EQ(t.num(s, "energy0"), j["energy0"].get<double>()) << s;
+    const auto traj = parse_csv(slurp(csv));
+    ASSERT_EQ(traj.rows.size(), 201u);
+    for (const char* c : {"t", "x", "y", "theta", "energy"})
+      EXPECT_EQ(t.num(s, std::string(c) + "_final"), traj.num(200, c)) << c;
+    // DLA on the sleigh: the energy drifts only a little (a sanity check of the statistic itself).
+    EXPECT_GT(t.num(s, "energy_drift"), 0.0);
+    EXPECT_LT(t.num(s, "energy_drift"), 1e-2 * t.num(s, "energy0"));
+  }
+}
+
+TEST(Ensemble, SeededSamplingIsReproducibleAndInRange) {
+  const std::string args = sleigh + "--param-range a=0.2:0.4 --param-range I=1:2 --sampling random --samples 6";
+  const auto s1 = dalembert(args + " --seed 42 --threads 1"), s2 = dalembert(args + " --seed 42 --threads 2");
+  const auto other = dalembert(args + " --seed 43");
+  ASSERT_EQ(s1.status, 0) << s1.err;
+  EXPECT_EQ(s1.out, s2.out);
+  EXPECT_NE(s1.out, other.out);
+  const auto t = parse_csv(s1.out);
+  ASSERT_EQ(t.rows.size(), 6u);
+  std::map<double, int> distinct;
+  for (std::size_t s = 0; s < 6; ++s) {
+    EXPECT_GE(t.num(s, "a"), 0.2);
+    EXPECT_LT(t.num(s, "a"), 0.4);
+    EXPECT_GE(t.num(s, "I"), 1.0);
+    EXPECT_LT(t.num(s, "I"), 2.0);
+    ++distinct[t.num(s, "a")];
+  }
+  EXPECT_EQ(distinct.size(), 6u);
+  // Default seed 1.
+  EXPECT_EQ(dalembert(args).out, dalembert(args + " --seed 1").out);
+}
+
+TEST(Ensemble, InitialFileRowsGivePositionsVelocitiesAndParameters) {
+  const fs::path file = scratch() / "initial.csv";
+  std::ofstream(file) << "# knife edge: phi = 0 so that the blade is along x and v_y = 0\n"
+                         "x,v_x,v_phi,g\n"
+                         "0,0.5,1,0.5\n"
+                         "\n"
+                         "1,2,-1,0\n"
+                         "0.25,0,0.5,1\n";
+  const fs::path out = scratch() / "ens.csv";
+  const auto r = dalembert("ensemble knife-edge --method dla --h 0.1 --steps 50 --initial-file " + file.string() +
+                           " --out " + out.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const auto t = parse_csv(slurp(out));
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.header[1], "x");
+  EXPECT_EQ(t.header[4], "g");
+  // Sample 1: x0 = 1, v0 = (2, 0, -1), g = 0 — against `dalembert run` with the same data.
+  const fs::path summary = scratch() / "knife.json";
+  const auto run = dalembert("run knife-edge --method dla --h 0.1 --steps 50 --q0 1,0,0 --v0 2,0,-1 --param g=0 "
+                             "--summary " + summary.string());
+  ASSERT_EQ(run.status, 0) << run.err;
+  const auto j = nlohmann::json::parse(slurp(summary));
+  EXPECT_EQ(t.num(1, "energy_drift"), j["max_energy_error"].get<double>());
+  EXPECT_EQ(t.num(1, "energy0"), 0.5 * 4 + 0.5 * 1);  // m = J = 1, no potential
+  // --samples takes the first rows.
+  const auto two = dalembert("ensemble knife-edge --method dla --h 0.1 --steps 50 --samples 2 --initial-file " +
+                             file.string());
+  ASSERT_EQ(two.status, 0) << two.err;
+  const auto t2 = parse_csv(two.out);
+  ASSERT_EQ(t2.rows.size(), 2u);
+  EXPECT_EQ(t2.rows[1], t.rows[1]);
+}
+
+TEST(Ensemble, ContactSystemsAddTheActionVariableToTheFinalState) {
+  const auto r = dalembert("ensemble damped-oscillator --method herglotz --h 0.1 --steps 100 "
+                           "--param-range gamma=-0.1:0.1 --samples 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = parse_csv(r.out);
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_EQ(t.header[t.header.size() - 2], "z_final");
+  // gamma = 0 is the conservative oscillator: the discrete energy oscillates at round-off level only;
+  // gamma = -0.1 damps it (L = L0 + gamma z: E = E0 e^{gamma t}), gamma = 0.1 amplifies it.
+  EXPECT_LT(t.num(1, "energy_drift"), 1e-12);
+  EXPECT_LT(t.num(0, "energy_final"), t.num(0, "energy0"));
+  EXPECT_GT(t.num(2, "energy_final"), t.num(2, "energy0"));
+}
+
+TEST(Ensemble, BadInputExitsWithStatusTwoNamingTheProblem) {
+  const auto expect_bad = [](const std::string& args, const std::string& mentions) {
+    const auto r = dalembert(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(mentions), std::string::npos) << args << "\nstderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+  };
+  expect_bad(sleigh + "--param-range b=0:1 --samples 3", "unknown parameter 'b'");
+  expect_bad(sleigh + "--param-range a=1:0 --samples 3", "lo must not exceed hi");
+  expect_bad(sleigh + "--param-range a=0:x --samples 3", "'x' is not a number");
+  expect_bad(sleigh + "--param-range a=0.1:0.2", "needs --samples");
+  expect_bad(sleigh + "--samples 3", "either --param-range");
+  expect_bad(sleigh + "--param-range a=0.1:0.2 --samples 2 --seed 3", "--seed applies to --sampling random");
+  expect_bad(sleigh + "--param-range a=0.1:0.2 --samples 2 --sampling sobol", "unknown sampling 'sobol'");
+  expect_bad(sleigh + "--param-range a=0.1:0.2 --samples 2 --threads 0", "--threads");
+  expect_bad(sleigh + "--param-range a=0.1:0.2 --param a=0.3 --samples 2", "also fixed by --param");
+  expect_bad("ensemble chaplygin-sleigh --method nope --h 0.1 --steps 3 --param-range a=0:1 --samples 2",
+             "unknown method 'nope'");
+  const fs::path file = scratch() / "bad.csv";
+  std::ofstream(file) << "x,w\n1,2\n";
+  expect_bad("ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " + file.string(), "column 'w'");
+  std::ofstream(file) << "x,v_y\n0,0\n0,1\n";  // sample 1's velocity leaves the blade's direction
+  expect_bad("ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " + file.string(),
+             "sample 1: v0 = (0.5, 1, 1) violates the constraints");
+  expect_bad("ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " + (scratch() / "none.csv").string(),
+             "cannot read");
+}
+
+TEST(Ensemble, SolverFailureIsARowWithStatusSolverFailureAndExitThree) {
+  // The sleigh needs three Newton iterations per step; allowing one makes step 1 fail.
+  const auto r = dalembert(sleigh + "--param-range a=0.1:0.5 --samples 3 --max-iterations 1");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("failed in 3 of 3"), std::string::npos) << r.err;
+  const auto t = parse_csv(r.out);
+  ASSERT_EQ(t.rows.size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(t.cell(s, "status"), "solver-failure");
+    EXPECT_EQ(t.num(s, "steps"), 0);
+    EXPECT_EQ(t.num(s, "t_final"), 0);
+  }
+}
+
+TEST(Ensemble, MpiRanksWriteTheSameCsvAsOneProcess) {
+#ifndef DALEMBERT_MPIEXEC
+  GTEST_SKIP() << "dalembert was built without MPI (find_package(MPI) found none, or -DDALEMBERT_WITH_MPI=OFF; install libopenmpi-dev "
+                  "and openmpi-bin, see scripts/install-deps.sh)";
+#else
+  const std::string args = sleigh + "--param-range a=0.1:0.9 --param-range I=0.5:2 --samples 5 --threads 1";
+  const fs::path serial = scratch() / "serial.csv", parallel = scratch() / "mpi.csv";
+  const auto one = dalembert(args + " --out " + serial.string());
+  ASSERT_EQ(one.status, 0) << one.err;
+  const std::string root = ::getuid() == 0 ? " --allow-run-as-root" : "";
+  for (const char* n : {"2", "3"}) {
+    fs::remove(parallel);
+    const auto mpi = shell(std::string(DALEMBERT_MPIEXEC) + " -n " + n + " --oversubscribe" + root + " " +
+                           DALEMBERT_EXECUTABLE + " " + args + " --out " + parallel.string());
+    ASSERT_EQ(mpi.status, 0) << mpi.err;
+    EXPECT_EQ(slurp(parallel), slurp(serial)) << n << " ranks";
+  }
+  EXPECT_EQ(parse_csv(slurp(serial)).rows.size(), 25u);
+  // Bad input in one sample is reported once, by rank 0, with exit status 2 from mpirun.
+  const fs::path file = scratch() / "mpi_bad.csv";
+  std::ofstream(file) << "x,v_y\n0,0\n0,0\n0,1\n";
+  const auto bad = shell(std::string(DALEMBERT_MPIEXEC) + " -n 2 --oversubscribe" + root + " " +
+                         DALEMBERT_EXECUTABLE + " ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " +
+                         file.string());
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("sample 2: v0"), std::string::npos) << bad.err;
+#endif
+}
