@@ -11,58 +11,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using cli_test::Result;
+using cli_test::slurp;
+using cli_test::dalembert;
+using cli_test::lines;
+using cli_test::expect_bad_input;
+using cli_test::scratch;
+using cli_test::numbers;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
-fs::path scratch() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_cli_contact_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-Result dalembert(const std::string& args) {
-  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  const std::string cmd = std::string(DALEMBERT_EXECUTABLE) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> v;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) v.push_back(l);
-  return v;
-}
-
-std::vector<double> row(const std::string& line) {
-  std::vector<double> v;
-  std::istringstream in(line);
-  for (std::string cell; std::getline(in, cell, ',');) v.push_back(std::stod(cell));
-  return v;
-}
-
-void expect_bad_input(const std::string& args, const std::string& mentions) {
-  const auto r = dalembert(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(mentions), std::string::npos) << args << "\nstderr: " << r.err;
-  EXPECT_TRUE(r.out.empty()) << args;
-}
 
 }  // namespace
 
@@ -103,12 +66,12 @@ TEST(CliContact, ThesisFigureOneFromTheCommandLine) {
   EXPECT_EQ(l[0], "t,q,z,energy,constraint,newton_iterations");
   const double q[] = {1, 2, 2.975, 3.925625}, z[] = {0, 1, 1.925625, 2.781172265625};
   for (int k = 0; k < 4; ++k) {
-    const auto v = row(l[k + 1]);
+    const auto v = numbers(l[k + 1]);
     EXPECT_DOUBLE_EQ(v[0], 0.5 * k);
     EXPECT_NEAR(v[1], q[k], 1e-14);
     EXPECT_NEAR(v[2], z[k], 1e-14);
   }
-  EXPECT_NEAR(row(l[1])[3], 2.1038790, 5e-8);  // H0 = H ∘ F⁻L_d(q0, q1, z0)
+  EXPECT_NEAR(numbers(l[1])[3], 2.1038790, 5e-8);  // H0 = H ∘ F⁻L_d(q0, q1, z0)
   const auto j = nlohmann::json::parse(slurp(summary));
   EXPECT_NEAR(j["energy_decay_rate"].get<double>(), -0.05082, 5e-6);
   EXPECT_EQ(j["method"], "herglotz");
@@ -126,7 +89,7 @@ TEST(CliContact, ThesisFigureTwoAndItsExactDynamics) {
   EXPECT_NEAR(nlohmann::json::parse(slurp(s2))["energy_decay_rate"].get<double>(), -0.05, 1e-12);
   const auto exact = lines(slurp(csv));
   ASSERT_EQ(exact.size(), 3u);  // header, k = 0 and k = 200
-  EXPECT_DOUBLE_EQ(row(exact[1])[1], 1.0);
+  EXPECT_DOUBLE_EQ(numbers(exact[1])[1], 1.0);
 }
 
 TEST(CliContact, ExactAgreesWithTheReferenceSolver) {
@@ -135,7 +98,7 @@ TEST(CliContact, ExactAgreesWithTheReferenceSolver) {
   ASSERT_EQ(e.status, 0) << e.err;
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(lines(e.out)[0], "t,x,y,z,energy,constraint,newton_iterations");
-  const auto a = row(lines(e.out)[2]), b = row(lines(r.out)[2]);
+  const auto a = numbers(lines(e.out)[2]), b = numbers(lines(r.out)[2]);
   for (int c = 0; c < 5; ++c) EXPECT_NEAR(a[c], b[c], 1e-10) << c;
 }
 

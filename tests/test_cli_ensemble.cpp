@@ -14,30 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using cli_test::Result;
+using cli_test::slurp;
+using cli_test::scratch;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_ensemble_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
 
 Result shell(const std::string& cmd_line) {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";

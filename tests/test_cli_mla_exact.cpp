@@ -11,37 +11,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using cli_test::Result;
+using cli_test::slurp;
+using cli_test::dalembert;
+using cli_test::scratch;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_cli_mla_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-Result dalembert(const std::string& args) {
-  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  const std::string cmd = std::string(DALEMBERT_EXECUTABLE) + " " + args + " >" + out.string() + " 2>" + err.string();
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
 
 /// CSV → header and rows of numbers.
 struct Csv {

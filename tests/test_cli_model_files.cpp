@@ -14,30 +14,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out, err;
-};
+using cli_test::Result;
+using cli_test::slurp;
+using cli_test::lines;
+using cli_test::scratch;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-fs::path scratch() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_cli_models_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
 
 std::string model(const std::string& stem) { return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"; }
 
@@ -47,13 +34,6 @@ Result dalembert(const std::string& args, const std::string& environment = "") {
                           " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
   return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-std::vector<std::string> lines(const std::string& s) {
-  std::vector<std::string> v;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) v.push_back(l);
-  return v;
 }
 
 /// Writes `text` as a model file and returns its path.
