@@ -2,10 +2,9 @@
 // Observing a run: system + method + step size + initial data -> trajectory and summary.
 //
 // observe_run() drives any method and records energy, constraint residuals, Newton iterations and
-// wall time; run_two_step() and run_one_step() add the two kinds of start. The method families'
+// wall time (through io/recorder.hpp); run_two_step() and run_one_step() add the two kinds of start. The method families'
 // runners (io/runners/*.hpp) build methods from RunOptions and call these; io/run.hpp picks the
 // family by the method's command-line name. Methods stay free of I/O and timing.
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -14,6 +13,7 @@
 #include <Eigen/Core>
 
 #include "dalembert/io/errors.hpp"
+#include "dalembert/io/recorder.hpp"
 #include "dalembert/io/trajectory.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/method/integrate.hpp"
@@ -128,35 +128,31 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   constexpr bool has_discrete = HasDiscreteConstraint<State> && constraint_count<S>() > 0;
 
   RunResult result;
-  auto& traj = result.trajectory;
   auto& sum = result.summary;
   sum.system = std::string(S::name);
   sum.method = method_name;
   sum.h = options.h;
-  traj.columns.push_back("t");
-  for (const auto& c : S::coordinates) traj.columns.emplace_back(c);
-  if (contact) traj.columns.push_back("z");
-  traj.columns.insert(traj.columns.end(), {"energy", "constraint"});
-  if (has_discrete) traj.columns.push_back("discrete_constraint");
-  traj.columns.push_back("newton_iterations");
-  if constexpr (HasMonitor<S>) traj.columns.emplace_back(S::monitor_name);
+  std::vector<std::string> columns{"t"};
+  for (const auto& c : S::coordinates) columns.emplace_back(c);
+  if (contact) columns.push_back("z");
+  columns.insert(columns.end(), {"energy", "constraint"});
+  if (has_discrete) columns.push_back("discrete_constraint");
+  columns.push_back("newton_iterations");
+  if constexpr (HasMonitor<S>) columns.emplace_back(S::monitor_name);
   std::size_t method_extras = 0;
   if constexpr (HasExtraColumns<Method>) {
-    for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
+    for (const auto& c : Method::extra_columns) columns.emplace_back(c);
     method_extras = std::size(Method::extra_columns);
   }
   std::size_t derived = 0;  // the system's own columns come last
   if constexpr (HasDerivedQuantities<S>) {
     const auto names = sys.derived_quantity_names();
-    traj.columns.insert(traj.columns.end(), names.begin(), names.end());
+    columns.insert(columns.end(), names.begin(), names.end());
     derived = names.size();
   }
-  const std::size_t width = traj.columns.size();
+  RunRecorder recorder(result, std::move(columns), options.every, has_discrete);
 
-  std::vector<double> row(width);
-  bool have_energy0 = false;
-  long last_stored = -1, newton_steps = 0;
-  double newton_total = 0.0;
+  std::vector<double> row(recorder.width());
   LogSlopeFit decay;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
   // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
@@ -171,18 +167,6 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       E = energy(sys, q, v);
       c = constraint_column(sys, q, v, a);
     }
-    if (!have_energy0) {
-      sum.energy0 = E;
-      have_energy0 = true;
-    }
-    sum.max_energy_error = std::max(sum.max_energy_error, std::abs(E - sum.energy0));
-    sum.max_constraint_residual = std::max(sum.max_constraint_residual, c);
-    if (has_discrete) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
-    if (stepped) {
-      newton_total += iterations;
-      ++newton_steps;
-      sum.newton_iterations_max = std::max(sum.newton_iterations_max, iterations);
-    }
     std::size_t i = 0;
     row[i++] = t;
     for (int j = 0; j < n; ++j) row[i++] = q[j];
@@ -196,14 +180,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if constexpr (HasDerivedQuantities<S>) {
       if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
     }
-    if (k % options.every == 0) {
-      traj.values.insert(traj.values.end(), row.begin(), row.end());
-      last_stored = k;
-    }
+    recorder.add(k, row, E, c, discrete, iterations, stepped);
   };
 
-  const auto start = std::chrono::steady_clock::now();
-  long last_k = 0;
   if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
@@ -224,17 +203,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       } else {
         record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, nullptr);
       }
-      last_k = s.k;
     });
   } catch (const SolverError& e) {
-    sum.status = "solver-failure";
-    sum.message = e.what();
+    recorder.fail(e.what());
   }
-  sum.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (last_stored != last_k) traj.values.insert(traj.values.end(), row.begin(), row.end());
-  sum.steps = last_k;
+  recorder.finish();
   if (contact) sum.energy_decay_rate = decay.slope();
-  sum.newton_iterations_mean = newton_steps > 0 ? newton_total / static_cast<double>(newton_steps) : 0.0;
   return result;
 }
 
