@@ -1,38 +1,25 @@
 // `dalembert ensemble` (docs/ensembles.md): the rows do not depend on the number of threads or of
 // MPI ranks, the grid and the seeded sampling give the documented values, each row's statistics
 // equal those of `dalembert run` for that sample, and bad input / solver failures exit 2 / 3.
+// Also the large system of the catalogue, `knife-edge-chain` with N skates chosen at run time.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_harness.hpp"
 
+using namespace cli_test;
+
 namespace fs = std::filesystem;
 
 namespace {
-
-using cli_test::Result;
-using cli_test::slurp;
-using cli_test::scratch;
-
-
-Result shell(const std::string& cmd_line) {
-  const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-  const std::string cmd = cmd_line + " >" + out.string() + " 2>" + err.string();
-  const int raw = std::system(cmd.c_str());
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-}
-
-Result dalembert(const std::string& args) { return shell(std::string(DALEMBERT_EXECUTABLE) + " " + args); }
 
 /// A CSV as a header and rows of cells.
 struct Table {
@@ -199,12 +186,7 @@ TEST(Ensemble, ContactSystemsAddTheActionVariableToTheFinalState) {
 }
 
 TEST(Ensemble, BadInputExitsWithStatusTwoNamingTheProblem) {
-  const auto expect_bad = [](const std::string& args, const std::string& mentions) {
-    const auto r = dalembert(args);
-    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
-    EXPECT_NE(r.err.find(mentions), std::string::npos) << args << "\nstderr: " << r.err;
-    EXPECT_TRUE(r.out.empty()) << args;
-  };
+  const auto expect_bad = expect_bad_input;
   expect_bad(sleigh + "--param-range b=0:1 --samples 3", "unknown parameter 'b'");
   expect_bad(sleigh + "--param-range a=1:0 --samples 3", "lo must not exceed hi");
   expect_bad(sleigh + "--param-range a=0:x --samples 3", "'x' is not a number");
@@ -267,4 +249,86 @@ TEST(Ensemble, MpiRanksWriteTheSameCsvAsOneProcess) {
   EXPECT_NE(bad.status, 0);
   EXPECT_NE(bad.err.find("sample 2: v0"), std::string::npos) << bad.err;
 #endif
+}
+
+// The chain of the catalogue at a size the generic (compile-time sized) methods cannot reach:
+// 1000 skates, 3000 coordinates, stepped by the midpoint DLA with sparse Newton.
+TEST(KnifeEdgeChainCli, AThousandSkatesKeepTheirConstraintsAndEnergy) {
+  const fs::path csv = scratch() / "chain.csv", summary = scratch() / "chain.json";
+  const auto r = dalembert("run knife-edge-chain --param N=1000 --method dla --h 0.05 --steps 100 --every 50 --out " +
+                           csv.string() + " --summary " + summary.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto t = parse_csv(slurp(csv));
+  ASSERT_EQ(t.header.size(), 1u + 3000u + 4u);
+  EXPECT_EQ(t.header[1], "x1");
+  EXPECT_EQ(t.header[3000], "phi1000");
+  ASSERT_EQ(t.rows.size(), 3u);  // k = 0, 50, 100
+  EXPECT_EQ(t.num(2, "t"), 5.0);
+  const auto j = nlohmann::json::parse(slurp(summary));
+  // The velocity of the constrained momentum lies in D; the discrete constraint holds to round-off,
+  // which for positions up to x = 1000 is about ε·1000/h = 4e-12 in ω = M(q̄)(q_{k+1} − q_k)/h; the
+  // energy error of the midpoint rule stays small.
+  EXPECT_LT(j["max_constraint_residual"].get<double>(), 1e-12);
+  EXPECT_LT(j["max_discrete_constraint"].get<double>(), 1e-11);
+  const double E0 = j["energy0"].get<double>();
+  std::printf("[ measured ] chain N=1000, h=0.05, t=5: E0 = %.6g, max |E - E0| = %.3g, max |omega| = %.3g, "
+              "Newton %.2f per step\n",
+              E0, j["max_energy_error"].get<double>(), j["max_discrete_constraint"].get<double>(),
+              j["newton_iterations"]["mean"].get<double>());
+  EXPECT_LT(j["max_energy_error"].get<double>(), 1e-4 * E0);  // measured 0.0101 of E0 = 437.5
+  EXPECT_LE(j["newton_iterations"]["max"].get<int>(), 4);
+}
+
+TEST(KnifeEdgeChainCli, DescribeFollowsN) {
+  const auto r = dalembert("describe knife-edge-chain --param N=3 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::vector<std::string> names = {"x1", "y1", "phi1", "x2", "y2", "phi2", "x3", "y3", "phi3"};
+  EXPECT_EQ(j["coordinates"].get<std::vector<std::string>>(), names);
+  EXPECT_EQ(j["constraints"].get<int>(), 3);
+  EXPECT_EQ(j["parameters"]["N"].get<double>(), 3.0);
+  // skate i at (i l, 0), heading 0.1 i, speed 1 − 0.2 (i mod 2) along the blade, turning 0.3 (−1)^i
+  const auto v = j["initial"]["v"].get<std::vector<double>>();
+  EXPECT_NEAR(v[3], 0.8 * std::cos(0.1), 1e-15);
+  EXPECT_NEAR(v[7], std::sin(0.2), 1e-15);
+  EXPECT_EQ(v[5], -0.3);
+}
+
+TEST(KnifeEdgeChainCli, TwoPointStartAndEnsembles) {
+  // (q0, q1) from the first step of a run: starting there gives the same later rows.
+  const fs::path a = scratch() / "a.csv";
+  ASSERT_EQ(dalembert("run knife-edge-chain --param N=4 --method dla --h 0.1 --steps 20 --out " + a.string()).status, 0);
+  const auto one = parse_csv(slurp(a));
+  std::string q0, q1;
+  for (std::size_t c = 1; c <= 12; ++c) {
+    q0 += (c > 1 ? "," : "") + one.rows[0][c];
+    q1 += (c > 1 ? "," : "") + one.rows[1][c];
+  }
+  const auto two = dalembert("run knife-edge-chain --param N=4 --method dla --h 0.1 --steps 20 --q0=" + q0 + " --q1=" + q1);
+  ASSERT_EQ(two.status, 0) << two.err;
+  const auto t = parse_csv(two.out);
+  ASSERT_EQ(t.rows.size(), 21u);
+  for (const char* c : {"x3", "y4", "phi2"}) EXPECT_NEAR(t.num(20, c), one.num(20, c), 1e-12) << c;
+
+  // An ensemble over the spring stiffness of a 20-skate chain.
+  const auto e = dalembert("ensemble knife-edge-chain --method dla --h 0.05 --steps 100 --param N=20 "
+                           "--param-range k=1:8 --samples 3 --threads 2");
+  ASSERT_EQ(e.status, 0) << e.err;
+  const auto rows = parse_csv(e.out);
+  ASSERT_EQ(rows.rows.size(), 3u);
+  for (std::size_t s = 0; s < 3; ++s) {
+    EXPECT_EQ(rows.cell(s, "status"), "ok");
+    EXPECT_LT(rows.num(s, "max_constraint"), 1e-12);
+  }
+}
+
+TEST(KnifeEdgeChainCli, BadInputIsNamed) {
+  expect_bad_input("run knife-edge-chain --param N=0 --method dla --h 0.1 --steps 1", "whole number from 1");
+  expect_bad_input("run knife-edge-chain --param N=2.5 --method dla --h 0.1 --steps 1", "got (2.5)");
+  expect_bad_input("run knife-edge-chain --method rk4 --h 0.1 --steps 1", "only dla");
+  expect_bad_input("run knife-edge-chain --method dla --alpha 0.3 --h 0.1 --steps 1", "midpoint dla only");
+  expect_bad_input("run knife-edge-chain --param N=3 --method dla --h 0.1 --steps 1 --q0 0,0,0", "with N = 3 skates has 9");
+  expect_bad_input("run knife-edge-chain --param N=1 --method dla --h 0.1 --steps 1 --q0 0,0,0 --v0 0,1,0",
+                   "violates the constraints");
+  expect_bad_input("run knife-edge-chain --param mass=2 --method dla --h 0.1 --steps 1", "unknown parameter 'mass'");
 }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -29,6 +30,7 @@ class KnifeEdgeChainDla {
     long k = 0;
     double t = 0.0;
     Eigen::VectorXd q, p, multiplier, last_velocity;
+    double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
   };
 
@@ -50,6 +52,52 @@ class KnifeEdgeChainDla {
     s.multiplier = Eigen::VectorXd::Zero(N_);
     s.last_velocity = v0;
     return s;
+  }
+
+  /// Two-point start from (q0, q1), as the papers start: the state at k = 1, p⁺_1 = D2 L_d(q0, q1).
+  State initial_state_two_point(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) const {
+    State s;
+    s.k = 1;
+    s.t = h_;
+    s.q = q1;
+    const Eigen::VectorXd qm = 0.5 * (q0 + q1), vm = (q1 - q0) / h_;
+    s.p = mass_matrix().cwiseProduct(vm) - 0.5 * h_ * gradient(qm);
+    s.multiplier = Eigen::VectorXd::Zero(N_);
+    s.last_velocity = vm;
+    s.discrete_constraint = discrete_constraint(q0, q1);
+    return s;
+  }
+
+  /// The pre-momentum at q0 of a two-point start, −D1 L_d(q0, q1).
+  Eigen::VectorXd pre_momentum(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) const {
+    return mass_matrix().cwiseProduct((q1 - q0) / h_) + 0.5 * h_ * gradient(0.5 * (q0 + q1));
+  }
+
+  /// The velocity in D of a momentum p at q (the components of p on D): skate i moves along its
+  /// blade at speed (p_x cos φ + p_y sin φ)/m and turns at p_φ/J.
+  Eigen::VectorXd velocity_of(const Eigen::VectorXd& q, const Eigen::VectorXd& p) const {
+    Eigen::VectorXd v(3 * N_);
+    for (int i = 0; i < N_; ++i) {
+      const double c = std::cos(q[3 * i + 2]), sn = std::sin(q[3 * i + 2]);
+      const double speed = (p[3 * i] * c + p[3 * i + 1] * sn) / p_.mass;
+      v.segment<3>(3 * i) << speed * c, speed * sn, p[3 * i + 2] / p_.inertia;
+    }
+    return v;
+  }
+  /// The velocity of the constrained momentum p⁺_k on D*, as DiscreteLagrangeDAlembert::velocity.
+  Eigen::VectorXd velocity(const State& s) const { return velocity_of(s.q, s.p); }
+
+  /// |M(q) v|_inf = max_i |sin φ_i ẋ_i − cos φ_i ẏ_i|.
+  double constraint_residual(const Eigen::VectorXd& q, const Eigen::VectorXd& v) const {
+    double r = 0.0;
+    for (int i = 0; i < N_; ++i)
+      r = std::max(r, std::abs(std::sin(q[3 * i + 2]) * v[3 * i] - std::cos(q[3 * i + 2]) * v[3 * i + 1]));
+    return r;
+  }
+
+  /// |ω(q0, q1)|_inf, the midpoint discrete constraint.
+  double discrete_constraint(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) const {
+    return constraint_residual(0.5 * (q0 + q1), (q1 - q0) / h_);
   }
 
   void step(State& s) const {
@@ -74,14 +122,20 @@ class KnifeEdgeChainDla {
     int it = 0;
     Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
     bool analysed = false;
-    while (F.lpNorm<Eigen::Infinity>() > tol) {
-      if (++it > options_.max_iterations)
-        throw std::runtime_error("knife-edge chain: Newton did not converge at step " + std::to_string(s.k + 1));
+    const auto fail = [&](const std::string& reason) {
+      throw SolverError(s.k + 1, s.t + h_, NewtonReport{false, it, F.lpNorm<Eigen::Infinity>(), reason});
+    };
+    for (;;) {
+      const double norm = F.lpNorm<Eigen::Infinity>();
+      if (!std::isfinite(norm)) fail("non-finite residual");
+      if (norm <= tol) break;
+      if (it == options_.max_iterations) fail("no convergence within " + std::to_string(it) + " iterations");
+      ++it;
       const Eigen::SparseMatrix<double> J = jacobian(s.q, x.head(n), G);
       if (linear_ == Linear::sparse) {
         if (!analysed) lu.analyzePattern(J), analysed = true;
         lu.factorize(J);
-        if (lu.info() != Eigen::Success) throw std::runtime_error("knife-edge chain: singular Jacobian");
+        if (lu.info() != Eigen::Success) fail("singular Jacobian");
         dx = lu.solve(F);
       } else {
         dx = Eigen::MatrixXd(J).partialPivLu().solve(F);
@@ -96,6 +150,7 @@ class KnifeEdgeChainDla {
     const Eigen::VectorXd q1 = x.head(n), qm = 0.5 * (s.q + q1), vm = (q1 - s.q) / h_;
     s.p = G.cwiseProduct(vm) - 0.5 * h_ * gradient(qm);
     s.multiplier = x.tail(N_);
+    s.discrete_constraint = discrete_constraint(s.q, q1);
     s.last_velocity = vm;
     s.q = q1;
     s.k += 1;

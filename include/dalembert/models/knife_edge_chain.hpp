@@ -4,15 +4,16 @@
 //   L = Σ_i ½ m (ẋ_i² + ẏ_i²) + ½ J φ̇_i² − V,
 //   V = Σ_{i<N} ½ k ((x_{i+1} − x_i − ℓ)² + (y_{i+1} − y_i)²) + ½ κ (φ_{i+1} − φ_i)²,
 //   constraints sin φ_i ẋ_i − cos φ_i ẏ_i = 0 (each blade moves along (cos φ_i, sin φ_i)).
-// KnifeEdgeChain<N> is the generic model (automatic differentiation, dense Jacobians);
-// KnifeEdgeChain2 is the catalogue system `knife-edge-chain` (N = 2: the nested automatic
-// differentiation of some method families exceeds Eigen's fixed-size limit at n = 9); method/knife_edge_chain_dla.hpp steps the midpoint DLA for N chosen at run time with
-// hand-written sparse Jacobians (N in the thousands).
+// KnifeEdgeChain<N> is the generic model (automatic differentiation, dense Jacobians; every method
+// of the library runs on it for small N: at N = 3 the nested automatic differentiation of some
+// families exceeds Eigen's fixed-size limit). method/knife_edge_chain_dla.hpp steps the midpoint
+// DLA for N chosen at run time with hand-written sparse Jacobians (N in the thousands); the
+// catalogue system `knife-edge-chain` (src/catalogue/knife_edge_chain.cpp) runs that one.
 #include <cmath>
-#include <optional>
+
+#include <Eigen/Core>
 
 #include "dalembert/model/model.hpp"
-#include "dalembert/models/catalogue_entry.hpp"
 
 namespace dalembert::models {
 
@@ -61,33 +62,18 @@ struct KnifeEdgeChain : Mechanical<KnifeEdgeChain<N>, 3 * N> {
   }
 };
 
-/// The catalogue system `knife-edge-chain`: two skates.
-struct KnifeEdgeChain2 : KnifeEdgeChain<2> {
-  static constexpr std::string_view name = "knife-edge-chain";
-  static constexpr std::string_view summary =
-      "chain of 2 knife edges joined by springs: L = sum m/2 (x_i'^2 + y_i'^2) + J/2 phi_i'^2 - V, "
-      "V = sum k/2 ((x_{i+1} - x_i - l)^2 + (y_{i+1} - y_i)^2) + kappa/2 (phi_{i+1} - phi_i)^2, "
-      "blade i along (cos phi_i, sin phi_i); any N in C++ (method/knife_edge_chain_dla.hpp)";
-  static constexpr std::array<std::string_view, n> coordinates = {"x1", "y1", "phi1", "x2", "y2", "phi2"};
-  static auto parameters() {
-    using P = Parameter<KnifeEdgeChain2>;
-    return std::array{P{"m", &KnifeEdgeChain2::mass, "mass of each skate"},
-                      P{"J", &KnifeEdgeChain2::inertia, "moment of inertia of each skate about its vertical axis"},
-                      P{"k", &KnifeEdgeChain2::spring, "stiffness of the springs between neighbouring skates"},
-                      P{"kappa", &KnifeEdgeChain2::torsion, "stiffness of the torsional springs between headings"},
-                      P{"l", &KnifeEdgeChain2::length, "rest offset along x between neighbours"}};
+/// The default initial data of the catalogue's `knife-edge-chain` for N skates: skate i (from 0) at
+/// (i ℓ, 0) with heading 0.1 i, moving along its blade at speed 1 − 0.2 (i mod 2), turning at
+/// 0.3 (−1)^i.
+inline void knife_edge_chain_initial(int N, const KnifeEdgeChainParameters& p, Eigen::VectorXd& q0,
+                                     Eigen::VectorXd& v0) {
+  q0.resize(3 * N);
+  v0.resize(3 * N);
+  for (int i = 0; i < N; ++i) {
+    const double phi = 0.1 * i, s = 1.0 - 0.2 * (i % 2);
+    q0.segment<3>(3 * i) << p.length * i, 0.0, phi;
+    v0.segment<3>(3 * i) << s * std::cos(phi), s * std::sin(phi), 0.3 * (i % 2 ? -1 : 1);
   }
-  /// Skates at (0, 0) and (l, 0) with headings 0 and 0.1, moving along their blades, turning at ±0.3.
-  PhasePoint<n> default_initial() const {
-    PhasePoint<n> x;
-    for (int i = 0; i < 2; ++i) {
-      const double phi = 0.1 * i, s = 1.0 - 0.2 * i;
-      x.q.template segment<3>(3 * i) << length * i, 0.0, phi;
-      x.v.template segment<3>(3 * i) << s * std::cos(phi), s * std::sin(phi), 0.3 * (i % 2 ? -1 : 1);
-    }
-    return x;
-  }
-  std::optional<PhasePoint<n>> exact_solution(const PhasePoint<n>&, double) const { return std::nullopt; }
-};
+}
 
 }  // namespace dalembert::models
