@@ -13,21 +13,9 @@
 
 #include "cli_harness.hpp"
 
+using namespace cli_test;
+
 namespace fs = std::filesystem;
-
-namespace {
-
-using cli_test::Result;
-using cli_test::slurp;
-using cli_test::dalembert;
-using cli_test::lines;
-using cli_test::expect_bad_input;
-using cli_test::scratch;
-using cli_test::numbers;
-
-
-
-}  // namespace
 
 TEST(CliContact, ListHasTheContactSystemsAndMethodsOnce) {
   const auto r = dalembert("list");

@@ -12,20 +12,9 @@
 
 #include "cli_harness.hpp"
 
+using namespace cli_test;
+
 namespace fs = std::filesystem;
-
-namespace {
-
-using cli_test::Result;
-using cli_test::slurp;
-using cli_test::dalembert;
-using cli_test::lines;
-using cli_test::expect_bad_input;
-using cli_test::scratch;
-
-
-}  // namespace
-
 
 TEST(CliGeneratingFunction, ListHasTheNewMethodsAndSystemsOnce) {
   const auto r = dalembert("list");

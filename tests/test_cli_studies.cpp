@@ -13,14 +13,11 @@
 
 #include "cli_harness.hpp"
 
+using namespace cli_test;
+
 namespace fs = std::filesystem;
 
 namespace {
-
-using cli_test::Result;
-using cli_test::slurp;
-using cli_test::scratch;
-
 
 Result run_dalembert(const std::string& args) {
   const fs::path out = scratch() / "stdout", err = scratch() / "stderr";
