@@ -256,6 +256,32 @@ TEST(Exact, FlowEqualsTheReferenceSolver) {
   EXPECT_LT(sleigh, 1e-10);
 }
 
+TEST(Exact, SamplesFollowTheUsersShootingTolerance) {
+  // exact_samples, the library's one-call reference, on the vertical disk against its closed form:
+  // the error of 50 steps (t = 5) stays within the shooting tolerance per step, for tolerances from
+  // 1e-6 down to 1e-12.
+  const VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  const double h = 0.1;
+  const long steps = 50;
+  for (const double tolerance : {1e-6, 1e-9, 1e-12}) {
+    ShootingOptions options;
+    options.tolerance = tolerance;
+    const auto samples = exact_samples(disk, x0.q, x0.v, h, steps, options);
+    ASSERT_EQ(samples.size(), static_cast<std::size_t>(steps + 1));
+    double worst = 0.0;
+    for (long k = 0; k <= steps; ++k) {
+      const auto truth = *disk.exact_solution(x0, k * h);
+      worst = std::max(worst, (samples[k].q - truth.q).lpNorm<Eigen::Infinity>());
+      worst = std::max(worst, (samples[k].v - truth.v).lpNorm<Eigen::Infinity>());
+    }
+    char label[64];
+    std::snprintf(label, sizeof label, "exact_samples_vertical_disk_error_tolerance_%g", tolerance);
+    test::report(label, worst);
+    EXPECT_LT(worst, steps * tolerance) << "tolerance " << tolerance;
+  }
+}
+
 TEST(Exact, FlowFromTwoPointsReproducesTheClosedForm) {
   // Thm 5.5 / 7.2.3: iterating the exact discrete flow from (q0, q1) ∈ M^{e,nh} gives q(kh).
   const NonholonomicParticle particle;

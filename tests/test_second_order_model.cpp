@@ -13,6 +13,7 @@
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/vertical_disk.hpp"
+#include "test_support.hpp"
 
 using namespace dalembert;
 using namespace dalembert::models;
@@ -151,6 +152,40 @@ TEST(SecondOrderModel, LyapunovConstraintFactorsExactlyOnTheVariationalEquation)
   }
   EXPECT_LT(worst, 1e-13);  // measured 2.6e-15
   EXPECT_GT(off, 1e-3);
+}
+
+TEST(SecondOrderModel, CoefficientsOfThePapersEquationTen) {
+  // spec §5 item 13: with ψ2 eliminated by (9), the Lyapunov constraint (8) at the discrete point
+  // (q1, (q2 − q0)/2h, (q2 − 2q1 + q0)/h²) is A θ2² + B θ2 + C + ρ σ_d tanh σ_d with the spec's
+  // coefficients (B–E derived there, A the paper's −d I² (I + (n+1)J)/(2h³)), at random (q0, q1, θ2).
+  const InertiaWheelPendulum p;
+  const double h = 0.1, n = p.winding;
+  const double D = p.d * p.I * (p.I + (n + 1) * p.J) / (2 * h);
+  const double A = -D * p.I / (h * h);
+  EXPECT_NEAR(A, -p.d * p.I * p.I * (p.I + (n + 1) * p.J) / (2 * h * h * h), 1e-12 * std::abs(A));
+  double worst = 0.0;
+  for (int i = 0; i < 200; ++i) {
+    const Vecd<2> q0 = random_vector<2>(-3, 3), q1 = q0 + random_vector<2>(-0.1, 0.1);
+    const double theta2 = q1[0] + uniform(-0.1, 0.1);
+    const double t0 = q0[0], p0 = q0[1], t1 = q1[0], p1 = q1[1];
+    const double S1 = std::sin(t1), Sx = std::sin(p1 - n * t1);
+    const double psi2 = 2 * p1 - p0 + (h * h * p.M * S1 - (p.I + p.J) * (theta2 - 2 * t1 + t0)) / p.J;  // (9)
+    const double E = -(p.d * p.I / (2 * h)) * ((p.I + p.J) * (2 * t1 - t0) + 2 * p.J * (p1 - p0) + n * p.J * t0 +
+                                                p.M * h * h * S1);
+    const double K0 = p.I * (2 * t1 - t0) / (h * h) + p.M * (1 + p.kappa()) * S1 - p.chi / (p.d * p.I * p.J) * Sx;
+    const double B = D * K0 - E * p.I / (h * h), C = E * K0;
+    const double sigma = D * theta2 + E;
+    const double equation_ten = A * theta2 * theta2 + B * theta2 + C + p.rho * sigma * std::tanh(sigma);
+    const Vecd<2> q2(theta2, psi2);
+    const double literal =
+        p.kinematic_constraint<double>(q1, (q2 - q0) / (2 * h), (q2 - 2 * q1 + q0) / (h * h))[0];
+    const double scale = std::abs(A * theta2 * theta2) + std::abs(B * theta2) + std::abs(C);
+    worst = std::max(worst, std::abs(literal - equation_ten) / scale);
+    // σ_d is σ at the central-difference velocity
+    EXPECT_NEAR(sigma, p.sigma<double>((q2 - q0) / (2 * h)), 1e-9 * (1 + std::abs(sigma)));
+  }
+  test::report("inertia wheel pendulum: (10) with the spec's A-E against the literal (8), relative", worst);
+  EXPECT_LT(worst, 1e-10);
 }
 
 TEST(SecondOrderModel, InertiaWheelPendulumAccelerationIsTheRegularisedClosedLoop) {
