@@ -249,3 +249,35 @@ v = [0, 1]
   EXPECT_EQ(fim.status, 2);
   EXPECT_NE(fim.err.find("metric"), std::string::npos) << fim.err;
 }
+
+TEST(CliModelFiles, NonMechanicalLagrangiansWithConstraints) {
+  // The magnetic Lagrangian with the nonholonomic particle's constraint z' = y x': neither the
+  // magnetic force nor the constraint force does work, so E = |v|²/2 is conserved by the flow.
+  // The same compiled model type serves mechanical files; here every method that does not need a
+  // metric runs (the constraint force of gf comes from the constrained acceleration), and fim and
+  // gf-cp are refused.
+  const std::string path = write_model("magnetic_constrained", R"(name = "charged particle with a constraint"
+coordinates = ["x", "y", "z"]
+parameters = { B = 1.0 }
+lagrangian = "(x_t^2 + y_t^2 + z_t^2)/2 + B*x*y_t"
+constraints = ["z_t - y*x_t"]
+[initial]
+q = [1, 0.5, 0]
+v = [0.2, 1, 0.1]
+)");
+  const fs::path summary = scratch() / "magnetic.json";
+  for (const std::string method : {"dla", "mla", "gf", "gf-sym", "rk4", "reference"}) {
+    const auto r = dalembert("run " + path + " --method " + method + " --h 0.01 --steps 300 --every 300 --summary " +
+                             summary.string());
+    ASSERT_EQ(r.status, 0) << method << ": " << r.err;
+    const auto j = nlohmann::json::parse(slurp(summary));
+    EXPECT_NEAR(j["energy0"].get<double>(), 0.5 * (0.04 + 1 + 0.01), 1e-15) << method;
+    EXPECT_LT(j["max_energy_error"].get<double>(), 1e-4) << method;
+    EXPECT_LT(j["max_constraint_residual"].get<double>(), method == "rk4" ? 1e-8 : 1e-12) << method;
+  }
+  for (const std::string method : {"fim", "gf-cp"}) {
+    const auto r = dalembert("run " + path + " --method " + method + " --h 0.01 --steps 2");
+    EXPECT_EQ(r.status, 2) << method;
+    EXPECT_NE(r.err.find("is not 1/2 v^T G(q) v - V(q)"), std::string::npos) << method << ": " << r.err;
+  }
+}

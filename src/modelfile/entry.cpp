@@ -29,7 +29,7 @@ void check_size(const ModelSpec& spec, const char* option, const Eigen::VectorXd
 FileModelRunner runner_for(const LoadedModel& model) {
   const ModelSpec& spec = model.spec;
   for (const auto& instance : file_model_instances)
-    if (instance.n == spec.n() && instance.m == spec.m() && instance.mechanical == model.layout.mechanical)
+    if (instance.n == spec.n() && instance.m == spec.m())
       return instance.run;
   throw ModelFileError(spec.path, spec.coordinates_line,
                        "the model has " + std::to_string(spec.n()) + " coordinates, but this build of dalembert runs "

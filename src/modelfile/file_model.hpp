@@ -146,9 +146,12 @@ T taylor_hyperdual(const TaylorTerms& f, const double* c, Variable&& x) {
 
 }  // namespace detail
 
-/// A model file with n = N coordinates and m = M constraints; with Mechanical, L = ½ vᵀG(q)v − V(q)
-/// and the model also has metric<T> and potential<T> (methods that project with G need them).
-template <int N, int M, bool Mechanical = false>
+/// A model file with n = N coordinates and m = M constraints. One type serves files of both kinds:
+/// when the file's L is ½ vᵀG(q)v − V(q) (`is_mechanical()`, decided when the file is read), metric<T>
+/// and potential<T> evaluate G and V, and the library takes its metric paths (model/model.hpp,
+/// MechanicalAtRunTime); otherwise it uses the general ones and refuses the methods that project
+/// with G (fim, gf-cp). A type per kind would double the compiled instances (docs/decisions.md).
+template <int N, int M>
 class FileModel {
  public:
   static constexpr int n = N;
@@ -162,13 +165,13 @@ class FileModel {
   static std::array<Parameter<FileModel>, 0> parameters() { return {}; }
 
   explicit FileModel(std::shared_ptr<const BoundModel> model) : bound_(std::move(model)) {
-    if (bound_->model->n() != N || bound_->model->m() != M || (Mechanical && !bound_->model->layout.mechanical))
+    if (bound_->model->n() != N || bound_->model->m() != M)
       throw std::logic_error("FileModel<" + std::to_string(N) + ", " + std::to_string(M) + "> for a model with n = " +
                              std::to_string(bound_->model->n()) + ", m = " + std::to_string(bound_->model->m()));
   }
 
   const BoundModel& bound() const { return *bound_; }
-  static constexpr bool mechanical = Mechanical;
+  bool is_mechanical() const { return bound_->model->layout.mechanical; }
 
   template <class T>
   T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
@@ -218,10 +221,10 @@ class FileModel {
     return out;
   }
 
-  /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (FileModel<n, m, true>).
+  /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (is_mechanical()).
   template <class T>
-    requires Mechanical
   Mat<T, N, N> metric(const Vec<T, N>& q) const {
+    require_mechanical("metric");
     Mat<T, N, N> G;
     G.setConstant(detail::constant<T>(0.0));
     mechanics<T>(q, [&](const auto& value) {
@@ -231,8 +234,8 @@ class FileModel {
   }
 
   template <class T>
-    requires Mechanical
   T potential(const Vec<T, N>& q) const {
+    require_mechanical("potential");
     T V;
     mechanics<T>(q, [&](const auto& value) { V = value(bound_->model->layout.potential); });
     return V;
@@ -268,6 +271,12 @@ class FileModel {
   }
 
  private:
+  void require_mechanical(const char* what) const {
+    if (!is_mechanical())
+      throw std::logic_error(std::string("the ") + what + " of model file '" + std::string(name) +
+                             "' was asked for, but its Lagrangian is not 1/2 v^T G(q) v - V(q)");
+  }
+
   /// Evaluates functions of q given by Taylor coefficients: `kernel(order, q0, out)` fills the
   /// coefficients (at most Capacity) and `use(value)` reads the functions, value(terms) -> T.
   template <class T, std::size_t Capacity, class Kernel, class Use>
@@ -307,11 +316,10 @@ class FileModel {
   std::shared_ptr<const BoundModel> bound_;
 };
 
-/// Sets the thread's FileModel<N, M, Mechanical> name, summary and coordinates for the lifetime of
-/// the scope.
-template <int N, int M, bool Mechanical>
+/// Sets the thread's FileModel<N, M> name, summary and coordinates for the lifetime of the scope.
+template <int N, int M>
 class MetadataScope {
-  using System = FileModel<N, M, Mechanical>;
+  using System = FileModel<N, M>;
 
  public:
   explicit MetadataScope(const LoadedModel& model)

@@ -132,8 +132,10 @@ Vecd<S::n> momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
 template <Model S>
 double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
   if constexpr (HasMetric<S>) {
-    const Matd<S::n, S::n> G = sys.template metric<double>(q);
-    return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
+    if (is_mechanical(sys)) {
+      const Matd<S::n, S::n> G = sys.template metric<double>(q);
+      return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
+    }
   }
   double L;
   Vecd<S::n> p;
@@ -248,8 +250,10 @@ Vecd<S::n> velocity_in_distribution(const S& sys, const Vecd<S::n>& q, const Vec
   constexpr int n = S::n, k = S::n - S::m;
   const Matd<n, k> E = constraint_frame(sys, q);
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
-    const Matd<n, n> G = sys.template metric<double>(q);
-    return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
+    if (is_mechanical(sys)) {
+      const Matd<n, n> G = sys.template metric<double>(q);
+      return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
+    }
   }
   Vecd<k> u = Vecd<k>::Zero();
   for (int it = 0; it < 20; ++it) {

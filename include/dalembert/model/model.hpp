@@ -40,6 +40,24 @@ concept HasMetric = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
   { s.template potential<double>(q) } -> std::convertible_to<double>;
 };
 
+/// A model with metric() and potential() that knows only at run time whether its Lagrangian is
+/// ½ vᵀG(q)v − V(q) (a model file: one compiled type serves files of both kinds, see
+/// src/modelfile/file_model.hpp). Compiled models with a metric are always mechanical.
+template <class S>
+concept MechanicalAtRunTime = HasMetric<S> && requires(const S& s) {
+  { s.is_mechanical() } -> std::convertible_to<bool>;
+};
+
+/// Whether the metric fast paths (energy, Legendre maps, constraint force, projectors) apply to sys.
+template <Model S>
+bool is_mechanical(const S& sys) {
+  if constexpr (MechanicalAtRunTime<S>) {
+    return sys.is_mechanical();
+  } else {
+    return HasMetric<S>;
+  }
+}
+
 template <class S>
 concept HasFrame = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
   { s.frame(q) } -> std::convertible_to<Matd<S::n, S::n - S::m>>;

@@ -27,11 +27,10 @@ struct GeneratingFunction {
       if (o.method == "gf") return start(sys, make_gf(sys, o.h, o.alpha, o.newton), init, o);
       if (o.method == "gf-sym") return start(sys, make_gf_sym(sys, o.h, o.alpha, o.newton), init, o);
       if constexpr (HasMetric<S>) {
-        return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
-      } else {
-        throw BadInput("method gf-cp projects with the metric G(q), but system " + std::string(S::name) +
-                       " does not define one");
+        if (is_mechanical(sys)) return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
       }
+      throw BadInput("method gf-cp projects with the metric G(q), but system " + std::string(S::name) +
+                     " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
     }
   }
 

@@ -24,9 +24,12 @@ struct MomentumEnergy {
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     const FimStart start_kind = parse_fim_start(o.fim_start);
-    if constexpr (!HasMetric<S>) {
+    if (!is_mechanical(sys)) {
       throw BadInput("method fim projects with the metric G(q), but system " + std::string(S::name) +
-                     " does not define one");
+                     " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
+    }
+    if constexpr (!HasMetric<S>) {
+      return {};  // not reached: is_mechanical is false without a metric
     } else if constexpr (HasExternalForce<S>) {
       throw BadInput("method fim has no discrete external force; system " + std::string(S::name) + " has one");
     } else {
