@@ -13,8 +13,8 @@ struct Series {
   std::string x, y;      ///< column names
   std::string label;
   std::string style = "line";  ///< line, dashed, markers, line+markers
-  std::string transform;       ///< "" or "abs"
-  std::string color;           ///< "" (automatic) or a matplotlib colour
+  std::string transform = "";  ///< "", "abs" or "envelope"
+  std::string color = "";      ///< "" (automatic) or a matplotlib colour
   std::string z = "";          ///< heat maps: the column of the values on the (x, y) grid
 };
 
