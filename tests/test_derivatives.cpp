@@ -7,7 +7,9 @@
 #include "dalembert/diagnostics/derivative_check.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/knife_edge_chain.hpp"
 #include "dalembert/models/particle.hpp"
+#include "dalembert/models/satellite.hpp"
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
 
@@ -44,6 +46,16 @@ TEST(DerivativeCheck, EveryCatalogueSystemAgreesWithFiniteDifferences) {
   EXPECT_LT(worst_derivative_error(ChaplyginSleigh{}), 1e-8);
   EXPECT_LT(worst_derivative_error(Pendulum{}), 1e-8);
   EXPECT_LT(worst_derivative_error(HarmonicOscillator{}), 1e-8);
+  EXPECT_LT(worst_derivative_error(KnifeEdgeChain<2>{}), 1e-8);  // the chain's C++ model at N = 2
+  // the satellite's L has k/r: radii away from the singularity at r = 0
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  double satellite = 0.0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vecd<2> q(1.0 + u(rng), 3 * u(rng)), v(u(rng), u(rng));
+    satellite = std::max(satellite, check_derivatives(Satellite{}, q, v).worst());
+  }
+  EXPECT_LT(satellite, 1e-8);
 }
 
 namespace {
