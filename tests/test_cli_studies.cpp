@@ -143,4 +143,21 @@ TEST(Reproduce, HtmlReportRendersInHeadlessChromium) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir / "chromium.log");
   ASSERT_TRUE(fs::exists(shot)) << slurp(dir / "chromium.log");
   EXPECT_GT(fs::file_size(shot), 20000u);  // a rendered page with figures, not a blank one
+
+  // The DOM Chromium built: the report's title, the experiment's section and its inline figure,
+  // and no script error or console message in Chromium's log.
+  const fs::path dom = dir / "dom.html", log = dir / "chromium-dom.log";
+  const std::string dump = std::string(chromium) +
+                           " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+                           "--disable-background-networking --disable-component-update --disable-sync "
+                           "--enable-logging=stderr --v=0 --user-data-dir=" + (dir / "profile").string() +
+                           " --dump-dom file://" + (dir / "report.html").string() + " >" + dom.string() + " 2>" +
+                           log.string();
+  ASSERT_EQ(std::system(dump.c_str()), 0) << slurp(log);
+  const std::string html = slurp(dom), messages = slurp(log);
+  EXPECT_NE(html.find("<h1>dalembert: reproduction of the papers' experiments"), std::string::npos);
+  EXPECT_NE(html.find("Pendulum phase portrait"), std::string::npos);
+  EXPECT_NE(html.find("src=\"data:image/png;base64,"), std::string::npos);
+  EXPECT_EQ(messages.find("Uncaught"), std::string::npos) << messages;
+  EXPECT_EQ(messages.find("CONSOLE"), std::string::npos) << messages;
 }
