@@ -104,7 +104,9 @@ std::shared_ptr<const LoadedModel> load(const std::string& path) {
 std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides) {
   auto bound = std::make_shared<BoundModel>();
   for (const auto& p : model->spec.parameters) bound->parameters.push_back(p.value);
-  for (const auto& [name, value] : overrides) {
+  for (const auto& override_ : overrides) {
+    const std::string& name = override_.first;  // not a structured binding: clang 14 cannot capture one
+    const double value = override_.second;
     const auto& params = model->spec.parameters;
     const auto it = std::find_if(params.begin(), params.end(), [&](const ParameterSpec& p) { return p.name == name; });
     if (it == params.end()) {
