@@ -2,9 +2,10 @@
 // Observing a run: system + method + step size + initial data -> trajectory and summary.
 //
 // observe_run() drives any method and records energy, constraint residuals, Newton iterations and
-// wall time (through io/recorder.hpp); run_two_step() and run_one_step() add the two kinds of start. The method families'
-// runners (io/runners/*.hpp) build methods from RunOptions and call these; io/run.hpp picks the
-// family by the method's command-line name. Methods stay free of I/O and timing.
+// wall time (through io/recorder.hpp); run_two_step() and run_one_step() add the two kinds of
+// start. The method families' runners (io/runners/*.hpp) build methods from RunOptions and call
+// these; io/run.hpp picks the family by the method's command-line name. Methods stay free of I/O
+// and timing.
 #include <cmath>
 #include <limits>
 #include <optional>
