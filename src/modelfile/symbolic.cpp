@@ -551,7 +551,10 @@ std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
     << "int dalembert_lagrangian_size = " << model.layout.lagrangian_size << ";\n"
     << "int dalembert_constraints_size = " << model.layout.constraints_size << ";\n";
   for (const auto& k : model.kernels) {
-    c << "\nvoid dalembert_" << k.name << "(const double* x, const double* p, double t, double* out) {\n"
+    // restrict: out never aliases x or p, so the compiler may keep x[i] and shared subexpressions
+    // such as sin(x[2]) in registers across the stores instead of recomputing them after each one
+    c << "\nvoid dalembert_" << k.name
+      << "(const double* restrict x, const double* restrict p, double t, double* restrict out) {\n"
       << "  (void)x; (void)p; (void)t;\n";
     for (const auto& [index, e] : k.outputs) {
       c << "  out[" << index << "] = ";
