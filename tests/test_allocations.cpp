@@ -141,14 +141,17 @@ NonholonomicParticle particle_with_potential() {
   return p;
 }
 
+/// Reports the count of `what` (system/method) and asserts that it is zero.
+void expect_zero(const std::string& what, long count) {
+  test::report("allocations_in_" + std::to_string(steps) + "_steps/" + what, static_cast<double>(count));
+  EXPECT_EQ(count, 0) << what << " allocates " << count << " times in " << steps << " steps";
+}
+
 /// All eight step functions on one system; each count is reported and must be zero.
 template <class S>
 void expect_no_allocations(const S& sys, const std::string& label) {
   const auto x0 = sys.default_initial();
-  const auto check = [&](const std::string& method, long count) {
-    test::report("allocations_in_" + std::to_string(steps) + "_steps/" + label + "/" + method, static_cast<double>(count));
-    EXPECT_EQ(count, 0) << method << " on " << label << " allocates " << count << " times in " << steps << " steps";
-  };
+  const auto check = [&](const std::string& method, long count) { expect_zero(label + "/" + method, count); };
   check("dla", allocations_per_run(make_dla(sys, h), x0));
   check("del", allocations_per_run(DiscreteEulerLagrange<S, AlphaRule<S>>(sys, AlphaRule<S>(sys, h)), x0));
   check("mla", allocations_per_run(make_midpoint_mla(sys, h), x0));
@@ -192,10 +195,7 @@ TEST(NoAllocationPerStep, KnifeEdge) { expect_no_allocations(KnifeEdge{}, "knife
 TEST(NoAllocationPerStep, ChaplyginSleigh) { expect_no_allocations(ChaplyginSleigh{}, "chaplygin-sleigh"); }
 
 TEST(NoAllocationPerStep, LieGroupContactAndSecondOrderFamilies) {
-  const auto check = [](const std::string& what, long count) {
-    test::report("allocations_in_" + std::to_string(steps) + "_steps/" + what, static_cast<double>(count));
-    EXPECT_EQ(count, 0) << what << " allocates " << count << " times in " << steps << " steps";
-  };
+  const auto check = expect_zero;
   const Suslov suslov;
   const auto g0 = suslov.default_initial();
   const RigidBodyMomentumEnergy<Suslov> fim_lie(suslov, h);
