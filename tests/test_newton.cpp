@@ -1,6 +1,7 @@
 // The Newton solver: quadratic convergence, clear failures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "dalembert/solve/newton.hpp"
@@ -66,4 +67,38 @@ TEST(Newton, ReportsNonConvergenceWithItsResidual) {
   EXPECT_NE(std::string(error.what()).find("step 7"), std::string::npos);
   EXPECT_NE(std::string(error.what()).find("t = 0.7"), std::string::npos);
   EXPECT_NE(std::string(error.what()).find("residual norm"), std::string::npos);
+}
+
+TEST(Newton, SeparateJacobianIsEvaluatedOnlyWhereNewtonStepsAndAtTheLatestResidual) {
+  // The same system as above, in the residual/jacobian form: the same iterates as the combined
+  // form, one Jacobian per Newton step (none at the converged iterate), each at the x of the
+  // residual evaluated just before it.
+  int residuals = 0, jacobians = 0;
+  Vecd<2> latest_residual_at = Vecd<2>::Constant(NAN);
+  double jacobian_off_latest = 0.0;
+  const auto residual = [&](const Vecd<2>& x, Vecd<2>& r) {
+    ++residuals;
+    latest_residual_at = x;
+    r << x[0] * x[0] + x[1] * x[1] - 4.0, x[0] * x[1] - 1.0;
+  };
+  const auto jacobian = [&](const Vecd<2>& x, Matd<2, 2>& J) {
+    ++jacobians;
+    jacobian_off_latest = std::max(jacobian_off_latest, (x - latest_residual_at).lpNorm<Eigen::Infinity>());
+    J << 2 * x[0], 2 * x[1], x[1], x[0];
+  };
+  Vecd<2> x(2.0, 0.3);
+  const auto report = newton_solve<2>(residual, jacobian, x, 4.0);
+  ASSERT_TRUE(report.converged);
+  EXPECT_EQ(jacobians, report.iterations);
+  EXPECT_EQ(residuals, report.iterations + 1);  // no backtracking from this start
+  EXPECT_EQ(jacobian_off_latest, 0.0);
+
+  const auto combined = [](const Vecd<2>& y, Vecd<2>& r, Matd<2, 2>& J) {
+    r << y[0] * y[0] + y[1] * y[1] - 4.0, y[0] * y[1] - 1.0;
+    J << 2 * y[0], 2 * y[1], y[1], y[0];
+  };
+  Vecd<2> z(2.0, 0.3);
+  const auto same = newton_solve<2>(combined, z, 4.0);
+  EXPECT_EQ(same.iterations, report.iterations);
+  EXPECT_EQ((x - z).lpNorm<Eigen::Infinity>(), 0.0);
 }

@@ -1,10 +1,13 @@
 #pragma once
 // Damped Newton iteration for the implicit equations of every integrator.
 //
-// The caller supplies evaluate(x, residual, jacobian); Jacobians come from automatic
-// differentiation in the method files. Convergence is declared when the residual is small relative
-// to a caller-supplied scale (for momentum equations: the size of the momentum), or when the Newton
-// correction has reached round-off. Failure is never silent: it returns a report the integrator
+// The caller supplies residual(x, F) and jacobian(x, J), or one evaluate(x, F, J) that fills both;
+// Jacobians come from automatic differentiation in the method files. With separate functions the
+// Jacobian is computed only where Newton needs one, not at the iterate that turns out converged: a
+// DLA step that converges in one iteration then pays for one second-order evaluation, not two.
+// Convergence is declared when the residual is small relative to a caller-supplied scale (for
+// momentum equations: the size of the momentum), or when the Newton correction has reached
+// round-off. Failure is never silent: it returns a report the integrator
 // turns into a SolverError carrying step, time, residual norm and iterations.
 #include <cmath>
 #include <limits>
@@ -57,19 +60,20 @@ class SolverError : public std::runtime_error {
   NewtonReport report_;
 };
 
-/// Solves F(x) = 0 in place, starting from x. evaluate(x, F, J) fills F and its Jacobian J.
-/// The last call of evaluate is always at the returned x, so callers may keep by-products of that
-/// evaluation (the integrators keep D2 L_d for the next momentum instead of recomputing it).
-template <int N, class Evaluate>
-NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
+/// Solves F(x) = 0 in place, starting from x. residual(x, F) fills F; jacobian(x, J) fills its
+/// Jacobian at the x of the latest residual call. The last call of residual is always at the
+/// returned x, so callers may keep by-products of that evaluation (the integrators keep D2 L_d for
+/// the next momentum instead of recomputing it).
+template <int N, class Residual, class Jacobian>
+NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N>& x, double scale,
                           const NewtonOptions& options = {}) {
   const int n = static_cast<int>(x.size());
   Vecd<N> residual(n), trial_residual(n), step(n), trial(n);
-  Matd<N, N> jacobian(n, n), unused(n, n);
+  Matd<N, N> jacobian(n, n);
   const double threshold = options.tolerance * std::max(1.0, scale);
 
   NewtonReport report;
-  evaluate(x, residual, jacobian);
+  residual_at(x, residual);
   double norm = residual.template lpNorm<Eigen::Infinity>();
   for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
     report.residual_norm = norm;
@@ -81,6 +85,7 @@ NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
       report.converged = true;
       return report;
     }
+    jacobian_at(x, jacobian);
     const Eigen::PartialPivLU<Matd<N, N>> lu(jacobian);
     const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
     if (!(pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff())) {
@@ -93,7 +98,7 @@ NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
     double lambda = 1.0;
     for (int b = 0;; ++b) {
       trial = x - lambda * step;
-      evaluate(trial, trial_residual, unused);
+      residual_at(trial, trial_residual);
       const double trial_norm = trial_residual.template lpNorm<Eigen::Infinity>();
       if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
           norm <= 1e3 * threshold) {
@@ -104,7 +109,6 @@ NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
     const double step_size = lambda * step.template lpNorm<Eigen::Infinity>();
     x = trial;
     residual = trial_residual;
-    jacobian = unused;
     norm = residual.template lpNorm<Eigen::Infinity>();
     // A correction at round-off level cannot improve x further: accept if the residual is small.
     const double roundoff = 4 * std::numeric_limits<double>::epsilon() * (1.0 + x.template lpNorm<Eigen::Infinity>());
@@ -119,6 +123,15 @@ NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale,
   report.converged = norm <= threshold;
   if (!report.converged) report.reason = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
   return report;
+}
+
+/// The same with evaluate(x, F, J) filling both at once (for steps whose Jacobian comes with the
+/// residual at little extra cost): the Jacobian of the latest evaluation is kept for Newton.
+template <int N, class Evaluate>
+NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale, const NewtonOptions& options = {}) {
+  Matd<N, N> latest(x.size(), x.size());
+  return newton_solve<N>([&](const Vecd<N>& y, Vecd<N>& F) { evaluate(y, F, latest); },
+                         [&](const Vecd<N>&, Matd<N, N>& J) { J = latest; }, x, scale, options);
 }
 
 }  // namespace dalembert
