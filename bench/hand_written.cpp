@@ -14,7 +14,7 @@ void HandWrittenParticleDla::step(State& s) const {
   //   p + D1 L_d − M(q0)ᵀλ = 0,  D1 L_d = −v − (h/2) ∇V(q_m),  M(q0) = (−y0, 0, 1)
   //   ω = v_z − y_m v_x = 0
   const Vecd<3> q0 = s.q;
-  const auto evaluate = [&](const Vecd<4>& x, Vecd<4>& F, Matd<4, 4>& J) {
+  const auto residual = [&](const Vecd<4>& x, Vecd<4>& F) {
     const Vecd<3> q1 = x.head<3>();
     const Vecd<3> v = (q1 - q0) / h;
     const double xm = 0.5 * (q0[0] + q1[0]), ym = 0.5 * (q0[1] + q1[1]);
@@ -23,6 +23,11 @@ void HandWrittenParticleDla::step(State& s) const {
     F[1] = s.p[1] - v[1] - h * c * ym;
     F[2] = s.p[2] - v[2] - lambda;
     F[3] = v[2] - ym * v[0];
+  };
+  const auto jacobian = [&](const Vecd<4>& x, Matd<4, 4>& J) {
+    const Vecd<3> q1 = x.head<3>();
+    const Vecd<3> v = (q1 - q0) / h;
+    const double ym = 0.5 * (q0[1] + q1[1]);
     J.setZero();
     J(0, 0) = -1.0 / h - 0.5 * h * c;
     J(1, 1) = -1.0 / h - 0.5 * h * c;
@@ -35,7 +40,7 @@ void HandWrittenParticleDla::step(State& s) const {
   };
   Vecd<4> x;
   x << q0 + h * s.last_velocity, s.lambda;
-  const auto report = dalembert::newton_solve<4>(evaluate, x, s.p.lpNorm<Eigen::Infinity>());
+  const auto report = dalembert::newton_solve<4>(residual, jacobian, x, s.p.lpNorm<Eigen::Infinity>());
   if (!report.converged) throw std::runtime_error("hand-written step failed");
   const Vecd<3> q1 = x.head<3>();
   const Vecd<3> v = (q1 - q0) / h;
@@ -61,8 +66,8 @@ void HandWrittenKnifeEdgeDla::step(State& s) const {
   //   ω = sin φ_m v_x − (cos φ_m − ε) v_y = 0
   const Vecd<3> q0 = s.q;
   const double s0 = std::sin(q0[2]), c0 = std::cos(q0[2]);
-  double sm = 0.0, cm = 0.0;  // sin φ_m, cos φ_m of the last evaluation
-  const auto evaluate = [&](const Vecd<4>& x, Vecd<4>& F, Matd<4, 4>& J) {
+  double sm = 0.0, cm = 0.0;  // sin φ_m, cos φ_m of the last residual, which the Jacobian is at
+  const auto residual = [&](const Vecd<4>& x, Vecd<4>& F) {
     const Vecd<3> q1 = x.head<3>();
     const Vecd<3> v = (q1 - q0) / h;
     const double xm = 0.5 * (q0[0] + q1[0]), ym = 0.5 * (q0[1] + q1[1]), phim = 0.5 * (q0[2] + q1[2]);
@@ -73,6 +78,9 @@ void HandWrittenKnifeEdgeDla::step(State& s) const {
     F[1] = s.p[1] - mass * v[1] - 0.5 * h * spring * ym + (c0 - eps) * lambda;
     F[2] = s.p[2] - inertia * v[2];
     F[3] = sm * v[0] - (cm - eps) * v[1];
+  };
+  const auto jacobian = [&](const Vecd<4>& x, Matd<4, 4>& J) {
+    const Vecd<3> v = (x.head<3>() - q0) / h;
     J.setZero();
     J(0, 0) = -mass / h - 0.25 * h * spring;
     J(1, 1) = -mass / h - 0.25 * h * spring;
@@ -85,7 +93,7 @@ void HandWrittenKnifeEdgeDla::step(State& s) const {
   };
   Vecd<4> x;
   x << q0 + h * s.last_velocity, s.lambda;
-  const auto report = dalembert::newton_solve<4>(evaluate, x, newton_scale(s));
+  const auto report = dalembert::newton_solve<4>(residual, jacobian, x, newton_scale(s));
   if (!report.converged) throw std::runtime_error("hand-written knife-edge step failed");
   const Vecd<3> q1 = x.head<3>();
   const Vecd<3> v = (q1 - q0) / h;
@@ -108,19 +116,18 @@ void HandWrittenSleighDla::step(State& s) const {
   const Vecd<3> q0 = s.q;
   const double ma = mass * offset, Itot = inertia + mass * offset * offset;
   const double s0 = std::sin(q0[2]), c0 = std::cos(q0[2]);
-  Vecd<3> D2;  // D2 L_d of the last evaluation
-  const auto evaluate = [&](const Vecd<4>& x, Vecd<4>& F, Matd<4, 4>& J) {
+  Vecd<3> D2;               // D2 L_d of the last residual
+  double sn = 0.0, cs = 0.0;  // sin θ_m, cos θ_m of the last residual, which the Jacobian is at
+  const auto residual = [&](const Vecd<4>& x, Vecd<4>& F) {
     const Vecd<3> q1 = x.head<3>();
     const Vecd<3> v = (q1 - q0) / h;
     const double thm = 0.5 * (q0[2] + q1[2]);
-    const double sn = std::sin(thm), cs = std::cos(thm);
+    sn = std::sin(thm);
+    cs = std::cos(thm);
     const double lambda = x[3];
-    const double along = cs * v[0] + sn * v[1];  // blade speed
-    const double g = -ma * v[2] * along;
-    // G v and its θ-derivative G' v
+    const double g = -ma * v[2] * (cs * v[0] + sn * v[1]);
     const Vecd<3> Gv(mass * v[0] - ma * sn * v[2], mass * v[1] + ma * cs * v[2],
                      -ma * sn * v[0] + ma * cs * v[1] + Itot * v[2]);
-    const Vecd<3> dGv(-ma * cs * v[2], -ma * sn * v[2], -ma * along);
     F.head<3>() = s.p - Gv;
     F[2] += 0.5 * h * g;
     F[0] += s0 * lambda;
@@ -128,6 +135,11 @@ void HandWrittenSleighDla::step(State& s) const {
     F[3] = -sn * v[0] + cs * v[1];
     D2 = Gv;
     D2[2] += 0.5 * h * g;
+  };
+  const auto jacobian = [&](const Vecd<4>& x, Matd<4, 4>& J) {
+    const Vecd<3> v = (x.head<3>() - q0) / h;
+    const double along = cs * v[0] + sn * v[1];  // blade speed
+    const Vecd<3> dGv(-ma * cs * v[2], -ma * sn * v[2], -ma * along);  // θ-derivative of G v
     // ∂/∂q1 of −G(θ_m) v: −G/h, and −½ G' v in the θ column.
     J.setZero();
     J(0, 0) = -mass / h;
@@ -150,7 +162,7 @@ void HandWrittenSleighDla::step(State& s) const {
   };
   Vecd<4> x;
   x << q0 + h * s.last_velocity, s.lambda;
-  const auto report = dalembert::newton_solve<4>(evaluate, x, newton_scale(s));
+  const auto report = dalembert::newton_solve<4>(residual, jacobian, x, newton_scale(s));
   if (!report.converged) throw std::runtime_error("hand-written sleigh step failed");
   const Vecd<3> q1 = x.head<3>();
   s.p = D2;

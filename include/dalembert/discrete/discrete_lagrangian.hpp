@@ -7,7 +7,10 @@
 // Its derivatives come from one evaluation with hyper-dual numbers (an inner dual along q0 and an
 // outer dual along q1), which yields exactly what the integrators need and nothing more:
 //   D1 = ∂L_d/∂q0,  D2 = ∂L_d/∂q1,  D12(i, j) = ∂²L_d/∂q0_i ∂q1_j  (the Newton Jacobian of D1).
+// The α-rule of a mechanical Lagrangian ½ vᵀG(q)v − V(q) has a faster path (see below) that
+// differentiates only G and V.
 #include <concepts>
+#include <type_traits>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
@@ -22,6 +25,14 @@ struct DiscreteLagrangianDerivatives {
   Matd<N, N> D12;  ///< ∂D1/∂q1
 };
 
+/// The value and slot derivatives alone (first order): what a Newton residual needs.
+template <int N>
+struct DiscreteLagrangianSlotDerivatives {
+  double value;
+  Vecd<N> D1;
+  Vecd<N> D2;
+};
+
 template <class Ld>
 concept DiscreteLagrangian = requires(const Ld& ld, const Vecd<Ld::n>& q) {
   { Ld::n } -> std::convertible_to<int>;
@@ -29,12 +40,12 @@ concept DiscreteLagrangian = requires(const Ld& ld, const Vecd<Ld::n>& q) {
   { ld(q, q) } -> std::convertible_to<double>;
 };
 
-/// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian.
-/// Flattened: inlining the whole evaluation lets the compiler drop the structurally zero parts of
-/// the hyper-dual arithmetic (measured: 2x faster DLA steps, docs/benchmarks.md).
+namespace detail {
+/// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian, from
+/// one hyper-dual evaluation.
 template <DiscreteLagrangian Ld>
-[[gnu::flatten]] DiscreteLagrangianDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>& q0,
-                                                   const Vecd<Ld::n>& q1) {
+DiscreteLagrangianDerivatives<Ld::n> hyper_dual_derivatives(const Ld& ld, const Vecd<Ld::n>& q0,
+                                                            const Vecd<Ld::n>& q1) {
   constexpr int n = Ld::n;
   using AlongQ0 = ad::Dual<double, n>;
   using AlongQ1 = ad::Dual<AlongQ0, n>;
@@ -51,6 +62,38 @@ template <DiscreteLagrangian Ld>
     const AlongQ0& dj = ad::derivative(L, j);
     d.D2[j] = ad::value(dj);
     for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
+  }
+  return d;
+}
+}  // namespace detail
+
+/// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian.
+/// Flattened: inlining the whole evaluation lets the compiler drop the structurally zero parts of
+/// the hyper-dual arithmetic (measured: 2x faster DLA steps, docs/benchmarks.md).
+template <DiscreteLagrangian Ld>
+[[gnu::flatten]] DiscreteLagrangianDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>& q0,
+                                                                    const Vecd<Ld::n>& q1) {
+  return detail::hyper_dual_derivatives(ld, q0, q1);
+}
+
+/// Value, D1 and D2 of any discrete Lagrangian from one evaluation with first-order duals along
+/// (q0, q1), without the mixed second derivative.
+template <DiscreteLagrangian Ld>
+[[gnu::flatten]] DiscreteLagrangianSlotDerivatives<Ld::n> slot_derivatives(const Ld& ld, const Vecd<Ld::n>& q0,
+                                                                           const Vecd<Ld::n>& q1) {
+  constexpr int n = Ld::n;
+  using Dual = ad::Dual<double, 2 * n>;
+  Vec<Dual, n> x0, x1;
+  for (int i = 0; i < n; ++i) {
+    x0[i] = ad::variable<2 * n>(q0[i], i);
+    x1[i] = ad::variable<2 * n>(q1[i], n + i);
+  }
+  const Dual L = ld(x0, x1);
+  DiscreteLagrangianSlotDerivatives<n> d;
+  d.value = ad::value(L);
+  for (int i = 0; i < n; ++i) {
+    d.D1[i] = ad::derivative(L, i);
+    d.D2[i] = ad::derivative(L, n + i);
   }
   return d;
 }
@@ -78,6 +121,119 @@ class AlphaRule {
   S system_;
   double h_, alpha_;
 };
+
+namespace detail {
+/// The α-rule of L = ½ vᵀG(q)v − V(q), differentiated through its structure. With
+/// q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h and L_d = h L(q̄, v):
+///   D1 = h(1−α) L_q − L_v,   D2 = hα L_q + L_v,
+///   D12 = hα(1−α) L_qq + (1−α) C − α Cᵀ − G/h,   C(i, j) = ∂²L/∂q_i∂v_j = ∂_i (G v)_j,
+/// with L_v = G v and L_vv = G. Only φ(q) = ½ vᵀG(q)v − V(q) at the fixed v needs hyper-dual
+/// numbers (its Hessian gives L_q, L_qq and, through G v, C), and of a constant metric (returned
+/// with double entries) only V does. The generic path carries q̄ and v as hyper-duals through the
+/// whole quadratic form instead (docs/benchmarks.md has both timings).
+template <HasMetric S>
+DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
+                                                                      const Vecd<S::n>& q0,
+                                                                      const Vecd<S::n>& q1) {
+  constexpr int n = S::n;
+  using Inner = ad::Dual<double, n>;
+  using HyperDual = ad::Dual<Inner, n>;
+  const Vecd<n> q = (1.0 - alpha) * q0 + alpha * q1;
+  const Vecd<n> v = (q1 - q0) / h;
+  Vec<HyperDual, n> x;  // q̄ + ε1 e_i + ε2 e_i: value, gradient and Hessian in one evaluation
+  for (int i = 0; i < n; ++i) x[i] = ad::variable<n>(ad::variable<n>(q[i], i), i);
+
+  const auto G = sys.template metric<HyperDual>(x);
+  HyperDual phi = -sys.template potential<HyperDual>(x);
+  Matd<n, n> Gq, C;
+  Vecd<n> Lv;
+  double kinetic_outside_phi = 0.0;
+  if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
+    Gq = G;
+    Lv = Gq * v;
+    C.setZero();
+    kinetic_outside_phi = 0.5 * v.dot(Lv);
+  } else {
+    const Vec<HyperDual, n> Gv = G * v;
+    for (int j = 0; j < n; ++j) {
+      phi += 0.5 * v[j] * Gv[j];
+      Lv[j] = ad::plain(Gv[j]);
+      for (int i = 0; i < n; ++i) {
+        Gq(i, j) = ad::plain(G(i, j));
+        C(i, j) = ad::derivative(ad::value(Gv[j]), i);
+      }
+    }
+  }
+  Vecd<n> Lq;
+  Matd<n, n> Lqq;
+  for (int j = 0; j < n; ++j) {
+    Lq[j] = ad::derivative(ad::value(phi), j);
+    for (int i = 0; i < n; ++i) Lqq(i, j) = ad::derivative(ad::derivative(phi, j), i);
+  }
+  const double a = alpha, b = 1.0 - alpha;
+  DiscreteLagrangianDerivatives<n> d;
+  d.value = h * (ad::plain(phi) + kinetic_outside_phi);
+  d.D1 = h * b * Lq - Lv;
+  d.D2 = h * a * Lq + Lv;
+  d.D12 = (h * a * b) * Lqq + b * C - a * C.transpose() - Gq / h;
+  return d;
+}
+
+/// The first-order part of the above: D1 and D2 from the gradient of φ (first-order duals) and
+/// L_v = G v.
+template <HasMetric S>
+DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(const S& sys, double h, double alpha,
+                                                                                const Vecd<S::n>& q0,
+                                                                                const Vecd<S::n>& q1) {
+  constexpr int n = S::n;
+  using Dual = ad::Dual<double, n>;
+  const Vecd<n> q = (1.0 - alpha) * q0 + alpha * q1;
+  const Vecd<n> v = (q1 - q0) / h;
+  Vec<Dual, n> x;
+  for (int i = 0; i < n; ++i) x[i] = ad::variable<n>(q[i], i);
+
+  const auto G = sys.template metric<Dual>(x);
+  Dual phi = -sys.template potential<Dual>(x);
+  Vecd<n> Lv;
+  double kinetic_outside_phi = 0.0;
+  if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
+    Lv = Matd<n, n>(G) * v;
+    kinetic_outside_phi = 0.5 * v.dot(Lv);
+  } else {
+    const Vec<Dual, n> Gv = G * v;
+    for (int j = 0; j < n; ++j) {
+      phi += 0.5 * v[j] * Gv[j];
+      Lv[j] = ad::value(Gv[j]);
+    }
+  }
+  Vecd<n> Lq;
+  for (int j = 0; j < n; ++j) Lq[j] = ad::derivative(phi, j);
+  DiscreteLagrangianSlotDerivatives<n> d;
+  d.value = h * (ad::value(phi) + kinetic_outside_phi);
+  d.D1 = h * (1.0 - alpha) * Lq - Lv;
+  d.D2 = h * alpha * Lq + Lv;
+  return d;
+}
+}  // namespace detail
+
+/// The α-rule of a compiled model with a metric takes the structured path. Model files do not:
+/// their generated kernels already give the Taylor coefficients of the whole L, which the generic
+/// path uses directly, while G and V separately cost two kernel calls (measured on the model-file
+/// knife edge: a DLA step of 608 ns with the structured path, 432 ns without; docs/benchmarks.md).
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S>)
+[[gnu::flatten]] DiscreteLagrangianDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,
+                                                                   const Vecd<S::n>& q1) {
+  return detail::mechanical_alpha_rule_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
+}
+
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S>)
+[[gnu::flatten]] DiscreteLagrangianSlotDerivatives<S::n> slot_derivatives(const AlphaRule<S>& ld,
+                                                                          const Vecd<S::n>& q0,
+                                                                          const Vecd<S::n>& q1) {
+  return detail::mechanical_alpha_rule_slot_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
+}
 
 /// The trapezoidal rule L_d = (h/2) [L(q0, v) + L(q1, v)], v = (q1 − q0)/h (order 2).
 template <Model S>
