@@ -7,8 +7,8 @@
 // Its derivatives come from one evaluation with hyper-dual numbers (an inner dual along q0 and an
 // outer dual along q1), which yields exactly what the integrators need and nothing more:
 //   D1 = ∂L_d/∂q0,  D2 = ∂L_d/∂q1,  D12(i, j) = ∂²L_d/∂q0_i ∂q1_j  (the Newton Jacobian of D1).
-// The α-rule of a mechanical Lagrangian ½ vᵀG(q)v − V(q) has a faster path (see below) that
-// differentiates only G and V.
+// The α-rule of a compiled model with L = ½ vᵀG(q)v − V(q) has a faster path (see below) that
+// differentiates only G and V; slot_derivatives gives D1 and D2 alone, from first-order duals.
 #include <concepts>
 #include <type_traits>
 
