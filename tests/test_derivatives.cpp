@@ -14,6 +14,7 @@
 #include "dalembert/models/satellite.hpp"
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
+#include "double_pendulum.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -84,27 +85,6 @@ TEST(DerivativeCheck, DetectsAWrongDerivative) {
 }
 
 namespace {
-// A double pendulum with a nonlinear potential: the metric depends on q, so every term of the
-// structured α-rule derivatives (L_qq, C = ∂(Gv)/∂q, G) is exercised.
-struct DoublePendulumLike : Mechanical<DoublePendulumLike, 2> {
-  static constexpr int n = 2, m = 0;
-  template <class T>
-  Mat<T, 2, 2> metric(const Vec<T, 2>& q) const {
-    using std::cos;
-    const T c = cos(q[0] - q[1]);
-    Mat<T, 2, 2> G;
-    G << T(2.0), c, c, T(1.0);
-    return G;
-  }
-  template <class T>
-  T potential(const Vec<T, 2>& q) const {
-    using std::cos;
-    return -2.0 * cos(q[0]) - cos(q[1]) + 0.1 * q[0] * q[0] * q[1];
-  }
-  template <class T>
-  Mat<T, 0, 2> constraint_matrix(const Vec<T, 2>&) const { return Mat<T, 0, 2>(); }
-};
-
 // Largest difference between the structured and the hyper-dual derivatives of the α-rule (and
 // between both first-order forms and the hyper-dual D1, D2), relative to the size of each
 // quantity, over random pairs (q0, q1) a step apart.
@@ -150,6 +130,8 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
   KnifeEdge knife;
   knife.spring = 0.5;
   knife.mass = 2.0;
+  test::DoublePendulum pendulum;  // G(q), and with c ≠ 0 a V whose Hessian depends on q
+  pendulum.cubic = 0.1;
   double worst = 0.0;
   for (double alpha : {0.0, 0.3, 0.5, 1.0}) {
     for (double h : {0.01, 0.1}) {
@@ -158,7 +140,7 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
                         worst_structured_difference(VerticalDisk{}, h, alpha),
                         worst_structured_difference(ChaplyginSleigh{}, h, alpha),
                         worst_structured_difference(KnifeEdgeChain<2>{}, h, alpha),
-                        worst_structured_difference(DoublePendulumLike{}, h, alpha)});
+                        worst_structured_difference(pendulum, h, alpha)});
     }
   }
   test::report("structured_vs_hyper_dual_relative_difference", worst);

@@ -17,6 +17,7 @@
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
+#include "double_pendulum.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -145,29 +146,6 @@ TEST(Projectors, IdentitiesWithANonDiagonalMetric) {
 // ---- reduction to DEL (spec §4 item 1) ---------------------------------------------------------
 
 namespace {
-/// A double pendulum (unit masses and lengths, g = 1): two unconstrained coordinates with a metric
-/// that depends on the configuration, G = [[2, cos(θ1 − θ2)], [cos(θ1 − θ2), 1]].
-struct DoublePendulum : Mechanical<DoublePendulum, 2> {
-  static constexpr int n = 2, m = 0;
-  template <class T>
-  Mat<T, 2, 2> metric(const Vec<T, 2>& q) const {
-    using std::cos;
-    const T c = cos(q[0] - q[1]);
-    Mat<T, 2, 2> G;
-    G << T(2.0), c, c, T(1.0);
-    return G;
-  }
-  template <class T>
-  T potential(const Vec<T, 2>& q) const {
-    using std::cos;
-    return -2.0 * cos(q[0]) - cos(q[1]);
-  }
-  template <class T>
-  Mat<T, 0, 2> constraint_matrix(const Vec<T, 2>&) const {
-    return {};
-  }
-};
-
 /// Largest difference in q and p between every GF/FIM method and the DEL of the same L_d over
 /// 500 steps of a system without constraints.
 template <class S>
@@ -208,7 +186,7 @@ TEST(GeneratingFunction, EveryMethodReducesToDelWithoutConstraints) {
   // their L_d, also with a configuration-dependent metric.
   const double pendulum = largest_difference_from_del(Pendulum{}, {Vecd<1>(1.0), Vecd<1>(0.3)}, 0.1);
   const double double_pendulum =
-      largest_difference_from_del(DoublePendulum{}, {Vecd<2>(1.0, -0.5), Vecd<2>(0.3, 0.8)}, 0.1);
+      largest_difference_from_del(test::DoublePendulum{}, {Vecd<2>(1.0, -0.5), Vecd<2>(0.3, 0.8)}, 0.1);
   test::report("GF/FIM vs DEL without constraints: pendulum", pendulum);
   test::report("GF/FIM vs DEL without constraints: double pendulum", double_pendulum);
   EXPECT_LT(pendulum, 1e-12);
