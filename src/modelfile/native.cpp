@@ -9,7 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sys/wait.h>
+
+#include "modelfile/process.hpp"
 
 namespace dalembert::modelfile {
 
@@ -22,11 +23,6 @@ namespace {
 // kernels must round like the catalogue's own C++.
 constexpr const char* kFlags = "-O2 -fno-math-errno -fPIC -shared -w";
 
-std::string environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
-
 /// 64-bit FNV-1a: a stable content hash (std::hash is not stable across builds).
 std::string content_hash(const std::string& text) {
   std::uint64_t h = 1469598103934665603ull;
@@ -37,23 +33,6 @@ std::string content_hash(const std::string& text) {
   char out[17];
   std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
   return out;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-/// Runs a shell command; returns its exit status and (at most a few lines of) its output.
-int run_command(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  std::array<char, 512> buffer;
-  while (fgets(buffer.data(), buffer.size(), pipe))
-    if (output.size() < 4000) output += buffer.data();
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 using KernelFn = void (*)(const double*, const double*, double, double*);
