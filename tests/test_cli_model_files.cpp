@@ -281,3 +281,32 @@ v = [0.2, 1, 0.1]
     EXPECT_NE(r.err.find("is not 1/2 v^T G(q) v - V(q)"), std::string::npos) << method << ": " << r.err;
   }
 }
+
+// The methods for model files live in one module per shape (src/modelfile/shapes.hpp). With
+// $DALEMBERT_SHAPE_DIR dalembert loads modules from there and never builds: a missing module is
+// refused with the command that builds it, a module of another shape is refused, the right one runs.
+TEST(CliModelFiles, ShapeModulesAreCheckedBeforeTheyAreUsed) {
+  const fs::path shapes = scratch() / "shapes";
+  fs::remove_all(shapes);
+  fs::create_directories(shapes);
+  const std::string knife = write_model("knife_for_shapes", knife_edge), run = "run " + knife + " --method dla --h 0.1 --steps 2";
+  const std::string environment = "DALEMBERT_SHAPE_DIR=" + shapes.string();
+
+  const auto missing = dalembert(run, environment);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_TRUE(missing.out.empty());
+  EXPECT_NE(missing.err.find("model files with 3 coordinates and 1 constraint need the module dalembert_shape_3_1"),
+            std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("--target dalembert_shape_3_1"), std::string::npos) << missing.err;
+
+  fs::copy_file(fs::path(DALEMBERT_SHAPE_DIRECTORY) / "dalembert_shape_2_1.so", shapes / "dalembert_shape_3_1.so");
+  const auto wrong = dalembert(run, environment);
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.err.find("built for another shape"), std::string::npos) << wrong.err;
+
+  fs::copy_file(fs::path(DALEMBERT_SHAPE_DIRECTORY) / "dalembert_shape_3_1.so", shapes / "dalembert_shape_3_1.so",
+                fs::copy_options::overwrite_existing);
+  const auto right = dalembert(run, environment);
+  EXPECT_EQ(right.status, 0) << right.err;
+  EXPECT_EQ(lines(right.out).size(), 4u);  // header and k = 0, 1, 2
+}

@@ -5,8 +5,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "modelfile/instances.hpp"
 #include "modelfile/model.hpp"
+#include "modelfile/shapes.hpp"
 
 namespace dalembert::modelfile {
 
@@ -24,17 +24,6 @@ void check_size(const ModelSpec& spec, const char* option, const Eigen::VectorXd
   if (x.size() != spec.n())
     throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but the model file " +
                    spec.path + " has " + std::to_string(spec.n()) + " coordinates (" + coordinate_list(spec) + ")");
-}
-
-FileModelRunner runner_for(const LoadedModel& model) {
-  const ModelSpec& spec = model.spec;
-  for (const auto& instance : file_model_instances)
-    if (instance.n == spec.n() && instance.m == spec.m())
-      return instance.run;
-  throw ModelFileError(spec.path, spec.coordinates_line,
-                       "the model has " + std::to_string(spec.n()) + " coordinates, but this build of dalembert runs "
-                       "model files with at most " + std::to_string(max_coordinates) +
-                       " (configure with -DDALEMBERT_MODEL_FILE_MAX_COORDINATES=" + std::to_string(spec.n()) + ")");
 }
 
 /// (q0, v0) of a run: the file's initial data where the command line gives none.
@@ -69,7 +58,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
-    const FileModelRunner run = runner_for(*model);
+    const FileModelRunner run = shape_runner(spec);
     const auto bound = bind(model, values);
     if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
     const bool velocity_from_file = init.v0.size() == 0;
