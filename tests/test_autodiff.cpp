@@ -68,3 +68,44 @@ TEST(AutoDiff, LagrangianHessianBlocksOfTheSleighMatchItsMetric) {
   EXPECT_LT((d.B - B).norm(), 1e-14);
   EXPECT_NEAR(d.Lq[2], 0.5 * v.dot(dG * v), 1e-14);
 }
+
+// ad::sin_cos makes one libm call where sin and cos of a dual make one each per depth; it must
+// give the same numbers bit for bit: values, first and second derivatives.
+TEST(AutoDiff, SinCosEqualsSinAndCosAtEveryDepth) {
+  using std::cos;
+  using std::sin;
+  const double x = 0.83;
+  EXPECT_EQ(ad::sin_cos(x).sin, std::sin(x));
+  EXPECT_EQ(ad::sin_cos(x).cos, std::cos(x));
+
+  // An angle that depends on two variables, so that the derivative vectors are not unit vectors.
+  using D1 = ad::Dual<double, 2>;
+  const D1 a = 0.7 * ad::variable<2>(x, 0) - 1.3 * ad::variable<2>(-0.2, 1);
+  const auto first = ad::sin_cos(a);
+  const D1 s1 = sin(a), c1 = cos(a);
+  EXPECT_EQ(first.sin.value(), s1.value());
+  EXPECT_EQ(first.cos.value(), c1.value());
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(first.sin.derivatives()[i], s1.derivatives()[i]) << i;
+    EXPECT_EQ(first.cos.derivatives()[i], c1.derivatives()[i]) << i;
+  }
+
+  using D2 = ad::Dual<D1, 2>;
+  D2 b = ad::variable<2>(a, 0);
+  b.derivatives()[1] = D1(0.4);  // ∂b/∂y = 0.4, a second direction at the outer level
+  const auto second = ad::sin_cos(b);
+  const D2 s2 = sin(b), c2 = cos(b);
+  const auto same = [](const D1& p, const D1& q) {
+    return p.value() == q.value() && p.derivatives() == q.derivatives();
+  };
+  EXPECT_TRUE(same(second.sin.value(), s2.value()));
+  EXPECT_TRUE(same(second.cos.value(), c2.value()));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(same(second.sin.derivatives()[i], s2.derivatives()[i])) << i;
+    EXPECT_TRUE(same(second.cos.derivatives()[i], c2.derivatives()[i])) << i;
+  }
+  // And against the closed form: the outer derivative along b itself is cos a, whose derivative
+  // along the inner direction x (a = 0.7 x − 1.3 y) is −0.7 sin a.
+  EXPECT_NEAR(second.sin.derivatives()[0].derivatives()[0], -0.7 * std::sin(a.value()), 1e-15);
+  EXPECT_NEAR(second.cos.derivatives()[0].derivatives()[1], 1.3 * std::cos(a.value()), 1e-15);
+}

@@ -11,8 +11,10 @@
 //   variable<N>(x, i)     x seeded with d/dx_i = 1
 //   constant<N>(x)        x with zero derivatives
 //   value(d), derivative(d, i)
+//   sin_cos(x)            sin x and cos x with one libm call at every depth
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
+#include <cmath>
 #include <type_traits>
 
 #include "dalembert/core/types.hpp"
@@ -119,6 +121,33 @@ inline double plain(const S& x) {
 #endif
   }
 }
+
+/// sin x and cos x of one angle, for model code that needs both (a blade direction, a rotation).
+template <class T>
+struct SinCos {
+  T sin, cos;
+};
+
+/// Both at once: one libm call (the compiler merges sin and cos of one double into sincos) at
+/// every dual depth, where sin(x) and cos(x) of a dual separately each need both of its value
+/// (a hyper-dual's pair costs four calls that way). Call it unqualified after `using ad::sin_cos;`
+/// so that argument-dependent lookup finds the overload of Tangent (core/tangent.hpp).
+inline SinCos<double> sin_cos(double x) { return {std::sin(x), std::cos(x)}; }
+
+/// Any other scalar (ceres::Jet, for instance): sin and cos as the type defines them.
+template <class T>
+inline SinCos<T> sin_cos(const T& x) {
+  using std::cos, std::sin;
+  return {sin(x), cos(x)};
+}
+
+#if !defined(DALEMBERT_AD_CERES)
+template <class T, int N>
+inline SinCos<Dual<T, N>> sin_cos(const Dual<T, N>& x) {
+  const SinCos<T> inner = sin_cos(x.value());
+  return {Dual<T, N>(inner.sin, x.derivatives() * inner.cos), Dual<T, N>(inner.cos, -(x.derivatives() * inner.sin))};
+}
+#endif
 
 }  // namespace dalembert::ad
 

@@ -106,6 +106,11 @@ Tangent<T, N> cos(const Tangent<T, N>& x) {
   return detail::chain<T, N>(x, cos(x.a), -sin(x.a));
 }
 template <class T, int N>
+SinCos<Tangent<T, N>> sin_cos(const Tangent<T, N>& x) {
+  const SinCos<T> inner = sin_cos(x.a);
+  return {detail::chain<T, N>(x, inner.sin, inner.cos), detail::chain<T, N>(x, inner.cos, -inner.sin)};
+}
+template <class T, int N>
 Tangent<T, N> tan(const Tangent<T, N>& x) {
   using std::tan;
   const T t = tan(x.a);

@@ -4,6 +4,7 @@
 //   L = m/2 (ẋ² + ẏ² − 2a ẋ θ̇ sin θ + 2a ẏ θ̇ cos θ) + (I + m a²) θ̇²/2,   ẏ cos θ − ẋ sin θ = 0.
 #include <cmath>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 
@@ -30,9 +31,8 @@ struct ChaplyginSleigh : Mechanical<ChaplyginSleigh, 3> {
 
   template <class T>
   Mat<T, 3, 3> metric(const Vec<T, 3>& q) const {
-    using std::cos;
-    using std::sin;
-    const T s = sin(q[2]), c = cos(q[2]);
+    using ad::sin_cos;
+    const auto [s, c] = sin_cos(q[2]);
     Mat<T, 3, 3> G;
     G << T(mass), T(0.0), -mass * offset * s,  //
         T(0.0), T(mass), mass * offset * c,    //
@@ -45,10 +45,10 @@ struct ChaplyginSleigh : Mechanical<ChaplyginSleigh, 3> {
   }
   template <class T>
   Mat<T, 1, 3> constraint_matrix(const Vec<T, 3>& q) const {
-    using std::cos;
-    using std::sin;
+    using ad::sin_cos;
+    const auto [s, c] = sin_cos(q[2]);
     Mat<T, 1, 3> M;
-    M << -sin(q[2]), cos(q[2]), T(0.0);
+    M << -s, c, T(0.0);
     return M;
   }
 

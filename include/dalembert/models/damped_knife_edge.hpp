@@ -7,6 +7,7 @@
 // E(t) = E(0) e^{γt}. γ = 0 is the knife edge of thesis Ex. 7.5.2 (m = J = 1, g = ½).
 #include <cmath>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/contact.hpp"
 #include "dalembert/models/contact_entry.hpp"
 
@@ -40,10 +41,10 @@ struct DampedKnifeEdge : LinearContact<DampedKnifeEdge, 3> {
   }
   template <class T>
   Mat<T, 1, 3> constraint_matrix(const Vec<T, 3>& q) const {
-    using std::cos;
-    using std::sin;
+    using ad::sin_cos;
+    const auto [s, c] = sin_cos(q[2]);
     Mat<T, 1, 3> M;
-    M << sin(q[2]), -cos(q[2]), T(0.0);
+    M << s, -c, T(0.0);
     return M;
   }
 

@@ -7,6 +7,7 @@
 // usually profit from.
 #include <cmath>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 
@@ -45,10 +46,10 @@ struct KnifeEdge : Mechanical<KnifeEdge, 3> {
   }
   template <class T>
   Mat<T, 1, 3> constraint_matrix(const Vec<T, 3>& q) const {
-    using std::cos;
-    using std::sin;
+    using ad::sin_cos;
+    const auto [s, c] = sin_cos(q[2]);
     Mat<T, 1, 3> M;
-    M << sin(q[2]), -(cos(q[2]) - eps), T(0.0);
+    M << s, -(c - eps), T(0.0);
     return M;
   }
 

@@ -13,6 +13,7 @@
 
 #include <Eigen/Core>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
 
 namespace dalembert::models {
@@ -51,12 +52,12 @@ struct KnifeEdgeChain : Mechanical<KnifeEdgeChain<N>, 3 * N> {
   }
   template <class T>
   Mat<T, m, n> constraint_matrix(const Vec<T, n>& q) const {
-    using std::cos;
-    using std::sin;
+    using ad::sin_cos;
     Mat<T, m, n> M = Mat<T, m, n>::Zero();
     for (int i = 0; i < N; ++i) {
-      M(i, 3 * i) = sin(q[3 * i + 2]);
-      M(i, 3 * i + 1) = -cos(q[3 * i + 2]);
+      const auto [s, c] = sin_cos(q[3 * i + 2]);
+      M(i, 3 * i) = s;
+      M(i, 3 * i + 1) = -c;
     }
     return M;
   }

@@ -4,6 +4,7 @@
 //   L = ½ m (ẋ² + ẏ²) + ½ I θ̇² + ½ J φ̇²,   ẋ = R cos φ θ̇,  ẏ = R sin φ θ̇.
 #include <cmath>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 
@@ -40,11 +41,11 @@ struct VerticalDisk : Mechanical<VerticalDisk, 4> {
   }
   template <class T>
   Mat<T, 2, 4> constraint_matrix(const Vec<T, 4>& q) const {
-    using std::cos;
-    using std::sin;
+    using ad::sin_cos;
+    const auto [s, c] = sin_cos(q[3]);
     Mat<T, 2, 4> M;
-    M << T(1.0), T(0.0), -radius * cos(q[3]), T(0.0),  //
-        T(0.0), T(1.0), -radius * sin(q[3]), T(0.0);
+    M << T(1.0), T(0.0), -radius * c, T(0.0),  //
+        T(0.0), T(1.0), -radius * s, T(0.0);
     return M;
   }
 
