@@ -54,7 +54,7 @@ std::string build_module(int n, int m, const std::string& module) {
   const FileLock lock(fs::path(module).parent_path() / ".build-lock");
   if (!fs::exists(module))
     std::cerr << "dalembert: compiling the methods for model files with " << shape_words(n, m)
-              << ", once (a few minutes)..." << std::endl;
+              << ", once (up to a few minutes)..." << std::endl;
   std::string output;
   const int status = run_command(shell_quote(DALEMBERT_CMAKE_COMMAND) + " --build " + shell_quote(build_tree) +
                                      " --target " + target_name(n, m),
@@ -76,6 +76,9 @@ FileModelRunner load_module(int n, int m) {
   if (!handle)
     throw BadInput("model files with " + shape_words(n, m) + " need the module " + target_name(n, m) + " (" +
                    (problem.empty() ? std::string(dlerror()) : problem) + ")" + how_to_build);
+  if (!problem.empty())
+    std::cerr << "dalembert: warning: could not bring " << module << " up to date (" << problem
+              << "); using it as it is" << std::endl;
   const auto* exported = static_cast<const ShapeModule*>(dlsym(handle, "dalembert_shape_module"));
   if (!exported || exported->n != n || exported->m != m ||
       !std::equal(std::begin(shape_boundary_sizes), std::end(shape_boundary_sizes), exported->boundary_sizes)) {
