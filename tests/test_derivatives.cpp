@@ -20,6 +20,20 @@
 using namespace dalembert;
 using namespace dalembert::models;
 
+// The particle and the knife edge with their optional terms switched on, so that every term of
+// their derivatives is exercised.
+NonholonomicParticle particle_with_potential() {
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  return particle;
+}
+KnifeEdge knife_edge_with_spring() {
+  KnifeEdge knife;
+  knife.spring = 0.5;
+  knife.mass = 2.0;
+  return knife;
+}
+
 template <class S>
 double worst_derivative_error(const S& sys) {
   std::mt19937 rng(12345);
@@ -38,11 +52,8 @@ double worst_derivative_error(const S& sys) {
 
 TEST(DerivativeCheck, EveryCatalogueSystemAgreesWithFiniteDifferences) {
   // Central differences with eps = 1e-5 are accurate to ~1e-9; AD is exact to round-off.
-  NonholonomicParticle particle;
-  particle.potential_coefficient = 1.0;
-  KnifeEdge knife;
-  knife.spring = 0.5;
-  knife.mass = 2.0;
+  const NonholonomicParticle particle = particle_with_potential();
+  const KnifeEdge knife = knife_edge_with_spring();
   EXPECT_LT(worst_derivative_error(particle), 1e-8);
   EXPECT_LT(worst_derivative_error(knife), 1e-8);
   EXPECT_LT(worst_derivative_error(PerturbedKnifeEdge{}), 1e-8);
@@ -125,11 +136,8 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
   // differentiate(AlphaRule<S>) of a model with a metric assembles D1, D2, D12 from the Hessian of
   // ½ vᵀG(q)v − V(q) at fixed v; the generic path differentiates the whole L_d. Same numbers. A
   // wrong sign or a transposed C in D12 shows on the sleigh and the double pendulum at O(1).
-  NonholonomicParticle particle;
-  particle.potential_coefficient = 1.0;
-  KnifeEdge knife;
-  knife.spring = 0.5;
-  knife.mass = 2.0;
+  const NonholonomicParticle particle = particle_with_potential();
+  const KnifeEdge knife = knife_edge_with_spring();
   test::DoublePendulum pendulum;  // G(q), and with c ≠ 0 a V whose Hessian depends on q
   pendulum.cubic = 0.1;
   double worst = 0.0;
