@@ -2,7 +2,11 @@
 // including nested duals mixed with plain double constants.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <thread>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
@@ -67,6 +71,40 @@ TEST(AutoDiff, LagrangianHessianBlocksOfTheSleighMatchItsMetric) {
   B.col(2) = dG * v;
   EXPECT_LT((d.B - B).norm(), 1e-14);
   EXPECT_NEAR(d.Lq[2], 0.5 * v.dot(dG * v), 1e-14);
+}
+
+// ad::sin_cos remembers its last angle per thread; whatever the order of the calls, it must give
+// std::sin and std::cos bit for bit: −0 is not +0 (whose sine is +0), and NaN stays NaN.
+TEST(AutoDiff, SinCosRemembersItsLastAngleBitForBit) {
+  const auto bits = [](double y) { return std::bit_cast<std::uint64_t>(y); };
+  const auto check = [&](double x) {
+    const auto r = ad::sin_cos(x);
+    if (std::isnan(x)) {
+      EXPECT_TRUE(std::isnan(r.sin) && std::isnan(r.cos));
+    } else {
+      EXPECT_EQ(bits(r.sin), bits(std::sin(x))) << x;
+      EXPECT_EQ(bits(r.cos), bits(std::cos(x))) << x;
+    }
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const double x : {0.0, -0.0, -0.0, 0.0, 1.1, 1.1, -1.1, 1.1, nan, nan, 1e300, 0.0, -0.0}) check(x);
+  EXPECT_TRUE(std::signbit(ad::sin_cos(-0.0).sin));
+  EXPECT_FALSE(std::signbit(ad::sin_cos(0.0).sin));
+
+  // Two threads with their own angles, each repeating every angle: no thread sees the other's.
+  const auto run = [&](double first, int* mismatches) {
+    for (int k = 0; k < 20000; ++k) {
+      const double x = first + 1e-3 * (k / 2);  // every angle twice in a row
+      const auto r = ad::sin_cos(x);
+      if (bits(r.sin) != bits(std::sin(x)) || bits(r.cos) != bits(std::cos(x))) ++*mismatches;
+    }
+  };
+  int mismatches_a = 0, mismatches_b = 0;
+  std::thread a(run, 0.25, &mismatches_a), b(run, -2.5, &mismatches_b);
+  a.join();
+  b.join();
+  EXPECT_EQ(mismatches_a, 0);
+  EXPECT_EQ(mismatches_b, 0);
 }
 
 // ad::sin_cos makes one libm call where sin and cos of a dual make one each per depth; it must

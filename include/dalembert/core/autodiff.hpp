@@ -14,7 +14,9 @@
 //   sin_cos(x)            sin x and cos x with one libm call at every depth
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "dalembert/core/types.hpp"
@@ -132,7 +134,22 @@ struct SinCos {
 /// every dual depth, where sin(x) and cos(x) of a dual separately each need both of its value
 /// (a hyper-dual's pair costs four calls that way). Call it unqualified after `using ad::sin_cos;`
 /// so that argument-dependent lookup finds the overload of Tangent (core/tangent.hpp).
-inline SinCos<double> sin_cos(double x) { return {std::sin(x), std::cos(x)}; }
+///
+/// It also remembers its last angle, per thread. A generic step evaluates the metric, the discrete
+/// constraint and their derivatives at one midpoint angle in separate calls (a hand-written step
+/// computes sin and cos there once), and a repeated angle then costs a comparison instead of a
+/// libm call (docs/benchmarks.md). The key is the angle's bit pattern, so −0 and +0 stay apart and
+/// the result is bit for bit that of std::sin and std::cos.
+inline SinCos<double> sin_cos(double x) {
+  struct Last {
+    std::uint64_t angle_bits = 0;  // the angle 0, whose sine and cosine are exact
+    SinCos<double> value{0.0, 1.0};
+  };
+  thread_local Last last;
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  if (bits != last.angle_bits) last = {bits, {std::sin(x), std::cos(x)}};
+  return last.value;
+}
 
 /// Any other scalar (ceres::Jet, for instance): sin and cos as the type defines them.
 template <class T>
