@@ -197,7 +197,7 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
   Vecd<n> Lv;
   double kinetic_outside_phi = 0.0;
   if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
-    Lv = Matd<n, n>(G) * v;
+    Lv = G * v;  // not through a dense copy of a diagonal G (a store-forwarding stall)
     kinetic_outside_phi = 0.5 * v.dot(Lv);
   } else {
     const Vec<Dual, n> Gv = G * v;
@@ -217,9 +217,10 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
 }  // namespace detail
 
 /// The α-rule of a compiled model with a metric takes the structured path. Model files do not:
-/// their generated kernels already give the Taylor coefficients of the whole L, which the generic
-/// path uses directly, while G and V separately cost two kernel calls (measured on the model-file
-/// knife edge: a DLA step of 608 ns with the structured path, 432 ns without; docs/benchmarks.md).
+/// their generated kernels already give the Taylor coefficients of the whole L, from which
+/// src/modelfile/file_model.hpp assembles the same derivatives, while G and V separately cost two
+/// kernel calls (measured on the model-file knife edge: a DLA step of 608 ns with the structured
+/// path, 432 ns without; docs/benchmarks.md).
 template <HasMetric S>
   requires(!MechanicalAtRunTime<S>)
 [[gnu::flatten]] DiscreteLagrangianDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,
