@@ -59,7 +59,15 @@ class AlphaConstraint {
     } else {
       const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
       const Vec<T, n> v = (q1 - q0) / h_;
-      return system_.template constraint_matrix<T>(q) * v;
+      // Row by row rather than as an Eigen product: models fill M entry by entry, and a packet
+      // load of two entries just stored one at a time stalls (store forwarding).
+      const Mat<T, m, n> M = system_.template constraint_matrix<T>(q);
+      Vec<T, m> omega;
+      for (int i = 0; i < m; ++i) {
+        omega[i] = M(i, 0) * v[0];
+        for (int j = 1; j < n; ++j) omega[i] += M(i, j) * v[j];
+      }
+      return omega;
     }
   }
 
