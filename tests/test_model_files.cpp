@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -246,6 +247,41 @@ TEST(ModelFiles, TaylorEvaluationIsExactForNestedDuals) {
   EXPECT_LT(depth3, 1e-14);
   // (Duals four deep cannot even be built with Eigen's AutoDiffScalar: it constructs Scalar(0) from
   // an int. FileModel refuses them at run time all the same, rather than being silently wrong.)
+}
+
+namespace {
+/// Largest difference between the α-rule derivatives of a model file from its Taylor coefficients
+/// (file_model.hpp) and from the generic hyper-dual evaluation, relative to the largest entry.
+template <int N, int M>
+double alpha_rule_difference(const std::string& stem, double alpha, const Vecd<N>& q0, const Vecd<N>& q1) {
+  const modelfile::FileModel<N, M> file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+  const AlphaRule<modelfile::FileModel<N, M>> ld(file, 0.1, alpha);
+  const auto direct = differentiate(ld, q0, q1);
+  const auto generic = dalembert::detail::hyper_dual_derivatives(ld, q0, q1);
+  const double scale = std::max({std::abs(generic.value), generic.D1.cwiseAbs().maxCoeff(),
+                                 generic.D2.cwiseAbs().maxCoeff(), generic.D12.cwiseAbs().maxCoeff()});
+  const double worst = std::max({std::abs(direct.value - generic.value), (direct.D1 - generic.D1).cwiseAbs().maxCoeff(),
+                                 (direct.D2 - generic.D2).cwiseAbs().maxCoeff(),
+                                 (direct.D12 - generic.D12).cwiseAbs().maxCoeff()});
+  return worst / scale;
+}
+}  // namespace
+
+// A model file's α-rule derivatives are assembled from the gradient and Hessian of L without dual
+// arithmetic; they must equal the generic hyper-dual path, including the mixed q-v block (the
+// sleigh's metric depends on θ, the double pendulum's on θ1 − θ2) and α away from ½.
+TEST(ModelFiles, AlphaRuleDerivativesEqualHyperDuals) {
+  double worst = 0.0;
+  for (const double alpha : {0.0, 0.3, 0.5, 1.0}) {
+    worst = std::max(worst, alpha_rule_difference<3, 1>("chaplygin-sleigh", alpha, Vecd<3>(0.3, -0.2, 0.7),
+                                                        Vecd<3>(0.36, -0.17, 0.81)));
+    worst = std::max(worst, alpha_rule_difference<3, 1>("knife-edge", alpha, Vecd<3>(0.3, -0.2, 0.7),
+                                                        Vecd<3>(0.36, -0.17, 0.81)));
+    worst = std::max(worst, alpha_rule_difference<2, 0>("double-pendulum", alpha, Vecd<2>(1.1, -0.4),
+                                                        Vecd<2>(1.2, -0.55)));
+  }
+  test::report("model_file_alpha_rule_direct_vs_hyper_dual", worst);
+  EXPECT_LT(worst, 1e-14);
 }
 
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {

@@ -20,6 +20,7 @@
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/tangent.hpp"
+#include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 #include "modelfile/model.hpp"
 
@@ -206,6 +207,31 @@ class FileModel {
     }
   }
 
+  /// L, its gradient and its Hessian in x = (q, v) at one point, from one kernel call of order 2.
+  /// The coefficients are those of c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j, so H(i, j) = c_ij + c_ji.
+  void lagrangian_second_order(const Vecd<N>& q, const Vecd<N>& v, double& L, Vecd<2 * N>& gradient,
+                               Matd<2 * N, 2 * N>& hessian) const {
+    const LoadedModel& model = *bound_->model;
+    std::array<double, 2 * N> x;
+    for (int i = 0; i < N; ++i) {
+      x[i] = q[i];
+      x[N + i] = v[i];
+    }
+    std::array<double, detail::max_coefficients(2 * N)> c;
+    model.evaluator->lagrangian(2, x.data(), bound_->parameters.data(), c.data());
+    const TaylorTerms& f = model.layout.lagrangian;
+    const double* k = c.data() + f.offset;
+    L = *k++;
+    gradient.setZero();
+    for (int i : f.first) gradient[i] = *k++;
+    hessian.setZero();
+    for (const auto& [i, j] : f.second) {
+      const double cij = *k++;
+      hessian(i, j) += cij;
+      hessian(j, i) += cij;
+    }
+  }
+
   template <class T>
   Mat<T, M, N> constraint_matrix(const Vec<T, N>& q) const {
     Mat<T, M, N> out;
@@ -315,6 +341,32 @@ class FileModel {
 
   std::shared_ptr<const BoundModel> bound_;
 };
+
+/// The α-rule's derivatives of a model file, assembled from the gradient and Hessian of L at
+/// (q̄, v), q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h: one kernel call and no dual arithmetic, where the
+/// generic path composes the same coefficients into hyper-duals along q0 and q1.
+///   D1 = h(1−α) L_q − L_v,   D2 = hα L_q + L_v,
+///   D12 = hα(1−α) L_qq + (1−α) L_qv − α L_vq − L_vv / h,   L_qv(i, j) = ∂²L/∂q_i∂v_j.
+/// Found by argument-dependent lookup; ModelFiles.AlphaRuleDerivativesEqualHyperDuals holds it equal
+/// to the generic path.
+template <int N, int M>
+DiscreteLagrangianDerivatives<N> differentiate(const AlphaRule<FileModel<N, M>>& ld, const Vecd<N>& q0,
+                                               const Vecd<N>& q1) {
+  const double h = ld.step_size(), a = ld.alpha(), b = 1.0 - a;
+  double L;
+  Vecd<2 * N> g;
+  Matd<2 * N, 2 * N> H;
+  ld.system().lagrangian_second_order(b * q0 + a * q1, (q1 - q0) / h, L, g, H);
+  const auto Lq = g.template head<N>();
+  const auto Lv = g.template tail<N>();
+  DiscreteLagrangianDerivatives<N> d;
+  d.value = h * L;
+  d.D1 = h * b * Lq - Lv;
+  d.D2 = h * a * Lq + Lv;
+  d.D12 = (h * a * b) * H.template topLeftCorner<N, N>() + b * H.template topRightCorner<N, N>() -
+          a * H.template bottomLeftCorner<N, N>() - H.template bottomRightCorner<N, N>() / h;
+  return d;
+}
 
 /// Sets the thread's FileModel<N, M> name, summary and coordinates for the lifetime of the scope.
 template <int N, int M>
