@@ -96,6 +96,73 @@ TEST(DerivativeCheck, DetectsAWrongDerivative) {
 }
 
 namespace {
+// A pendulum pair hung from a cart on a rail: coordinates (θ1, x, θ2), with the cart's position x
+// cyclic and in the middle, so that the structured path must map its one-dimensional gaps right.
+// G(0, 1) = cos θ1 couples the cart to the first pendulum, so that C has entries in the column of
+// the cyclic coordinate.
+struct CartWithPendulumPair : Mechanical<CartWithPendulumPair, 3> {
+  static constexpr int n = 3, m = 0;
+  static constexpr std::array<int, 1> cyclic_coordinates = {1};
+  template <class T>
+  Mat<T, 3, 3> metric(const Vec<T, 3>& q) const {
+    using std::cos;
+    const T c1 = cos(q[0]), c12 = cos(q[0] - q[2]);
+    Mat<T, 3, 3> G;
+    G << T(2.0), c1, c12,  //
+        c1, T(3.0), T(0.0),  //
+        c12, T(0.0), T(1.0);
+    return G;
+  }
+  template <class T>
+  T potential(const Vec<T, 3>& q) const {
+    using std::cos;
+    return -2.0 * cos(q[0]) - cos(q[2]) + 0.1 * q[0] * q[0] * q[2];
+  }
+  template <class T>
+  Mat<T, 0, 3> constraint_matrix(const Vec<T, 3>&) const {
+    return {};
+  }
+};
+
+// The same cart, declaring θ2 cyclic although G and V depend on it.
+struct CartWithAWrongDeclaration : CartWithPendulumPair {
+  static constexpr std::array<int, 2> cyclic_coordinates = {1, 2};
+};
+
+static_assert(noncyclic_coordinates<ChaplyginSleigh>() == std::array<int, 1>{2});
+static_assert(noncyclic_coordinates<KnifeEdge>() == std::array<int, 2>{0, 1});
+static_assert(noncyclic_coordinates<CartWithPendulumPair>() == std::array<int, 2>{0, 2});
+static_assert(noncyclic_coordinates<VerticalDisk>().empty());
+static_assert(noncyclic_coordinates<test::DoublePendulum>() == std::array<int, 2>{0, 1});  // none declared
+}  // namespace
+
+TEST(DerivativeCheck, EveryDeclaredCyclicCoordinateIsCyclic) {
+  // The structured α-rule derivatives take a declaration on trust, so the check reads L itself.
+  std::mt19937 rng(99);
+  std::uniform_real_distribution<double> u(-1.5, 1.5);
+  double worst = 0.0;
+  for (int trial = 0; trial < 5; ++trial) {
+    const Vecd<3> q(u(rng), u(rng), u(rng)), v(u(rng), u(rng), u(rng));
+    const Vecd<4> q4(u(rng), u(rng), u(rng), u(rng)), v4(u(rng), u(rng), u(rng), u(rng));
+    worst = std::max({worst, check_derivatives(ChaplyginSleigh{}, q, v).cyclic_coordinates,
+                      check_derivatives(knife_edge_with_spring(), q, v).cyclic_coordinates,
+                      check_derivatives(particle_with_potential(), q, v).cyclic_coordinates,
+                      check_derivatives(PerturbedKnifeEdge{}, q, v).cyclic_coordinates,
+                      check_derivatives(CartWithPendulumPair{}, q, v).cyclic_coordinates,
+                      check_derivatives(VerticalDisk{}, q4, v4).cyclic_coordinates});
+  }
+  EXPECT_EQ(worst, 0.0);  // differences of a function that does not depend on q_c vanish exactly
+}
+
+TEST(DerivativeCheck, DetectsAWrongCyclicDeclaration) {
+  const Vecd<3> q(0.4, -0.2, 1.1), v(0.3, 0.5, -0.7);
+  const auto c = check_derivatives(CartWithAWrongDeclaration{}, q, v);
+  EXPECT_GT(c.cyclic_coordinates, 0.1);
+  // The structured D1 misses h/2 ∂L/∂θ2 (h = 0.1): about 2e-2 here, where differences agree to 1e-8.
+  EXPECT_GT(c.discrete_lagrangian, 1e-3);
+}
+
+namespace {
 // Largest difference between the structured and the hyper-dual derivatives of the α-rule (and
 // between both first-order forms and the hyper-dual D1, D2), relative to the size of each
 // quantity, over random pairs (q0, q1) a step apart.
@@ -135,7 +202,9 @@ double worst_structured_difference(const S& sys, double h, double alpha) {
 TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
   // differentiate(AlphaRule<S>) of a model with a metric assembles D1, D2, D12 from the Hessian of
   // ½ vᵀG(q)v − V(q) at fixed v; the generic path differentiates the whole L_d. Same numbers. A
-  // wrong sign or a transposed C in D12 shows on the sleigh and the double pendulum at O(1).
+  // wrong sign or a transposed C in D12 shows on the sleigh and the double pendulum at O(1). The
+  // sleigh, knife edge, particle, disk and cart declare cyclic coordinates (model/model.hpp), which
+  // the structured path leaves out of its hyper-duals and the generic path does not know of.
   const NonholonomicParticle particle = particle_with_potential();
   const KnifeEdge knife = knife_edge_with_spring();
   test::DoublePendulum pendulum;  // G(q), and with c ≠ 0 a V whose Hessian depends on q
@@ -148,7 +217,8 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
                         worst_structured_difference(VerticalDisk{}, h, alpha),
                         worst_structured_difference(ChaplyginSleigh{}, h, alpha),
                         worst_structured_difference(KnifeEdgeChain<2>{}, h, alpha),
-                        worst_structured_difference(pendulum, h, alpha)});
+                        worst_structured_difference(pendulum, h, alpha),
+                        worst_structured_difference(CartWithPendulumPair{}, h, alpha)});
     }
   }
   test::report("structured_vs_hyper_dual_relative_difference", worst);

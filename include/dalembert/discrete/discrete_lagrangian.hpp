@@ -9,6 +9,7 @@
 //   D1 = ∂L_d/∂q0,  D2 = ∂L_d/∂q1,  D12(i, j) = ∂²L_d/∂q0_i ∂q1_j  (the Newton Jacobian of D1).
 // The α-rule of a compiled model with L = ½ vᵀG(q)v − V(q) has a faster path (see below) that
 // differentiates only G and V; slot_derivatives gives D1 and D2 alone, from first-order duals.
+#include <array>
 #include <concepts>
 #include <type_traits>
 
@@ -123,74 +124,119 @@ class AlphaRule {
 };
 
 namespace detail {
+/// Numbers that carry derivatives along the K non-cyclic coordinates of a model (order 1 or 2),
+/// or plain doubles when every coordinate is cyclic.
+template <int K>
+using FirstOrderAlong = std::conditional_t<K == 0, double, ad::Dual<double, K>>;
+template <int K>
+using SecondOrderAlong = std::conditional_t<K == 0, double, ad::Dual<ad::Dual<double, K>, K>>;
+
+/// q as numbers seeded along the model's non-cyclic coordinates (twice for second order); its
+/// cyclic coordinates are constants, since G and V do not depend on them.
+template <class Number, std::size_t K, int N>
+Vec<Number, N> seeded_along(const std::array<int, K>& noncyclic, const Vecd<N>& q) {
+  Vec<Number, N> x;
+  if constexpr (K == 0) {
+    x = q;
+  } else if constexpr (std::is_same_v<Number, ad::Dual<double, K>>) {
+    for (int i = 0; i < N; ++i) x[i] = ad::constant<K>(q[i]);
+    for (std::size_t a = 0; a < K; ++a) x[noncyclic[a]] = ad::variable<K>(q[noncyclic[a]], a);
+  } else {
+    for (int i = 0; i < N; ++i) x[i] = ad::constant<K>(ad::constant<K>(q[i]));
+    for (std::size_t a = 0; a < K; ++a) {
+      x[noncyclic[a]] = ad::variable<K>(ad::variable<K>(q[noncyclic[a]], a), a);
+    }
+  }
+  return x;
+}
+
 /// The α-rule of L = ½ vᵀG(q)v − V(q), differentiated through its structure. With
 /// q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h and L_d = h L(q̄, v):
 ///   D1 = h(1−α) L_q − L_v,   D2 = hα L_q + L_v,
 ///   D12 = hα(1−α) L_qq + (1−α) C − α Cᵀ − G/h,   C(i, j) = ∂²L/∂q_i∂v_j = ∂_i (G v)_j,
 /// with L_v = G v and L_vv = G. Only φ(q) = ½ vᵀG(q)v − V(q) at the fixed v needs hyper-dual
-/// numbers (its Hessian gives L_q, L_qq and, through G v, C), and of a constant metric (returned
-/// with double entries) only V does. The generic path carries q̄ and v as hyper-duals through the
-/// whole quadratic form instead (docs/benchmarks.md has both timings).
+/// numbers (its Hessian gives L_q, L_qq and, through G v, C), and only along the coordinates G and
+/// V depend on (noncyclic_coordinates, model/model.hpp): at a cyclic coordinate the entries of L_q,
+/// the row and column of L_qq and the row of C are zero. Of a constant metric (returned with double entries)
+/// only V is differentiated. The generic path carries q̄ and v as hyper-duals through the whole
+/// quadratic form instead (docs/benchmarks.md has both timings).
 template <HasMetric S>
 DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
                                                                       const Vecd<S::n>& q0,
                                                                       const Vecd<S::n>& q1) {
   constexpr int n = S::n;
-  using Inner = ad::Dual<double, n>;
-  using HyperDual = ad::Dual<Inner, n>;
+  constexpr auto noncyclic = noncyclic_coordinates<S>();
+  constexpr int k = static_cast<int>(noncyclic.size());
+  using HyperDual = SecondOrderAlong<k>;
   const Vecd<n> q = (1.0 - alpha) * q0 + alpha * q1;
   const Vecd<n> v = (q1 - q0) / h;
-  Vec<HyperDual, n> x;  // q̄ + ε1 e_i + ε2 e_i: value, gradient and Hessian in one evaluation
-  for (int i = 0; i < n; ++i) x[i] = ad::variable<n>(ad::variable<n>(q[i], i), i);
+  // q̄ + ε1 e_a + ε2 e_a along each non-cyclic coordinate: value, gradient and Hessian at once
+  const Vec<HyperDual, n> x = seeded_along<HyperDual>(noncyclic, q);
 
+  const double a = alpha, b = 1.0 - alpha;
   const auto G = sys.template metric<HyperDual>(x);
   HyperDual phi = -sys.template potential<HyperDual>(x);
-  Matd<n, n> Gq, C;
   Vecd<n> Lv;
   double kinetic_outside_phi = 0.0;
+  Matd<n, n> D12;  // −G/h first, then (1−α) C − α Cᵀ and hα(1−α) L_qq in the non-cyclic entries
   if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
-    Gq = G;
-    Lv = Gq * v;
-    C.setZero();
+    Lv = G * v;
     kinetic_outside_phi = 0.5 * v.dot(Lv);
+    if constexpr (requires { typename std::decay_t<decltype(G)>::DiagonalVectorType; }) {
+      // Column by column, not as a dense copy of the diagonal: entries patched into a zeroed
+      // matrix stall the next packet load of it (store forwarding; docs/benchmarks.md).
+      const Vecd<n> diagonal = G.diagonal() / h;
+      for (int j = 0; j < n; ++j) D12.col(j) = Vecd<n>::Unit(j) * (-diagonal[j]);
+    } else {
+      D12 = -(Matd<n, n>(G) / h);
+    }
   } else {
     const Vec<HyperDual, n> Gv = G * v;
     for (int j = 0; j < n; ++j) {
       phi += 0.5 * v[j] * Gv[j];
       Lv[j] = ad::plain(Gv[j]);
-      for (int i = 0; i < n; ++i) {
-        Gq(i, j) = ad::plain(G(i, j));
-        C(i, j) = ad::derivative(ad::value(Gv[j]), i);
+      for (int i = 0; i < n; ++i) D12(i, j) = -ad::plain(G(i, j)) / h;
+    }
+    if constexpr (k > 0) {
+      for (int j = 0; j < n; ++j) {
+        for (int c = 0; c < k; ++c) {
+          const double C = ad::derivative(ad::value(Gv[j]), c);  // C(noncyclic[c], j)
+          D12(noncyclic[c], j) += b * C;
+          D12(j, noncyclic[c]) -= a * C;
+        }
       }
     }
   }
-  Vecd<n> Lq;
-  Matd<n, n> Lqq;
-  for (int j = 0; j < n; ++j) {
-    Lq[j] = ad::derivative(ad::value(phi), j);
-    for (int i = 0; i < n; ++i) Lqq(i, j) = ad::derivative(ad::derivative(phi, j), i);
+  Vecd<n> Lq = Vecd<n>::Zero();
+  if constexpr (k > 0) {
+    for (int c2 = 0; c2 < k; ++c2) {
+      Lq[noncyclic[c2]] = ad::derivative(ad::value(phi), c2);
+      for (int c1 = 0; c1 < k; ++c1) {
+        D12(noncyclic[c1], noncyclic[c2]) += (h * a * b) * ad::derivative(ad::derivative(phi, c2), c1);
+      }
+    }
   }
-  const double a = alpha, b = 1.0 - alpha;
   DiscreteLagrangianDerivatives<n> d;
   d.value = h * (ad::plain(phi) + kinetic_outside_phi);
   d.D1 = h * b * Lq - Lv;
   d.D2 = h * a * Lq + Lv;
-  d.D12 = (h * a * b) * Lqq + b * C - a * C.transpose() - Gq / h;
+  d.D12 = D12;
   return d;
 }
 
-/// The first-order part of the above: D1 and D2 from the gradient of φ (first-order duals) and
-/// L_v = G v.
+/// The first-order part of the above: D1 and D2 from the gradient of φ (first-order duals along
+/// the non-cyclic coordinates) and L_v = G v.
 template <HasMetric S>
 DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(const S& sys, double h, double alpha,
                                                                                 const Vecd<S::n>& q0,
                                                                                 const Vecd<S::n>& q1) {
   constexpr int n = S::n;
-  using Dual = ad::Dual<double, n>;
+  constexpr auto noncyclic = noncyclic_coordinates<S>();
+  constexpr int k = static_cast<int>(noncyclic.size());
+  using Dual = FirstOrderAlong<k>;
   const Vecd<n> q = (1.0 - alpha) * q0 + alpha * q1;
   const Vecd<n> v = (q1 - q0) / h;
-  Vec<Dual, n> x;
-  for (int i = 0; i < n; ++i) x[i] = ad::variable<n>(q[i], i);
+  const Vec<Dual, n> x = seeded_along<Dual>(noncyclic, q);
 
   const auto G = sys.template metric<Dual>(x);
   Dual phi = -sys.template potential<Dual>(x);
@@ -203,13 +249,15 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
     const Vec<Dual, n> Gv = G * v;
     for (int j = 0; j < n; ++j) {
       phi += 0.5 * v[j] * Gv[j];
-      Lv[j] = ad::value(Gv[j]);
+      Lv[j] = ad::plain(Gv[j]);
     }
   }
-  Vecd<n> Lq;
-  for (int j = 0; j < n; ++j) Lq[j] = ad::derivative(phi, j);
+  Vecd<n> Lq = Vecd<n>::Zero();
+  if constexpr (k > 0) {
+    for (int a = 0; a < k; ++a) Lq[noncyclic[a]] = ad::derivative(phi, a);
+  }
   DiscreteLagrangianSlotDerivatives<n> d;
-  d.value = h * (ad::value(phi) + kinetic_outside_phi);
+  d.value = h * (ad::plain(phi) + kinetic_outside_phi);
   d.D1 = h * (1.0 - alpha) * Lq - Lv;
   d.D2 = h * alpha * Lq + Lv;
   return d;

@@ -12,9 +12,12 @@
 // The convenience base Mechanical<Derived, n> builds L = ½ vᵀG(q)v − V(q) from
 //   template <class T> Mat<T,n,n> metric(q) const;  template <class T> T potential(q) const;
 // A constant metric may be returned with double entries (e.g. Eigen::DiagonalMatrix<double, n>),
-// which spares automatic differentiation the products with constants.
+// which spares automatic differentiation the products with constants, and
+//   static constexpr std::array<int, K> cyclic_coordinates = {...};
+// declares the coordinates that G and V do not depend on (see noncyclic_coordinates below).
 // Catalogue metadata (names, parameters, default initial data, closed forms) is described in
 // dalembert/models/catalogue_entry.hpp and is not needed by the integrators.
+#include <array>
 #include <concepts>
 
 #include "dalembert/core/types.hpp"
@@ -62,6 +65,47 @@ template <class S>
 concept HasFrame = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
   { s.frame(q) } -> std::convertible_to<Matd<S::n, S::n - S::m>>;
 };
+
+namespace detail {
+template <std::size_t K>
+constexpr bool increasing_and_below(const std::array<int, K>& indices, int n) {
+  for (std::size_t i = 0; i < K; ++i) {
+    if (indices[i] < 0 || indices[i] >= n || (i > 0 && indices[i] <= indices[i - 1])) return false;
+  }
+  return true;
+}
+}  // namespace detail
+
+/// The coordinates that L = ½ vᵀG(q)v − V(q) depends on, in increasing order: all of them, unless
+/// the model declares its cyclic (ignorable) coordinates, those that enter L only through their
+/// velocities (the sleigh's x and y, the knife edge's θ):
+///   static constexpr std::array<int, 2> cyclic_coordinates = {0, 1};
+/// The structured α-rule derivatives (discrete/discrete_lagrangian.hpp) differentiate G and V
+/// along the coordinates returned here alone: a sleigh's Jacobian then needs hyper-duals in one
+/// direction instead of three. A declaration is a promise about G and V at every q; the tests check
+/// each catalogue declaration against automatic differentiation of L.
+template <class S>
+constexpr auto noncyclic_coordinates() {
+  if constexpr (requires { S::cyclic_coordinates; }) {
+    constexpr auto cyclic = S::cyclic_coordinates;
+    static_assert(detail::increasing_and_below(cyclic, S::n),
+                  "cyclic_coordinates must list distinct coordinate indices in 0..n-1, in increasing order");
+    std::array<int, S::n - cyclic.size()> rest{};
+    std::size_t r = 0, c = 0;
+    for (int i = 0; i < S::n; ++i) {
+      if (c < cyclic.size() && cyclic[c] == i) {
+        ++c;
+      } else {
+        rest[r++] = i;
+      }
+    }
+    return rest;
+  } else {
+    std::array<int, S::n> all{};
+    for (int i = 0; i < S::n; ++i) all[i] = i;
+    return all;
+  }
+}
 
 /// L(q, v) = ½ vᵀ G(q) v − V(q) from Derived::metric and Derived::potential.
 template <class Derived, int N>

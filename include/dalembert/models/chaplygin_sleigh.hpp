@@ -17,6 +17,7 @@ struct ChaplyginSleigh : Mechanical<ChaplyginSleigh, 3> {
   static constexpr std::string_view summary =
       "Chaplygin sleigh: knife edge at (x, y), centre of mass a ahead along the blade";
   static constexpr std::array<std::string_view, n> coordinates = {"x", "y", "theta"};
+  static constexpr std::array<int, 2> cyclic_coordinates = {0, 1};  ///< G depends on θ alone
 
   double mass = 1.0;
   double inertia = 1.0;  ///< I, about the centre of mass

@@ -21,6 +21,7 @@ struct KnifeEdge : Mechanical<KnifeEdge, 3> {
       "knife edge on an inclined plane: L = m/2 (x'^2 + y'^2) + J/2 phi'^2 + m g x - k/2 (x^2 + y^2), "
       "blade along (cos phi, sin phi)";
   static constexpr std::array<std::string_view, n> coordinates = {"x", "y", "phi"};
+  static constexpr std::array<int, 1> cyclic_coordinates = {2};  ///< V depends on x and y alone
 
   double mass = 1.0;
   double inertia = 1.0;

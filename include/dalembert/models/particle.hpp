@@ -15,6 +15,7 @@ struct NonholonomicParticle : Mechanical<NonholonomicParticle, 3> {
   static constexpr std::string_view summary =
       "nonholonomic particle in R^3, constraint z' = y x', potential c (x^2 + y^2)";
   static constexpr std::array<std::string_view, n> coordinates = {"x", "y", "z"};
+  static constexpr std::array<int, 1> cyclic_coordinates = {2};  ///< V depends on x and y alone
 
   double potential_coefficient = 0.0;  ///< c in V = c (x² + y²)
 

@@ -17,6 +17,7 @@ struct VerticalDisk : Mechanical<VerticalDisk, 4> {
   static constexpr std::string_view summary =
       "vertical rolling disk: x' = R cos(phi) theta', y' = R sin(phi) theta'";
   static constexpr std::array<std::string_view, n> coordinates = {"x", "y", "theta", "phi"};
+  static constexpr std::array<int, 4> cyclic_coordinates = {0, 1, 2, 3};  ///< constant G, V = 0
 
   double mass = 1.0;
   double radius = 1.0;
