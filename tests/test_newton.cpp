@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+
+#include <Eigen/LU>
 
 #include "dalembert/solve/newton.hpp"
 
@@ -101,4 +104,51 @@ TEST(Newton, SeparateJacobianIsEvaluatedOnlyWhereNewtonStepsAndAtTheLatestResidu
   const auto same = newton_solve<2>(combined, z, 4.0);
   EXPECT_EQ(same.iterations, report.iterations);
   EXPECT_EQ((x - z).lpNorm<Eigen::Infinity>(), 0.0);
+}
+
+namespace {
+// Random N×N matrices with entries in [-1, 1]; every fourth one has a zero leading column entry,
+// so that the first pivot needs a row swap.
+template <int N>
+double worst_small_lu_difference_from_eigen() {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  double worst = 0.0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Matd<N, N> a;
+    Vecd<N> b;
+    for (int i = 0; i < N; ++i) {
+      b[i] = u(rng);
+      for (int j = 0; j < N; ++j) a(i, j) = u(rng);
+    }
+    if (trial % 4 == 0) a(0, 0) = 0.0;
+    const Eigen::PartialPivLU<Matd<N, N>> eigen(a);
+    const SmallLU<N> small(a);
+    const Vecd<N> x = small.solve(b);
+    // the same pivots, and a solution whose residual is at round-off for the matrix's condition
+    worst = std::max({worst, (small.matrixLU() - eigen.matrixLU()).template lpNorm<Eigen::Infinity>(),
+                      (a * x - b).template lpNorm<Eigen::Infinity>() / (1.0 + b.template lpNorm<Eigen::Infinity>())});
+  }
+  return worst;
+}
+}  // namespace
+
+TEST(SmallLU, FactorsAsEigenDoesAndSolvesToRoundOff) {
+  const double worst = std::max({worst_small_lu_difference_from_eigen<1>(), worst_small_lu_difference_from_eigen<2>(),
+                                 worst_small_lu_difference_from_eigen<4>(), worst_small_lu_difference_from_eigen<8>()});
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(SmallLU, SwapsRowsForAZeroPivotAndShowsASingularMatrix) {
+  Matd<3, 3> a;
+  a << 0, 1, 2,  //
+      3, 4, 5,   //
+      6, 7, 9;
+  const Vecd<3> x(1.0, -2.0, 0.5);
+  EXPECT_LT((SmallLU<3>(a).solve(a * x) - x).lpNorm<Eigen::Infinity>(), 1e-14);
+
+  a.row(2) = a.row(0) + a.row(1);  // rank 2: one pivot is zero to round-off
+  const SmallLU<3> singular(a);
+  const Vecd<3> pivots = singular.matrixLU().diagonal().cwiseAbs();
+  EXPECT_LT(pivots.minCoeff(), 1e-15 * pivots.maxCoeff());
 }

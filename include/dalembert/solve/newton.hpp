@@ -9,14 +9,17 @@
 // momentum equations: the size of the momentum), or when the Newton correction has reached
 // round-off. Failure is never silent: it returns a report the integrator
 // turns into a SolverError carrying step, time, residual norm and iterations.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <Eigen/LU>
 
 #include "dalembert/core/types.hpp"
+#include "dalembert/solve/small_lu.hpp"
 
 namespace dalembert {
 
@@ -86,7 +89,9 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       return report;
     }
     jacobian_at(x, jacobian);
-    const Eigen::PartialPivLU<Matd<N, N>> lu(jacobian);
+    using Factorisation = std::conditional_t<(N != Eigen::Dynamic && N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
+                                             Eigen::PartialPivLU<Matd<N, N>>>;
+    const Factorisation lu(jacobian);
     const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
     if (!(pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff())) {
       report.reason = "singular Jacobian";
