@@ -156,9 +156,9 @@ Vec<Number, N> seeded_along(const std::array<int, K>& noncyclic, const Vecd<N>& 
 ///   D12 = hα(1−α) L_qq + (1−α) C − α Cᵀ − G/h,   C(i, j) = ∂²L/∂q_i∂v_j = ∂_i (G v)_j,
 /// with L_v = G v and L_vv = G. Only φ(q) = ½ vᵀG(q)v − V(q) at the fixed v needs hyper-dual
 /// numbers (its Hessian gives L_q, L_qq and, through G v, C), and only along the coordinates G and
-/// V depend on (noncyclic_coordinates, model/model.hpp): at a cyclic coordinate the entries of L_q,
-/// the row and column of L_qq and the row of C are zero. Of a constant metric (returned with double entries)
-/// only V is differentiated. The generic path carries q̄ and v as hyper-duals through the whole
+/// V depend on (noncyclic_coordinates, model/model.hpp): at a cyclic coordinate the entries of
+/// L_q, the row and column of L_qq and the row of C are zero. Of a constant metric (returned with
+/// double entries) only V is differentiated. The generic path carries q̄ and v as hyper-duals through the whole
 /// quadratic form instead (docs/benchmarks.md has both timings).
 template <HasMetric S>
 DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
