@@ -38,7 +38,7 @@ struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 /// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
 /// third AutoDiffScalar level); every entry then carries its K directional derivatives.
 template <Model S, int K>
-LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
+[[gnu::flatten]] LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
     const S& sys, const Vec<ad::Dual<double, K>, S::n>& q, const Vec<ad::Dual<double, K>, S::n>& v) {
   constexpr int n = S::n;
   using AlongV = ad::Dual<double, n>;
