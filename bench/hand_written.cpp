@@ -9,6 +9,19 @@ namespace bench {
 using dalembert::Matd;
 using dalembert::Vecd;
 
+namespace {
+/// sin x and cos x in one libm call, as g++ makes of a std::sin, std::cos pair by itself and
+/// clang++ does not: a hand-written step written for speed would do the same.
+void sin_and_cos(double x, double& s, double& c) {
+#if defined(__GLIBC__)
+  ::sincos(x, &s, &c);
+#else
+  s = std::sin(x);
+  c = std::cos(x);
+#endif
+}
+}  // namespace
+
 void HandWrittenParticleDla::step(State& s) const {
   // Unknowns (x1, y1, z1, λ); with q_m = (q0 + q1)/2 and v = (q1 − q0)/h:
   //   p + D1 L_d − M(q0)ᵀλ = 0,  D1 L_d = −v − (h/2) ∇V(q_m),  M(q0) = (−y0, 0, 1)
@@ -65,14 +78,14 @@ void HandWrittenKnifeEdgeDla::step(State& s) const {
   //   p + D1 L_d − M(q0)ᵀλ = 0,  D1 L_d = −G v − (h/2) ∇V(q_m),  M(q) = (sin φ, −(cos φ − ε), 0)
   //   ω = sin φ_m v_x − (cos φ_m − ε) v_y = 0
   const Vecd<3> q0 = s.q;
-  const double s0 = std::sin(q0[2]), c0 = std::cos(q0[2]);
+  double s0, c0;
+  sin_and_cos(q0[2], s0, c0);
   double sm = 0.0, cm = 0.0;  // sin φ_m, cos φ_m of the last residual, which the Jacobian is at
   const auto residual = [&](const Vecd<4>& x, Vecd<4>& F) {
     const Vecd<3> q1 = x.head<3>();
     const Vecd<3> v = (q1 - q0) / h;
     const double xm = 0.5 * (q0[0] + q1[0]), ym = 0.5 * (q0[1] + q1[1]), phim = 0.5 * (q0[2] + q1[2]);
-    sm = std::sin(phim);
-    cm = std::cos(phim);
+    sin_and_cos(phim, sm, cm);
     const double lambda = x[3];
     F[0] = s.p[0] - mass * v[0] - 0.5 * h * (-mass * slope + spring * xm) - s0 * lambda;
     F[1] = s.p[1] - mass * v[1] - 0.5 * h * spring * ym + (c0 - eps) * lambda;
@@ -115,15 +128,15 @@ void HandWrittenSleighDla::step(State& s) const {
   //   ω = −s v_x + c v_y = 0,    M(q) = (−sin θ, cos θ, 0).
   const Vecd<3> q0 = s.q;
   const double ma = mass * offset, Itot = inertia + mass * offset * offset;
-  const double s0 = std::sin(q0[2]), c0 = std::cos(q0[2]);
+  double s0, c0;
+  sin_and_cos(q0[2], s0, c0);
   Vecd<3> D2;               // D2 L_d of the last residual
   double sn = 0.0, cs = 0.0;  // sin θ_m, cos θ_m of the last residual, which the Jacobian is at
   const auto residual = [&](const Vecd<4>& x, Vecd<4>& F) {
     const Vecd<3> q1 = x.head<3>();
     const Vecd<3> v = (q1 - q0) / h;
     const double thm = 0.5 * (q0[2] + q1[2]);
-    sn = std::sin(thm);
-    cs = std::cos(thm);
+    sin_and_cos(thm, sn, cs);
     const double lambda = x[3];
     const double g = -ma * v[2] * (cs * v[0] + sn * v[1]);
     const Vecd<3> Gv(mass * v[0] - ma * sn * v[2], mass * v[1] + ma * cs * v[2],

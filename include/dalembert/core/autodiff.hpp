@@ -130,8 +130,8 @@ struct SinCos {
   T sin, cos;
 };
 
-/// Both at once: one libm call (the compiler merges sin and cos of one double into sincos) at
-/// every dual depth, where sin(x) and cos(x) of a dual separately each need both of its value
+/// Both at once: one libm call (glibc's sincos, which g++ would also merge a sin and a cos of one
+/// double into, and clang++ does not) at every dual depth, where sin(x) and cos(x) of a dual separately each need both of its value
 /// (a hyper-dual's pair costs four calls that way). Call it unqualified after `using ad::sin_cos;`
 /// so that argument-dependent lookup finds the overload of Tangent (core/tangent.hpp).
 ///
@@ -147,7 +147,15 @@ inline SinCos<double> sin_cos(double x) {
   };
   thread_local Last last;
   const auto bits = std::bit_cast<std::uint64_t>(x);
-  if (bits != last.angle_bits) last = {bits, {std::sin(x), std::cos(x)}};
+  if (bits != last.angle_bits) {
+#if defined(__GLIBC__)
+    double s, c;
+    ::sincos(x, &s, &c);
+    last = {bits, {s, c}};
+#else
+    last = {bits, {std::sin(x), std::cos(x)}};
+#endif
+  }
   return last.value;
 }
 
