@@ -5,7 +5,7 @@
 // The algorithm is Eigen's PartialPivLU (the largest entry of each column as pivot, rows swapped,
 // multipliers by division), written for a size known at compile time so that the compiler unrolls
 // it. Eigen's version works on dynamic-size blocks inside, whatever the matrix type. Factorise and
-// solve (bench/small_lu.cpp): 2×2 17 → 5 ns, 4×4 68 → 30 ns, 6×6 137 → 139 ns, 8×8 204 → 177 ns.
+// solve (bench/small_lu.cpp, g++): 2×2 17 → 5 ns, 4×4 68 → 30 ns, 6×6 137 → 139 ns, 8×8 204 → 177 ns.
 // Newton uses it up to kMaxSmallLU unknowns and Eigen's above.
 #include <cmath>
 #include <utility>
@@ -22,16 +22,18 @@ class SmallLU {
 
  public:
   /// Factorises P A = L U; a zero pivot column is left as it is (matrixLU() shows the zero).
-  explicit SmallLU(const Matd<N, N>& a) : lu_(a) {
+  /// Always inlined: clang++ otherwise calls it, and the copy of a Jacobian just written entry by
+  /// entry then waits on store forwarding (42 of a particle step's 187 ns, docs/benchmarks.md).
+  [[gnu::always_inline]] explicit SmallLU(const Matd<N, N>& a) : lu_(a) {
     for (int i = 0; i < N; ++i) row_of_[i] = i;
     for (int k = 0; k < N; ++k) {
       int pivot_row = k;
       double biggest = std::abs(lu_(k, k));
-      for (int i = k + 1; i < N; ++i) {
-        if (std::abs(lu_(i, k)) > biggest) {
-          biggest = std::abs(lu_(i, k));
-          pivot_row = i;
-        }
+      for (int i = k + 1; i < N; ++i) {  // selects, not a branch that mispredicts on new pivots
+        const double candidate = std::abs(lu_(i, k));
+        const bool bigger = candidate > biggest;
+        biggest = bigger ? candidate : biggest;
+        pivot_row = bigger ? i : pivot_row;
       }
       if (pivot_row != k) {
         for (int j = 0; j < N; ++j) std::swap(lu_(k, j), lu_(pivot_row, j));
