@@ -18,7 +18,6 @@ RunOptions options(const std::string& method, double h, long steps) {
 
 // A stand-in method that fails at step 5.
 struct Failing {
-  static constexpr int n = 3;
   struct State {
     long k = 0;
     double t = 0.0;

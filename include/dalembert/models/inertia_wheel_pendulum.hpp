@@ -102,7 +102,7 @@ struct InertiaWheelPendulum {
   Vec<T, 1> kinematic_constraint(const Vec<T, 2>& q, const Vec<T, 2>& v, const Vec<T, 2>& a) const {
     const auto V = [this](const auto& x, const auto& y) {
       using D = typename std::decay_t<decltype(x)>::Scalar;
-      return lyapunov<D>(x, y);
+      return this->template lyapunov<D>(x, y);
     };
     return Vec<T, 1>(total_derivative(V, q, v, a) + dissipation(q, v));
   }
