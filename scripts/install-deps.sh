@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config       # toolchain
+  g++ clang cmake ninja-build pkg-config # toolchain: clang++ builds dalembert (docs/decisions.md), cc compiles model files
   libeigen3-dev                          # linear algebra
   libceres-dev                           # ceres::Jet (automatic differentiation), see docs/decisions.md
   libboost-dev                           # Boost.Odeint (reference solver)
