@@ -130,9 +130,9 @@ struct SinCos {
   T sin, cos;
 };
 
-/// Both at once: one libm call (glibc's sincos, which g++ would also merge a sin and a cos of one
-/// double into, and clang++ does not) at every dual depth, where sin(x) and cos(x) of a dual separately each need both of its value
-/// (a hyper-dual's pair costs four calls that way). Call it unqualified after `using ad::sin_cos;`
+/// Both at once: one libm call (glibc's sincos; g++ merges a sin and a cos of one double into it,
+/// clang++ does not) at every dual depth, where sin(x) and cos(x) of a dual separately each need
+/// both of its value (a hyper-dual's pair costs four calls that way). Call it unqualified after `using ad::sin_cos;`
 /// so that argument-dependent lookup finds the overload of Tangent (core/tangent.hpp).
 ///
 /// It also remembers its last angle, per thread. A generic step evaluates the metric, the discrete

@@ -37,6 +37,8 @@ struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 /// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
 /// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
 /// third AutoDiffScalar level); every entry then carries its K directional derivatives.
+/// Flattened: g++ otherwise calls the inner dual products out of line, and MLA's step, whose cost
+/// this is, took twice as long (docs/benchmarks.md).
 template <Model S, int K>
 [[gnu::flatten]] LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
     const S& sys, const Vec<ad::Dual<double, K>, S::n>& q, const Vec<ad::Dual<double, K>, S::n>& v) {
