@@ -31,28 +31,27 @@ Matd<N, N> dla_like_matrix() {
   return a;
 }
 
-template <int N>
-void EigenPartialPivLU(benchmark::State& state) {
+/// Factorise and solve with Factorisation (constructed from the matrix, with solve()).
+template <int N, class Factorisation>
+void factorise_and_solve(benchmark::State& state) {
   Matd<N, N> a = dla_like_matrix<N>();
   Vecd<N> b = Vecd<N>::Ones();
   for (auto _ : state) {
     benchmark::DoNotOptimize(a);
-    const Eigen::PartialPivLU<Matd<N, N>> lu(a);
+    const Factorisation lu(a);
     Vecd<N> x = lu.solve(b);
     benchmark::DoNotOptimize(x);
   }
 }
 
 template <int N>
+void EigenPartialPivLU(benchmark::State& state) {
+  factorise_and_solve<N, Eigen::PartialPivLU<Matd<N, N>>>(state);
+}
+
+template <int N>
 void LibrarySmallLU(benchmark::State& state) {
-  Matd<N, N> a = dla_like_matrix<N>();
-  Vecd<N> b = Vecd<N>::Ones();
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(a);
-    const SmallLU<N> lu(a);
-    Vecd<N> x = lu.solve(b);
-    benchmark::DoNotOptimize(x);
-  }
+  factorise_and_solve<N, SmallLU<N>>(state);
 }
 
 BENCHMARK(EigenPartialPivLU<2>);

@@ -29,7 +29,7 @@ class SmallLU {
     for (int k = 0; k < N; ++k) {
       int pivot_row = k;
       double biggest = std::abs(lu_(k, k));
-      for (int i = k + 1; i < N; ++i) {  // selects, not a branch that mispredicts on new pivots
+      for (int i = k + 1; i < N; ++i) {  // selects, not a branch: clang++ compiles it better
         const double candidate = std::abs(lu_(i, k));
         const bool bigger = candidate > biggest;
         biggest = bigger ? candidate : biggest;
