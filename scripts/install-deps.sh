@@ -11,6 +11,7 @@ packages=(
   libboost-dev                           # Boost.Odeint (reference solver)
   libginac-dev libtomlplusplus-dev       # model files: symbolic expressions, TOML (docs/model-files.md)
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
+  libssl-dev                             # SHA-256 digests of the model cache (docs/security.md)
   libgtest-dev libgmock-dev              # tests
   libbenchmark-dev                       # benchmarks
   libopenmpi-dev openmpi-bin             # optional: `dalembert ensemble` over MPI ranks (docs/ensembles.md)

@@ -75,6 +75,7 @@ def draw(spec):
     if heatmap:
         draw_heatmap(spec, fig, ax)
         spec = dict(spec, series=[])
+    drawn = 0
     for s in spec["series"]:
         data = read_columns(s["csv"], [s["x"], s["y"]])
         xs, ys = data[s["x"]], data[s["y"]]
@@ -93,8 +94,12 @@ def draw(spec):
             style["color"] = s["color"]
         ax.plot([p[0] for p in points], [p[1] for p in points], label=s.get("label"),
                 linewidth=1.3, **style)
-    ax.set_xscale(spec.get("xscale", "linear"))
-    ax.set_yscale(spec.get("yscale", "linear"))
+        drawn += len(points)
+    if heatmap or drawn:
+        ax.set_xscale(spec.get("xscale", "linear"))
+        ax.set_yscale(spec.get("yscale", "linear"))
+    else:  # nothing finite to draw (every run failed): an empty frame that says so
+        ax.text(0.5, 0.5, "no finite data", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(spec.get("xlabel", ""))
     ax.set_ylabel(spec.get("ylabel", ""))
     ax.set_title(spec.get("title", ""), fontsize=11)

@@ -205,7 +205,7 @@ TEST(Ensemble, BadInputExitsWithStatusTwoNamingTheProblem) {
   expect_bad("ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " + file.string(),
              "sample 1: v0 = (0.5, 1, 1) violates the constraints");
   expect_bad("ensemble knife-edge --method dla --h 0.1 --steps 5 --initial-file " + (scratch() / "none.csv").string(),
-             "cannot read");
+             "is not a regular file");
 }
 
 TEST(Ensemble, SolverFailureIsARowWithStatusSolverFailureAndExitThree) {

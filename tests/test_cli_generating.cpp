@@ -103,7 +103,7 @@ TEST(CliGeneratingFunction, RigidBodiesRunWithFimLieRk4AndReference) {
 }
 
 TEST(CliGeneratingFunction, BadInputForTheNewMethodsAndSystems) {
-  expect_bad_input("run knife-edge --method fim --h 0.1 --steps 5 --fim-start C", "--fim-start: 'C'");
+  expect_bad_input("run knife-edge --method fim --h 0.1 --steps 5 --fim-start C", "--fim-start: unknown value 'C'");
   expect_bad_input("run particle --method fim-lie --h 0.1 --steps 5", "method fim-lie does not apply to system particle");
   expect_bad_input("run suslov --method gf --h 0.1 --steps 5", "method gf does not apply to system suslov");
   expect_bad_input("run suslov --method dla --h 0.1 --steps 5", "method dla does not apply to system suslov");

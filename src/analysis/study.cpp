@@ -1,6 +1,7 @@
 #include "analysis/study.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "dalembert/diagnostics/convergence.hpp"
@@ -15,10 +16,10 @@ Eigen::VectorXd positions_at(const Trajectory& t, std::size_t row, int n) {
   return q;
 }
 
-std::vector<double> times_of(const Trajectory& t) {
-  std::vector<double> times(t.rows());
-  for (std::size_t r = 0; r < t.rows(); ++r) times[r] = t.at(r, 0);
-  return times;
+/// The shortest text that reads back to x ("0.1", "1e-07").
+std::string number_text(double x) {
+  char buffer[32];
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, x).ptr);
 }
 
 int coordinate_count(const Problem& p) {
@@ -49,13 +50,18 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
   RunOptions o = options;
   o.method = "reference";
   const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
-  if (r.failed()) throw BadInput("reference solver failed: " + r.summary.message);
+  if (r.failed()) throw NumericalFailure("the reference solver failed: " + r.summary.message);
   const int n = coordinate_count(problem);
   // The reference run uses the same grid and thinning, so its rows are at the same times.
   for (std::size_t row = 0; row < r.trajectory.rows(); ++row) ref.q.push_back(positions_at(r.trajectory, row, n));
   if (ref.q.size() != times.size()) throw std::logic_error("reference grid differs from the method's grid");
-  ref.kind = "reference solver (Bulirsch-Stoer, tolerance " + std::to_string(options.reference_tolerance) + ")";
+  ref.kind = "reference solver (Bulirsch-Stoer, tolerance " + number_text(options.reference_tolerance) + ")";
   return ref;
+}
+
+bool Comparison::failed() const {
+  if (!reference_failure.empty()) return true;
+  return std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.failed(); });
 }
 
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
@@ -63,27 +69,35 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
   Comparison c;
   const int n = coordinate_count(problem);
   c.table.columns.push_back("t");
-  std::vector<double> times;
   for (const auto& m : methods) {
     RunOptions o = options;
     o.method = m;
     c.runs.push_back(problem.system->run(problem.parameters, problem.initial, o));
-    const auto& run = c.runs.back();
-    if (times.empty() || run.trajectory.rows() < times.size()) times = times_of(run.trajectory);
     for (const char* col : {"energy_error", "constraint", "error"}) c.table.columns.push_back(m + ":" + col);
   }
+  // The output times of a complete run. A failed run ends with the row of its last completed
+  // step, which need not be one of them: rows are matched by time, not by position.
+  std::vector<double> grid;
+  for (long k = 0; k <= options.steps; k += options.every) grid.push_back(static_cast<double>(k) * options.h);
+  if (options.steps % options.every != 0) grid.push_back(static_cast<double>(options.steps) * options.h);
+  const auto row_at = [](const Trajectory& t, std::size_t row, double time) {
+    return row < t.rows() && std::abs(t.at(row, 0) - time) <= 1e-9 * std::max(1.0, std::abs(time));
+  };
   ReferencePositions ref;
   try {
-    ref = reference_positions(problem, options, times);
+    ref = reference_positions(problem, options, grid);
     c.reference_kind = ref.kind;
   } catch (const BadInput&) {
     c.reference_kind = "none (two-point start)";
+  } catch (const NumericalFailure& e) {
+    c.reference_kind = "none (the reference failed)";
+    c.reference_failure = e.what();
   }
-  for (std::size_t row = 0; row < times.size(); ++row) {
-    c.table.values.push_back(times[row]);
+  for (std::size_t row = 0; row < grid.size(); ++row) {
+    c.table.values.push_back(grid[row]);
     for (const auto& run : c.runs) {
       const auto& t = run.trajectory;
-      if (row >= t.rows()) {  // a method that failed early: no data
+      if (!row_at(t, row, grid[row])) {  // a method that failed before this time
         c.table.values.insert(c.table.values.end(), 3, std::nan(""));
         continue;
       }
@@ -96,41 +110,68 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
   return c;
 }
 
+std::string Convergence::failure() const {
+  for (const auto& row : rows)
+    if (!row.failure.empty()) return row.failure;
+  return "";
+}
+
 Convergence convergence_study(const Problem& problem, const std::string& method, std::vector<double> h_list,
                               double t_end, const RunOptions& base) {
   if (h_list.size() < 2) throw BadInput("--h-list needs at least two step sizes");
   std::sort(h_list.begin(), h_list.end(), std::greater<>());
+  for (std::size_t i = 0; i < h_list.size(); ++i) {
+    if (!(h_list[i] > 0)) throw BadInput("--h-list: step sizes must be positive, got " + number_text(h_list[i]));
+    if (i > 0 && h_list[i] == h_list[i - 1]) throw BadInput("--h-list: " + number_text(h_list[i]) + " is given twice");
+  }
   Convergence c;
   c.method = method;
   const int n = coordinate_count(problem);
   for (double h : h_list) {
-    if (!(h > 0)) throw BadInput("step sizes must be positive");
     const double ratio = t_end / h;
+    if (!(ratio <= static_cast<double>(max_steps)))
+      throw BadInput("--h-list: h = " + number_text(h) + " makes more than " + std::to_string(max_steps) + " steps");
     const long steps = std::lround(ratio);
     if (steps < 1 || std::abs(ratio - static_cast<double>(steps)) > 1e-8 * ratio)
-      throw BadInput("h = " + std::to_string(h) + " does not divide t_end = " + std::to_string(t_end));
+      throw BadInput("--h-list: h = " + number_text(h) + " does not divide t_end = " + number_text(t_end));
+  }
+  for (double h : h_list) {
+    const long steps = std::lround(t_end / h);
     RunOptions o = base;
     o.method = method;
     o.h = h;
     o.steps = steps;
     o.every = steps;  // only the first and last rows are needed
     const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
-    if (r.failed()) throw BadInput(method + " failed at h = " + std::to_string(h) + ": " + r.summary.message);
+    ConvergenceRow row{h, steps, std::nan(""), false, ""};
+    if (r.failed()) {
+      row.failure = method + " failed at h = " + number_text(h) + ": " + r.summary.message;
+      c.rows.push_back(row);
+      continue;
+    }
     const auto& t = r.trajectory;
     const double t_last = t.at(t.rows() - 1, 0);
     RunOptions ro = base;
     ro.h = t_last;
     ro.steps = 1;
     ro.every = 1;
-    const auto ref = reference_positions(problem, ro, {0.0, t_last});
-    c.reference_kind = ref.kind;
-    c.rows.push_back({h, steps, (positions_at(t, t.rows() - 1, n) - ref.q.back()).lpNorm<Eigen::Infinity>(), false});
+    try {
+      const auto ref = reference_positions(problem, ro, {0.0, t_last});
+      c.reference_kind = ref.kind;
+      row.error = (positions_at(t, t.rows() - 1, n) - ref.q.back()).lpNorm<Eigen::Infinity>();
+    } catch (const NumericalFailure& e) {
+      row.failure = std::string("at h = ") + number_text(h) + ": " + e.what();
+    }
+    c.rows.push_back(row);
   }
   // Asymptotic range: from the finest step upwards while local slopes agree with the finest one.
   std::vector<std::size_t> usable;
   for (std::size_t i = 0; i < c.rows.size(); ++i)
     if (c.rows[i].error > 1e-11) usable.push_back(i);
-  if (usable.size() < 2) throw BadInput("errors are at round-off level for all but one step size; use larger h");
+  if (usable.size() < 2) {
+    if (!c.failure().empty()) return c;
+    throw BadInput("errors are at round-off level for all but one step size; use larger h");
+  }
   const auto slope = [&](std::size_t a, std::size_t b) {
     return std::log(c.rows[a].error / c.rows[b].error) / std::log(c.rows[a].h / c.rows[b].h);
   };

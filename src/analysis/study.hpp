@@ -3,6 +3,7 @@
 // data (compare), and errors against a reference for a sequence of step sizes (convergence).
 // The reference is the closed form where the system has one, the Bulirsch–Stoer reference solver
 // otherwise. Used by the `compare`, `convergence` and `reproduce` commands.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,15 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
                                        const std::vector<double>& times);
 
 /// Several methods on one problem: one table with t and, per method, the energy error E − E0,
-/// the constraint residual and the error |q − q_ref|_inf at each output time.
+/// the constraint residual and the error |q − q_ref|_inf at each output time. The rows are the
+/// output times of the longest run; a method that failed has NaN after its last output time, and
+/// so have the errors of every method where the reference failed.
 struct Comparison {
   Trajectory table;
   std::vector<RunResult> runs;
   std::string reference_kind;
+  std::string reference_failure;  ///< why there are no errors, if the reference failed
+  bool failed() const;            ///< a run or the reference failed
 };
 Comparison compare_methods(const Problem& problem, const std::vector<std::string>& methods,
                            const RunOptions& options);
@@ -40,18 +45,23 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
 struct ConvergenceRow {
   double h;
   long steps;
-  double error;
-  bool fitted;  ///< part of the asymptotic range the order was fitted on
+  double error;  ///< NaN where the method or the reference failed
+  bool fitted;   ///< part of the asymptotic range the order was fitted on
+  std::string failure;
 };
 struct Convergence {
   std::string method;
   std::vector<ConvergenceRow> rows;
-  double order = 0.0;
+  double order = std::numeric_limits<double>::quiet_NaN();  ///< NaN if fewer than two errors are usable
   std::string reference_kind;
+  /// The first failure, empty if every step size ran to t_end.
+  std::string failure() const;
 };
-/// `h_list` must divide t_end. The order is the least-squares slope over the asymptotic part: the
-/// finest step sizes whose successive local slopes stay within 0.3 of the finest one, excluding
-/// errors at the reference's round-off level (below 1e-11).
+/// Each h of `h_list` (distinct, positive) must divide t_end. A failure at one step size leaves
+/// its error NaN and the others are still computed. The order is the least-squares slope over the
+/// asymptotic part: the finest step sizes whose successive local slopes stay within 0.3 of the
+/// finest one, excluding errors at the reference's round-off level (below 1e-11). Throws
+/// BadInput if, with every step size run, fewer than two errors are above that level.
 Convergence convergence_study(const Problem& problem, const std::string& method, std::vector<double> h_list,
                               double t_end, const RunOptions& base);
 

@@ -142,15 +142,17 @@ RunResult run_chain(const ParameterValues& values, InitialData init, const RunOp
     row[i++] = iterations;
     recorder.add(k, row, E, residual, discrete, iterations, stepped);
   };
-  if (first_velocity) record(0, 0.0, q0, *first_velocity, 0.0, 0, false);
-  record(state.k, state.t, state.q, dla.velocity(state), state.discrete_constraint, 0, false);
   try {
+    if (first_velocity) record(0, 0.0, q0, *first_velocity, 0.0, 0, false);
+    record(state.k, state.t, state.q, dla.velocity(state), state.discrete_constraint, 0, false);
     while (state.k < o.steps) {
       dla.step(state);
       record(state.k, state.t, state.q, dla.velocity(state), state.discrete_constraint, state.iterations, true);
     }
   } catch (const SolverError& e) {
     recorder.fail(e.what());
+  } catch (const NonFiniteDiagnostics& e) {
+    recorder.fail(e.what(), "non-finite");
   }
   recorder.finish();
   return result;

@@ -36,6 +36,9 @@ Entry make_contact_entry() {
     detail::check_size<S>("--q0", init.q0);
     detail::check_size<S>("--v0", init.v0);
     if (init.q1) detail::check_size<S>("--q1", *init.q1);
+    detail::check_regular(std::string(S::name), values,
+                          contact_lagrangian_hessian(sys, Vecd<S::n>(init.q0), Vecd<S::n>(init.v0), *init.z0).derivatives().W,
+                          contact_constraint_matrix<S, double>(sys, Vecd<S::n>(init.q0)), init.q0);
     if (!init.q1) {
       const Vecd<S::n> q = init.q0, v = init.v0;
       const double residual = contact_constraint_residual(sys, q, v);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <Eigen/SVD>
+
 #include "catalogue/catalogue.hpp"
 
 namespace dalembert::catalogue {
@@ -59,6 +61,32 @@ void check_size(const char* option, const Eigen::VectorXd& x) {
   }
 }
 
+/// Smallest over largest singular value; 0 for a zero or non-finite matrix.
+inline double relative_rank_gap(const Eigen::MatrixXd& A) {
+  if (A.size() == 0) return 1.0;
+  if (!A.allFinite()) return 0.0;
+  const Eigen::VectorXd s = Eigen::JacobiSVD<Eigen::MatrixXd>(A).singularValues();
+  return s[0] > 0 ? s[s.size() - 1] / s[0] : 0.0;
+}
+
+/// Refuses parameters that make a system singular where it starts: the equations of motion need
+/// the mass matrix W = ∂²L/∂v² invertible and the constraint matrix M of full rank.
+inline void check_regular(const std::string& system, const ParameterValues& values, const Eigen::MatrixXd& W,
+                          const Eigen::MatrixXd& M, const Eigen::VectorXd& q0) {
+  const char* what = !(relative_rank_gap(W) > 1e-12) ? "the mass matrix d2L/dv2 is singular"
+                     : !(relative_rank_gap(M) > 1e-12) ? "the constraint matrix M(q) does not have full rank"
+                                                         : nullptr;
+  if (!what) return;
+  std::string given;
+  for (const auto& [name, value] : values) {
+    std::ostringstream v;
+    v << value;
+    given += " --param " + name + "=" + v.str();
+  }
+  throw BadInput(system + (given.empty() ? "" : " with" + given) + ": " + what + " at q0 = " + format_vector(q0) +
+                 " (the equations of motion cannot be solved)");
+}
+
 /// Entry::exact: the closed-form positions from (q0, v0), defaults filled in as for run.
 template <CatalogueMetadata S>
 std::optional<Eigen::VectorXd> exact_positions(const ParameterValues& values, InitialData init, double t) {
@@ -104,6 +132,9 @@ Entry make_entry() {
     detail::check_size<S>("--q0", init.q0);
     detail::check_size<S>("--v0", init.v0);
     if (init.q1) detail::check_size<S>("--q1", *init.q1);
+    const Vecd<S::n> v_start = init.q1 ? Vecd<S::n>((*init.q1 - init.q0) / options.h) : Vecd<S::n>(init.v0);
+    detail::check_regular(std::string(S::name), values, lagrangian_derivatives(sys, Vecd<S::n>(init.q0), v_start).W,
+                          constraint_matrix(sys, Vecd<S::n>(init.q0)), init.q0);
     if (!init.q1) {
       const Vecd<S::n> q = init.q0, v = init.v0;
       const double residual = constraint_residual(sys, q, v);

@@ -1,13 +1,7 @@
 #include "cli/output.hpp"
 
 #include <charconv>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
-#include <unistd.h>
-
-#include "dalembert/io/errors.hpp"
 
 namespace dalembert::cli {
 
@@ -45,25 +39,6 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
   j["status"] = s.status;
   if (!s.message.empty()) j["message"] = s.message;
   return j;
-}
-
-void write_file_atomically(const std::string& path, const std::string& content) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path tmp = target.parent_path() / (target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw BadInput("cannot write " + tmp.string());
-    f << content;
-    f.close();
-    if (!f) throw BadInput("cannot write " + tmp.string());
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw BadInput("cannot write " + path + ": " + ec.message());
-  }
 }
 
 }  // namespace dalembert::cli

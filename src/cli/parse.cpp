@@ -14,6 +14,14 @@ std::string trim(const std::string& s) {
   const auto e = s.find_last_not_of(" \t");
   return s.substr(b, e - b + 1);
 }
+
+bool is_name(const std::string& s) {
+  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  if (s.empty() || !letter(s[0])) return false;
+  for (const char c : s)
+    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
+  return true;
+}
 }  // namespace
 
 double parse_number(const std::string& option, const std::string& raw) {
@@ -44,13 +52,15 @@ Eigen::VectorXd parse_list(const std::string& option, const std::string& text) {
   return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
 }
 
-long parse_count(const std::string& option, const std::string& raw) {
+long parse_whole(const std::string& option, const std::string& raw, long lo, long hi) {
   const std::string text = trim(raw);
   long n = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  if (ec == std::errc::result_out_of_range) throw BadInput(option + ": must lie in " + range + ", got " + raw);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     throw BadInput(option + ": '" + raw + "' is not a whole number");
-  if (n < 0) throw BadInput(option + ": " + raw + " must not be negative");
+  if (n < lo || n > hi) throw BadInput(option + ": must lie in " + range + ", got " + raw);
   return n;
 }
 
@@ -58,12 +68,18 @@ std::vector<std::pair<std::string, double>> parse_parameters(const std::vector<s
   std::vector<std::pair<std::string, double>> out;
   for (const auto& item : items) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw BadInput("--param: '" + item + "' is not of the form name=value");
+    if (eq == std::string::npos) throw BadInput("--param: '" + item + "' is not of the form name=value");
     const std::string name = trim(item.substr(0, eq));
+    if (!is_name(name)) throw BadInput("--param: '" + item + "' does not start with a parameter name (name=value)");
     out.emplace_back(name, parse_number("--param " + name, item.substr(eq + 1)));
   }
   return out;
+}
+
+std::string format_number(double x) {
+  char buffer[32];
+  const auto end = std::to_chars(buffer, buffer + sizeof buffer, x).ptr;
+  return std::string(buffer, end);
 }
 
 }  // namespace dalembert::cli

@@ -13,10 +13,13 @@ double parse_number(const std::string& option, const std::string& text);
 /// A comma-separated list of finite doubles.
 Eigen::VectorXd parse_list(const std::string& option, const std::string& text);
 
-/// A non-negative integer.
-long parse_count(const std::string& option, const std::string& text);
+/// A whole number in [lo, hi]; throws BadInput("--every: must lie in 1..10^15, got 0") and the like.
+long parse_whole(const std::string& option, const std::string& text, long lo, long hi);
 
-/// name=value pairs of --param.
+/// name=value pairs of --param (names: letters, digits and _, not starting with a digit).
 std::vector<std::pair<std::string, double>> parse_parameters(const std::vector<std::string>& items);
+
+/// `x` as text that reads back to the same double ("1e-320", "0.1").
+std::string format_number(double x);
 
 }  // namespace dalembert::cli

@@ -1,31 +1,30 @@
 #include "cli/study_commands.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 #include "analysis/study.hpp"
 #include "cli/parse.hpp"
+#include "cli/run_arguments.hpp"
 #include "report/figures.hpp"
 #include "report/report.hpp"
+#include "support/output_file.hpp"
 
 namespace dalembert::cli {
 
 namespace fs = std::filesystem;
 
-/// Arguments shared by compare and convergence: the problem and the discretisation options.
+/// Arguments shared by compare and convergence: the problem, the run options and --out-dir.
 struct ProblemArguments {
-  std::string system, q0, v0, params_alpha, alpha, rule = "alpha", tolerance, out_dir;
-  std::vector<std::string> params;
+  std::string system, out_dir;
+  CLI::Option* out_dir_option = nullptr;
+  RunArguments run;
 
-  void add_to(CLI::App* cmd) {
+  void add_to(CLI::App* cmd, unsigned run_groups) {
     cmd->add_option("SYSTEM", system, "catalogue system or model file (.toml)")->required();
-    cmd->add_option("--q0", q0, "initial position, comma separated");
-    cmd->add_option("--v0", v0, "initial velocity (must satisfy the constraints)");
-    cmd->add_option("--param", params, "override a parameter: name=value (repeatable)");
-    cmd->add_option("--alpha", alpha, "alpha of the alpha-rule discrete Lagrangian and constraint (default 0.5)");
-    cmd->add_option("--rule", rule, "discrete Lagrangian: alpha (default) or trapezoid");
-    cmd->add_option("--tolerance", tolerance, "Newton tolerance (default 1e-13)");
-    cmd->add_option("--out-dir", out_dir, "directory for the CSV and the figures");
+    run.add_to(*cmd, run_groups | kInitialData | kDiscretisation | kNewton | kParameters);
+    out_dir_option = cmd->add_option("--out-dir", out_dir, "directory for the CSV and the figures")->type_name("DIR");
   }
   /// The system's name in directory names and titles: a model file's stem ("models/top.toml" -> "top").
   std::string label() const {
@@ -33,25 +32,13 @@ struct ProblemArguments {
       if (e.name == system) return system;
     return fs::path(system).stem().string();
   }
-  analysis::Problem problem() const {
-    analysis::Problem p{&catalogue::find(system), parse_parameters(params), {}};
-    if (!q0.empty()) p.initial.q0 = parse_list("--q0", q0);
-    if (!v0.empty()) p.initial.v0 = parse_list("--v0", v0);
-    return p;
+  /// --out-dir, or `fallback` if not given; checked (and created) before anything runs.
+  std::string prepare_out_dir(const std::string& fallback) const {
+    const std::string dir = out_dir_option->count() ? out_dir : fallback;
+    support::prepare_directory("--out-dir", dir);
+    return dir;
   }
-  RunOptions base_options() const {
-    RunOptions o;
-    if (!alpha.empty()) {
-      o.alpha = parse_number("--alpha", alpha);
-      if (o.alpha < 0 || o.alpha > 1) throw BadInput("--alpha: must lie in [0, 1], got " + alpha);
-    }
-    o.rule = rule;
-    if (!tolerance.empty()) {
-      o.newton.tolerance = parse_number("--tolerance", tolerance);
-      if (!(o.newton.tolerance > 0)) throw BadInput("--tolerance: must be positive");
-    }
-    return o;
-  }
+  analysis::Problem problem() const { return {&catalogue::find(system), run.parameters(), run.initial()}; }
 };
 
 struct StudyCommands {
@@ -62,30 +49,27 @@ struct StudyCommands {
   std::string reproduce_out = "results";
   bool quick = false;
   ProblemArguments compare_args, convergence_args;
-  std::string methods, h, t_end, steps, every = "1";
-  std::string method, h_list, convergence_t_end;
+  std::string methods;
+  std::string h_list, convergence_t_end;
 };
 
 std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   auto c = std::make_shared<StudyCommands>();
   c->reproduce = app.add_subcommand("reproduce", "rerun the papers' experiments: CSV, figures, report.md and report.html");
-  c->reproduce->add_option("--only", c->only, "run only these experiments (repeatable)");
-  c->reproduce->add_option("--out", c->reproduce_out, "output directory (default results)");
+  c->reproduce->add_option("--only", c->only, "run only these experiments (repeatable)")->type_name("NAME");
+  c->reproduce->add_option("--out", c->reproduce_out, "output directory (default results)")->type_name("DIR");
   c->reproduce->add_flag("--quick", c->quick, "reduced step counts (the verdict checks stay meaningful)");
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
-  c->compare_args.add_to(c->compare);
-  c->compare->add_option("--methods", c->methods, "comma-separated methods")->required();
-  c->compare->add_option("--h", c->h, "time step")->required();
-  c->compare->add_option("--t-end", c->t_end, "final time");
-  c->compare->add_option("--steps", c->steps, "number of steps");
-  c->compare->add_option("--every", c->every, "keep every K-th step (and the last)");
+  c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
+  c->compare->add_option("--methods", c->methods, "comma-separated methods")->required()->type_name("LIST");
 
   c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
-  c->convergence_args.add_to(c->convergence);
-  c->convergence->add_option("--method", c->method, "integrator")->required();
-  c->convergence->add_option("--h-list", c->h_list, "comma-separated step sizes, each dividing --t-end")->required();
-  c->convergence->add_option("--t-end", c->convergence_t_end, "final time")->required();
+  c->convergence_args.add_to(c->convergence, kMethod);
+  c->convergence->add_option("--h-list", c->h_list, "comma-separated step sizes, each dividing --t-end")
+      ->required()
+      ->type_name("LIST");
+  c->convergence->add_option("--t-end", c->convergence_t_end, "final time T > 0")->required()->type_name("NUMBER");
   return c;
 }
 
@@ -108,24 +92,11 @@ std::vector<std::string> split(const std::string& s) {
 
 int compare(const StudyCommands& c) {
   const auto problem = c.compare_args.problem();
-  RunOptions o = c.compare_args.base_options();
-  o.h = parse_number("--h", c.h);
-  if (!(o.h > 0)) throw BadInput("--h: the step size must be positive, got " + c.h);
-  if (c.steps.empty() == c.t_end.empty()) throw BadInput("give exactly one of --steps N or --t-end T");
-  if (!c.steps.empty()) {
-    o.steps = parse_count("--steps", c.steps);
-  } else {
-    const double T = parse_number("--t-end", c.t_end);
-    if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.t_end);
-    o.steps = static_cast<long>(std::ceil(T / o.h - 1e-9));
-  }
-  o.every = parse_count("--every", c.every);
-  if (o.every < 1) throw BadInput("--every: must be at least 1");
+  const RunOptions o = c.compare_args.run.options();
   const auto methods = split(c.methods);
-  if (methods.empty()) throw BadInput("--methods: give at least one method");
+  if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + c.methods + "'");
+  const std::string dir = c.compare_args.prepare_out_dir("compare-" + c.compare_args.label());
   const auto cmp = analysis::compare_methods(problem, methods, o);
-  const std::string dir = c.compare_args.out_dir.empty() ? "compare-" + c.compare_args.label() : c.compare_args.out_dir;
-  fs::create_directories(dir);
   const std::string csv = dir + "/compare.csv";
   report::write_table(csv, cmp.table);
   std::vector<report::Figure> figures;
@@ -155,19 +126,22 @@ int compare(const StudyCommands& c) {
                 r.failed() ? "  (failed; partial)" : "");
   }
   std::cout << "wrote " << csv << " and " << dir << "/{energy_error,constraint,error}.{png,svg}\n";
-  return 0;
+  if (!cmp.reference_failure.empty()) std::cerr << "dalembert: " << cmp.reference_failure << "; no errors\n";
+  for (std::size_t i = 0; i < methods.size(); ++i)
+    if (cmp.runs[i].failed())
+      std::cerr << "dalembert: " << methods[i] << ": " << cmp.runs[i].summary.message << "; kept "
+                << cmp.runs[i].summary.steps << " completed step(s)\n";
+  return cmp.failed() ? 3 : 0;
 }
 
 int convergence(const StudyCommands& c) {
   const auto problem = c.convergence_args.problem();
-  const RunOptions base = c.convergence_args.base_options();
+  const RunOptions base = c.convergence_args.run.options();
   const Eigen::VectorXd hs = parse_list("--h-list", c.h_list);
   const double T = parse_number("--t-end", c.convergence_t_end);
   if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
-  const auto conv = analysis::convergence_study(problem, c.method, std::vector<double>(hs.begin(), hs.end()), T, base);
-  const std::string dir =
-      c.convergence_args.out_dir.empty() ? "convergence-" + c.convergence_args.label() + "-" + c.method : c.convergence_args.out_dir;
-  fs::create_directories(dir);
+  const std::string dir = c.convergence_args.prepare_out_dir("convergence-" + c.convergence_args.label() + "-" + base.method);
+  const auto conv = analysis::convergence_study(problem, base.method, std::vector<double>(hs.begin(), hs.end()), T, base);
   std::vector<double> h, steps, error, fitted;
   for (const auto& row : conv.rows) {
     h.push_back(row.h);
@@ -179,18 +153,22 @@ int convergence(const StudyCommands& c) {
   t.columns = {"h", "steps", "error", "fitted"};
   for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
   report::write_table(dir + "/convergence.csv", t);
-  report::render({{dir + "/convergence", c.convergence_args.label() + ": " + c.method + ", error at T = " + report::format(T),
+  report::render({{dir + "/convergence", c.convergence_args.label() + ": " + base.method + ", error at T = " + report::format(T),
                    "h", "max |q(T) - q_ref(T)|", "log", "log", false,
                    {{dir + "/convergence.csv", "h", "error",
-                     c.method + " (fitted order " + report::format(conv.order, 3) + ")", "line+markers", ""}}}},
+                     base.method + " (fitted order " + report::format(conv.order, 3) + ")", "line+markers", ""}}}},
                  dir);
   std::cout << "reference: " << conv.reference_kind << "\n";
   std::printf("%12s %10s %14s %8s\n", "h", "steps", "error", "fitted");
   for (const auto& row : conv.rows)
-    std::printf("%12.6g %10ld %14.6e %8s\n", row.h, row.steps, row.error, row.fitted ? "yes" : "");
-  std::printf("fitted order: %.3f\n", conv.order);
+    std::printf("%12.6g %10ld %14.6e %8s\n", row.h, row.steps, row.error,
+                row.fitted ? "yes" : row.failure.empty() ? "" : "failed");
+  if (std::isfinite(conv.order)) std::printf("fitted order: %.3f\n", conv.order);
+  else std::printf("fitted order: none (fewer than two usable errors)\n");
   std::cout << "wrote " << dir << "/convergence.csv and " << dir << "/convergence.{png,svg}\n";
-  return 0;
+  for (const auto& row : conv.rows)
+    if (!row.failure.empty()) std::cerr << "dalembert: " << row.failure << '\n';
+  return conv.failure().empty() ? 0 : 3;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "cli/output.hpp"
 #include "cli/parse.hpp"
+#include "support/output_file.hpp"
 
 namespace dalembert::ensemble {
 
@@ -99,12 +101,13 @@ Range parse_range(const std::string& text) {
 
 std::vector<Sample> grid_samples(const catalogue::ParameterValues& fixed, const std::vector<Range>& ranges,
                                  long per_axis) {
-  if (per_axis < 1) throw BadInput("--samples: must be at least 1");
+  if (per_axis < 1) throw BadInput("--samples: must be at least 1, got " + std::to_string(per_axis));
   double total = 1.0;
   for (std::size_t i = 0; i < ranges.size(); ++i) total *= static_cast<double>(per_axis);
-  if (total > 1e7)
+  if (total > static_cast<double>(max_samples))
     throw BadInput("--samples " + std::to_string(per_axis) + " per parameter on a grid of " +
-                   std::to_string(ranges.size()) + " parameters gives more than 10^7 samples");
+                   std::to_string(ranges.size()) + " parameters gives more than " + std::to_string(max_samples) +
+                   " samples");
   const auto value = [&](const Range& r, long i) {
     if (per_axis == 1) return 0.5 * (r.lo + r.hi);
     if (i == per_axis - 1) return r.hi;
@@ -127,7 +130,8 @@ std::vector<Sample> grid_samples(const catalogue::ParameterValues& fixed, const 
 
 std::vector<Sample> random_samples(const catalogue::ParameterValues& fixed, const std::vector<Range>& ranges,
                                    long count, std::uint64_t seed) {
-  if (count < 1) throw BadInput("--samples: must be at least 1");
+  if (count < 1 || count > max_samples)
+    throw BadInput("--samples: must lie in 1.." + std::to_string(max_samples) + ", got " + std::to_string(count));
   std::mt19937_64 generator(seed);
   std::vector<Sample> samples(static_cast<std::size_t>(count));
   for (auto& sample : samples) {
@@ -145,6 +149,11 @@ std::vector<Sample> random_samples(const catalogue::ParameterValues& fixed, cons
 std::vector<Sample> file_samples(const std::string& path, const catalogue::SystemDescription& system,
                                  const catalogue::ParameterValues& fixed, long limit,
                                  std::vector<std::string>& varied_columns) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw BadInput("--initial-file: '" + path + "' is not a regular file");
+  if (std::filesystem::file_size(path, error) > (std::uintmax_t{1} << 30))
+    throw BadInput("--initial-file: '" + path + "' is larger than 1 GiB");
   std::ifstream in(path);
   if (!in) throw BadInput("--initial-file: cannot read '" + path + "'");
   // What each column sets: a component of q0 (0), of v0 (1), or a parameter (2).
@@ -190,6 +199,8 @@ std::vector<Sample> file_samples(const std::string& path, const catalogue::Syste
   while ((limit < 0 || static_cast<long>(samples.size()) < limit) && next_line()) {
     const auto items = split(line);
     const std::string where = "--initial-file " + path + " line " + std::to_string(line_number);
+    if (static_cast<long>(samples.size()) == max_samples)
+      throw BadInput(where + ": more than " + std::to_string(max_samples) + " samples");
     if (items.size() != targets.size())
       throw BadInput(where + ": " + std::to_string(items.size()) + " value(s) but the header has " +
                      std::to_string(targets.size()) + " column(s)");
@@ -282,12 +293,7 @@ int finish(const Plan& plan, const Chunk& all, const std::string& out) {
     }
   }
   const std::string csv = csv_header(plan) + all.rows;
-  if (out.empty()) {
-    std::cout << csv;
-    std::cout.flush();
-  } else {
-    cli::write_file_atomically(out, csv);
-  }
+  support::write_file("--out", out.empty() ? "-" : out, csv);
   if (all.issues.empty()) return 0;
   std::cerr << "dalembert: the solver failed in " << all.issues.size() << " of " << plan.samples.size()
             << " sample(s) (status solver-failure in the CSV); first, sample " << all.issues.front().sample << ": "

@@ -30,6 +30,9 @@ struct Plan {
   std::vector<Sample> samples;
 };
 
+/// The most runs an ensemble takes (--samples, a grid, or the rows of --initial-file).
+inline constexpr long max_samples = 10'000'000;
+
 /// --param-range name=lo:hi
 struct Range {
   std::string name;

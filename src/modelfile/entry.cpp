@@ -63,7 +63,20 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
     const bool velocity_from_file = init.v0.size() == 0;
     fill_initial(*bound, init);
-    if (!init.q1) check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine);
+    if (!init.q1) {
+      try {
+        check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine);
+      } catch (const ModelFileError& e) {
+        if (values.empty()) throw;
+        std::string given;  // the parameters may be what makes the point singular: name them
+        for (const auto& [name, value] : values) {
+          std::ostringstream v;
+          v << value;
+          given += " --param " + name + "=" + v.str();
+        }
+        throw BadInput(std::string(e.what()) + " (with" + given + ")");
+      }
+    }
     return run(bound, init, options);
   };
   e.exact = [model](const catalogue::ParameterValues& values, InitialData init,

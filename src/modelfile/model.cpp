@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include <Eigen/SVD>
 
@@ -23,7 +24,8 @@ std::string format_vector(const Eigen::VectorXd& x) {
   return out.str();
 }
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
+/// An expression in a message: quoted, and cut after 80 characters.
+std::string quote(const std::string& s) { return "\"" + (s.size() > 80 ? s.substr(0, 77) + "..." : s) + "\""; }
 
 /// Smallest over largest singular value; 0 for a zero or non-finite matrix.
 double relative_rank_gap(const Eigen::MatrixXd& A) {
@@ -82,9 +84,10 @@ std::shared_ptr<const LoadedModel> load(const std::string& path) {
   model->spec = parse_spec(path);
   const SymbolicModel symbolic = analyse(model->spec);
   model->layout = symbolic.layout;
-  const std::string source = c_source(model->spec, symbolic);
+  const std::string source = c_source(symbolic);
   model->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   NativeBuild native = native_evaluator(source, model->layout);
+  if (!native.warning.empty()) std::cerr << "dalembert: warning: " << native.warning << '\n';
   if (native.evaluator) {
     model->evaluator = std::move(native.evaluator);
     model->compiled = native.compiled;
@@ -146,6 +149,19 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
   };
 
   if (!std::isfinite(model.lagrangian(x, p))) fail(lagrangian, "the Lagrangian is not finite at " + where);
+  // The methods use derivatives up to the third: all must be finite where the motion starts (the
+  // derivative of sqrt(u) is infinite where u = 0).
+  const auto singular = " at " + where + " (a function that is not differentiable there, such as sqrt at 0?)";
+  std::vector<double> coefficients(model.layout.lagrangian_size);
+  model.evaluator->lagrangian(max_taylor_order, x.data(), p.data(), coefficients.data());
+  for (const double c : coefficients)
+    if (!std::isfinite(c)) fail(lagrangian, "a derivative of the Lagrangian up to the third is not finite" + singular);
+  if (model.layout.mechanics_size > 0) {
+    coefficients.resize(model.layout.mechanics_size);
+    model.evaluator->mechanics(max_taylor_order, q0.data(), p.data(), coefficients.data());
+    for (const double c : coefficients)
+      if (!std::isfinite(c)) fail(lagrangian, "a derivative of the metric or the potential is not finite" + singular);
+  }
   const Eigen::MatrixXd W = model.velocity_hessian(x, p);
   if (!(relative_rank_gap(W) > 1e-12))
     fail(lagrangian, "the metric d2L/dv2 is singular at " + where +
@@ -155,6 +171,12 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
   const Eigen::MatrixXd M = model.constraint_matrix(q0, p);
   for (int a = 0; a < m; ++a)
     if (!M.row(a).allFinite()) fail(spec.constraints[a], "not finite at " + where);
+  coefficients.resize(model.layout.constraints_size);
+  model.evaluator->constraints(max_taylor_order, q0.data(), p.data(), coefficients.data());
+  for (const auto& entry : model.layout.constraints)
+    for (int k = 0; k < entry.terms.size(); ++k)
+      if (!std::isfinite(coefficients[entry.terms.offset + k]))
+        fail(spec.constraints[entry.row], "a derivative of the constraint is not finite" + singular);
   if (!(relative_rank_gap(M) > 1e-12)) {
     for (int a = 0; a < m; ++a)
       if (M.row(a).lpNorm<Eigen::Infinity>() == 0.0) fail(spec.constraints[a], "the constraint vanishes identically in the velocities at " + where);

@@ -1,8 +1,17 @@
 #pragma once
-// Native kernels: the generated C is compiled once with the system compiler into a shared library,
-// cached by a hash of its content, and loaded with dlopen.
-//   compiler:  $DALEMBERT_CC, else cc ("none" disables compilation: interpreted kernels)
-//   cache:     $DALEMBERT_CACHE_DIR, else $XDG_CACHE_HOME/dalembert, else ~/.cache/dalembert
+// Native kernels: the generated C is compiled once with the system compiler into a shared library
+// kept in a cache private to the user, and loaded with dlopen after its digest is checked.
+//   compiler:  $DALEMBERT_CC (a program and its arguments, separated by spaces; started without a
+//              shell), else cc; "none" disables compilation (interpreted kernels)
+//   cache:     $DALEMBERT_CACHE_DIR, else $XDG_CACHE_HOME/dalembert, else ~/.cache/dalembert,
+//              else <temporary directory>/dalembert-cache-<uid>
+// The cache directory is created with mode 0700 and used only if it is a directory (not a link)
+// owned by this user and writable by no one else; otherwise a new private directory of this
+// process is used and a warning names the refused one. An entry <sha256>.so is named by the
+// SHA-256 of the compiler, the flags and the C source; <sha256>.digest records that name and the
+// SHA-256 of the library. A library is loaded only through the descriptor whose content was just
+// checked against the digest; an entry that is missing, damaged, swapped or planted is rebuilt.
+// docs/security.md has the threat model.
 #include <memory>
 #include <string>
 
@@ -12,15 +21,16 @@ namespace dalembert::modelfile {
 
 struct NativeBuild {
   std::unique_ptr<Evaluator> evaluator;  ///< null if no library could be built or loaded
-  std::string library;                   ///< path of the shared library
+  std::string library;                   ///< path of the shared library in the cache
   bool compiled = false;                 ///< false: found in the cache
   double compile_seconds = 0.0;
   std::string problem;                   ///< why there is no evaluator
+  std::string warning;                   ///< something the user should know (a refused cache directory)
 };
 
 NativeBuild native_evaluator(const std::string& c_source, const Layout& layout);
 
-/// The directory of the cached libraries.
+/// The directory of the cached libraries (after the checks above: possibly a private fallback).
 std::string cache_directory();
 
 }  // namespace dalembert::modelfile

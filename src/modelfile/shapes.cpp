@@ -12,7 +12,7 @@
 #include <mutex>
 #include <utility>
 
-#include "modelfile/process.hpp"
+#include "support/process.hpp"
 
 namespace dalembert::modelfile {
 
@@ -55,17 +55,15 @@ std::string build_module(int n, int m, const std::string& module) {
   if (!fs::exists(module))
     std::cerr << "dalembert: compiling the methods for model files with " << shape_words(n, m)
               << ", once (up to a few minutes)..." << std::endl;
-  std::string output;
-  const int status = run_command(shell_quote(DALEMBERT_CMAKE_COMMAND) + " --build " + shell_quote(build_tree) +
-                                     " --target " + target_name(n, m),
-                                 output);
-  if (status == 0) return "";
+  const auto result = support::run_process({DALEMBERT_CMAKE_COMMAND, "--build", build_tree, "--target", target_name(n, m)});
+  if (result.started && result.status == 0) return "";
+  const std::string& output = result.output;
   const std::size_t tail = output.size() > 600 ? output.size() - 600 : 0;
-  return "building it failed (status " + std::to_string(status) + "): " + output.substr(tail);
+  return "building it failed (status " + std::to_string(result.status) + "): " + output.substr(tail);
 }
 
 FileModelRunner load_module(int n, int m) {
-  const std::string directory_override = environment("DALEMBERT_SHAPE_DIR");
+  const std::string directory_override = support::environment("DALEMBERT_SHAPE_DIR");
   const std::string directory = directory_override.empty() ? DALEMBERT_SHAPE_DIRECTORY : directory_override;
   const std::string module = directory + "/" + target_name(n, m) + ".so";
   const std::string how_to_build = "; build it with `cmake --build " + std::string(DALEMBERT_BINARY_DIR) +

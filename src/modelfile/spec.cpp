@@ -15,6 +15,33 @@ namespace {
 
 long line_of(const toml::node& node) { return static_cast<long>(node.source().begin.line); }
 
+bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+
+/// A name of a coordinate or parameter: an ASCII letter, then letters, digits and _.
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !ascii_letter(s[0])) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return ascii_letter(c) || ascii_digit(c) || c == '_'; });
+}
+
+/// A name that becomes a CSV column: [A-Za-z_][A-Za-z0-9_]*.
+bool is_column_name(const std::string& s) {
+  if (s.empty() || !(ascii_letter(s[0]) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return ascii_letter(c) || ascii_digit(c) || c == '_'; });
+}
+
+/// Text shown to the user as it is (name, summary, descriptions): no control characters, so that
+/// a file cannot move the cursor or rewrite the terminal.
+bool is_printable(const std::string& s) {
+  return std::none_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f;
+  });
+}
+
+/// The largest model file read: far beyond any model (a 30-coordinate file is a few kilobytes).
+constexpr std::uintmax_t kLargestModelFile = 1 << 20;
+
 /// Reads one file, remembering its name for the messages.
 class Reader {
  public:
@@ -25,6 +52,13 @@ class Reader {
   std::string string(const toml::node& node, const std::string& key) const {
     if (!node.is_string()) fail(line_of(node), key + " must be a string");
     return node.as_string()->get();
+  }
+
+  /// A string shown as it is: one line of printable characters.
+  std::string text(const toml::node& node, const std::string& key) const {
+    std::string s = string(node, key);
+    if (!is_printable(s)) fail(line_of(node), key + " must be one line without control characters");
+    return s;
   }
 
   double number(const toml::node& node, const std::string& key) const {
@@ -66,10 +100,6 @@ class Reader {
   std::string path_;
 };
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
 
 // Names the expressions cannot use for coordinates or parameters: the time, constants and the
 // functions the expressions may call (docs/model-files.md).
@@ -89,7 +119,10 @@ std::string list_names(const std::vector<std::string>& names) {
 }  // namespace
 
 ModelSpec parse_spec(const std::string& path) {
-  if (!std::filesystem::is_regular_file(path)) throw BadInput("model file '" + path + "' not found");
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) throw BadInput("model file '" + path + "' not found");
+  if (std::filesystem::file_size(path, error) > kLargestModelFile)
+    throw BadInput("model file '" + path + "' is larger than the limit of 1 MiB");
   toml::table root;
   try {
     root = toml::parse_file(path);
@@ -112,8 +145,8 @@ ModelSpec parse_spec(const std::string& path) {
 
   const auto* name = root.get("name");
   if (!name) r.fail(1, "the model file has no 'name' (e.g. name = \"my system\")");
-  spec.name = r.string(*name, "name");
-  if (const auto* s = root.get("summary")) spec.summary = r.string(*s, "summary");
+  spec.name = r.text(*name, "name");
+  if (const auto* s = root.get("summary")) spec.summary = r.text(*s, "summary");
 
   // Coordinates: distinct identifiers whose velocity names collide with nothing.
   const auto* coords = root.get("coordinates");
@@ -154,7 +187,7 @@ ModelSpec parse_spec(const std::string& path) {
         const auto* value = t.get("value");
         if (!value) r.fail(p.line, "parameter " + p.name + " has no value");
         p.value = r.number(*value, "parameter " + p.name);
-        if (const auto* d = t.get("description")) p.description = r.string(*d, "description of " + p.name);
+        if (const auto* d = t.get("description")) p.description = r.text(*d, "description of " + p.name);
       } else {
         p.value = r.number(node, "parameter " + p.name);
       }
@@ -260,6 +293,9 @@ ModelSpec parse_spec(const std::string& path) {
     static const std::set<std::string> columns = {"t", "energy", "constraint", "discrete_constraint", "newton_iterations"};
     for (auto&& [key, node] : *derived->as_table()) {
       const std::string name(key.str());
+      if (!is_column_name(name))
+        r.fail(line_of(node), "derived quantity '" + name + "' is not a column name (letters, digits and _, not "
+                              "starting with a digit)");
       if (columns.count(name) || taken.count(name))
         r.fail(line_of(node), "derived quantity '" + name + "' has the name of a column or symbol");
       spec.derived.push_back({name, r.expression(node, "derived." + name), static_cast<long>(node.source().begin.column)});

@@ -15,6 +15,39 @@ namespace dalembert::modelfile {
 using GiNaC::ex;
 using GiNaC::realsymbol;
 
+// |x| and sign(x) with the derivatives a model needs: GiNaC differentiates abs(x) to x/abs(x),
+// which is NaN at 0 (and so the energy of abs(x_t)^3 at rest). Here d|x|/dx = sign(x) and
+// d sign(x)/dx = 0, both correct wherever they exist, and sign(0) = 0. Every abs of a model file
+// becomes dalembert_abs.
+DECLARE_FUNCTION_1P(dalembert_abs)
+DECLARE_FUNCTION_1P(dalembert_sign)
+
+namespace {
+
+ex abs_eval(const ex& x) {
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) return GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(x));
+  return dalembert_abs(x).hold();
+}
+ex abs_evalf(const ex& x) {
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) return GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(x));
+  return dalembert_abs(x).hold();
+}
+ex abs_derivative(const ex& x, unsigned) { return dalembert_sign(x); }
+
+ex sign_eval(const ex& x) {
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
+    const GiNaC::numeric& v = GiNaC::ex_to<GiNaC::numeric>(x);
+    return v.is_zero() ? 0 : v.is_positive() ? 1 : -1;
+  }
+  return dalembert_sign(x).hold();
+}
+ex sign_derivative(const ex&, unsigned) { return 0; }
+
+}  // namespace
+
+REGISTER_FUNCTION(dalembert_abs, eval_func(abs_eval).evalf_func(abs_evalf).derivative_func(abs_derivative))
+REGISTER_FUNCTION(dalembert_sign, eval_func(sign_eval).evalf_func(sign_eval).derivative_func(sign_derivative))
+
 namespace {
 
 // Functions a model file may call; the parser maps sqrt and pow to powers.
@@ -24,7 +57,8 @@ const std::set<std::string>& allowed_functions() {
   return f;
 }
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
+/// An expression in a message: quoted, and cut after 80 characters.
+std::string quote(const std::string& s) { return "\"" + (s.size() > 80 ? s.substr(0, 77) + "..." : s) + "\""; }
 
 std::string text_of(const ex& e) {
   std::ostringstream s;
@@ -115,6 +149,7 @@ class ExpressionParser {
       }
     GiNaC::parser reader(table, true);
     ex result;
+    check_expression(spec_.path, e);  // depth, size and constant powers, before GiNaC reads it
     try {
       std::set<std::string> defined(s_.p_names.begin(), s_.p_names.end());
       defined.insert(s_.q_names.begin(), s_.q_names.end());
@@ -122,9 +157,12 @@ class ExpressionParser {
     } catch (const GiNaC::parse_error& err) {
       fail(e, "syntax error: " + parser_message(err.what()));
     } catch (const std::invalid_argument& err) {
+      // GiNaC: 'find_or_insert_symbol: symbol "foo" not found', or a message about the syntax
       const std::string what = err.what();
       const auto a = what.find('"'), b = what.rfind('"');
-      const std::string name = unrename(a != std::string::npos && b > a ? what.substr(a + 1, b - a - 1) : what);
+      if (what.find("symbol") == std::string::npos || a == std::string::npos || b <= a)
+        fail(e, "syntax error: " + parser_message(what));
+      const std::string name = unrename(what.substr(a + 1, b - a - 1));
       fail(e, "unknown symbol '" + name + "'" + misplaced(name) + " (" + allowed_description + ")");
     } catch (const std::exception& err) {
       fail(e, std::string("cannot evaluate: ") + err.what());
@@ -138,10 +176,12 @@ class ExpressionParser {
       }
       if (GiNaC::is_a<GiNaC::numeric>(*it) && !GiNaC::ex_to<GiNaC::numeric>(*it).is_real())
         fail(e, "complex numbers are not supported");
+      if (GiNaC::is_a<GiNaC::numeric>(*it) && !std::isfinite(GiNaC::ex_to<GiNaC::numeric>(*it).to_double()))
+        fail(e, "a number is out of the range of doubles");
       if (GiNaC::is_a<GiNaC::constant>(*it) && *it != GiNaC::Pi)
         fail(e, "constant '" + text_of(*it) + "' is not supported (pi is)");
     }
-    return result;
+    return result.subs(GiNaC::abs(GiNaC::wild()) == dalembert_abs(GiNaC::wild()));
   }
 
   [[noreturn]] void fail(const Expression& e, const std::string& message) const {
@@ -433,120 +473,251 @@ namespace {
 
 /// C code for expressions, independent of GiNaC's internal order of terms. GiNaC orders the terms
 /// of sums and products by hashes that depend on addresses, which differ from run to run, and
-/// normalises signs by that order (sin(x − y) or −sin(y − x), (a − b)·c or −(b − a)·c). Printed as
+/// normalises signs by that order (sin(x − y) or −sin(y − x), (a − b)·c or −(b − a)·c). Written as
 /// GiNaC stores them, the same file gave different code in different runs: a new library each time,
-/// and different rounding. Here every subexpression is printed as a sign and a magnitude in a
-/// canonical form: operands sorted by their code, the sign of a sum chosen so that its first term is
-/// positive, and signs moved out of products, odd powers and odd functions.
+/// and different rounding. Here every subexpression is written as a sign and a magnitude in a
+/// canonical form: operands sorted by a hash of their canonical form (which depends on nothing but
+/// the expression), the sign of a sum chosen so that its first term is positive, and signs moved
+/// out of products, odd powers and odd functions.
+///
+/// Each distinct compound subexpression becomes one temporary of the kernel (`const double t7 =
+/// ...;`), so the code grows with the number of distinct subexpressions, not with the size of the
+/// expression tree (the derivatives of sin(sin(...(x)...)) share almost everything).
+///
+/// The code contains nothing a model file wrote: the symbols are the kernel arguments x[i], p[k]
+/// and t (user names were replaced by them before), the numbers are printed from doubles, and the
+/// function names come from a fixed list. Anything else is an internal error.
 class CanonicalC {
  public:
-  std::string operator()(const ex& e) { return with_sign(signed_code(e)); }
-
-  /// The operands of a sum or product in canonical order (for the interpreter).
-  std::vector<ex> sorted_operands(const ex& e) {
-    std::vector<ex> operands(e.begin(), e.end());
-    std::sort(operands.begin(), operands.end(),
-              [&](const ex& a, const ex& b) { return signed_code(a).second < signed_code(b).second; });
-    return operands;
+  /// The body of one kernel: its temporaries, then `out[i] = ...;` for every output.
+  std::string kernel_body(const Kernel& kernel) {
+    code_.clear();
+    body_.clear();
+    temporaries_ = 0;
+    std::string outputs;
+    for (const auto& [index, e] : kernel.outputs)
+      outputs += "  out[" + std::to_string(index) + "] = " + signed_code(e) + ";\n";
+    return body_ + outputs;
   }
 
- private:
-  using Signed = std::pair<bool, std::string>;  // (negative, magnitude)
+  /// The operands of a sum or product in canonical order (for the interpreter).
+  std::vector<ex> sorted_operands(const ex& e) { return sorted(e); }
 
-  static std::string with_sign(const Signed& s) { return s.first ? "(-" + s.second + ")" : s.second; }
+ private:
+  /// A subexpression as a sign and a magnitude; `key` hashes the magnitude's canonical form.
+  struct Shape {
+    bool negative = false;
+    std::uint64_t key = 0;
+  };
+
+  static std::uint64_t mix(std::uint64_t h, std::uint64_t x) {
+    for (int i = 0; i < 8; ++i, x >>= 8) {  // FNV-1a over the bytes of x
+      h ^= x & 0xff;
+      h *= 1099511628211ull;
+    }
+    return h;
+  }
+  static std::uint64_t hash_text(const std::string& s) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (const unsigned char c : s) h = mix(h, c);
+    return h;
+  }
 
   static std::string number(double x) {
+    if (!std::isfinite(x)) throw std::logic_error("a number of the model does not fit in a double");
     char text[40];
     std::snprintf(text, sizeof text, "%.17g", x);
     std::string s = text;
-    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double, not an int
+    if (s.find_first_of(".eE") == std::string::npos) s += ".0";  // a double, not an int
     return s;
   }
 
-  const Signed& signed_code(const ex& e) {
-    if (const auto it = memo_.find(e); it != memo_.end()) return it->second;
-    return memo_.emplace(e, print(e)).first->second;
+  /// The kernel arguments are the only symbols: x[<digits>], p[<digits>] and t.
+  static const std::string& argument(const std::string& name) {
+    const bool indexed = name.size() > 3 && (name[0] == 'x' || name[0] == 'p') && name[1] == '[' && name.back() == ']' &&
+                         std::all_of(name.begin() + 2, name.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+    if (!indexed && name != "t") throw std::logic_error("a symbol that is not a kernel argument reached the C code");
+    return name;
   }
 
-  Signed print(const ex& e) {
+  static bool is_one(const ex& e) { return GiNaC::is_a<GiNaC::numeric>(e) && GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(e)).is_equal(1); }
+
+  // Functions by symmetry: f(−a) = −f(a) (odd), f(−a) = f(a) (even), or neither.
+  static const std::set<std::string>& odd_functions() {
+    static const std::set<std::string> odd = {"sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh",
+                                              "dalembert_sign"};
+    return odd;
+  }
+  static const std::set<std::string>& even_functions() {
+    static const std::set<std::string> even = {"cos", "cosh", "dalembert_abs"};
+    return even;
+  }
+  static const std::string& c_name(const std::string& name) {
+    static const std::map<std::string, std::string> names = {
+        {"sin", "sin"},     {"cos", "cos"},     {"tan", "tan"},     {"asin", "asin"},   {"acos", "acos"},
+        {"atan", "atan"},   {"atan2", "atan2"}, {"sinh", "sinh"},   {"cosh", "cosh"},   {"tanh", "tanh"},
+        {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"}, {"exp", "exp"},     {"log", "log"},
+        {"dalembert_abs", "fabs"}, {"dalembert_sign", "dalembert_sign"}};
+    const auto it = names.find(name);
+    if (it == names.end()) throw std::logic_error("the function " + name + " reached the C code");
+    return it->second;
+  }
+
+  // --- The canonical form: a sign and a hash of the magnitude, from the expression alone ---------
+
+  const Shape& shape(const ex& e) {
+    if (const auto it = shapes_.find(e); it != shapes_.end()) return it->second;
+    const Shape s = compute_shape(e);
+    return shapes_.emplace(e, s).first->second;
+  }
+
+  /// The operands of a sum or product ordered by their canonical form.
+  std::vector<ex> sorted(const ex& e) {
+    std::vector<ex> operands(e.begin(), e.end());
+    std::stable_sort(operands.begin(), operands.end(), [&](const ex& a, const ex& b) {
+      const Shape &x = shape(a), &y = shape(b);
+      return std::tie(x.key, x.negative) < std::tie(y.key, y.negative);
+    });
+    return operands;
+  }
+
+  Shape compute_shape(const ex& e) {
     using namespace GiNaC;
     if (is_a<numeric>(e)) {
       const double x = ex_to<numeric>(e).to_double();
-      return {x < 0, number(std::abs(x))};
+      return {x < 0, hash_text(number(std::abs(x)))};
     }
-    if (is_a<symbol>(e)) return {false, ex_to<symbol>(e).get_name()};
-    if (is_a<constant>(e)) return {false, "Pi"};
+    if (is_a<symbol>(e)) return {false, hash_text(argument(ex_to<symbol>(e).get_name()))};
+    if (is_a<constant>(e)) {
+      if (e != Pi) throw std::logic_error("a constant other than pi reached the C code");
+      return {false, hash_text("Pi")};
+    }
     if (is_a<add>(e)) {
-      std::vector<Signed> terms;
-      for (const ex& x : e) terms.push_back(signed_code(x));
-      std::sort(terms.begin(), terms.end(), [](const Signed& a, const Signed& b) {
-        return std::tie(a.second, a.first) < std::tie(b.second, b.first);
-      });
-      const bool flip = terms.front().first;  // first term positive
-      std::string s = "(";
-      for (std::size_t i = 0; i < terms.size(); ++i) {
-        const bool negative = terms[i].first != flip;
-        s += (i == 0 ? "" : negative ? " - " : " + ") + terms[i].second;
-      }
-      return {flip, s + ")"};
+      const std::vector<ex> terms = sorted(e);
+      const bool flip = shape(terms.front()).negative;  // first term positive
+      std::uint64_t key = hash_text("add");
+      for (const ex& t : terms) key = mix(mix(key, shape(t).key), shape(t).negative != flip);
+      return {flip, key};
     }
     if (is_a<mul>(e)) {
       bool negative = false;
-      std::vector<std::string> factors;
-      for (const ex& x : e) {
-        const Signed& f = signed_code(x);
-        negative = negative != f.first;
-        if (f.second != "1.0") factors.push_back(f.second);
+      std::vector<std::uint64_t> keys;
+      for (const ex& f : sorted(e)) {
+        negative = negative != shape(f).negative;
+        if (!is_one(f)) keys.push_back(shape(f).key);
       }
-      std::sort(factors.begin(), factors.end());
-      if (factors.empty()) return {negative, "1.0"};
-      if (factors.size() == 1) return {negative, factors[0]};  // −x is the sign and x, not (x)
-      std::string s = "(";
-      for (std::size_t i = 0; i < factors.size(); ++i) s += (i ? "*" : "") + factors[i];
-      return {negative, s + ")"};
+      if (keys.empty()) return {negative, hash_text("1.0")};
+      if (keys.size() == 1) return {negative, keys[0]};  // −x is the sign and x
+      std::uint64_t key = hash_text("mul");
+      for (const auto k : keys) key = mix(key, k);
+      return {negative, key};
     }
     if (is_a<power>(e)) {
-      const Signed& base = signed_code(e.op(0));
+      const Shape base = shape(e.op(0));
+      const ex exponent = e.op(1);
+      const std::uint64_t key = mix(hash_text("pow"), base.key);
+      if (is_a<numeric>(exponent) && ex_to<numeric>(exponent).is_integer()) {
+        const numeric k = ex_to<numeric>(exponent);
+        return {base.negative && k.is_odd(), mix(key, hash_text(number(k.to_double())))};
+      }
+      const Shape x = shape(exponent);
+      return {false, mix(mix(mix(key, base.negative), x.key), x.negative)};
+    }
+    if (is_a<function>(e)) {
+      const std::string name = ex_to<function>(e).get_name();
+      c_name(name);
+      const Shape a = shape(e.op(0));
+      const std::uint64_t key = mix(hash_text(name), a.key);
+      if (odd_functions().count(name)) return {a.negative, key};
+      if (even_functions().count(name)) return {false, key};
+      if (name == "atan2") return {a.negative, mix(mix(key, shape(e.op(1)).key), shape(e.op(1)).negative)};  // odd in y
+      return {false, mix(key, a.negative)};
+    }
+    throw std::logic_error("cannot write C for an expression of the model");
+  }
+
+  // --- Code: one temporary per distinct compound subexpression, emitted in canonical order ------
+
+  /// The code of e's magnitude: a leaf (x[3], p[0], t, 0.5, Pi) or the temporary that holds it.
+  const std::string& code(const ex& e) {
+    if (const auto it = code_.find(e); it != code_.end()) return it->second;
+    std::string c = compute_code(e);
+    return code_.emplace(e, std::move(c)).first->second;
+  }
+  std::string signed_code(const ex& e) {
+    const std::string& c = code(e);
+    return shape(e).negative ? "(-" + c + ")" : c;
+  }
+  std::string temporary(const std::string& value) {
+    const std::string name = "t" + std::to_string(temporaries_++);
+    body_ += "  const double " + name + " = " + value + ";\n";
+    return name;
+  }
+
+  std::string compute_code(const ex& e) {
+    using namespace GiNaC;
+    if (is_a<numeric>(e)) return number(std::abs(ex_to<numeric>(e).to_double()));
+    if (is_a<symbol>(e)) return argument(ex_to<symbol>(e).get_name());
+    if (is_a<constant>(e)) return "Pi";
+    if (is_a<add>(e)) {
+      const bool flip = shape(e).negative;
+      std::string value = "(";
+      bool first = true;
+      for (const ex& t : sorted(e)) {
+        const bool negative = shape(t).negative != flip;
+        value += (first ? "" : negative ? " - " : " + ") + code(t);
+        first = false;
+      }
+      return temporary(value + ")");
+    }
+    if (is_a<mul>(e)) {
+      std::vector<ex> factors;
+      for (const ex& f : sorted(e))
+        if (!is_one(f)) factors.push_back(f);
+      if (factors.empty()) return "1.0";
+      if (factors.size() == 1) return code(factors[0]);
+      std::string value;
+      for (std::size_t i = 0; i < factors.size(); ++i) value += (i ? "*" : "") + code(factors[i]);
+      return temporary(value);
+    }
+    if (is_a<power>(e)) {
+      const std::string& base = code(e.op(0));
       const ex exponent = e.op(1);
       if (is_a<numeric>(exponent) && ex_to<numeric>(exponent).is_integer()) {
         const numeric k = ex_to<numeric>(exponent);
-        const bool negative = base.first && k.is_odd();
-        if (k == 2) return {negative, "(" + base.second + "*" + base.second + ")"};
-        if (k == -1) return {negative, "(1.0/" + base.second + ")"};
-        return {negative, "pow(" + base.second + ", " + number(k.to_double()) + ")"};
+        if (k == 2) return temporary(base + "*" + base);
+        if (k == -1) return temporary("1.0/" + base);
+        return temporary("pow(" + base + ", " + number(k.to_double()) + ")");
       }
-      const std::string b = with_sign(base);
-      if (exponent == numeric(1, 2)) return {false, "sqrt(" + b + ")"};
-      return {false, "pow(" + b + ", " + (*this)(exponent) + ")"};
+      const std::string b = signed_code(e.op(0));
+      if (exponent == numeric(1, 2)) return temporary("sqrt(" + b + ")");
+      return temporary("pow(" + b + ", " + signed_code(exponent) + ")");
     }
     if (is_a<function>(e)) {
-      static const std::set<std::string> odd = {"sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh"};
-      static const std::set<std::string> even = {"cos", "cosh", "abs"};
       const std::string name = ex_to<function>(e).get_name();
-      const std::string c_name = name == "abs" ? "fabs" : name;
-      const Signed& a = signed_code(e.op(0));
-      if (odd.count(name)) return {a.first, c_name + "(" + a.second + ")"};
-      if (even.count(name)) return {false, c_name + "(" + a.second + ")"};
-      if (name == "atan2") return {a.first, "atan2(" + a.second + ", " + (*this)(e.op(1)) + ")"};  // odd in y
-      return {false, c_name + "(" + with_sign(a) + ")"};
+      const std::string& f = c_name(name);
+      if (odd_functions().count(name) || even_functions().count(name)) return temporary(f + "(" + code(e.op(0)) + ")");
+      if (name == "atan2") return temporary("atan2(" + code(e.op(0)) + ", " + signed_code(e.op(1)) + ")");
+      return temporary(f + "(" + signed_code(e.op(0)) + ")");
     }
-    throw std::logic_error("cannot write C for " + text_of(e));
+    throw std::logic_error("cannot write C for an expression of the model");
   }
 
-  std::map<ex, Signed, GiNaC::ex_is_less> memo_;
+  std::map<ex, Shape, GiNaC::ex_is_less> shapes_;
+  std::map<ex, std::string, GiNaC::ex_is_less> code_;
+  std::string body_;
+  int temporaries_ = 0;
 };
 
 }  // namespace
 
-std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
+std::string c_source(const SymbolicModel& model) {
   CanonicalC canonical;
-  std::string name = spec.name;  // inside a C comment
-  for (std::size_t at; (at = name.find("*/")) != std::string::npos;) name.replace(at, 2, "* /");
   std::ostringstream c;
-  c << "/* Generated by dalembert from the model file of " << name << ".\n"
-    << "   Do not edit: it is regenerated from the file; see docs/model-files.md. */\n"
+  c << "/* Kernels of a model file, generated by dalembert (docs/model-files.md). */\n"
     << "#include <math.h>\n"
     << "static const double Pi = 3.141592653589793238462643383279502884;\n"
+    << "static double dalembert_sign(double x) { return (double)((x > 0) - (x < 0)); }\n"
     << "int dalembert_abi_version = 1;\n"
     << "int dalembert_lagrangian_size = " << model.layout.lagrangian_size << ";\n"
     << "int dalembert_constraints_size = " << model.layout.constraints_size << ";\n";
@@ -555,13 +726,8 @@ std::string c_source(const ModelSpec& spec, const SymbolicModel& model) {
     // such as sin(x[2]) in registers across the stores instead of recomputing them after each one
     c << "\nvoid dalembert_" << k.name
       << "(const double* restrict x, const double* restrict p, double t, double* restrict out) {\n"
-      << "  (void)x; (void)p; (void)t;\n";
-    for (const auto& [index, e] : k.outputs) {
-      c << "  out[" << index << "] = ";
-      c << canonical(e);
-      c << ";\n";
-    }
-    c << "}\n";
+      << "  (void)x; (void)p; (void)t;\n"
+      << canonical.kernel_body(k) << "}\n";
   }
   return c.str();
 }
@@ -624,7 +790,8 @@ class Tape {
     if (f == "atanh") return std::atanh(a);
     if (f == "exp") return std::exp(a);
     if (f == "log") return std::log(a);
-    if (f == "abs") return std::abs(a);
+    if (f == "abs" || f == "dalembert_abs") return std::abs(a);
+    if (f == "dalembert_sign") return static_cast<double>((a > 0) - (a < 0));
     throw std::logic_error("interpreter: unknown function " + f);
   }
 

@@ -11,6 +11,7 @@
 #include <ginac/ginac.h>
 
 #include "modelfile/evaluator.hpp"
+#include "modelfile/guard.hpp"
 #include "modelfile/spec.hpp"
 
 namespace dalembert::modelfile {
@@ -40,7 +41,7 @@ SymbolicModel analyse(const ModelSpec& spec);
 
 /// C source defining `void dalembert_<kernel>(const double* x, const double* p, double t, double* out)`
 /// for every kernel.
-std::string c_source(const ModelSpec& spec, const SymbolicModel& model);
+std::string c_source(const SymbolicModel& model);
 
 /// Evaluates the kernels by walking their expressions (no compiler needed; much slower).
 std::unique_ptr<Evaluator> interpreted_evaluator(const SymbolicModel& model);

@@ -12,6 +12,14 @@
 namespace dalembert::report {
 
 /// Runs a catalogue system; throws if the run fails (an experiment cannot use partial data).
+/// A convergence study in which every step size must run to t_end (a failure fails the experiment).
+inline analysis::Convergence complete_convergence(const analysis::Problem& problem, const std::string& method,
+                                                  const std::vector<double>& hs, double t_end, const RunOptions& base) {
+  auto conv = analysis::convergence_study(problem, method, hs, t_end, base);
+  if (const auto failure = conv.failure(); !failure.empty()) throw NumericalFailure(failure);
+  return conv;
+}
+
 inline RunResult run_system(const std::string& system, const catalogue::ParameterValues& params,
                             const InitialData& init, const RunOptions& options) {
   RunResult r = catalogue::find(system).run(params, init, options);
@@ -89,7 +97,7 @@ inline bool add_convergence(const Context& ctx, Outcome& out, Figure& fig, const
     RunOptions base = base_options;
     base.alpha = c.alpha;
     if (!c.fim_start.empty()) base.fim_start = c.fim_start;
-    const auto conv = analysis::convergence_study(problem, c.method, hs, t_end, base);
+    const auto conv = complete_convergence(problem, c.method, hs, t_end, base);
     std::vector<double> h, err;
     for (const auto& row : conv.rows) {
       h.push_back(row.h);

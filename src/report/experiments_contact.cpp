@@ -111,7 +111,7 @@ Outcome contact_convergence(const Context& ctx) {
     const analysis::Problem problem{&catalogue::find(c.system), params, {}};
     RunOptions base;
     base.rule = c.rule;
-    const auto conv = analysis::convergence_study(problem, "herglotz", hs, 4.0, base);
+    const auto conv = complete_convergence(problem, "herglotz", hs, 4.0, base);
     std::vector<double> h, err;
     for (const auto& row : conv.rows) {
       h.push_back(row.h);

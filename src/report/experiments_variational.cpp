@@ -124,7 +124,7 @@ Outcome variational_convergence(const Context& ctx) {
                         Case{"RK4", "rk4", 0.5, 4.0}}) {
     RunOptions base;
     base.alpha = c.alpha;
-    const auto conv = analysis::convergence_study(knife, c.method, hs, 2.0, base);
+    const auto conv = complete_convergence(knife, c.method, hs, 2.0, base);
     std::vector<double> h, err;
     for (const auto& row : conv.rows) {
       h.push_back(row.h);

@@ -7,8 +7,19 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.hpp"
+#include "support/output_file.hpp"
+#include "support/process.hpp"
 
 namespace dalembert::report {
+
+namespace {
+/// The last line of a program's output (Python's error is the last line of its traceback).
+std::string last_line(std::string text) {
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  const auto newline = text.rfind('\n');
+  return newline == std::string::npos ? text : text.substr(newline + 1);
+}
+}  // namespace
 
 std::string plot_script() {
   if (const char* env = std::getenv("DALEMBERT_PLOT_SCRIPT")) return env;
@@ -18,7 +29,7 @@ std::string plot_script() {
 void write_table(const std::string& path, const Trajectory& table) {
   std::ostringstream csv;
   cli::write_csv(csv, table);
-  cli::write_file_atomically(path, csv.str());
+  support::write_file("output", path, csv.str());
 }
 
 void render(const std::vector<Figure>& figures, const std::string& work_dir) {
@@ -36,10 +47,12 @@ void render(const std::vector<Figure>& figures, const std::string& work_dir) {
     specs.push_back(j);
   }
   const std::string spec_path = work_dir + "/figures.json";
-  cli::write_file_atomically(spec_path, specs.dump(1));
-  const std::string cmd = "/usr/bin/python3 '" + plot_script() + "' '" + spec_path + "'";
-  if (std::system(cmd.c_str()) != 0)
-    throw std::runtime_error("plotting failed (" + cmd + "); is python3-matplotlib installed?");
+  support::write_file("output", spec_path, specs.dump(1));
+  const auto result = support::run_process({"/usr/bin/python3", plot_script(), spec_path});
+  if (!result.started || result.status != 0)
+    throw std::runtime_error("plotting failed (/usr/bin/python3 " + plot_script() + " " + spec_path + ", status " +
+                             std::to_string(result.status) + "; is python3-matplotlib installed?): " +
+                             last_line(result.output));
 }
 
 }  // namespace dalembert::report

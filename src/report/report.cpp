@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/output.hpp"
+#include "support/output_file.hpp"
 #include "dalembert/io/errors.hpp"
 
 namespace dalembert::report {
@@ -116,7 +117,7 @@ void write_markdown(const std::vector<ExperimentResult>& results, const fs::path
       md << "![" << f.title << "](" << rel.string() << ")\n\n";
     }
   }
-  cli::write_file_atomically((out / "report.md").string(), md.str());
+  support::write_file("--out", (out / "report.md").string(), md.str());
 }
 
 void write_html(const std::vector<ExperimentResult>& results, const fs::path& out, bool quick) {
@@ -169,7 +170,7 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
     h << "</section>\n";
   }
   h << "</body></html>\n";
-  cli::write_file_atomically((out / "report.html").string(), h.str());
+  support::write_file("--out", (out / "report.html").string(), h.str());
 }
 
 }  // namespace
@@ -191,8 +192,8 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
   if (only.empty())
     for (const auto& e : experiments()) selected.push_back(&e);
 
+  support::prepare_directory("--out", out_dir);
   const fs::path out = fs::absolute(out_dir);
-  fs::create_directories(out);
   std::vector<ExperimentResult> results;
   std::size_t i = 0;
   for (const Experiment* e : selected) {

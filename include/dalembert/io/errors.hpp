@@ -10,4 +10,11 @@ class BadInput : public std::runtime_error {
   explicit BadInput(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// A numerical failure outside the steps of a run (a reference solution of a study, non-finite
+/// results): exit status 3, like a run whose solver fails.
+class NumericalFailure : public std::runtime_error {
+ public:
+  explicit NumericalFailure(const std::string& message) : std::runtime_error(message) {}
+};
+
 }  // namespace dalembert

@@ -15,6 +15,7 @@
 
 #include "dalembert/io/errors.hpp"
 #include "dalembert/io/recorder.hpp"
+#include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/method/integrate.hpp"
@@ -25,29 +26,6 @@
 #include "dalembert/models/contact_entry.hpp"
 
 namespace dalembert {
-
-struct RunOptions {
-  std::string method = "dla";
-  double h = 0.1;
-  long steps = 100;
-  long every = 1;              ///< keep every K-th row (and always the last)
-  double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
-  std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
-                               ///< contact systems, "exponential"
-  std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
-  NewtonOptions newton;
-  double reference_tolerance = 1e-13;
-  std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
-  std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
-  double shooting_tolerance = 1e-12;  ///< inner integration and shooting of the exact discrete flow
-};
-
-struct InitialData {
-  Eigen::VectorXd q0;
-  Eigen::VectorXd v0;
-  std::optional<Eigen::VectorXd> q1;  ///< two-point start (q0, q1) instead of (q0, v0)
-  std::optional<double> z0;           ///< initial action variable of a contact system
-};
 
 namespace detail {
 
@@ -184,10 +162,10 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     recorder.add(k, row, E, c, discrete, iterations, stepped);
   };
 
-  if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
   try {
+    if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0, z = 0.0;
       if constexpr (has_discrete) discrete = s.discrete_constraint;
@@ -207,6 +185,8 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     });
   } catch (const SolverError& e) {
     recorder.fail(e.what());
+  } catch (const NonFiniteDiagnostics& e) {
+    recorder.fail(e.what(), "non-finite");
   }
   recorder.finish();
   if (contact) sum.energy_decay_rate = decay.slope();

@@ -6,12 +6,28 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dalembert/io/trajectory.hpp"
 
 namespace dalembert {
+
+/// Thrown by RunRecorder::add when the energy or the constraint residual of a row is not finite:
+/// the run ends there as a numerical failure, with the rows before it kept.
+class NonFiniteDiagnostics : public std::runtime_error {
+ public:
+  NonFiniteDiagnostics(long step, double t, double energy, double constraint)
+      : std::runtime_error(describe(step, t, energy, constraint)) {}
+
+ private:
+  static std::string describe(long step, double t, double energy, double constraint) {
+    const std::string what = std::isfinite(energy) ? "constraint residual is " + std::to_string(constraint)
+                                                   : "energy is " + std::to_string(energy);
+    return "the " + what + " at step " + std::to_string(step) + " (t = " + std::to_string(t) + ")";
+  }
+};
 
 class RunRecorder {
  public:
@@ -26,9 +42,11 @@ class RunRecorder {
 
   /// Adds the row of step k (width() numbers, kept if k is a multiple of `every`). Its energy and
   /// residuals enter the summary; `stepped`: the row follows a step of the method, whose Newton
-  /// iterations count in the summary (not so the rows of a start).
+  /// iterations count in the summary (not so the rows of a start). Throws NonFiniteDiagnostics,
+  /// keeping nothing of the row, if the energy or the constraint residual is not finite.
   void add(long k, const std::vector<double>& row, double energy, double constraint, double discrete,
            int iterations, bool stepped) {
+    if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
     auto& sum = result_.summary;
     if (!have_energy0_) {
       sum.energy0 = energy;
@@ -51,9 +69,10 @@ class RunRecorder {
     }
   }
 
-  /// A failed step: the run ends with status "solver-failure" and this message.
-  void fail(const std::string& message) {
-    result_.summary.status = "solver-failure";
+  /// A failed step ("solver-failure") or non-finite diagnostics ("non-finite"): the run ends with
+  /// this status and message.
+  void fail(const std::string& message, const std::string& status = "solver-failure") {
+    result_.summary.status = status;
     result_.summary.message = message;
   }
 

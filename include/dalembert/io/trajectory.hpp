@@ -36,7 +36,7 @@ struct RunSummary {
   double newton_iterations_mean = 0.0;
   int newton_iterations_max = 0;
   double wall_time_seconds = 0.0;
-  std::string status = "ok";         ///< "ok" or "solver-failure"
+  std::string status = "ok";         ///< "ok", "solver-failure" or "non-finite" (energy or constraint)
   std::string message;
 };
 

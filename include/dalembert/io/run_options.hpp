@@ -1,0 +1,40 @@
+#pragma once
+// What a run is asked to do: the method and its options, the step size and count, and the initial
+// data. The command line builds these in one place (src/cli/run_arguments.cpp).
+#include <optional>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+struct RunOptions {
+  std::string method = "dla";
+  double h = 0.1;
+  long steps = 100;
+  long every = 1;              ///< keep every K-th row (and always the last)
+  double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
+  std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
+                               ///< contact systems, "exponential"
+  std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
+  NewtonOptions newton;
+  double reference_tolerance = 1e-13;
+  std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
+  std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
+  double shooting_tolerance = 1e-12;  ///< inner integration and shooting of the exact discrete flow
+};
+
+struct InitialData {
+  Eigen::VectorXd q0;
+  Eigen::VectorXd v0;
+  std::optional<Eigen::VectorXd> q1;  ///< two-point start (q0, q1) instead of (q0, v0)
+  std::optional<double> z0;           ///< initial action variable of a contact system
+};
+
+/// The largest number of steps a run accepts: far beyond any run that can finish, and below 2^53,
+/// so that every step index k is an exact double in t = k h.
+inline constexpr long max_steps = 1'000'000'000'000'000;
+
+}  // namespace dalembert

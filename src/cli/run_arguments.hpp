@@ -1,0 +1,60 @@
+#pragma once
+// The options that describe a run, registered on every command that runs something (run,
+// compare, convergence, ensemble) and checked in one place: every bad value is a BadInput that
+// names the option and the value.
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "dalembert/io/run_options.hpp"
+
+namespace dalembert::cli {
+
+/// A command-line value and whether it was given at all (--q0 '' is an error, not the default).
+struct Given {
+  std::string text;
+  CLI::Option* option = nullptr;
+  bool given() const { return option && option->count() > 0; }
+};
+
+/// The groups of run options a command takes.
+enum RunOptionGroup : unsigned {
+  kMethod = 1u << 0,          ///< --method
+  kStepCount = 1u << 1,       ///< --steps or --t-end (with --h)
+  kStepSize = 1u << 2,        ///< --h
+  kEvery = 1u << 3,           ///< --every
+  kInitialData = 1u << 4,     ///< --q0, --v0
+  kStartOptions = 1u << 5,    ///< --q1, --z0
+  kDiscretisation = 1u << 6,  ///< --alpha, --rule
+  kNewton = 1u << 7,          ///< --tolerance, --max-iterations
+  kMethodSpecific = 1u << 8,  ///< --fim-start, --root-rule, --dsocs-start, --shooting-tolerance
+  kParameters = 1u << 9,      ///< --param
+};
+
+class RunArguments {
+ public:
+  /// Registers the options of `groups` on `command`.
+  void add_to(CLI::App& command, unsigned groups);
+
+  /// The options given, checked, over the defaults of RunOptions. Throws BadInput.
+  RunOptions options() const;
+  /// --q0, --v0, --q1, --z0 as given (empty where not given: the system's defaults).
+  InitialData initial() const;
+  /// --param name=value ...
+  std::vector<std::pair<std::string, double>> parameters() const;
+
+  /// The number of steps for a final time T: T/h rounded up (T within 1e-9 steps of a multiple of
+  /// h counts as that multiple). Throws BadInput if T is not positive or the count is too large.
+  static long steps_for(double t_end, double h, const std::string& t_end_text, const std::string& h_text);
+
+ private:
+  unsigned groups_ = 0;
+  Given method_, h_, steps_, t_end_, every_, q0_, v0_, q1_, z0_, alpha_, rule_, tolerance_, max_iterations_;
+  Given fim_start_, root_rule_, dsocs_start_, shooting_tolerance_;
+  std::vector<std::string> params_;
+};
+
+}  // namespace dalembert::cli

@@ -1,0 +1,28 @@
+#pragma once
+// Limits on an expression of a model file, checked before GiNaC reads it (docs/security.md). A
+// hostile file must not exhaust the stack, the memory or the time of a process:
+//  - GiNaC's parser is recursive: 10 000 nested parentheses or signs overflow the stack;
+//  - GiNaC evaluates powers of numbers exactly: 9^(9^9) is a number of 370 million digits;
+//  - the third derivatives of deeply nested functions grow with the fourth power of the depth.
+// check_expression() reads the expression with a small parser of its own (the grammar of model
+// files: numbers, names, calls, + - * / ^ and parentheses) that counts its depth and evaluates
+// the constant parts in doubles, and refuses what exceeds a limit, naming the limit.
+#include <cstddef>
+
+#include "modelfile/spec.hpp"
+
+namespace dalembert::modelfile {
+
+struct ExpressionLimits {
+  static constexpr std::size_t max_length = 20'000;  ///< characters of one expression
+  static constexpr int max_nesting = 64;             ///< parentheses, calls, signs and powers within each other
+  static constexpr int max_function_nesting = 16;    ///< function calls within each other: sin(cos(exp(...)))
+  static constexpr double max_exponent = 1024;       ///< |b| in a^b where a and b are numbers
+  static constexpr double max_number = 1e300;        ///< |x| of a number or of a constant part (messages say 1e300)
+};
+
+/// Throws ModelFileError (file, line, key) naming the limit an expression exceeds, or its first
+/// syntax error.
+void check_expression(const std::string& file, const Expression& e);
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,28 @@
+#pragma once
+// Child processes without a shell: the program and its arguments are passed as a vector to
+// posix_spawnp, so no character of a path, a file name or an option value is ever interpreted
+// (docs/security.md). Used for the C compiler of model files and for the plotting script.
+#include <string>
+#include <vector>
+
+namespace dalembert::support {
+
+struct ProcessResult {
+  bool started = false;  ///< false: the program was not found or could not be started
+  int status = -1;       ///< exit status; -1 if it did not exit normally
+  int signal = 0;        ///< the signal that ended it, if one did
+  std::string output;    ///< standard output and standard error together (the first `limit` bytes)
+};
+
+/// Runs `argv[0]` (looked up on PATH when it has no '/') with the arguments `argv[1..]` and waits
+/// for it. Its standard input is /dev/null; its standard output and error are captured.
+ProcessResult run_process(const std::vector<std::string>& argv, std::size_t limit = 8000);
+
+/// A command given as one string in an environment variable (DALEMBERT_CC="ccache cc"), split at
+/// spaces and tabs into a program and its arguments; no quoting, no expansion, no shell.
+std::vector<std::string> split_command(const std::string& command);
+
+/// The value of an environment variable, empty if unset.
+std::string environment(const char* name);
+
+}  // namespace dalembert::support

@@ -1,0 +1,593 @@
+// Hostile input (docs/security.md): nothing a user types or a model file contains runs code or
+// damages the machine, every bad input is exit status 2 with a message naming the option and the
+// value, and a numerical failure is exit 3 with what was computed kept. One test per class of
+// attack, each with the payload that worked before it was fixed; the executable is started
+// without a shell, so every payload reaches it as one argument.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "spawn.hpp"
+#include "support/digest.hpp"
+
+namespace fs = std::filesystem;
+using spawn_test::Outcome;
+using spawn_test::slurp;
+
+namespace {
+
+const std::string kExecutable = DALEMBERT_EXECUTABLE;
+
+/// A fresh directory for one test.
+fs::path fresh_directory(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("dalembert_security_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+/// `dalembert args...` with the model cache in `cache` (and no plotting surprises).
+Outcome dalembert(const std::vector<std::string>& args, const fs::path& cache, spawn_test::Options options = {}) {
+  std::vector<std::string> argv{kExecutable};
+  argv.insert(argv.end(), args.begin(), args.end());
+  options.environment.push_back("DALEMBERT_CACHE_DIR=" + cache.string());
+  return spawn_test::run(argv, options);
+}
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+std::string model_path(const std::string& stem) { return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"; }
+
+/// Every file name in a directory (not recursive).
+std::vector<std::string> names_in(const fs::path& d) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d)) names.push_back(e.path().filename().string());
+  return names;
+}
+
+bool is_root() { return ::geteuid() == 0; }
+
+/// Compiles a shared library whose constructor creates `marker` (the payload of a planted cache entry).
+fs::path planted_library(const fs::path& directory, const fs::path& marker) {
+  const fs::path source = directory / "planted.c", library = directory / "planted.so";
+  write(source, "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) {\n"
+                "  FILE* f = fopen(\"" + marker.string() + "\", \"w\"); if (f) fclose(f);\n}\n"
+                "int dalembert_abi_version = 1;\n");
+  const auto r = spawn_test::run({"/usr/bin/cc", "-shared", "-fPIC", source.string(), "-o", library.string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return library;
+}
+
+// --- 1. User text in generated code ---------------------------------------------------------------
+
+// The name was written into a C comment with only */ escaped; a backslash-newline between * and /
+// still closes the comment (the compiler splices lines first), and a constructor then ran at
+// dlopen, even for `describe`.
+TEST(Security, ModelTextNeverReachesGeneratedCode) {
+  const fs::path dir = fresh_directory("generated_code");
+  const fs::path marker = dir / "PWNED";
+  // TOML text: \\ is a backslash and \n a newline in the string
+  const std::string payload = R"(*\\\n/ __attribute__((constructor)) static void pwn(void) { extern int system(const char*); system(\"touch )" +
+                              marker.string() + R"(\"); } /* )";
+  write(dir / "inject.toml", "name = \"evil " + payload + "\"\n"
+                             "summary = \"zzsummaryzz " + payload + "\"\n"
+                             "coordinates = [\"zzcoordzz\"]\n"
+                             "parameters = { zzparamzz = { value = 1.0, description = \"zzdescriptionzz\" } }\n"
+                             "lagrangian = \"0.5*zzcoordzz_t^2 - zzparamzz*zzcoordzz^2\"\n"
+                             "[derived]\nzzderivedzz = \"zzcoordzz\"\n");
+  for (const auto& command : {std::vector<std::string>{"describe", (dir / "inject.toml").string()},
+                              std::vector<std::string>{"run", (dir / "inject.toml").string(), "--method", "dla", "--h",
+                                                       "0.1", "--steps", "3"}}) {
+    const auto r = dalembert(command, dir / "cache");
+    EXPECT_EQ(r.status, 2) << r.err;  // the name is refused (a control character) ...
+    EXPECT_NE(r.err.find("control characters"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(marker));
+  }
+  // ... and without the newline the name is accepted but never written into the C source.
+  std::string text = slurp(dir / "inject.toml");
+  for (std::size_t at; (at = text.find(R"(\\\n)")) != std::string::npos;) text.replace(at, 4, R"(\\ )");
+  write(dir / "inject.toml", text);
+  const auto r = dalembert({"run", (dir / "inject.toml").string(), "--method", "dla", "--h", "0.1", "--steps", "3"},
+                           dir / "cache");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+  int sources = 0;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) {
+    if (e.path().extension() != ".c") continue;
+    ++sources;
+    const std::string c = slurp(e.path());
+    for (const char* user_text : {"evil", "zzsummaryzz", "zzcoordzz", "zzparamzz", "zzdescriptionzz", "zzderivedzz",
+                                  "constructor", "system"})
+      EXPECT_EQ(c.find(user_text), std::string::npos) << user_text << " in the generated source";
+  }
+  EXPECT_EQ(sources, 1);
+}
+
+// --- 2. Shell commands from file names and output paths --------------------------------------------
+
+// Plotting built a command string for system(): a model file named p';touch X;'.toml, or an
+// --out-dir with quotes, ran the command.
+TEST(Security, FileNamesAndOutputPathsNeverReachAShell) {
+  const fs::path dir = fresh_directory("shell");
+  const fs::path marker = dir / "PWNED";
+  const std::string quote_payload = "';touch PWNED;'";  // run in `dir`
+  const fs::path model = dir / ("p" + quote_payload + ".toml");
+  fs::copy_file(model_path("harmonic-oscillator"), model);
+  const fs::path out_dir = dir / ("o" + quote_payload);
+  const std::vector<std::vector<std::string>> commands = {
+      {"compare", model.string(), "--methods", "dla,rk4", "--h", "0.1", "--steps", "10"},
+      {"compare", "particle", "--methods", "dla", "--h", "0.1", "--steps", "10", "--out-dir", out_dir.string() + "1"},
+      {"convergence", "particle", "--method", "dla", "--h-list", "0.1,0.05", "--t-end", "1", "--out-dir",
+       out_dir.string() + "2"},
+      {"reproduce", "--quick", "--only", "thesis-pendulum", "--out", out_dir.string() + "3"},
+      {"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "3", "--out", (dir / ("r" + quote_payload)).string()},
+  };
+  spawn_test::Options in_dir;
+  in_dir.directory = dir.string();
+  for (const auto& c : commands) {
+    const auto r = dalembert(c, dir / "cache", in_dir);
+    EXPECT_EQ(r.status, 0) << c[0] << ": " << r.err;
+    EXPECT_FALSE(fs::exists(marker)) << c[0];
+  }
+  EXPECT_TRUE(fs::exists(dir / ("compare-p" + quote_payload) / "energy_error.png"));
+  EXPECT_TRUE(fs::exists(out_dir.string() + "1/compare.csv"));
+  EXPECT_TRUE(fs::exists(out_dir.string() + "2/convergence.png"));
+  EXPECT_TRUE(fs::exists(out_dir.string() + "3/report.html"));
+  EXPECT_TRUE(fs::exists(dir / ("r" + quote_payload)));
+}
+
+// --- 3. The model cache ----------------------------------------------------------------------------
+
+/// The entry of a model in a fresh cache: the paths of its library and digest, and the CSV of a run.
+struct Entry {
+  fs::path library, digest;
+  std::string csv;
+};
+
+std::vector<std::string> run_args(const std::string& model) {
+  return {"run", model, "--method", "dla", "--h", "0.1", "--steps", "20"};
+}
+
+Entry populate(const fs::path& cache, const std::string& model) {
+  const auto before = fs::exists(cache) ? names_in(cache) : std::vector<std::string>{};
+  const auto r = dalembert(run_args(model), cache);
+  EXPECT_EQ(r.status, 0) << r.err;
+  Entry e;
+  e.csv = r.out;
+  for (const auto& name : names_in(cache)) {
+    if (std::find(before.begin(), before.end(), name) != before.end()) continue;
+    if (name.ends_with(".so")) e.library = cache / name;
+    if (name.ends_with(".digest")) e.digest = cache / name;
+  }
+  EXPECT_FALSE(e.library.empty());
+  EXPECT_FALSE(e.digest.empty());
+  return e;
+}
+
+TEST(Security, CacheDirectoryIsCreatedPrivate) {
+  const fs::path dir = fresh_directory("cache_mode");
+  populate(dir / "cache", model_path("harmonic-oscillator"));
+  struct stat st{};
+  ASSERT_EQ(::stat((dir / "cache").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  for (const auto& e : fs::directory_iterator(dir / "cache")) {
+    ASSERT_EQ(::stat(e.path().c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 077, 0u) << e.path();
+  }
+}
+
+// With HOME and XDG_CACHE_HOME unset the cache is <tmp>/dalembert-cache-<uid>: another user could
+// create it first and plant a library under the content-hash name anyone can compute, with a
+// digest that matches it. A directory not owned by this user, or writable by others, is refused.
+TEST(Security, ASharedCacheDirectoryIsRefused) {
+  const fs::path dir = fresh_directory("shared_cache");
+  const fs::path marker = dir / "PLANTED";
+  const Entry legit = populate(dir / "legit", model_path("harmonic-oscillator"));
+  const fs::path tmp = dir / "tmp";
+  const fs::path shared = tmp / ("dalembert-cache-" + std::to_string(::geteuid()));
+  fs::create_directories(shared);
+  const fs::path planted = planted_library(dir, marker);
+  fs::copy_file(planted, shared / legit.library.filename());
+  const std::string bytes = slurp(planted);
+  std::string record = slurp(legit.digest);
+  record.replace(record.rfind("library ") + 8, 64, dalembert::support::sha256_hex(bytes));
+  write(shared / legit.digest.filename(), record);
+
+  spawn_test::Options options;
+  options.unset = {"HOME", "XDG_CACHE_HOME", "DALEMBERT_CACHE_DIR"};
+  options.environment = {"TMPDIR=" + tmp.string()};
+  const auto run = [&] {
+    return spawn_test::run({kExecutable, "run", model_path("harmonic-oscillator"), "--method", "dla", "--h", "0.1",
+                            "--steps", "20"},
+                           options);
+  };
+  // Writable by others: refused even though this user owns it.
+  fs::permissions(shared, fs::perms::all);
+  auto r = run();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, legit.csv);
+  EXPECT_NE(r.err.find("is writable by other users"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+  // The private directory used instead is gone after the run.
+  std::smatch fallback;
+  ASSERT_TRUE(std::regex_search(r.err, fallback, std::regex("new private directory (\\S+)")));
+  EXPECT_FALSE(fs::exists(fallback[1].str()));
+
+  if (!is_root()) GTEST_SKIP() << "the rest needs root (a directory owned by another user)";
+  fs::permissions(shared, fs::perms::owner_all, fs::perm_options::replace);
+  ASSERT_EQ(::chown(shared.c_str(), 65534, 65534), 0);
+  r = run();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, legit.csv);
+  EXPECT_NE(r.err.find("is owned by user 65534"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// A truncated library crashed every later run with SIGBUS, overwritten code gave SIGILL, and a
+// library swapped with another model's gave wrong energies. Each is now caught by the digest and
+// rebuilt: the run gives the same rows as before the damage.
+TEST(Security, DamagedCacheEntriesAreRebuilt) {
+  const fs::path dir = fresh_directory("damaged_cache");
+  const fs::path cache = dir / "cache";
+  const Entry oscillator = populate(cache, model_path("harmonic-oscillator"));
+  const Entry pendulum = populate(cache, model_path("pendulum"));
+  const auto rerun = [&](const std::string& model) { return dalembert(run_args(model_path(model)), cache); };
+
+  // truncated
+  fs::resize_file(oscillator.library, fs::file_size(oscillator.library) / 2);
+  auto r = rerun("harmonic-oscillator");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, oscillator.csv);
+  // overwritten code
+  {
+    std::fstream f(oscillator.library, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(oscillator.library) / 3));
+    const std::string garbage(512, '\xff');
+    f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  }
+  r = rerun("harmonic-oscillator");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, oscillator.csv);
+  // swapped with another model's library
+  fs::copy_file(pendulum.library, oscillator.library, fs::copy_options::overwrite_existing);
+  r = rerun("harmonic-oscillator");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, oscillator.csv);
+  // a library of someone else's, with the digest file left as it was
+  const fs::path marker = dir / "PLANTED";
+  fs::copy_file(planted_library(dir, marker), pendulum.library, fs::copy_options::overwrite_existing);
+  r = rerun("pendulum");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, pendulum.csv);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// Processes that compile the same model at once all succeed and agree.
+TEST(Security, ConcurrentCompilesOfOneModelAllSucceed) {
+  const fs::path dir = fresh_directory("concurrent_cache");
+  std::vector<Outcome> outcomes(4);
+  std::vector<std::thread> threads;
+  for (auto& o : outcomes)
+    threads.emplace_back([&o, &dir] { o = dalembert(run_args(model_path("chaplygin-sleigh")), dir / "cache"); });
+  for (auto& t : threads) t.join();
+  for (const auto& o : outcomes) {
+    EXPECT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(o.out, outcomes[0].out);
+  }
+  for (const auto& name : names_in(dir / "cache")) EXPECT_FALSE(name.starts_with(".")) << name;
+}
+
+// --- 4. Output paths --------------------------------------------------------------------------------
+
+std::vector<std::string> short_run(const std::string& out_option, const std::string& path) {
+  return {"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "5", out_option, path};
+}
+
+// The temporary-file-and-rename write turned /dev/null into a regular file when run as root.
+TEST(Security, ACharacterDeviceIsWrittenThroughNotReplaced) {
+  if (!is_root()) GTEST_SKIP() << "making a device node needs root";
+  const fs::path dir = fresh_directory("device");
+  const fs::path null = dir / "null";
+  ASSERT_EQ(::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)), 0);
+  for (const char* option : {"--out", "--summary"}) {
+    const auto r = dalembert(short_run(option, null.string()), dir / "cache");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(fs::is_character_file(null)) << option;
+  }
+  EXPECT_EQ(names_in(dir), std::vector<std::string>{"null"});
+}
+
+TEST(Security, APipeIsWrittenThrough) {
+  const fs::path dir = fresh_directory("fifo");
+  const fs::path fifo = dir / "rows";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = slurp(fifo); });
+  const auto r = dalembert(short_run("--out", fifo.string()), dir / "cache");
+  reader.join();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  EXPECT_EQ(received.substr(0, 2), "t,");
+}
+
+// A link in a shared directory may point anywhere: an output path that is a symbolic link to a
+// file is refused, and the file it points to is left alone.
+TEST(Security, ASymbolicLinkToAFileIsRefused) {
+  const fs::path dir = fresh_directory("symlink");
+  write(dir / "victim", "precious\n");
+  fs::create_symlink(dir / "victim", dir / "out.csv");
+  fs::create_symlink(dir / "nowhere", dir / "dangling.csv");
+  for (const char* option : {"--out", "--summary"}) {
+    for (const char* link : {"out.csv", "dangling.csv"}) {
+      const auto r = dalembert(short_run(option, (dir / link).string()), dir / "cache");
+      EXPECT_EQ(r.status, 2) << r.err;
+      EXPECT_NE(r.err.find(std::string(option) + ": '" + (dir / link).string() + "' is a symbolic link"),
+                std::string::npos)
+          << r.err;
+    }
+  }
+  EXPECT_EQ(slurp(dir / "victim"), "precious\n");
+  EXPECT_FALSE(fs::exists(dir / "nowhere"));
+}
+
+// No temporary file is left behind: not after a numerical failure, not after bad input found once
+// the output was opened, not after a signal.
+TEST(Security, NoTemporaryFileIsLeftBehind) {
+  const fs::path dir = fresh_directory("temporaries");
+  // a Newton failure at the first step (exit 3): the row of step 0 is written
+  auto r = dalembert({"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "5", "--tolerance", "1e-30",
+                      "--out", (dir / "failed.csv").string(), "--summary", (dir / "failed.json").string()},
+                     dir / "cache");
+  EXPECT_EQ(r.status, 3) << r.err;
+  // bad initial data, found after the outputs were opened (exit 2): nothing is written
+  r = dalembert({"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "5", "--v0", "1,2,3", "--out",
+                 (dir / "bad.csv").string()},
+                dir / "cache");
+  EXPECT_EQ(r.status, 2) << r.err;
+  // stopped by a signal while running
+  spawn_test::Options stop;
+  stop.signal_after_ms = 300;
+  for (const int signal : {SIGTERM, SIGINT}) {
+    stop.signal_to_send = signal;
+    r = dalembert({"run", "particle", "--method", "dla", "--h", "0.001", "--steps", "100000000", "--out",
+                   (dir / "stopped.csv").string()},
+                  dir / "cache", stop);
+    EXPECT_EQ(r.signal, signal) << r.status << r.err;
+  }
+  auto names = names_in(dir);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"failed.csv", "failed.json"}));
+}
+
+// --- 5. Bounded resources ----------------------------------------------------------------------------
+
+TEST(Security, HostileExpressionsAreRefusedQuickly) {
+  const fs::path dir = fresh_directory("limits");
+  std::string nested_sin = "x_t";
+  for (int i = 0; i < 40; ++i) nested_sin = "sin(" + nested_sin + ")";
+  const struct {
+    std::string name, lagrangian, message;
+  } cases[] = {
+      {"parentheses", "0.5*x_t^2 - " + std::string(10000, '(') + "x" + std::string(10000, ')'), "limit of 20000"},
+      {"deep_parentheses", "0.5*x_t^2 - " + std::string(2000, '(') + "x" + std::string(2000, ')'), "nesting deeper than the limit of 64"},
+      {"signs", "0.5*x_t^2 - " + std::string(30000, '-') + "x", "limit of 20000"},
+      {"deep_signs", "0.5*x_t^2 - " + std::string(5000, '-') + "x", "nesting deeper than the limit of 64"},
+      {"nested_functions", "0.5*x_t^2 + " + nested_sin, "function calls nested deeper than the limit of 16"},
+      {"huge_power", "0.5*x_t^2 + 9^(9^9)*x", "exponent beyond the limit of 1024"},
+      {"huge_number", "0.5*x_t^2 + 1e999*x", "the number 1e999 is out of range"},
+  };
+  for (const auto& c : cases) {
+    write(dir / (c.name + ".toml"), "name = \"limits\"\ncoordinates = [\"x\"]\nlagrangian = \"" + c.lagrangian + "\"\n");
+    spawn_test::Options options;
+    options.timeout_seconds = 20;
+    const auto r = dalembert({"describe", (dir / (c.name + ".toml")).string()}, dir / "cache", options);
+    EXPECT_EQ(r.status, 2) << c.name << ": " << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err.substr(0, 300);
+    EXPECT_NE(r.err.find(".toml:3: lagrangian:"), std::string::npos) << c.name;  // the file, the line, the key
+    EXPECT_LT(r.seconds, 5.0) << c.name;
+    EXPECT_LT(r.err.size(), 1000u) << c.name;  // the expression is quoted, not copied
+  }
+}
+
+// --- 6. Non-smooth and singular expressions -----------------------------------------------------------
+
+std::vector<double> column(const std::string& csv, const std::string& name) {
+  std::istringstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::size_t index = 0, found = std::string::npos;
+  std::istringstream header(line);
+  for (std::string cell; std::getline(header, cell, ','); ++index)
+    if (cell == name) found = index;
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    std::string cell;
+    for (std::size_t i = 0; i <= found; ++i) std::getline(row, cell, ',');
+    values.push_back(std::stod(cell));
+  }
+  return values;
+}
+
+// abs(x_t)^3 gave NaN energies with exit 0: GiNaC's derivative of abs(x) is x/abs(x).
+TEST(Security, AbsHasACorrectDerivativeAtZero) {
+  const fs::path dir = fresh_directory("abs");
+  write(dir / "abs.toml", "name = \"abs\"\ncoordinates = [\"x\"]\n"
+                          "lagrangian = \"0.5*x_t^2 + abs(x_t)^3 - x^2\"\n[initial]\nq = [1]\nv = [0]\n");
+  const auto r = dalembert({"run", (dir / "abs.toml").string(), "--method", "dla", "--h", "0.01", "--steps", "400"},
+                           dir / "cache");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto energy = column(r.out, "energy");
+  ASSERT_EQ(energy.size(), 401u);
+  // E = ½ẋ² + 2|ẋ|³ + x², E(0) = 1, conserved to O(h²) by the midpoint rule
+  for (const double E : energy) EXPECT_NEAR(E, 1.0, 1e-3);
+  // the velocity crosses zero: the orbit passes x = 0 and turns at both ends
+  const auto x = column(r.out, "x");
+  EXPECT_LT(*std::min_element(x.begin(), x.end()), -0.9);
+}
+
+TEST(Security, SingularDerivativesAreRefusedAndNonFiniteRunsFail) {
+  const fs::path dir = fresh_directory("singular");
+  write(dir / "sqrt.toml", "name = \"sqrt\"\ncoordinates = [\"x\"]\n"
+                           "lagrangian = \"0.5*x_t^2 + sqrt(x_t^2)*x_t^2\"\n[initial]\nv = [0]\n");
+  auto r = dalembert({"run", (dir / "sqrt.toml").string(), "--method", "dla", "--h", "0.1", "--steps", "3"}, dir / "cache");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("sqrt.toml:3: lagrangian: a derivative of the Lagrangian up to the third is not finite"),
+            std::string::npos)
+      << r.err;
+  // RK4 beyond its stability limit overflows: the energy becomes infinite, then NaN
+  r = dalembert({"run", "harmonic-oscillator", "--method", "rk4", "--h", "10", "--steps", "2000", "--summary",
+                 (dir / "rk4.json").string()},
+                dir / "cache");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("the energy is inf"), std::string::npos) << r.err;
+  for (const double E : column(r.out, "energy")) EXPECT_TRUE(std::isfinite(E));
+  EXPECT_NE(slurp(dir / "rk4.json").find("\"status\": \"non-finite\""), std::string::npos);
+}
+
+// --- 7. Names that become CSV columns ---------------------------------------------------------------
+
+TEST(Security, DerivedNamesMustBeColumnNames) {
+  const fs::path dir = fresh_directory("derived");
+  for (const std::string key : {"\"a,b\"", "\"a\\nb\"", "\"1x\"", "\"\""}) {
+    write(dir / "d.toml", "name = \"d\"\ncoordinates = [\"x\"]\nlagrangian = \"0.5*x_t^2\"\n[derived]\n" + key + " = \"x\"\n");
+    const auto r = dalembert({"describe", (dir / "d.toml").string()}, dir / "cache");
+    EXPECT_EQ(r.status, 2) << key << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a column name"), std::string::npos) << key << ": " << r.err;
+  }
+}
+
+// --- The bad-input contract -----------------------------------------------------------------------------
+
+struct BadInputCase {
+  std::vector<std::string> args;
+  std::string message;  ///< the option and the value, as the message must name them
+};
+
+TEST(Security, EveryBadInputIsExit2NamingTheValue) {
+  const fs::path dir = fresh_directory("bad_input");
+  write(dir / "a_file", "x\n");
+  const std::string file = (dir / "a_file").string();
+  const std::vector<std::string> run = {"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "3"};
+  const auto with = [&](std::vector<std::string> base, std::initializer_list<std::string> more) {
+    base.insert(base.end(), more);
+    return base;
+  };
+  const std::vector<std::string> compare = {"compare", "particle", "--methods", "dla", "--h", "0.1", "--steps", "3"};
+  const std::vector<std::string> convergence = {"convergence", "particle", "--method", "dla", "--t-end", "1"};
+  const std::vector<std::string> ensemble = {"ensemble", "particle", "--method", "dla", "--h", "0.1", "--steps", "3",
+                                             "--param-range", "potential=0:1"};
+  const std::vector<BadInputCase> cases = {
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
+      {with(run, {"--out", file + "/x.csv"}), "--out: '" + file + "/x.csv' cannot be written"},
+      {with(run, {"--out", dir.string()}), "--out: '" + dir.string() + "' is a directory"},
+      {with(run, {"--out", ""}), "--out: the path is empty"},
+      {with(run, {"--summary", dir.string()}), "--summary: '" + dir.string() + "' is a directory"},
+      {with(compare, {"--out-dir", file}), "--out-dir: '" + file + "' exists and is not a directory"},
+      {with(compare, {"--out-dir", file + "/sub"}), "--out-dir: '" + file + "/sub' cannot be created"},
+      {with(compare, {"--out-dir", ""}), "--out-dir: the path is empty"},
+      {with(convergence, {"--h-list", "0.1,0.05", "--out-dir", file}), "--out-dir: '" + file + "'"},
+      {{"reproduce", "--only", "thesis-pendulum", "--out", file}, "--out: '" + file + "' exists and is not a directory"},
+      {with(ensemble, {"--samples", "2", "--out", dir.string()}), "--out: '" + dir.string() + "' is a directory"},
+      {{"run", "particle", "--method", "dla", "--h", "1e-320", "--t-end", "1"}, "--t-end 1 with --h 1e-320"},
+      {{"run", "particle", "--method", "dla", "--h", "0", "--steps", "3"}, "--h: must be positive, got 0"},
+      {{"run", "particle", "--method", "dla", "--h", "nan", "--steps", "3"}, "--h: 'nan' is not a finite number"},
+      {{"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "-1"}, "--steps: must lie in 0..1000000000000000, got -1"},
+      {{"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "99999999999999999999"},
+       "--steps: must lie in 0..1000000000000000, got 99999999999999999999"},
+      {{"run", "particle", "--method", "dla", "--h", "0.1", "--t-end", "-1"}, "--t-end: the final time must be positive, got -1"},
+      {with(convergence, {"--h-list", "0.1,0.1"}), "--h-list: 0.1 is given twice"},
+      {with(convergence, {"--h-list", "0.1,0.03"}), "--h-list: h = 0.03 does not divide t_end = 1"},
+      {with(convergence, {"--h-list", "0.1,-0.05"}), "--h-list: step sizes must be positive, got -0.05"},
+      {with(ensemble, {"--samples", "1000000000000"}), "--samples: must lie in 1..10000000, got 1000000000000"},
+      {with(ensemble, {"--samples", "0"}), "--samples: must lie in 1..10000000, got 0"},
+      {with(ensemble, {"--samples", "4000", "--param-range", "potential=0:1"}), "--param-range: potential given twice"},
+      {with(run, {"--max-iterations", "4294967297"}), "--max-iterations: must lie in 1..1000, got 4294967297"},
+      {with(run, {"--max-iterations", "0"}), "--max-iterations: must lie in 1..1000, got 0"},
+      {with(run, {"--q0", ""}), "--q0: '' is not a number"},
+      {with(run, {"--v0", "1,,2"}), "--v0: '' is not a number"},
+      {with(run, {"--q0", "1,2"}), "--q0 has 2 value(s)"},
+      {with(run, {"--every", "0"}), "--every: must lie in 1..1000000000000000, got 0"},
+      {with(run, {"--tolerance", "0"}), "--tolerance: must be positive, got 0"},
+      {with(run, {"--alpha", "2"}), "--alpha: must lie in [0, 1], got 2"},
+      {with(run, {"--rule", "simpson"}), "--rule: unknown value 'simpson'"},
+      {with(run, {"--fim-start", "C"}), "--fim-start: unknown value 'C'"},
+      {with(run, {"--param", " = "}), "--param: ' = ' does not start with a parameter name"},
+      {with(run, {"--param", "potential"}), "--param: 'potential' is not of the form name=value"},
+      {with(run, {"--param", "potential=abc"}), "--param potential: 'abc' is not a number"},
+      {with(run, {"--param", "mass=1"}), "unknown parameter 'mass'"},
+      {{"run", "particle", "--method", "nope", "--h", "0.1", "--steps", "3"}, "unknown method 'nope'"},
+      {{"run", "no-such-system", "--method", "dla", "--h", "0.1", "--steps", "3"}, "no-such-system"},
+      {{"run", "particle", "--method", "dla", "--steps", "3"}, "run `dalembert run --help`"},
+      {{"run", "knife-edge", "--method", "dla", "--h", "0.1", "--steps", "3", "--param", "m=0"},
+       "knife-edge with --param m=0: the mass matrix d2L/dv2 is singular"},
+      {{"run", model_path("knife-edge"), "--method", "dla", "--h", "0.1", "--steps", "3", "--param", "m=0"},
+       "the metric d2L/dv2 is singular"},
+      {{"run", model_path("knife-edge"), "--method", "dla", "--h", "0.1", "--steps", "3", "--param", "m=0"},
+       "(with --param m=0)"},
+      {with(ensemble, {"--samples", "2", "--threads", "0"}), "--threads: must lie in 1..4096, got 0"},
+      {with(ensemble, {"--samples", "2", "--sampling", "sobol"}), "--sampling: unknown sampling 'sobol'"},
+      {{"ensemble", "particle", "--method", "dla", "--h", "0.1", "--steps", "3", "--initial-file", "/dev/zero"},
+       "--initial-file: '/dev/zero' is not a regular file"},
+  };
+  for (const auto& c : cases) {
+    const auto r = dalembert(c.args, dir / "cache");
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    EXPECT_EQ(r.status, 2) << shown << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << shown << "\nexpected: " << c.message << "\nstderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << shown;
+  }
+  EXPECT_EQ(names_in(dir).size(), 2u);  // a_file and the cache: nothing else was created
+}
+
+// --- Numerical failures inside studies: exit 3, the completed rows kept and aligned ------------------
+
+TEST(Security, AFailureInsideCompareKeepsAlignedRows) {
+  const fs::path dir = fresh_directory("compare_failure");
+  // a tolerance below round-off: dla's Newton fails at the first step; rk4 has no Newton
+  const auto r = dalembert({"compare", "particle", "--methods", "rk4,dla", "--h", "0.1", "--steps", "20", "--every", "3",
+                            "--tolerance", "1e-30", "--max-iterations", "3", "--out-dir", (dir / "out").string()},
+                           dir / "cache");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("dla: Newton solver failed at step 1"), std::string::npos) << r.err;
+  const std::string csv = slurp(dir / "out" / "compare.csv");
+  std::istringstream in(csv);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 1u + 8u);  // header, k = 0, 3, ..., 18, 20
+  for (const auto& row : rows) EXPECT_EQ(std::count(row.begin(), row.end(), ','), 6) << row;
+  const auto t = column(csv, "t"), rk4 = column(csv, "rk4:error"), dla = column(csv, "dla:error");
+  EXPECT_NEAR(t.back(), 2.0, 1e-12);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    EXPECT_TRUE(std::isfinite(rk4[i])) << i;
+    EXPECT_EQ(std::isfinite(dla[i]), i == 0) << i;  // dla has only its initial row
+  }
+  EXPECT_TRUE(fs::exists(dir / "out" / "error.png"));
+}
+
+TEST(Security, AFailureInsideConvergenceIsExit3WithTheRowsKept) {
+  const fs::path dir = fresh_directory("convergence_failure");
+  const auto r = dalembert({"convergence", "particle", "--method", "dla", "--h-list", "0.2,0.1,0.05", "--t-end", "1",
+                            "--tolerance", "1e-30", "--max-iterations", "3", "--out-dir", (dir / "out").string()},
+                           dir / "cache");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("dla failed at h = 0.2"), std::string::npos) << r.err;
+  const std::string csv = slurp(dir / "out" / "convergence.csv");
+  EXPECT_EQ(column(csv, "h"), (std::vector<double>{0.2, 0.1, 0.05}));
+  for (const double e : column(csv, "error")) EXPECT_TRUE(std::isnan(e));
+}
+
+}  // namespace
