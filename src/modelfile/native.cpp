@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -179,25 +180,29 @@ struct CacheDirectory {
   std::string warning;  ///< why the preferred one was refused
 };
 
-const CacheDirectory& private_cache() {
-  static PrivateFallback fallback;
-  static const CacheDirectory cache = [] {
-    const std::string preferred = preferred_cache_directory();
-    std::error_code error;
-    const fs::path parent = fs::path(preferred).parent_path();
-    if (!parent.empty()) fs::create_directories(parent, error);
-    ::mkdir(preferred.c_str(), 0700);  // an existing one is checked like a new one
-    const std::string why = unsafe_reason(preferred);
-    if (why.empty()) return CacheDirectory{preferred, ""};
+/// The cache directory for the current settings, checked; a refused one is replaced by a private
+/// directory of this process, made once per refused directory.
+CacheDirectory private_cache() {
+  static std::mutex mutex;
+  static std::map<std::string, PrivateFallback> fallbacks;  // removed when the process exits
+  const std::string preferred = preferred_cache_directory();
+  std::error_code error;
+  const fs::path parent = fs::path(preferred).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, error);
+  ::mkdir(preferred.c_str(), 0700);  // an existing one is checked like a new one
+  const std::string why = unsafe_reason(preferred);
+  if (why.empty()) return CacheDirectory{preferred, ""};
+  const std::lock_guard lock(mutex);
+  PrivateFallback& fallback = fallbacks[preferred];
+  if (fallback.path.empty()) {
     const fs::path tmp = fs::temp_directory_path(error);
     std::string pattern = ((error ? fs::path("/tmp") : tmp) / "dalembert-cache-XXXXXX").string();
     if (!::mkdtemp(pattern.data()))
       return CacheDirectory{"", "the model cache " + preferred + " " + why + ", and no private directory could be made"};
     fallback.path = pattern;
-    return CacheDirectory{pattern, "the model cache " + preferred + " " + why + "; using the new private directory " +
-                                       pattern + " for this run"};
-  }();
-  return cache;
+  }
+  return CacheDirectory{fallback.path, "the model cache " + preferred + " " + why + "; using the new private directory " +
+                                           fallback.path + " for this run"};
 }
 
 /// Loads a library whose content was just checked and checks that it was generated for this
@@ -255,7 +260,7 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
     build.problem = "compilation disabled (DALEMBERT_CC=none)";
     return build;
   }
-  const CacheDirectory& cache = private_cache();
+  const CacheDirectory cache = private_cache();
   static std::atomic<bool> warned{false};
   if (!cache.warning.empty() && !warned.exchange(true)) build.warning = cache.warning;
   if (cache.path.empty()) {
