@@ -5,6 +5,8 @@
 // Names: Step/<system>/<method>; HandWrittenDla/<system>. The counter newton_iterations is the mean
 // number of Newton iterations per step. `del` ignores the constraints (the unconstrained discrete
 // Euler–Lagrange flow of the same Lagrangian); gf-sym is taken at α = ¼ (at α = ½ it is gf).
+// Step/<system>-at-run-time/<method> is the same step on the system seen with sizes known only at
+// run time, stored within a bound of 8 (tests/at_run_time.hpp): the cost of run-time sizes.
 // Every trajectory is restarted from the same state every 1000 steps, so that long runs stay in
 // the region of the default initial data (a state copy, negligible against a step).
 #include <benchmark/benchmark.h>
@@ -21,6 +23,7 @@
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
+#include "at_run_time.hpp"
 #include "hand_written.hpp"
 
 namespace {
@@ -37,9 +40,8 @@ NonholonomicParticle particle() {
   return p;
 }
 
-template <class Method, class S>
-void time_steps(benchmark::State& state, const Method& method, const S& sys) {
-  const auto x0 = sys.default_initial();
+template <class Method, class X0>
+void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
   auto start = method.initial_state(x0.q, x0.v);
   auto s = start;
   long iterations = 0, since_restart = 0;
@@ -55,11 +57,12 @@ void time_steps(benchmark::State& state, const Method& method, const S& sys) {
   state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
 }
 
-template <class S>
-void register_methods(const std::string& label, const S& sys) {
+/// Every method on `sys` from (q0, v0) = x0.
+template <class S, class X0>
+void register_methods(const std::string& label, const S& sys, const X0& x0) {
   const auto add = [&](const std::string& method, auto make) {
     benchmark::RegisterBenchmark(("Step/" + label + "/" + method).c_str(),
-                                 [sys, make](benchmark::State& st) { time_steps(st, make(sys), sys); });
+                                 [sys, x0, make](benchmark::State& st) { time_steps(st, make(sys), x0); });
   };
   add("dla", [](const S& s) { return make_dla(s, h); });
   add("del", [](const S& s) { return DiscreteEulerLagrange<S, AlphaRule<S>>(s, AlphaRule<S>(s, h)); });
@@ -108,10 +111,19 @@ void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) 
   state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
 }
 
+/// Every method on `sys`, and on `sys` with its sizes known only at run time.
+template <class S>
+void register_both(const std::string& label, const S& sys) {
+  const auto x0 = sys.default_initial();
+  register_methods(label, sys, x0);
+  using AtRunTime = test::AtRunTime<S, 8, 8>;
+  register_methods(label + "-at-run-time", AtRunTime(sys), PhasePointOf<AtRunTime>{x0.q, x0.v});
+}
+
 void register_all() {
-  register_methods("particle", particle());
-  register_methods("knife-edge", KnifeEdge{});
-  register_methods("chaplygin-sleigh", ChaplyginSleigh{});
+  register_both("particle", particle());
+  register_both("knife-edge", KnifeEdge{});
+  register_both("chaplygin-sleigh", ChaplyginSleigh{});
   benchmark::RegisterBenchmark("HandWrittenDla/particle", [](benchmark::State& st) {
     time_hand_written(st, bench::HandWrittenParticleDla{h, 1.0}, particle());
   });

@@ -32,45 +32,76 @@ namespace dalembert::ad {
 
 #if !defined(DALEMBERT_AD_CERES)
 
-template <class T, int N>
-using Dual = Eigen::AutoDiffScalar<Eigen::Matrix<T, N, 1>>;
+/// N derivatives (N may be Eigen::Dynamic: the width of the seeded variables, known at run time,
+/// stored inside the number up to the bound MaxN). At a run-time width every number the library
+/// passes to a model stores all its derivatives, zeros included (constant(), constants()).
+template <class T, int N, int MaxN = N>
+using Dual = Eigen::AutoDiffScalar<Vec<T, N, MaxN>>;
 
 template <class D>
 struct is_dual : std::false_type {};
 template <class Der>
 struct is_dual<Eigen::AutoDiffScalar<Der>> : std::true_type {};
 
+template <class S>
+inline S lift(double x);
+
 template <class Der>
 inline const auto& value(const Eigen::AutoDiffScalar<Der>& d) { return d.value(); }
+/// The i-th derivative (of a dynamic width: 0 where none is stored).
 template <class Der>
-inline const auto& derivative(const Eigen::AutoDiffScalar<Der>& d, int i) { return d.derivatives()[i]; }
+inline decltype(auto) derivative(const Eigen::AutoDiffScalar<Der>& d, int i) {
+  if constexpr (Der::SizeAtCompileTime == Eigen::Dynamic) {
+    using Scalar = typename Der::Scalar;
+    return i < d.derivatives().size() ? Scalar(d.derivatives()[i]) : lift<Scalar>(0.0);
+  } else {
+    return (d.derivatives()[i]);
+  }
+}
 
-template <int N, class T>
-inline Dual<T, N> variable(const T& x, int i) {
-  if constexpr (std::is_same_v<T, double>) {
+/// x seeded with d/dx_i = 1 among `width` derivatives (the width is N when N is fixed).
+template <int N, int MaxN = N, class T>
+inline Dual<T, N, MaxN> variable(const T& x, int i, int width = N) {
+  if constexpr (N == Eigen::Dynamic) {
+    Dual<T, N, MaxN> d;
+    d.value() = x;
+    d.derivatives().resize(width);
+    for (int k = 0; k < width; ++k) d.derivatives()[k] = lift<T>(0.0);
+    d.derivatives()[i] = lift<T>(1.0);
+    return d;
+  } else if constexpr (std::is_same_v<T, double>) {
     // Built whole rather than zeroed and then patched: the patch (an 8-byte store into the 16-byte
     // store of the zeros) stalls the next vector load of the derivatives (store forwarding).
     // Measured on first-order duals only; nested ones were slower this way.
-    return Dual<T, N>(x, Eigen::Matrix<T, N, 1>::Unit(i));
+    return Dual<T, N, MaxN>(x, Vec<T, N, MaxN>::Unit(i));
   } else {
-    Dual<T, N> d;
+    Dual<T, N, MaxN> d;
     d.value() = x;
     d.derivatives().setZero();
     d.derivatives()[i] = T(1.0);
     return d;
   }
 }
-template <int N, class T>
-inline Dual<T, N> constant(const T& x) {
-  Dual<T, N> d;
+/// x with `width` zero derivatives (the width is N when N is fixed). At a run-time width the zeros
+/// are stored: Eigen pads a dual without derivatives only where it meets a plain dual, not inside an
+/// expression, so in a model's L written as ½|v|² − ½k|q|² with constant q the two terms would
+/// have derivative vectors of different lengths (silently wrong in a release build).
+template <int N, int MaxN = N, class T>
+inline Dual<T, N, MaxN> constant(const T& x, int width = N) {
+  Dual<T, N, MaxN> d;
   d.value() = x;
-  d.derivatives().setZero();
+  if constexpr (N == Eigen::Dynamic) {
+    d.derivatives().resize(width);
+    for (int k = 0; k < width; ++k) d.derivatives()[k] = lift<T>(0.0);
+  } else {
+    d.derivatives().setZero();
+  }
   return d;
 }
 
 #else
 
-template <class T, int N>
+template <class T, int N, int MaxN = N>  // fixed sizes only: a Jet has no run-time width
 using Dual = ceres::Jet<T, N>;
 
 template <class D>
@@ -83,10 +114,10 @@ inline const T& value(const ceres::Jet<T, N>& d) { return d.a; }
 template <class T, int N>
 inline const T& derivative(const ceres::Jet<T, N>& d, int i) { return d.v[i]; }
 
-template <int N, class T>
-inline Dual<T, N> variable(const T& x, int i) { return Dual<T, N>(x, i); }
-template <int N, class T>
-inline Dual<T, N> constant(const T& x) { return Dual<T, N>(x); }
+template <int N, int MaxN = N, class T>
+inline Dual<T, N> variable(const T& x, int i, int = N) { return Dual<T, N>(x, i); }
+template <int N, int MaxN = N, class T>
+inline Dual<T, N> constant(const T& x, int = N) { return Dual<T, N>(x); }
 
 #endif
 
@@ -167,10 +198,14 @@ inline SinCos<T> sin_cos(const T& x) {
 }
 
 #if !defined(DALEMBERT_AD_CERES)
-template <class T, int N>
-inline SinCos<Dual<T, N>> sin_cos(const Dual<T, N>& x) {
+// Spelled out rather than as Dual<T, N, MaxN>: the alias's storage bound is computed from N and
+// MaxN, which deduction cannot invert, and the generic overload (two calls) would be chosen.
+template <class T, int N, int Options, int MaxN>
+inline SinCos<Eigen::AutoDiffScalar<Eigen::Matrix<T, N, 1, Options, MaxN, 1>>> sin_cos(
+    const Eigen::AutoDiffScalar<Eigen::Matrix<T, N, 1, Options, MaxN, 1>>& x) {
+  using D = Eigen::AutoDiffScalar<Eigen::Matrix<T, N, 1, Options, MaxN, 1>>;
   const SinCos<T> inner = sin_cos(x.value());
-  return {Dual<T, N>(inner.sin, x.derivatives() * inner.cos), Dual<T, N>(inner.cos, -(x.derivatives() * inner.sin))};
+  return {D(inner.sin, x.derivatives() * inner.cos), D(inner.cos, -(x.derivatives() * inner.sin))};
 }
 #endif
 
@@ -180,13 +215,13 @@ inline SinCos<Dual<T, N>> sin_cos(const Dual<T, N>& x) {
 #if !defined(DALEMBERT_AD_CERES)
 
 namespace Eigen {
-template <class T, int N, class BinOp>
-struct ScalarBinaryOpTraits<AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>, double, BinOp> {
-  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>;
+template <class T, int N, int Options, int MaxN, class BinOp>
+struct ScalarBinaryOpTraits<AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1, Options, MaxN, 1>>, double, BinOp> {
+  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1, Options, MaxN, 1>>;
 };
-template <class T, int N, class BinOp>
-struct ScalarBinaryOpTraits<double, AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>, BinOp> {
-  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1>>;
+template <class T, int N, int Options, int MaxN, class BinOp>
+struct ScalarBinaryOpTraits<double, AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1, Options, MaxN, 1>>, BinOp> {
+  using ReturnType = AutoDiffScalar<Matrix<AutoDiffScalar<T>, N, 1, Options, MaxN, 1>>;
 };
 }  // namespace Eigen
 
@@ -226,28 +261,58 @@ struct ScalarBinaryOpTraits<double, ceres::Jet<ceres::Jet<T, M>, N>, BinOp> {
 
 namespace dalembert::ad {
 
+/// The entries of x as constants of the dual type D with `width` zero derivatives each: what x.cast<D>()
+/// gives at a fixed width, and at a run-time width with the zeros stored (see constant()).
+template <class D>
+constexpr bool has_run_time_width() {
+  if constexpr (requires { D::DerType::RowsAtCompileTime; }) {
+    return D::DerType::RowsAtCompileTime == Eigen::Dynamic;
+  } else {
+    return false;
+  }
+}
+
+template <class D, class Derived>
+Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime, 1> constants(
+    const Eigen::MatrixBase<Derived>& x, int width) {
+  if constexpr (has_run_time_width<D>()) {
+    constexpr int N = Eigen::Dynamic, MaxN = D::DerType::MaxRowsAtCompileTime;
+    Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime, 1> out(x.size());
+    for (Eigen::Index i = 0; i < x.size(); ++i) out[i] = constant<N, MaxN>(x[i], width);
+    return out;
+  } else {
+    return x.template cast<D>();
+  }
+}
+
 /// Value and gradient of a scalar function f : R^N -> R (f generic in its scalar type).
-template <int N, class T, class F>
-inline void value_and_gradient(F&& f, const Vec<T, N>& x, T& out_value, Vec<T, N>& out_gradient) {
-  using D = Dual<T, N>;
-  Vec<D, N> xd;
-  for (int i = 0; i < N; ++i) xd[i] = variable<N>(x[i], i);
+template <int N, int MaxN = N, class T, class F>
+inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Vec<T, N, MaxN>& out_gradient) {
+  using D = Dual<T, N, MaxN>;
+  const int n = static_cast<int>(x.size());
+  Vec<D, N, MaxN> xd(n);
+  for (int i = 0; i < n; ++i) xd[i] = variable<N, MaxN>(x[i], i, n);
   const D y = f(xd);
   out_value = value(y);
-  for (int i = 0; i < N; ++i) out_gradient[i] = derivative(y, i);
+  out_gradient.resize(n);
+  for (int i = 0; i < n; ++i) out_gradient[i] = derivative(y, i);
 }
 
 /// Value and Jacobian of a vector function f : R^N -> R^M.
-template <int N, int M, class T, class F>
-inline void value_and_jacobian(F&& f, const Vec<T, N>& x, Vec<T, M>& out_value,
-                               Mat<T, M, N>& out_jacobian) {
-  using D = Dual<T, N>;
-  Vec<D, N> xd;
-  for (int i = 0; i < N; ++i) xd[i] = variable<N>(x[i], i);
-  const Vec<D, M> y = f(xd);
-  for (int r = 0; r < M; ++r) {
+template <int N, int M, int MaxN = N, int MaxM = M, class T, class F>
+inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>& out_value,
+                               Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
+  using D = Dual<T, N, MaxN>;
+  const int n = static_cast<int>(x.size());
+  Vec<D, N, MaxN> xd(n);
+  for (int i = 0; i < n; ++i) xd[i] = variable<N, MaxN>(x[i], i, n);
+  const Vec<D, M, MaxM> y = f(xd);
+  const int m = static_cast<int>(y.size());
+  out_value.resize(m);
+  out_jacobian.resize(m, n);
+  for (int r = 0; r < m; ++r) {
     out_value[r] = value(y[r]);
-    for (int c = 0; c < N; ++c) out_jacobian(r, c) = derivative(y[r], c);
+    for (int c = 0; c < n; ++c) out_jacobian(r, c) = derivative(y[r], c);
   }
 }
 

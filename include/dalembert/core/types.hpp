@@ -1,25 +1,52 @@
 #pragma once
-// Basic vocabulary: fixed-size Eigen vectors and matrices, generic in the scalar type so that the
-// same model code runs on double and on automatic-differentiation scalars.
+// Basic vocabulary: Eigen vectors and matrices, generic in the scalar type so that the same model
+// code runs on double and on automatic-differentiation scalars, and in their sizes as Eigen is:
+// a size is a compile-time int, or Eigen::Dynamic when it is known only at run time, and has a
+// compile-time bound (the size itself when fixed; Eigen::Dynamic when unbounded). A dynamic size
+// with a bound keeps its storage inside the object, so small run-time-sized systems compute
+// without touching the heap; the types of fixed sizes are exactly Eigen's fixed-size types.
+#include <array>
+#include <type_traits>
+#include <vector>
+
 #include <Eigen/Core>
 
 namespace dalembert {
 
-template <class T, int N>
-using Vec = Eigen::Matrix<T, N, 1>;
+inline constexpr int Dynamic = Eigen::Dynamic;
 
-template <class T, int Rows, int Cols>
-using Mat = Eigen::Matrix<T, Rows, Cols>;
-
-template <int N>
-using Vecd = Vec<double, N>;
-
-template <int Rows, int Cols>
-using Matd = Mat<double, Rows, Cols>;
-
-/// Size of a concatenation of two compile-time sizes (Eigen::Dynamic is contagious).
-constexpr int sum_of_sizes(int a, int b) {
-  return (a == Eigen::Dynamic || b == Eigen::Dynamic) ? Eigen::Dynamic : a + b;
+/// The storage options Eigen gives a matrix of these sizes by default (row vectors row-major).
+constexpr int default_options(int rows, int cols, int max_rows, int max_cols) {
+  const bool row_vector = (rows == 1 && cols != 1) || (max_rows == 1 && max_cols != 1);
+  const bool column_vector = (cols == 1 && rows != 1) || (max_cols == 1 && max_rows != 1);
+  return row_vector ? Eigen::RowMajor : column_vector ? Eigen::ColMajor : EIGEN_DEFAULT_MATRIX_STORAGE_ORDER_OPTION;
 }
+
+/// The bound of a size: the size itself when fixed (a bound given for a fixed size is ignored).
+constexpr int bound_of(int size, int bound) { return size == Dynamic ? bound : size; }
+
+template <class T, int N, int MaxN = N>
+using Vec = Eigen::Matrix<T, N, 1, Eigen::ColMajor, bound_of(N, MaxN), 1>;
+
+template <class T, int Rows, int Cols, int MaxRows = Rows, int MaxCols = Cols>
+using Mat = Eigen::Matrix<T, Rows, Cols, default_options(Rows, Cols, bound_of(Rows, MaxRows), bound_of(Cols, MaxCols)),
+                          bound_of(Rows, MaxRows), bound_of(Cols, MaxCols)>;
+
+template <int N, int MaxN = N>
+using Vecd = Vec<double, N, MaxN>;
+
+template <int Rows, int Cols, int MaxRows = Rows, int MaxCols = Cols>
+using Matd = Mat<double, Rows, Cols, MaxRows, MaxCols>;
+
+/// Size arithmetic at compile time: Eigen::Dynamic is contagious (a bound that is Dynamic means
+/// unbounded, and stays so).
+constexpr int sum_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic) ? Dynamic : a + b; }
+constexpr int difference_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic) ? Dynamic : a - b; }
+constexpr int multiple_of_size(int k, int a) { return a == Dynamic ? Dynamic : k * a; }
+
+/// A state of K doubles for Boost.Odeint: an array for a fixed K, a vector (sized by its user) for
+/// K = Eigen::Dynamic.
+template <int K>
+using OdeintState = std::conditional_t<K == Dynamic, std::vector<double>, std::array<double, (K == Dynamic ? 0 : K)>>;
 
 }  // namespace dalembert

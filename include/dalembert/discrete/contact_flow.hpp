@@ -10,6 +10,8 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <boost/numeric/odeint.hpp>
 
@@ -50,46 +52,50 @@ void bulirsch_stoer_interval(Rhs&& rhs, OdeState& x, double t0, double t1, doubl
 
 /// The Herglotz trajectory over [0, h] from (q0, v0, z0): its end point, b = ∫_0^h ∂L/∂z dt, and
 /// the sensitivities of the end point with respect to the initial velocity.
-template <int N>
+template <int N, int MaxN = N>
 struct ContactSegment {
-  Vecd<N> q0, v0;
+  Vecd<N, MaxN> q0, v0;
   double z0 = 0.0;
-  Vecd<N> q1, v1;
+  Vecd<N, MaxN> q1, v1;
   double z1 = 0.0;
   double b = 0.0;
-  Matd<N, N> dq1_dv0;  ///< U(h) = ∂q(h)/∂v0, the shooting Jacobian
-  Vecd<N> db_dv0;      ///< ∂b(h)/∂v0
+  Matd<N, N, MaxN, MaxN> dq1_dv0;  ///< U(h) = ∂q(h)/∂v0, the shooting Jacobian
+  Vecd<N, MaxN> db_dv0;            ///< ∂b(h)/∂v0
 };
+template <class S>
+using ContactSegmentOf = ContactSegment<S::n, max_n_of<S>()>;
 
 /// The time-h flow from (q0, v0, z0) (any contact model, constrained or not).
 template <ContactModel S>
-ContactSegment<S::n> contact_flow(const S& sys, const Vecd<S::n>& q0, const Vecd<S::n>& v0, double z0, double h,
-                                  double tolerance) {
-  constexpr int n = S::n, X = 2 * n + 2;  // state (q, v, z, b)
-  ContactSegment<n> seg;
+ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>& v0, double z0, double h,
+                                 double tolerance) {
+  const int n = coordinate_count(sys), X = 2 * n + 2;  // state (q, v, z, b)
+  using Q = Eigen::Map<const Vec<double, S::n>>;
+  ContactSegmentOf<S> seg;
   seg.q0 = q0;
   seg.v0 = v0;
   seg.z0 = z0;
   double dt = h;
   {
-    using OdeState = std::array<double, X>;
+    using OdeState = OdeintState<sum_of_sizes(multiple_of_size(2, S::n), 2)>;
     OdeState y{};
+    if constexpr (S::n == Dynamic) y.assign(X, 0.0);
     for (int i = 0; i < n; ++i) {
       y[i] = q0[i];
       y[n + i] = v0[i];
     }
     y[2 * n] = z0;
     const auto rhs = [&](const OdeState& s, OdeState& ds) {
-      const Vecd<n> q = Eigen::Map<const Vecd<n>>(s.data()), v = Eigen::Map<const Vecd<n>>(s.data() + n);
+      const VecN<S> q = Q(s.data(), n), v = Q(s.data() + n, n);
       const auto d = contact_lagrangian_derivatives(sys, q, v, s[2 * n]);
-      Eigen::Map<Vecd<n>>(ds.data()) = v;
-      Eigen::Map<Vecd<n>>(ds.data() + n) = herglotz_acceleration(sys, q, v, d).acceleration;
+      Eigen::Map<Vec<double, S::n>>(ds.data(), n) = v;
+      Eigen::Map<Vec<double, S::n>>(ds.data() + n, n) = herglotz_acceleration(sys, q, v, d).acceleration;
       ds[2 * n] = d.L;
       ds[2 * n + 1] = d.Lz;
     };
     detail::bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
-    seg.q1 = Eigen::Map<const Vecd<n>>(y.data());
-    seg.v1 = Eigen::Map<const Vecd<n>>(y.data() + n);
+    seg.q1 = Q(y.data(), n);
+    seg.v1 = Q(y.data() + n, n);
     seg.z1 = y[2 * n];
     seg.b = y[2 * n + 1];
     return seg;
@@ -103,56 +109,64 @@ ContactSegment<S::n> contact_flow(const S& sys, const Vecd<S::n>& q0, const Vecd
 ///   δṗ = L_qq δq + L_qv δv + L_qz δz + L_z δp + p (L_zq δq + L_zv δv + L_zz δz),
 ///   δḃ = L_zq δq + L_zv δv + L_zz δz,     δq(0) = 0, δp(0) = W(q0, v0, z0) δv0.
 template <ContactModel S>
-ContactSegment<S::n> contact_flow_with_sensitivities(const S& sys, const Vecd<S::n>& q0, const Vecd<S::n>& v0,
-                                                     double z0, double h, double tolerance) {
+ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>& q0, const VecN<S>& v0, double z0,
+                                                    double h, double tolerance) {
   static_assert(contact_constraint_count<S>() == 0, "sensitivities are implemented for unconstrained contact systems");
-  constexpr int n = S::n, X = 2 * n + 2;  // state (q, v, z, b); sensitivity rows (δq, δp, δz, δb)
-  ContactSegment<n> seg;
+  constexpr int N = S::n, XN = sum_of_sizes(multiple_of_size(2, N), 2);
+  const int n = coordinate_count(sys), X = 2 * n + 2;  // state (q, v, z, b); sensitivity rows (δq, δp, δz, δb)
+  using Q = Eigen::Map<const Vec<double, N>>;
+  using Sensitivity = Mat<double, XN, N>;  // X × n, column-major after the state
+  using MatN = MatNN<S>;
+  using Row = Mat<double, 1, N, 1, max_n_of<S>()>;
+  ContactSegmentOf<S> seg;
   seg.q0 = q0;
   seg.v0 = v0;
   seg.z0 = z0;
   double dt = h;
-  using OdeState = std::array<double, X * (n + 1)>;
+  using OdeState = OdeintState<N == Dynamic ? Dynamic : XN * (N + 1)>;
   OdeState y{};
-  Eigen::Map<Vecd<n>>(y.data()) = q0;
-  Eigen::Map<Vecd<n>>(y.data() + n) = v0;
+  if constexpr (N == Dynamic) y.assign(X * (n + 1), 0.0);
+  Eigen::Map<Vec<double, N>>(y.data(), n) = q0;
+  Eigen::Map<Vec<double, N>>(y.data() + n, n) = v0;
   y[2 * n] = z0;
   {
-    Eigen::Map<Matd<X, n>> sens(y.data() + X);
+    Eigen::Map<Sensitivity> sens(y.data() + X, X, n);
     sens.setZero();
-    sens.template middleRows<n>(n) = contact_lagrangian_hessian(sys, q0, v0, z0).derivatives().W;
+    sens.template middleRows<N>(n, n) = contact_lagrangian_hessian(sys, q0, v0, z0).derivatives().W;
   }
   const auto rhs = [&](const OdeState& s, OdeState& ds) {
-    const Vecd<n> q = Eigen::Map<const Vecd<n>>(s.data()), v = Eigen::Map<const Vecd<n>>(s.data() + n);
+    const VecN<S> q = Q(s.data(), n), v = Q(s.data() + n, n);
     const auto H = contact_lagrangian_hessian(sys, q, v, s[2 * n]);
     const auto d = H.derivatives();
-    const Eigen::PartialPivLU<Matd<n, n>> W(d.W);
-    const Vecd<n> r = d.Lq - d.B * v - d.Lvz * d.L + d.Lv * d.Lz;
-    Eigen::Map<Vecd<n>>(ds.data()) = v;
-    Eigen::Map<Vecd<n>>(ds.data() + n) = W.solve(r);
+    const Eigen::PartialPivLU<MatN> W(d.W);
+    const VecN<S> r = d.Lq - d.B * v - d.Lvz * d.L + d.Lv * d.Lz;
+    Eigen::Map<Vec<double, N>>(ds.data(), n) = v;
+    Eigen::Map<Vec<double, N>>(ds.data() + n, n) = W.solve(r);
     ds[2 * n] = d.L;
     ds[2 * n + 1] = d.Lz;
 
-    const Eigen::Map<const Matd<X, n>> sens(s.data() + X);
-    const Matd<n, n> dq = sens.template topRows<n>(), dp = sens.template middleRows<n>(n);
-    const Matd<1, n> dz = sens.row(2 * n);
-    const Matd<n, n> dv = W.solve(Matd<n, n>(dp - d.B * dq - d.Lvz * dz));
+    const Eigen::Map<const Sensitivity> sens(s.data() + X, X, n);
+    const MatN dq = sens.template topRows<N>(n), dp = sens.template middleRows<N>(n, n);
+    const Row dz = sens.row(2 * n);
+    const MatN dv = W.solve(MatN(dp - d.B * dq - d.Lvz * dz));
     const auto& Hm = H.hessian;
-    const Matd<1, n> dLz = Hm.template block<1, n>(2 * n, 0) * dq + Hm.template block<1, n>(2 * n, n) * dv + Hm(2 * n, 2 * n) * dz;
-    Eigen::Map<Matd<X, n>> dsens(ds.data() + X);
-    dsens.template topRows<n>() = dv;
-    dsens.template middleRows<n>(n) = Hm.template block<n, n>(0, 0) * dq + Hm.template block<n, n>(0, n) * dv +
-                                      Hm.template block<n, 1>(0, 2 * n) * dz + d.Lz * dp + d.Lv * dLz;
+    const Row dLz = Hm.template block<1, N>(2 * n, 0, 1, n) * dq + Hm.template block<1, N>(2 * n, n, 1, n) * dv +
+                    Hm(2 * n, 2 * n) * dz;
+    Eigen::Map<Sensitivity> dsens(ds.data() + X, X, n);
+    dsens.template topRows<N>(n) = dv;
+    dsens.template middleRows<N>(n, n) = Hm.template block<N, N>(0, 0, n, n) * dq +
+                                         Hm.template block<N, N>(0, n, n, n) * dv +
+                                         Hm.template block<N, 1>(0, 2 * n, n, 1) * dz + d.Lz * dp + d.Lv * dLz;
     dsens.row(2 * n) = d.Lq.transpose() * dq + d.Lv.transpose() * dv + d.Lz * dz;
     dsens.row(2 * n + 1) = dLz;
   };
   detail::bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
-  seg.q1 = Eigen::Map<const Vecd<n>>(y.data());
-  seg.v1 = Eigen::Map<const Vecd<n>>(y.data() + n);
+  seg.q1 = Q(y.data(), n);
+  seg.v1 = Q(y.data() + n, n);
   seg.z1 = y[2 * n];
   seg.b = y[2 * n + 1];
-  const Eigen::Map<const Matd<X, n>> sens(y.data() + X);
-  seg.dq1_dv0 = sens.template topRows<n>();
+  const Eigen::Map<const Sensitivity> sens(y.data() + X, X, n);
+  seg.dq1_dv0 = sens.template topRows<N>(n);
   seg.db_dv0 = sens.row(2 * n + 1).transpose();
   return seg;
 }

@@ -8,6 +8,7 @@
 // whose derivatives then come from one hyper-dual evaluation (an inner dual along (q0, z0), an
 // outer one along q1), or, for objects that are not generic in the scalar type (the exact discrete
 // Lagrangian computed by shooting), a member  ContactDiscreteDerivatives<n> derivatives(q0, q1, z0).
+// n may be Eigen::Dynamic, with dimension() and optionally the bound max_n, as for a model.
 #include <cmath>
 #include <concepts>
 #include <stdexcept>
@@ -18,36 +19,39 @@
 namespace dalembert {
 
 /// L_d and the derivatives the discrete Herglotz equations need at one point (q0, q1, z0).
-template <int N>
+template <int N, int MaxN = N>
 struct ContactDiscreteDerivatives {
-  double value = 0.0;  ///< L_d
-  Vecd<N> D1;          ///< ∂L_d/∂q0
-  Vecd<N> D2;          ///< ∂L_d/∂q1
-  double Dz = 0.0;     ///< ∂L_d/∂z0
-  Matd<N, N> D12;      ///< ∂D1/∂q1 (D12(i, j) = ∂²L_d/∂q0_i ∂q1_j)
-  Vecd<N> Dz2;         ///< ∂Dz/∂q1
+  double value = 0.0;         ///< L_d
+  Vecd<N, MaxN> D1;           ///< ∂L_d/∂q0
+  Vecd<N, MaxN> D2;           ///< ∂L_d/∂q1
+  double Dz = 0.0;            ///< ∂L_d/∂z0
+  Matd<N, N, MaxN, MaxN> D12;  ///< ∂D1/∂q1 (D12(i, j) = ∂²L_d/∂q0_i ∂q1_j)
+  Vecd<N, MaxN> Dz2;          ///< ∂Dz/∂q1
 
   /// σ_d = 1 + D_z L_d, the conformal factor of the discrete flow (thesis Lemma 8.1.8).
   double sigma() const { return 1.0 + Dz; }
   /// −D1/σ_d: the momentum of the discrete Legendre map F⁻L_d at q0 (8.1.6).
-  Vecd<N> minus_momentum() const { return -D1 / sigma(); }
+  Vecd<N, MaxN> minus_momentum() const { return -D1 / sigma(); }
   /// ∂(−D1/σ_d)/∂q1, the Newton Jacobian of the momentum-matching equation.
-  Matd<N, N> minus_momentum_jacobian() const {
+  Matd<N, N, MaxN, MaxN> minus_momentum_jacobian() const {
     const double s = sigma();
     return -D12 / s + D1 * Dz2.transpose() / (s * s);
   }
 };
+template <class Ld>
+using ContactDiscreteDerivativesOf = ContactDiscreteDerivatives<Ld::n, max_n_of<Ld>()>;
 
 template <class Ld>
-concept ContactDiscreteLagrangian = requires(const Ld& ld, const Vecd<Ld::n>& q, double z) {
+concept ContactDiscreteLagrangian = requires(const Ld& ld, const VecN<Ld>& q, double z) {
   { Ld::n } -> std::convertible_to<int>;
+  { coordinate_count(ld) } -> std::convertible_to<int>;
   { ld.step_size() } -> std::convertible_to<double>;
   { ld(q, q, z) } -> std::convertible_to<double>;
 };
 
 template <class Ld>
-concept HasClosedDerivatives = requires(const Ld& ld, const Vecd<Ld::n>& q, double z) {
-  { ld.derivatives(q, q, z) } -> std::convertible_to<ContactDiscreteDerivatives<Ld::n>>;
+concept HasClosedDerivatives = requires(const Ld& ld, const VecN<Ld>& q, double z) {
+  { ld.derivatives(q, q, z) } -> std::convertible_to<ContactDiscreteDerivativesOf<Ld>>;
 };
 
 /// Thrown when a discrete Lagrangian cannot be evaluated (e.g. its shooting problem fails); the
@@ -58,22 +62,28 @@ class DiscreteLagrangianError : public std::runtime_error {
 };
 
 template <ContactDiscreteLagrangian Ld>
-ContactDiscreteDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
-                                                double z0) {
-  constexpr int n = Ld::n;
+ContactDiscreteDerivativesOf<Ld> differentiate(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1, double z0) {
   if constexpr (HasClosedDerivatives<Ld>) {
     return ld.derivatives(q0, q1, z0);
   } else {
-    using AlongQ0Z = ad::Dual<double, n + 1>;
-    using AlongQ1 = ad::Dual<AlongQ0Z, n>;
-    Vec<AlongQ1, n> x0, x1;
+    constexpr int N = Ld::n, MaxN = max_n_of<Ld>();
+    const int n = coordinate_count(ld);
+    using AlongQ0Z = ad::Dual<double, sum_of_sizes(N, 1), sum_of_sizes(MaxN, 1)>;
+    using AlongQ1 = ad::Dual<AlongQ0Z, N, MaxN>;
+    // Constant along q1, with its n zero derivatives stored (ad::constant).
+    const auto constant_along_q1 = [&](const AlongQ0Z& x) { return ad::constant<N, MaxN>(x, n); };
+    VecN<Ld, AlongQ1> x0(n), x1(n);
     for (int i = 0; i < n; ++i) {
-      x0[i] = ad::constant<n>(ad::variable<n + 1>(q0[i], i));
-      x1[i] = ad::variable<n>(ad::constant<n + 1>(q1[i]), i);
+      x0[i] = constant_along_q1(ad::variable<sum_of_sizes(N, 1), sum_of_sizes(MaxN, 1)>(q0[i], i, n + 1));
+      x1[i] = ad::variable<N, MaxN>(ad::constant<sum_of_sizes(N, 1), sum_of_sizes(MaxN, 1)>(q1[i], n + 1), i, n);
     }
-    const AlongQ1 z = ad::constant<n>(ad::variable<n + 1>(z0, n));
+    const AlongQ1 z = constant_along_q1(ad::variable<sum_of_sizes(N, 1), sum_of_sizes(MaxN, 1)>(z0, n, n + 1));
     const AlongQ1 L = ld(x0, x1, z);
-    ContactDiscreteDerivatives<n> d;
+    ContactDiscreteDerivativesOf<Ld> d;
+    d.D1.resize(n);
+    d.D2.resize(n);
+    d.D12.resize(n, n);
+    d.Dz2.resize(n);
     d.value = ad::value(ad::value(L));
     for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
     d.Dz = ad::derivative(ad::value(L), n);
@@ -89,30 +99,34 @@ ContactDiscreteDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>&
 
 /// Value, gradient and Hessian of L_d in all its arguments x = (q0, q1, z0) ∈ R^{2n+1}, for
 /// Jacobians of the discrete flow (tests of the conformal contact property, thesis Thm 8.1.9).
-template <int N>
+template <int N, int MaxN = N>
 struct ContactDiscreteHessian {
-  static constexpr int size = 2 * N + 1;
+  static constexpr int size = contact_arguments_size(N), max_size = contact_arguments_size(MaxN);
   double value;
-  Vecd<size> gradient;
-  Matd<size, size> hessian;
+  Vecd<size, max_size> gradient;
+  Matd<size, size, max_size, max_size> hessian;
 };
 
 template <ContactDiscreteLagrangian Ld>
-ContactDiscreteHessian<Ld::n> second_derivatives(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
-                                                 double z0) {
-  constexpr int n = Ld::n, N = 2 * n + 1;
-  using Inner = ad::Dual<double, N>;
-  using Outer = ad::Dual<Inner, N>;
-  Vecd<N> x;
+ContactDiscreteHessian<Ld::n, max_n_of<Ld>()> second_derivatives(const Ld& ld, const VecN<Ld>& q0,
+                                                                 const VecN<Ld>& q1, double z0) {
+  constexpr int N = contact_arguments_size(Ld::n), MaxN = contact_arguments_size(max_n_of<Ld>());
+  const int n = coordinate_count(ld), size = 2 * n + 1;
+  using Inner = ad::Dual<double, N, MaxN>;
+  using Outer = ad::Dual<Inner, N, MaxN>;
+  Vecd<N, MaxN> x(size);
   x << q0, q1, z0;
-  Vec<Outer, N> xd;
-  for (int i = 0; i < N; ++i) xd[i] = ad::variable<N>(ad::variable<N>(x[i], i), i);
-  const Outer L = ld(Vec<Outer, n>(xd.template head<n>()), Vec<Outer, n>(xd.template segment<n>(n)), xd[2 * n]);
-  ContactDiscreteHessian<n> d;
+  Vec<Outer, N, MaxN> xd(size);
+  for (int i = 0; i < size; ++i) xd[i] = ad::variable<N, MaxN>(ad::variable<N, MaxN>(x[i], i, size), i, size);
+  const Outer L = ld(VecN<Ld, Outer>(xd.template head<Ld::n>(n)), VecN<Ld, Outer>(xd.template segment<Ld::n>(n, n)),
+                     xd[2 * n]);
+  ContactDiscreteHessian<Ld::n, max_n_of<Ld>()> d;
+  d.gradient.resize(size);
+  d.hessian.resize(size, size);
   d.value = ad::value(ad::value(L));
-  for (int j = 0; j < N; ++j) {
+  for (int j = 0; j < size; ++j) {
     d.gradient[j] = ad::value(ad::derivative(L, j));
-    for (int i = 0; i < N; ++i) d.hessian(i, j) = ad::derivative(ad::derivative(L, j), i);
+    for (int i = 0; i < size; ++i) d.hessian(i, j) = ad::derivative(ad::derivative(L, j), i);
   }
   return d;
 }
@@ -124,16 +138,17 @@ ContactDiscreteHessian<Ld::n> second_derivatives(const Ld& ld, const Vecd<Ld::n>
 template <ContactModel S>
 class ContactAlphaRule {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   ContactAlphaRule(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double step_size() const { return h_; }
+  int dimension() const { return coordinate_count(system_); }
   const S& system() const { return system_; }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
-    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
-    const Vec<T, n> v = (q1 - q0) / h_;
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1, const T& z0) const {
+    const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const VecN<S, T> v = (q1 - q0) / h_;
     return h_ * system_.template lagrangian<T>(q, v, z0);
   }
 
@@ -146,15 +161,16 @@ class ContactAlphaRule {
 template <ContactModel S>
 class ContactTrapezoidRule {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   ContactTrapezoidRule(const S& system, double h) : system_(system), h_(h) {}
 
   double step_size() const { return h_; }
+  int dimension() const { return coordinate_count(system_); }
   const S& system() const { return system_; }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
-    const Vec<T, n> v = (q1 - q0) / h_;
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1, const T& z0) const {
+    const VecN<S, T> v = (q1 - q0) / h_;
     return 0.5 * h_ * (system_.template lagrangian<T>(q0, v, z0) + system_.template lagrangian<T>(q1, v, z0));
   }
 
@@ -171,17 +187,18 @@ class ContactTrapezoidRule {
 template <LinearInAction S>
 class ExponentialRule {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   ExponentialRule(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double step_size() const { return h_; }
+  int dimension() const { return coordinate_count(system_); }
   const S& system() const { return system_; }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1, const T& z0) const {
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1, const T& z0) const {
     const double g = system_.gamma;
-    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
-    const Vec<T, n> v = (q1 - q0) / h_;
+    const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const VecN<S, T> v = (q1 - q0) / h_;
     return std::expm1(g * h_) * z0 + h_ * std::exp(0.5 * g * h_) * system_.template base_lagrangian<T>(q, v);
   }
 

@@ -2,7 +2,8 @@
 // Discrete constraint spaces M_d = {ω(q0, q1) = 0} ⊂ Q×Q, m equations containing the diagonal.
 //
 // A discrete constraint is any object with
-//   static constexpr int n, m;
+//   static constexpr int n, m;   (Eigen::Dynamic with dimension() and constraint_count(), and
+//                                 optionally bounds max_n, max_m, as a model: model/model.hpp)
 //   template <class T> Vec<T,m> operator()(const Vec<T,n>& q0, const Vec<T,n>& q1) const;
 // differentiate() returns ω and ∂ω/∂q1 (the block of the Newton Jacobian).
 #include <concepts>
@@ -12,29 +13,31 @@
 
 namespace dalembert {
 
-template <int N, int M>
+template <int N, int M, int MaxN = N, int MaxM = M>
 struct DiscreteConstraintDerivatives {
-  Vecd<M> value;
-  Matd<M, N> D2;  ///< ∂ω/∂q1
+  Vecd<M, MaxM> value;
+  Matd<M, N, MaxM, MaxN> D2;  ///< ∂ω/∂q1
 };
 
 template <class Dc>
-concept DiscreteConstraint = requires(const Dc& c, const Vecd<Dc::n>& q) {
+concept DiscreteConstraint = requires(const Dc& c, const VecN<Dc>& q) {
   { Dc::n } -> std::convertible_to<int>;
   { Dc::m } -> std::convertible_to<int>;
-  { c(q, q) } -> std::convertible_to<Vecd<Dc::m>>;
+  { constraint_count(c) } -> std::convertible_to<int>;
+  { c(q, q) } -> std::convertible_to<VecM<Dc>>;
 };
 
 template <DiscreteConstraint Dc>
-[[gnu::flatten]] DiscreteConstraintDerivatives<Dc::n, Dc::m> differentiate(const Dc& c, const Vecd<Dc::n>& q0,
-                                                          const Vecd<Dc::n>& q1) {
-  DiscreteConstraintDerivatives<Dc::n, Dc::m> d;
-  if constexpr (Dc::m > 0) {
-    ad::value_and_jacobian<Dc::n, Dc::m>(
+[[gnu::flatten]] DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> differentiate(
+    const Dc& c, const VecN<Dc>& q0, const VecN<Dc>& q1) {
+  DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> d;
+  if constexpr (Dc::m != 0) {
+    if (constraint_count(c) == 0) return d;
+    ad::value_and_jacobian<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()>(
         [&](const auto& x1) {
           using D = typename std::decay_t<decltype(x1)>::Scalar;
-          const Vec<D, Dc::n> q0d = q0.template cast<D>();
-          return Vec<D, Dc::m>(c(q0d, x1));
+          const VecN<Dc, D> q0d = ad::constants<D>(q0, x1.size());
+          return VecM<Dc, D>(c(q0d, x1));
         },
         q1, d.value, d.D2);
   }
@@ -46,26 +49,29 @@ template <DiscreteConstraint Dc>
 template <Model S>
 class AlphaConstraint {
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+  static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
   AlphaConstraint(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double alpha() const { return alpha_; }
+  int dimension() const { return coordinate_count(system_); }
+  int constraint_count() const { return dalembert::constraint_count(system_); }
 
   template <class T>
-  Vec<T, m> operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+  VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     if constexpr (m == 0) {
       return {};
     } else {
-      const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
-      const Vec<T, n> v = (q1 - q0) / h_;
+      const int rows = constraint_count(), cols = dimension();
+      if (rows == 0) return VecM<S, T>(0);
+      const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+      const VecN<S, T> v = (q1 - q0) / h_;
       // Row by row rather than as an Eigen product: models fill M entry by entry, and a packet
       // load of two entries just stored one at a time stalls (store forwarding).
-      const Mat<T, m, n> M = system_.template constraint_matrix<T>(q);
-      Vec<T, m> omega;
-      for (int i = 0; i < m; ++i) {
+      const MatMN<S, T> M = system_.template constraint_matrix<T>(q);
+      VecM<S, T> omega(rows);
+      for (int i = 0; i < rows; ++i) {
         omega[i] = M(i, 0) * v[0];
-        for (int j = 1; j < n; ++j) omega[i] += M(i, j) * v[j];
+        for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
       return omega;
     }

@@ -23,22 +23,23 @@
 
 namespace dalembert {
 
-template <int N>
+template <int N, int MaxN = N>
 struct DiscreteForceDerivatives {
-  Vecd<N> value;     ///< F_d^- = F_d^+
-  Matd<N, N> D2;     ///< ∂F_d/∂q1
+  Vecd<N, MaxN> value;          ///< F_d^- = F_d^+
+  Matd<N, N, MaxN, MaxN> D2;    ///< ∂F_d/∂q1
 };
 
 template <Model S>
 class MidpointForce {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   MidpointForce(const S& system, double h) : system_(system), h_(h) {}
+  int dimension() const { return coordinate_count(system_); }
 
   template <class T>
-  Vec<T, n> operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
-    const Vec<T, n> q = 0.5 * (q0 + q1);
-    const Vec<T, n> v = (q1 - q0) / h_;
+  VecN<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const VecN<S, T> q = 0.5 * (q0 + q1);
+    const VecN<S, T> v = (q1 - q0) / h_;
     return 0.5 * h_ * system_.template force<T>(q, v);
   }
 
@@ -48,13 +49,13 @@ class MidpointForce {
 };
 
 template <Model S>
-[[gnu::flatten]] DiscreteForceDerivatives<S::n> differentiate(const MidpointForce<S>& f, const Vecd<S::n>& q0,
-                                                             const Vecd<S::n>& q1) {
-  DiscreteForceDerivatives<S::n> d;
-  ad::value_and_jacobian<S::n, S::n>(
+[[gnu::flatten]] DiscreteForceDerivatives<S::n, max_n_of<S>()> differentiate(const MidpointForce<S>& f,
+                                                                            const VecN<S>& q0, const VecN<S>& q1) {
+  DiscreteForceDerivatives<S::n, max_n_of<S>()> d;
+  ad::value_and_jacobian<S::n, S::n, max_n_of<S>(), max_n_of<S>()>(
       [&](const auto& x1) {
         using D = typename std::decay_t<decltype(x1)>::Scalar;
-        const Vec<D, S::n> x0 = q0.template cast<D>();
+        const VecN<S, D> x0 = ad::constants<D>(q0, x1.size());
         return f(x0, x1);
       },
       q1, d.value, d.D2);
@@ -64,27 +65,26 @@ template <Model S>
 // --- General discrete forces ---------------------------------------------------------------------
 
 template <class Fd>
-concept DiscreteForce = requires(const Fd& f, const Vecd<Fd::n>& q) {
+concept DiscreteForce = requires(const Fd& f, const VecN<Fd>& q) {
   { Fd::n } -> std::convertible_to<int>;
-  { f.minus(q, q) } -> std::convertible_to<Vecd<Fd::n>>;
-  { f.plus(q, q) } -> std::convertible_to<Vecd<Fd::n>>;
+  { f.minus(q, q) } -> std::convertible_to<VecN<Fd>>;
+  { f.plus(q, q) } -> std::convertible_to<VecN<Fd>>;
 };
 
-template <int N>
+template <int N, int MaxN = N>
 struct TwoSidedForceDerivatives {
-  Vecd<N> minus;        ///< F_d^−(q0, q1)
-  Vecd<N> plus;         ///< F_d^+(q0, q1)
-  Matd<N, N> minus_q1;  ///< ∂F_d^−/∂q1
+  Vecd<N, MaxN> minus;                ///< F_d^−(q0, q1)
+  Vecd<N, MaxN> plus;                 ///< F_d^+(q0, q1)
+  Matd<N, N, MaxN, MaxN> minus_q1;    ///< ∂F_d^−/∂q1
 };
 
 template <DiscreteForce Fd>
-TwoSidedForceDerivatives<Fd::n> differentiate(const Fd& f, const Vecd<Fd::n>& q0, const Vecd<Fd::n>& q1) {
-  constexpr int n = Fd::n;
-  TwoSidedForceDerivatives<n> d;
-  ad::value_and_jacobian<n, n>(
+TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1) {
+  TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> d;
+  ad::value_and_jacobian<Fd::n, Fd::n, max_n_of<Fd>(), max_n_of<Fd>()>(
       [&](const auto& x1) {
         using D = typename std::decay_t<decltype(x1)>::Scalar;
-        return Vec<D, n>(f.minus(Vec<D, n>(q0.template cast<D>()), x1));
+        return VecN<Fd, D>(f.minus(VecN<Fd, D>(ad::constants<D>(q0, x1.size())), x1));
       },
       q1, d.minus, d.minus_q1);
   d.plus = f.plus(q0, q1);
@@ -94,13 +94,16 @@ TwoSidedForceDerivatives<Fd::n> differentiate(const Fd& f, const Vecd<Fd::n>& q0
 /// The force of the multiplier-extended Lagrange–d'Alembert equations at any (q, v):
 /// the nonholonomic force F_nh = M(q)ᵀλ(q, v) plus the model's external force, if it has one.
 template <Model S, class T>
-Vec<T, S::n> total_force(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
-  Vec<T, S::n> F;
-  for (int i = 0; i < S::n; ++i) F[i] = ad::lift<T>(0.0);
+VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  const int n = coordinate_count(sys);
+  VecN<S, T> F(n);
+  for (int i = 0; i < n; ++i) F[i] = ad::lift<T>(0.0);
   if constexpr (HasExternalForce<S>) F += sys.template force<T>(q, v);
-  if constexpr (S::m > 0) {
-    const auto a = constrained_acceleration(sys, q, v);
-    F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+  if constexpr (S::m != 0) {
+    if (constraint_count(sys) > 0) {
+      const auto a = constrained_acceleration(sys, q, v);
+      F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+    }
   }
   return F;
 }
@@ -112,23 +115,24 @@ Vec<T, S::n> total_force(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>
 template <Model S>
 class AlphaForce {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   AlphaForce(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
+  int dimension() const { return coordinate_count(system_); }
 
   template <class T>
-  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     return ((1.0 - alpha_) * h_) * force(q0, q1);
   }
   template <class T>
-  Vec<T, n> plus(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     return (alpha_ * h_) * force(q0, q1);
   }
 
  private:
   template <class T>
-  Vec<T, n> force(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
-    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
-    const Vec<T, n> v = (q1 - q0) / h_;
+  VecN<S, T> force(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const VecN<S, T> v = (q1 - q0) / h_;
     return total_force(system_, q, v);
   }
   S system_;
@@ -136,13 +140,15 @@ class AlphaForce {
 };
 
 /// No force: MLA with it is DLA, forced DEL with it is DEL.
-template <int N>
+template <int N, int MaxN = N>
 struct ZeroForce {
-  static constexpr int n = N;
+  static constexpr int n = N, max_n = MaxN;
+  int size = N;  ///< n at run time
+  int dimension() const { return size; }
   template <class T>
-  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>&) const { return q0 * 0.0; }
+  Vec<T, n, max_n> minus(const Vec<T, n, max_n>& q0, const Vec<T, n, max_n>&) const { return q0 * 0.0; }
   template <class T>
-  Vec<T, n> plus(const Vec<T, n>&, const Vec<T, n>& q1) const { return q1 * 0.0; }
+  Vec<T, n, max_n> plus(const Vec<T, n, max_n>&, const Vec<T, n, max_n>& q1) const { return q1 * 0.0; }
 };
 
 /// User-supplied discrete forces: two callables generic in their scalar type.
@@ -168,36 +174,40 @@ UserDiscreteForce<N, Minus, Plus> make_discrete_force(Minus minus, Plus plus) {
 
 // --- Forced discrete Legendre maps ----------------------------------------------------------------
 
-template <int N>
+template <int N, int MaxN = N>
 struct ForcedLegendreMaps {
-  Vecd<N> minus;        ///< F^{f−}L_d(q0, q1) = −D1 L_d − F_d^−, a covector at q0
-  Vecd<N> plus;         ///< F^{f+}L_d(q0, q1) =  D2 L_d + F_d^+, a covector at q1
-  Matd<N, N> minus_q1;  ///< ∂F^{f−}/∂q1
+  Vecd<N, MaxN> minus;              ///< F^{f−}L_d(q0, q1) = −D1 L_d − F_d^−, a covector at q0
+  Vecd<N, MaxN> plus;               ///< F^{f+}L_d(q0, q1) =  D2 L_d + F_d^+, a covector at q1
+  Matd<N, N, MaxN, MaxN> minus_q1;  ///< ∂F^{f−}/∂q1
 };
+template <class X>
+using ForcedLegendreMapsOf = ForcedLegendreMaps<X::n, max_n_of<X>()>;
 
 /// Anything that evaluates the forced discrete Legendre maps of a pair:
 ///   static constexpr int n;  double step_size() const;
 ///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const;
 template <class X>
-concept ForcedDiscreteLagrangian = requires(const X& x, const Vecd<X::n>& q) {
+concept ForcedDiscreteLagrangian = requires(const X& x, const VecN<X>& q) {
   { X::n } -> std::convertible_to<int>;
+  { coordinate_count(x) } -> std::convertible_to<int>;
   { x.step_size() } -> std::convertible_to<double>;
-  { x.legendre_maps(q, q) } -> std::convertible_to<ForcedLegendreMaps<X::n>>;
+  { x.legendre_maps(q, q) } -> std::convertible_to<ForcedLegendreMapsOf<X>>;
 };
 
 /// A discrete Lagrangian with discrete forces, differentiated automatically.
 template <DiscreteLagrangian Ld, DiscreteForce Fd>
 class WithForces {
  public:
-  static constexpr int n = Ld::n;
+  static constexpr int n = Ld::n, max_n = max_n_of<Ld>();
   static_assert(Fd::n == n, "discrete Lagrangian and discrete force must have the same dimension");
   WithForces(Ld ld, Fd fd) : ld_(std::move(ld)), fd_(std::move(fd)) {}
 
   double step_size() const { return ld_.step_size(); }
+  int dimension() const { return coordinate_count(ld_); }
   const Ld& discrete_lagrangian() const { return ld_; }
   const Fd& discrete_force() const { return fd_; }
 
-  ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  ForcedLegendreMapsOf<Ld> legendre_maps(const VecN<Ld>& q0, const VecN<Ld>& q1) const {
     const auto d = differentiate(ld_, q0, q1);
     const auto f = differentiate(fd_, q0, q1);
     return {-d.D1 - f.minus, d.D2 + f.plus, -d.D12 - f.minus_q1};

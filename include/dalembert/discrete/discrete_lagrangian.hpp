@@ -18,25 +18,34 @@
 
 namespace dalembert {
 
-template <int N>
+template <int N, int MaxN = N>
 struct DiscreteLagrangianDerivatives {
   double value;
-  Vecd<N> D1;
-  Vecd<N> D2;
-  Matd<N, N> D12;  ///< ∂D1/∂q1
+  Vecd<N, MaxN> D1;
+  Vecd<N, MaxN> D2;
+  Matd<N, N, MaxN, MaxN> D12;  ///< ∂D1/∂q1
 };
 
 /// The value and slot derivatives alone (first order): what a Newton residual needs.
-template <int N>
+template <int N, int MaxN = N>
 struct DiscreteLagrangianSlotDerivatives {
   double value;
-  Vecd<N> D1;
-  Vecd<N> D2;
+  Vecd<N, MaxN> D1;
+  Vecd<N, MaxN> D2;
 };
 
+/// The derivatives of a discrete Lagrangian (or of any object with n and max_n) Ld.
 template <class Ld>
-concept DiscreteLagrangian = requires(const Ld& ld, const Vecd<Ld::n>& q) {
+using DerivativesOf = DiscreteLagrangianDerivatives<Ld::n, max_n_of<Ld>()>;
+template <class Ld>
+using SlotDerivativesOf = DiscreteLagrangianSlotDerivatives<Ld::n, max_n_of<Ld>()>;
+
+/// A discrete Lagrangian has n (Eigen::Dynamic with dimension() at run time, as a model), a step
+/// size and a value generic in its scalar type.
+template <class Ld>
+concept DiscreteLagrangian = requires(const Ld& ld, const VecN<Ld>& q) {
   { Ld::n } -> std::convertible_to<int>;
+  { coordinate_count(ld) } -> std::convertible_to<int>;
   { ld.step_size() } -> std::convertible_to<double>;
   { ld(q, q) } -> std::convertible_to<double>;
 };
@@ -45,18 +54,21 @@ namespace detail {
 /// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian, from
 /// one hyper-dual evaluation.
 template <DiscreteLagrangian Ld>
-DiscreteLagrangianDerivatives<Ld::n> hyper_dual_derivatives(const Ld& ld, const Vecd<Ld::n>& q0,
-                                                            const Vecd<Ld::n>& q1) {
-  constexpr int n = Ld::n;
-  using AlongQ0 = ad::Dual<double, n>;
-  using AlongQ1 = ad::Dual<AlongQ0, n>;
-  Vec<AlongQ1, n> x0, x1;
+DerivativesOf<Ld> hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
+  constexpr int N = Ld::n, MaxN = max_n_of<Ld>();
+  const int n = coordinate_count(ld);
+  using AlongQ0 = ad::Dual<double, N, MaxN>;
+  using AlongQ1 = ad::Dual<AlongQ0, N, MaxN>;
+  VecN<Ld, AlongQ1> x0(n), x1(n);
   for (int i = 0; i < n; ++i) {
-    x0[i] = ad::constant<n>(ad::variable<n>(q0[i], i));
-    x1[i] = ad::variable<n>(ad::constant<n>(q1[i]), i);
+    x0[i] = ad::constant<N, MaxN>(ad::variable<N, MaxN>(q0[i], i, n), n);
+    x1[i] = ad::variable<N, MaxN>(ad::constant<N, MaxN>(q1[i], n), i, n);
   }
   const AlongQ1 L = ld(x0, x1);
-  DiscreteLagrangianDerivatives<n> d;
+  DerivativesOf<Ld> d;
+  d.D1.resize(n);
+  d.D2.resize(n);
+  d.D12.resize(n, n);
   d.value = ad::value(ad::value(L));
   for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
   for (int j = 0; j < n; ++j) {
@@ -72,25 +84,26 @@ DiscreteLagrangianDerivatives<Ld::n> hyper_dual_derivatives(const Ld& ld, const 
 /// Flattened: inlining the whole evaluation lets the compiler drop the structurally zero parts of
 /// the hyper-dual arithmetic (measured: 2x faster DLA steps, docs/benchmarks.md).
 template <DiscreteLagrangian Ld>
-[[gnu::flatten]] DiscreteLagrangianDerivatives<Ld::n> differentiate(const Ld& ld, const Vecd<Ld::n>& q0,
-                                                                    const Vecd<Ld::n>& q1) {
+[[gnu::flatten]] DerivativesOf<Ld> differentiate(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
   return detail::hyper_dual_derivatives(ld, q0, q1);
 }
 
 /// Value, D1 and D2 of any discrete Lagrangian from one evaluation with first-order duals along
 /// (q0, q1), without the mixed second derivative.
 template <DiscreteLagrangian Ld>
-[[gnu::flatten]] DiscreteLagrangianSlotDerivatives<Ld::n> slot_derivatives(const Ld& ld, const Vecd<Ld::n>& q0,
-                                                                           const Vecd<Ld::n>& q1) {
-  constexpr int n = Ld::n;
-  using Dual = ad::Dual<double, 2 * n>;
-  Vec<Dual, n> x0, x1;
+[[gnu::flatten]] SlotDerivativesOf<Ld> slot_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
+  constexpr int N2 = multiple_of_size(2, Ld::n), MaxN2 = multiple_of_size(2, max_n_of<Ld>());
+  const int n = coordinate_count(ld);
+  using Dual = ad::Dual<double, N2, MaxN2>;
+  VecN<Ld, Dual> x0(n), x1(n);
   for (int i = 0; i < n; ++i) {
-    x0[i] = ad::variable<2 * n>(q0[i], i);
-    x1[i] = ad::variable<2 * n>(q1[i], n + i);
+    x0[i] = ad::variable<N2, MaxN2>(q0[i], i, 2 * n);
+    x1[i] = ad::variable<N2, MaxN2>(q1[i], n + i, 2 * n);
   }
   const Dual L = ld(x0, x1);
-  DiscreteLagrangianSlotDerivatives<n> d;
+  SlotDerivativesOf<Ld> d;
+  d.D1.resize(n);
+  d.D2.resize(n);
   d.value = ad::value(L);
   for (int i = 0; i < n; ++i) {
     d.D1[i] = ad::derivative(L, i);
@@ -104,17 +117,18 @@ template <DiscreteLagrangian Ld>
 template <Model S>
 class AlphaRule {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   AlphaRule(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double step_size() const { return h_; }
   double alpha() const { return alpha_; }
   const S& system() const { return system_; }
+  int dimension() const { return coordinate_count(system_); }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
-    const Vec<T, n> q = (1.0 - alpha_) * q0 + alpha_ * q1;
-    const Vec<T, n> v = (q1 - q0) / h_;
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
+    const VecN<S, T> v = (q1 - q0) / h_;
     return h_ * system_.template lagrangian<T>(q, v);
   }
 
@@ -264,20 +278,21 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
 }
 }  // namespace detail
 
-/// The α-rule of a compiled model with a metric takes the structured path. Model files do not:
+/// The α-rule of a compiled model of fixed size with a metric takes the structured path (it
+/// differentiates along the declared non-cyclic coordinates). Model files do not:
 /// their generated kernels already give the Taylor coefficients of the whole L, from which
 /// src/modelfile/file_model.hpp assembles the same derivatives, while G and V separately cost two
 /// kernel calls (measured on the model-file knife edge: a DLA step of 608 ns with the structured
 /// path, 432 ns without; docs/benchmarks.md).
 template <HasMetric S>
-  requires(!MechanicalAtRunTime<S>)
+  requires(!MechanicalAtRunTime<S> && !sized_at_run_time<S>)
 [[gnu::flatten]] DiscreteLagrangianDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,
                                                                    const Vecd<S::n>& q1) {
   return detail::mechanical_alpha_rule_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
 }
 
 template <HasMetric S>
-  requires(!MechanicalAtRunTime<S>)
+  requires(!MechanicalAtRunTime<S> && !sized_at_run_time<S>)
 [[gnu::flatten]] DiscreteLagrangianSlotDerivatives<S::n> slot_derivatives(const AlphaRule<S>& ld,
                                                                           const Vecd<S::n>& q0,
                                                                           const Vecd<S::n>& q1) {
@@ -288,15 +303,16 @@ template <HasMetric S>
 template <Model S>
 class TrapezoidRule {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   TrapezoidRule(const S& system, double h) : system_(system), h_(h) {}
 
   double step_size() const { return h_; }
   const S& system() const { return system_; }
+  int dimension() const { return coordinate_count(system_); }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
-    const Vec<T, n> v = (q1 - q0) / h_;
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const VecN<S, T> v = (q1 - q0) / h_;
     return 0.5 * h_ * (system_.template lagrangian<T>(q0, v) + system_.template lagrangian<T>(q1, v));
   }
 

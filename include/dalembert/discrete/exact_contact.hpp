@@ -23,7 +23,9 @@ namespace dalembert {
 template <ContactModel S>
 class ExactContactLagrangian {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
+  using Segment = ContactSegmentOf<S>;
+  using Derivatives = ContactDiscreteDerivativesOf<S>;
   static_assert(contact_constraint_count<S>() == 0,
                 "the exact discrete contact Lagrangian is implemented for unconstrained contact systems");
 
@@ -34,23 +36,24 @@ class ExactContactLagrangian {
 
   double step_size() const { return h_; }
   const S& system() const { return system_; }
+  int dimension() const { return coordinate_count(system_); }
 
   /// The Herglotz trajectory from (q0, v0, z0) over [0, h] (the contact exponential map).
-  ContactSegment<n> flow(const Vecd<n>& q0, const Vecd<n>& v0, double z0, bool sensitivities = false) const {
+  Segment flow(const VecN<S>& q0, const VecN<S>& v0, double z0, bool sensitivities = false) const {
     return sensitivities ? contact_flow_with_sensitivities(system_, q0, v0, z0, h_, tolerance_)
                          : contact_flow(system_, q0, v0, z0, h_, tolerance_);
   }
 
   /// The Herglotz trajectory joining q0 to q1 in time h with z(0) = z0: its v0 is R^{e−}_h(q0, q1, z0)
   /// and its end point (q1, v1, z1) is R^{e+}_h(q0, q1, z0). Throws DiscreteLagrangianError.
-  ContactSegment<n> shoot(const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
-    return shoot(q0, q1, z0, Vecd<n>((q1 - q0) / h_));
+  Segment shoot(const VecN<S>& q0, const VecN<S>& q1, double z0) const {
+    return shoot(q0, q1, z0, VecN<S>((q1 - q0) / h_));
   }
 
-  ContactSegment<n> shoot(const Vecd<n>& q0, const Vecd<n>& q1, double z0, const Vecd<n>& guess) const {
-    Vecd<n> v = guess;
-    ContactSegment<n> seg;
-    const auto evaluate = [&](const Vecd<n>& v0, Vecd<n>& F, Matd<n, n>& J) {
+  Segment shoot(const VecN<S>& q0, const VecN<S>& q1, double z0, const VecN<S>& guess) const {
+    VecN<S> v = guess;
+    Segment seg;
+    const auto evaluate = [&](const VecN<S>& v0, VecN<S>& F, MatNN<S>& J) {
       seg = flow(q0, v0, z0, true);
       F = seg.q1 - q1;
       J = seg.dq1_dv0;
@@ -58,10 +61,10 @@ class ExactContactLagrangian {
     NewtonOptions options;
     options.tolerance = shooting_tolerance_;
     const double scale = std::max(q0.template lpNorm<Eigen::Infinity>(), q1.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<n>(evaluate, v, scale, options);
+    const NewtonReport r = newton_solve<n, max_n>(evaluate, v, scale, options);
     if (!r.converged) {
       // U(h) ≈ h I for small h; det U(h) → 0 means a conjugate point (Lemma B.0.2).
-      const double det = seg.dq1_dv0.determinant() / std::pow(h_, n);
+      const double det = seg.dq1_dv0.determinant() / std::pow(h_, dimension());
       const std::string why = r.reason == "singular Jacobian" || (std::isfinite(det) && std::abs(det) <= 1e-8)
                                   ? "singular shooting Jacobian dq(h)/dv0 (q1 is conjugate to q0 along the "
                                     "trajectory; reduce h)"
@@ -72,19 +75,19 @@ class ExactContactLagrangian {
     return seg;
   }
 
-  double operator()(const Vecd<n>& q0, const Vecd<n>& q1, double z0) const { return shoot(q0, q1, z0).z1 - z0; }
+  double operator()(const VecN<S>& q0, const VecN<S>& q1, double z0) const { return shoot(q0, q1, z0).z1 - z0; }
 
   /// L^e and its derivatives from the identities (8.2.12) and the shooting sensitivities.
-  ContactDiscreteDerivatives<n> derivatives(const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
+  Derivatives derivatives(const VecN<S>& q0, const VecN<S>& q1, double z0) const {
     return derivatives(shoot(q0, q1, z0));
   }
 
-  ContactDiscreteDerivatives<n> derivatives(const ContactSegment<n>& seg) const {
+  Derivatives derivatives(const Segment& seg) const {
     const auto start = contact_lagrangian_derivatives(system_, seg.q0, seg.v0, seg.z0);
     const double eb = std::exp(seg.b);
-    const Matd<n, n> dv0_dq1 = seg.dq1_dv0.inverse();
-    const Vecd<n> db_dq1 = dv0_dq1.transpose() * seg.db_dv0;
-    ContactDiscreteDerivatives<n> d;
+    const MatNN<S> dv0_dq1 = seg.dq1_dv0.inverse();
+    const VecN<S> db_dq1 = dv0_dq1.transpose() * seg.db_dv0;
+    Derivatives d;
     d.value = seg.z1 - seg.z0;
     d.D1 = -eb * start.Lv;
     d.D2 = contact_momentum(system_, seg.q1, seg.v1, seg.z1);
@@ -96,7 +99,7 @@ class ExactContactLagrangian {
 
   /// The position reached from the momentum p0 (the exact discrete flow in one shot): the solution
   /// of the discrete Herglotz equation −D1 L^e(q0, q1, z0)/σ_d = p0, used as Newton's start.
-  Vecd<n> predict(const Vecd<n>& q0, const Vecd<n>& p0, double z0) const {
+  VecN<S> predict(const VecN<S>& q0, const VecN<S>& p0, double z0) const {
     return flow(q0, contact_velocity(system_, q0, p0, z0), z0).q1;
   }
 

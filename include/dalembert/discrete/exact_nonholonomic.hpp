@@ -13,6 +13,10 @@
 // Off M^{e,nh} the Lagrangian and forces depend on the extension of F_nh; on M^{e,nh} they do not
 // (spec seed-002 §2.4, seed-003 A23), and neither does anything the integrators use there.
 #include <array>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
@@ -20,81 +24,91 @@
 
 namespace dalembert {
 
-template <int N>
+template <int N, int MaxN = N>
 struct ExactDiscreteObjects {
-  double lagrangian = 0.0;   ///< L^e(q0, q1) = ∫_0^h L dt along the arc
-  Vecd<N> force_minus;       ///< F^{e,−}(q0, q1) ∈ T*_{q0}Q
-  Vecd<N> force_plus;        ///< F^{e,+}(q0, q1) ∈ T*_{q1}Q
-  Vecd<N> D1;                ///< ∂L^e/∂q0, from the identity above
-  Vecd<N> D2;                ///< ∂L^e/∂q1
-  Vecd<N> retraction_minus;  ///< R^{e−}(q0, q1) = q̇(0)
-  Vecd<N> retraction_plus;   ///< R^{e+}(q0, q1) = q̇(h)
+  double lagrangian = 0.0;         ///< L^e(q0, q1) = ∫_0^h L dt along the arc
+  Vecd<N, MaxN> force_minus;       ///< F^{e,−}(q0, q1) ∈ T*_{q0}Q
+  Vecd<N, MaxN> force_plus;        ///< F^{e,+}(q0, q1) ∈ T*_{q1}Q
+  Vecd<N, MaxN> D1;                ///< ∂L^e/∂q0, from the identity above
+  Vecd<N, MaxN> D2;                ///< ∂L^e/∂q1
+  Vecd<N, MaxN> retraction_minus;  ///< R^{e−}(q0, q1) = q̇(0)
+  Vecd<N, MaxN> retraction_plus;   ///< R^{e+}(q0, q1) = q̇(h)
 };
 
-template <int N>
+template <int N, int MaxN = N>
 struct Completion {
-  Vecd<N> q1;  ///< the completed end point, (q0, q1) ∈ M^{e,nh}_h
-  Vecd<N> v0;  ///< its initial velocity R^{e−}(q0, q1) ∈ D_{q0}
+  Vecd<N, MaxN> q1;  ///< the completed end point, (q0, q1) ∈ M^{e,nh}_h
+  Vecd<N, MaxN> v0;  ///< its initial velocity R^{e−}(q0, q1) ∈ D_{q0}
 };
 
 template <Model S>
 class ExactNonholonomic {
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
-  static constexpr int k = S::n - S::m;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
+  static constexpr int m = S::m, max_m = max_m_of<S>();
+  static constexpr int k = k_of<S>;
+  /// The k indices of the independent coordinates of q1 that complete() keeps.
+  using Indices = std::conditional_t<k == Dynamic, std::vector<int>, std::array<int, (k == Dynamic ? 0 : k)>>;
 
   ExactNonholonomic(const S& system, double h, ShootingOptions options = {}) : flow_(system, options), h_(h) {}
 
   double step_size() const { return h_; }
   const S& system() const { return flow_.system(); }
+  int dimension() const { return coordinate_count(system()); }
   const ExtendedFlow<S>& extended_flow() const { return flow_; }
 
   /// The nonholonomic exponential map exp_h(v0) = q(h) for v0 ∈ D_{q0} (the extension's for v0 ∉ D).
-  Vecd<n> exponential(const Vecd<n>& q0, const Vecd<n>& v0) const { return flow_.flow(q0, v0, h_).q1; }
+  VecN<S> exponential(const VecN<S>& q0, const VecN<S>& v0) const { return flow_.flow(q0, v0, h_).q1; }
 
   /// exp_h in the coordinates u of D_{q0} on the frame E(q0): exp_h(E(q0) u).
-  Vecd<n> exponential_in_frame(const Vecd<n>& q0, const Vecd<k>& u) const {
-    return exponential(q0, Vecd<n>(constraint_frame(system(), q0) * u));
+  VecN<S> exponential_in_frame(const VecN<S>& q0, const VecK<S>& u) const {
+    return exponential(q0, VecN<S>(constraint_frame(system(), q0) * u));
   }
 
   /// Its differential with respect to u: U(h) E(q0), of rank k below the first conjugate point.
-  Matd<n, k> exponential_differential(const Vecd<n>& q0, const Vecd<k>& u) const {
-    const Matd<n, k> E = constraint_frame(system(), q0);
-    return flow_.template integrate<Variations::velocity>(q0, Vecd<n>(E * u), h_).U * E;
+  MatNK<S> exponential_differential(const VecN<S>& q0, const VecK<S>& u) const {
+    const MatNK<S> E = constraint_frame(system(), q0);
+    return flow_.template integrate<Variations::velocity>(q0, VecN<S>(E * u), h_).U * E;
   }
 
   /// The arc from q0 to q1: its v0 is R^{e−}(q0, q1), its v1 is R^{e+}(q0, q1).
   template <Variations V = Variations::velocity>
-  Arc<n> arc(const Vecd<n>& q0, const Vecd<n>& q1) const { return flow_.template shoot<V>(q0, q1, h_); }
+  ArcOf<S> arc(const VecN<S>& q0, const VecN<S>& q1) const { return flow_.template shoot<V>(q0, q1, h_); }
   template <Variations V = Variations::velocity>
-  Arc<n> arc(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& guess) const {
+  ArcOf<S> arc(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& guess) const {
     return flow_.template shoot<V>(q0, q1, h_, guess);
   }
 
-  Vecd<n> retraction_minus(const Vecd<n>& q0, const Vecd<n>& q1) const { return arc(q0, q1).v0; }
-  Vecd<n> retraction_plus(const Vecd<n>& q0, const Vecd<n>& q1) const { return arc(q0, q1).v1; }
+  VecN<S> retraction_minus(const VecN<S>& q0, const VecN<S>& q1) const { return arc(q0, q1).v0; }
+  VecN<S> retraction_plus(const VecN<S>& q0, const VecN<S>& q1) const { return arc(q0, q1).v1; }
 
   /// The exact discrete constraint ω_e(q0, q1) = M(q0) R^{e−}(q0, q1) (velocity units, like the
   /// midpoint ω = M(q_mid)(q1 − q0)/h); it also equals M(q1) R^{e+} since M q̇ is a first integral.
-  Vecd<m> constraint(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  VecM<S> constraint(const VecN<S>& q0, const VecN<S>& q1) const {
     return system().template constraint_matrix<double>(q0) * retraction_minus(q0, q1);
   }
 
   /// Completes q1 from its coordinates `independent` (the rest of q1 is ignored) so that
   /// (q0, q1) ∈ M^{e,nh}_h: Newton in u ∈ R^k on the selected rows of exp_h(E(q0)u) (spec seed-002
   /// §2.3 item 5), e.g. z1 of the particle from (x1, y1), y1 of the knife edge from (x1, φ1).
-  Completion<n> complete(const Vecd<n>& q0, const Vecd<n>& q1, const std::array<int, k>& independent) const {
-    const Matd<n, k> E = constraint_frame(system(), q0);
-    Matd<k, n> P = Matd<k, n>::Zero();
-    for (int i = 0; i < k; ++i) P(i, independent[i]) = 1.0;
-    const Vecd<k> target = P * q1;
-    const Matd<k, k> PE = P * E;
-    Vecd<k> u = PE.partialPivLu().solve(Vecd<k>((target - P * q0) / h_));  // first guess: a straight line
+  Completion<n, max_n> complete(const VecN<S>& q0, const VecN<S>& q1, const Indices& independent) const {
+    using MatKN = Matd<k, n, max_n, max_n>;
+    const MatNK<S> E = constraint_frame(system(), q0);
+    const int dn = coordinate_count(system()), dk = static_cast<int>(E.cols());
+    if constexpr (k == Dynamic) {
+      if (static_cast<int>(independent.size()) != dk)
+        throw std::invalid_argument("complete: expected " + std::to_string(dk) + " independent coordinates, got " +
+                                    std::to_string(independent.size()));
+    }
+    MatKN P = MatKN::Zero(dk, dn);
+    for (int i = 0; i < dk; ++i) P(i, independent[i]) = 1.0;
+    const VecK<S> target = P * q1;
+    const MatKK<S> PE = P * E;
+    VecK<S> u = PE.partialPivLu().solve(VecK<S>((target - P * q0) / h_));  // first guess: a straight line
     const double tol = flow_.options().tolerance * (1.0 + target.template lpNorm<Eigen::Infinity>());
     for (int it = 0; it < flow_.options().max_iterations; ++it) {
-      const Arc<n> a = flow_.template integrate<Variations::velocity>(q0, Vecd<n>(E * u), h_);
-      const Vecd<k> r = P * a.q1 - target;
+      const ArcOf<S> a = flow_.template integrate<Variations::velocity>(q0, VecN<S>(E * u), h_);
+      const VecK<S> r = P * a.q1 - target;
       if (r.template lpNorm<Eigen::Infinity>() <= tol) return {a.q1, a.v0};
       u -= (P * a.U * E).partialPivLu().solve(r);
     }
@@ -103,10 +117,10 @@ class ExactNonholonomic {
   }
 
   /// The exact discrete Lagrangian and forces of (L, F̃_nh) at (q0, q1), with D1, D2 from the identities.
-  ExactDiscreteObjects<n> objects(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    const Arc<n> a = arc<Variations::full>(q0, q1);
-    const Eigen::PartialPivLU<Matd<n, n>> Ut(Matd<n, n>(a.U.transpose()));
-    ExactDiscreteObjects<n> o;
+  ExactDiscreteObjects<n, max_n> objects(const VecN<S>& q0, const VecN<S>& q1) const {
+    const ArcOf<S> a = arc<Variations::full>(q0, q1);
+    const Eigen::PartialPivLU<MatNN<S>> Ut(MatNN<S>(a.U.transpose()));
+    ExactDiscreteObjects<n, max_n> o;
     o.lagrangian = a.action;
     o.force_plus = Ut.solve(a.force_U);
     o.force_minus = a.force_Y - a.Y.transpose() * o.force_plus;
@@ -119,12 +133,12 @@ class ExactNonholonomic {
 
   /// The forced discrete Legendre maps of (L^e, F^{e,±}) for MLA: by the identities above they are
   /// FL∘R^{e−} and FL∘R^{e+}, with ∂(FL∘R^{e−})/∂q1 = W(q0, R^{e−}) U(h)⁻¹; no Y or integrals needed.
-  ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  ForcedLegendreMapsOf<S> legendre_maps(const VecN<S>& q0, const VecN<S>& q1) const {
     return legendre_maps(arc(q0, q1));
   }
-  ForcedLegendreMaps<n> legendre_maps(const Arc<n>& a) const {
+  ForcedLegendreMapsOf<S> legendre_maps(const ArcOf<S>& a) const {
     const auto d = lagrangian_derivatives(system(), a.q0, a.v0);
-    ForcedLegendreMaps<n> f;
+    ForcedLegendreMapsOf<S> f;
     f.minus = d.Lv;
     f.plus = momentum(system(), a.q1, a.v1);
     f.minus_q1 = a.U.transpose().partialPivLu().solve(d.W.transpose()).transpose();  // W U⁻¹
@@ -141,23 +155,25 @@ class ExactNonholonomic {
 template <Model S>
 class ExactDiscreteConstraint {
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
+  static constexpr int m = S::m, max_m = max_m_of<S>();
   explicit ExactDiscreteConstraint(ExactNonholonomic<S> exact) : exact_(std::move(exact)) {}
   const ExactNonholonomic<S>& exact() const { return exact_; }
+  int dimension() const { return coordinate_count(exact_.system()); }
+  int constraint_count() const { return dalembert::constraint_count(exact_.system()); }
 
-  Vecd<m> operator()(const Vecd<n>& q0, const Vecd<n>& q1) const { return exact_.constraint(q0, q1); }
+  VecM<S> operator()(const VecN<S>& q0, const VecN<S>& q1) const { return exact_.constraint(q0, q1); }
 
  private:
   ExactNonholonomic<S> exact_;
 };
 
 template <Model S>
-DiscreteConstraintDerivatives<S::n, S::m> differentiate(const ExactDiscreteConstraint<S>& c, const Vecd<S::n>& q0,
-                                                        const Vecd<S::n>& q1) {
-  const Arc<S::n> a = c.exact().arc(q0, q1);
-  const Matd<S::m, S::n> M = c.exact().system().template constraint_matrix<double>(q0);
-  DiscreteConstraintDerivatives<S::n, S::m> d;
+DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differentiate(
+    const ExactDiscreteConstraint<S>& c, const VecN<S>& q0, const VecN<S>& q1) {
+  const ArcOf<S> a = c.exact().arc(q0, q1);
+  const MatMN<S> M = c.exact().system().template constraint_matrix<double>(q0);
+  DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
   d.value = M * a.v0;
   d.D2 = a.U.transpose().partialPivLu().solve(M.transpose()).transpose();  // M U⁻¹
   return d;

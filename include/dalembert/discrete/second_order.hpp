@@ -3,7 +3,8 @@
 // L_d(q0, q1), discrete kinematic constraints D_K = {g_K(q0, q1, q2) = 0} ⊂ Q³ and discrete
 // variational constraints D_V|_(q0,q1,q2) ⊂ T_{q1}Q spanned by the columns of B_d(q0, q1, q2).
 // A DSOCS is any object with
-//   static constexpr int n, m;   double step_size() const;
+//   static constexpr int n, m;   double step_size() const;   (sizes as for models: Eigen::Dynamic
+//                                with dimension(), constraint_count() and optional max_n, max_m)
 //   template <class T> T lagrangian(const Vec<T,n>& q0, const Vec<T,n>& q1) const;
 //   template <class T> Vec<T,m> kinematic_constraint(q0, q1, q2) const;
 //   template <class T> Mat<T,n,n-m> variational_frame(q0, q1, q2) const;
@@ -22,23 +23,28 @@
 
 namespace dalembert {
 
-template <class T, int N>
+template <class T, int N, int MaxN = N>
 struct TangentPoint {
-  Vec<T, N> q, v;
+  Vec<T, N, MaxN> q, v;
 };
 
-template <class T, int N>
+template <class T, int N, int MaxN = N>
 struct SecondOrderPoint {
-  Vec<T, N> q, v, a;
+  Vec<T, N, MaxN> q, v, a;
 };
+
+/// A column vector of N entries (N possibly Eigen::Dynamic) within the bound MaxN, the argument of
+/// the discretization maps (so that N and MaxN are deduced from it).
+template <class T, int N, int MaxN>
+using BoundedVec = Eigen::Matrix<T, N, 1, Eigen::ColMajor, MaxN, 1>;
 
 /// φ_{L_d}⁻¹(q0, q1) = ((1−α) q0 + α q1, (q1 − q0)/h). The paper's choice (§4.1.2) is α = 0: the
 /// left point and the forward difference.
 class TangentDiscretization {
  public:
   explicit TangentDiscretization(double h, double alpha = 0.0) : h_(h), alpha_(alpha) {}
-  template <class T, int N>
-  TangentPoint<T, N> operator()(const Vec<T, N>& q0, const Vec<T, N>& q1) const {
+  template <class T, int N, int MaxN>
+  TangentPoint<T, N, MaxN> operator()(const BoundedVec<T, N, MaxN>& q0, const BoundedVec<T, N, MaxN>& q1) const {
     return {(1.0 - alpha_) * q0 + alpha_ * q1, (q1 - q0) / h_};
   }
 
@@ -51,8 +57,9 @@ class TangentDiscretization {
 class CentralDifferences {
  public:
   explicit CentralDifferences(double h) : h_(h) {}
-  template <class T, int N>
-  SecondOrderPoint<T, N> operator()(const Vec<T, N>& q0, const Vec<T, N>& q1, const Vec<T, N>& q2) const {
+  template <class T, int N, int MaxN>
+  SecondOrderPoint<T, N, MaxN> operator()(const BoundedVec<T, N, MaxN>& q0, const BoundedVec<T, N, MaxN>& q1,
+                                          const BoundedVec<T, N, MaxN>& q2) const {
     return {q1, (q2 - q0) / (2.0 * h_), (q2 - 2.0 * q1 + q0) / (h_ * h_)};
   }
 
@@ -61,19 +68,21 @@ class CentralDifferences {
 };
 
 template <class Ds>
-concept DiscreteSecondOrderSystem = requires(const Ds& d, const Vecd<Ds::n>& q) {
+concept DiscreteSecondOrderSystem = requires(const Ds& d, const VecN<Ds>& q) {
   { Ds::n } -> std::convertible_to<int>;
   { Ds::m } -> std::convertible_to<int>;
+  { coordinate_count(d) } -> std::convertible_to<int>;
+  { constraint_count(d) } -> std::convertible_to<int>;
   { d.step_size() } -> std::convertible_to<double>;
   { d.template lagrangian<double>(q, q) } -> std::convertible_to<double>;
-  { d.template kinematic_constraint<double>(q, q, q) } -> std::convertible_to<Vecd<Ds::m>>;
-  { d.template variational_frame<double>(q, q, q) } -> std::convertible_to<Matd<Ds::n, Ds::n - Ds::m>>;
+  { d.template kinematic_constraint<double>(q, q, q) } -> std::convertible_to<VecM<Ds>>;
+  { d.template variational_frame<double>(q, q, q) } -> std::convertible_to<MatNK<Ds>>;
 };
 
 template <class Ds>
-concept HasFactoredDiscreteConstraint = DiscreteSecondOrderSystem<Ds> && requires(const Ds& d, const Vecd<Ds::n>& q) {
-  { d.template physical_factor<double>(q, q, q) } -> std::convertible_to<Vecd<Ds::m>>;
-  { d.template spurious_factor<double>(q, q, q) } -> std::convertible_to<Vecd<Ds::m>>;
+concept HasFactoredDiscreteConstraint = DiscreteSecondOrderSystem<Ds> && requires(const Ds& d, const VecN<Ds>& q) {
+  { d.template physical_factor<double>(q, q, q) } -> std::convertible_to<VecM<Ds>>;
+  { d.template spurious_factor<double>(q, q, q) } -> std::convertible_to<VecM<Ds>>;
 };
 
 template <class Ds>
@@ -88,37 +97,40 @@ class DiscretizedSecondOrderSystem {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  static constexpr int max_n = max_n_of<S>(), max_m = max_m_of<S>();
 
   DiscretizedSecondOrderSystem(const S& system, double h, TangentMap tangent, SecondOrderMap second_order)
       : system_(system), h_(h), tangent_(std::move(tangent)), second_order_(std::move(second_order)) {}
 
   double step_size() const { return h_; }
   const S& system() const { return system_; }
+  int dimension() const { return coordinate_count(system_); }
+  int constraint_count() const { return dalembert::constraint_count(system_); }
 
   template <class T>
-  T lagrangian(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+  T lagrangian(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     const auto x = tangent_(q0, q1);
     return system_.template lagrangian<T>(x.q, x.v);
   }
   template <class T>
-  Vec<T, m> kinematic_constraint(const Vec<T, n>& q0, const Vec<T, n>& q1, const Vec<T, n>& q2) const {
+  VecM<S, T> kinematic_constraint(const VecN<S, T>& q0, const VecN<S, T>& q1, const VecN<S, T>& q2) const {
     const auto x = second_order_(q0, q1, q2);
     return system_.template kinematic_constraint<T>(x.q, x.v, x.a);
   }
   template <class T>
-  Mat<T, n, n - m> variational_frame(const Vec<T, n>& q0, const Vec<T, n>& q1, const Vec<T, n>& q2) const {
+  MatNK<S, T> variational_frame(const VecN<S, T>& q0, const VecN<S, T>& q1, const VecN<S, T>& q2) const {
     const auto x = second_order_(q0, q1, q2);  // φ_{D_V} = φ_{D_K}, as in the paper
     return system_.template variational_frame<T>(x.q, x.v, x.a);
   }
   template <class T>
-  Vec<T, m> physical_factor(const Vec<T, n>& q0, const Vec<T, n>& q1, const Vec<T, n>& q2) const
+  VecM<S, T> physical_factor(const VecN<S, T>& q0, const VecN<S, T>& q1, const VecN<S, T>& q2) const
     requires HasFactoredKinematicConstraint<S>
   {
     const auto x = second_order_(q0, q1, q2);
     return system_.template physical_factor<T>(x.q, x.v, x.a);
   }
   template <class T>
-  Vec<T, m> spurious_factor(const Vec<T, n>& q0, const Vec<T, n>& q1, const Vec<T, n>& q2) const
+  VecM<S, T> spurious_factor(const VecN<S, T>& q0, const VecN<S, T>& q1, const VecN<S, T>& q2) const
     requires HasFactoredKinematicConstraint<S>
   {
     const auto x = second_order_(q0, q1, q2);
@@ -147,24 +159,27 @@ class CortesMartinezEmbedding {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  static constexpr int max_n = max_n_of<S>(), max_m = max_m_of<S>();
   static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
 
   CortesMartinezEmbedding(const S& system, Ld discrete_lagrangian, Dc discrete_constraint)
       : continuous_{system}, ld_(std::move(discrete_lagrangian)), dc_(std::move(discrete_constraint)) {}
 
   double step_size() const { return ld_.step_size(); }
+  int dimension() const { return coordinate_count(continuous_.system); }
+  int constraint_count() const { return dalembert::constraint_count(continuous_.system); }
   const NonholonomicAsSecondOrder<S>& system() const { return continuous_; }
   const Dc& discrete_constraint() const { return dc_; }
 
   template <class T>
-  T lagrangian(const Vec<T, n>& q0, const Vec<T, n>& q1) const { return ld_(q0, q1); }
+  T lagrangian(const VecN<S, T>& q0, const VecN<S, T>& q1) const { return ld_(q0, q1); }
   template <class T>
-  Vec<T, m> kinematic_constraint(const Vec<T, n>&, const Vec<T, n>& q1, const Vec<T, n>& q2) const {
+  VecM<S, T> kinematic_constraint(const VecN<S, T>&, const VecN<S, T>& q1, const VecN<S, T>& q2) const {
     return dc_(q1, q2);
   }
   template <class T>
-  Mat<T, n, n - m> variational_frame(const Vec<T, n>&, const Vec<T, n>& q1, const Vec<T, n>&) const {
-    return kernel_frame<T, m, n>(continuous_.system.template constraint_matrix<T>(q1));
+  MatNK<S, T> variational_frame(const VecN<S, T>&, const VecN<S, T>& q1, const VecN<S, T>&) const {
+    return kernel_frame<T, m, n, max_m, max_n>(continuous_.system.template constraint_matrix<T>(q1));
   }
 
  private:

@@ -16,6 +16,8 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <Eigen/LU>
 #include <Eigen/SVD>
@@ -43,38 +45,46 @@ enum class Variations {
 };
 
 /// One arc of the extended flow over [0, h] and its sensitivities at t = h.
-template <int N>
+template <int N, int MaxN = N>
 struct Arc {
   double h = 0.0;
-  Vecd<N> q0, v0;        ///< q(0), q̇(0)
-  Vecd<N> q1, v1;        ///< q(h), q̇(h)
-  Matd<N, N> U, U_dot;   ///< ∂q(h)/∂q̇(0), ∂q̇(h)/∂q̇(0)            (velocity, full)
-  Matd<N, N> Y, Y_dot;   ///< ∂q(h)/∂q(0), ∂q̇(h)/∂q(0)             (full)
-  double action = 0.0;   ///< ∫_0^h L dt                              (full)
-  Vecd<N> force_U;       ///< ∫_0^h U(t)ᵀ F̃ dt                        (full)
-  Vecd<N> force_Y;       ///< ∫_0^h Y(t)ᵀ F̃ dt                        (full)
-  int iterations = 0;    ///< shooting Newton iterations (0 for a plain integration)
+  Vecd<N, MaxN> q0, v0;                ///< q(0), q̇(0)
+  Vecd<N, MaxN> q1, v1;                ///< q(h), q̇(h)
+  Matd<N, N, MaxN, MaxN> U, U_dot;     ///< ∂q(h)/∂q̇(0), ∂q̇(h)/∂q̇(0)            (velocity, full)
+  Matd<N, N, MaxN, MaxN> Y, Y_dot;     ///< ∂q(h)/∂q(0), ∂q̇(h)/∂q(0)             (full)
+  double action = 0.0;                 ///< ∫_0^h L dt                              (full)
+  Vecd<N, MaxN> force_U;               ///< ∫_0^h U(t)ᵀ F̃ dt                        (full)
+  Vecd<N, MaxN> force_Y;               ///< ∫_0^h Y(t)ᵀ F̃ dt                        (full)
+  int iterations = 0;                  ///< shooting Newton iterations (0 for a plain integration)
 };
+template <class S>
+using ArcOf = Arc<S::n, max_n_of<S>()>;
 
 /// ξ(q, v) and its Jacobians B = ∂ξ/∂q, F = ∂ξ/∂v by automatic differentiation.
-template <int N>
+template <int N, int MaxN = N>
 struct AccelerationJacobian {
-  Vecd<N> acceleration;
-  Matd<N, N> B;
-  Matd<N, N> F;
+  Vecd<N, MaxN> acceleration;
+  Matd<N, N, MaxN, MaxN> B;
+  Matd<N, N, MaxN, MaxN> F;
 };
 
 template <Model S>
-AccelerationJacobian<S::n> acceleration_jacobian(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
-  constexpr int n = S::n;
-  using D = ad::Dual<double, 2 * n>;
-  Vec<D, n> qd, vd;
+AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  const int n = coordinate_count(sys);
+  // A run-time n keeps these derivatives on the heap even when bounded: L's second derivatives
+  // along them nest 2n hyper-duals in each entry, too large for storage inside the object.
+  constexpr int two_n = multiple_of_size(2, S::n);
+  using D = ad::Dual<double, two_n>;
+  VecN<S, D> qd(n), vd(n);
   for (int i = 0; i < n; ++i) {
-    qd[i] = ad::variable<2 * n>(q[i], i);
-    vd[i] = ad::variable<2 * n>(v[i], n + i);
+    qd[i] = ad::variable<two_n>(q[i], i, 2 * n);
+    vd[i] = ad::variable<two_n>(v[i], n + i, 2 * n);
   }
-  const Vec<D, n> a = constrained_acceleration(sys, qd, vd).acceleration;
-  AccelerationJacobian<n> J;
+  const VecN<S, D> a = constrained_acceleration(sys, qd, vd).acceleration;
+  AccelerationJacobian<S::n, max_n_of<S>()> J;
+  J.acceleration.resize(n);
+  J.B.resize(n, n);
+  J.F.resize(n, n);
   for (int i = 0; i < n; ++i) {
     J.acceleration[i] = ad::value(a[i]);
     for (int j = 0; j < n; ++j) {
@@ -100,7 +110,8 @@ inline SolverError shooting_error(const std::string& reason, double residual, in
 template <Model S>
 class ExtendedFlow {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
+  using Arc = ArcOf<S>;
 
   explicit ExtendedFlow(const S& system, ShootingOptions options = {}) : system_(system), options_(options) {
     if (!(options.tolerance > 0 && options.tolerance < 1e-2))
@@ -108,22 +119,25 @@ class ExtendedFlow {
   }
   const S& system() const { return system_; }
   const ShootingOptions& options() const { return options_; }
+  int dimension() const { return coordinate_count(system_); }
 
   /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations.
   template <Variations V = Variations::full>
-  Arc<n> integrate(const Vecd<n>& q0, const Vecd<n>& v0, double h) const {
+  Arc integrate(const VecN<S>& q0, const VecN<S>& v0, double h) const {
     namespace odeint = boost::numeric::odeint;
-    using State = std::array<double, size<V>()>;
+    using State = OdeintState<n == Dynamic ? Dynamic : size<V>(n)>;
+    const int d = dimension();
     State x{};
+    if constexpr (n == Dynamic) x.assign(size<V>(d), 0.0);
     vec(x.data()) = q0;
-    vec(x.data() + n) = v0;
+    vec(x.data() + d) = v0;
     if constexpr (V != Variations::none) {
-      mat(x.data() + u_offset).setZero();
-      mat(x.data() + u_offset + n * n).setIdentity();
+      mat(x.data() + u_offset(d)).setZero();
+      mat(x.data() + u_offset(d) + d * d).setIdentity();
     }
     if constexpr (V == Variations::full) {
-      mat(x.data() + y_offset).setIdentity();
-      mat(x.data() + y_offset + n * n).setZero();
+      mat(x.data() + y_offset(d)).setIdentity();
+      mat(x.data() + y_offset(d) + d * d).setZero();
     }
     const auto rhs = [this](const State& y, State& dy, double) { this->template rhs<V>(y.data(), dy.data()); };
     odeint::bulirsch_stoer<State> stepper(options_.tolerance, options_.tolerance);
@@ -132,48 +146,48 @@ class ExtendedFlow {
     } catch (const std::exception& e) {  // odeint's step-size underflow or too many failed steps
       throw detail::shooting_error(std::string("inner integration failed: ") + e.what(), NAN, 0);
     }
-    Arc<n> arc;
+    Arc arc;
     arc.h = h;
     arc.q0 = q0;
     arc.v0 = v0;
-    arc.q1 = Eigen::Map<const Vecd<n>>(x.data());
-    arc.v1 = Eigen::Map<const Vecd<n>>(x.data() + n);
+    arc.q1 = vec(x.data());
+    arc.v1 = vec(x.data() + d);
     if constexpr (V != Variations::none) {
-      arc.U = Eigen::Map<const Matd<n, n>>(x.data() + u_offset);
-      arc.U_dot = Eigen::Map<const Matd<n, n>>(x.data() + u_offset + n * n);
+      arc.U = mat(x.data() + u_offset(d));
+      arc.U_dot = mat(x.data() + u_offset(d) + d * d);
     }
     if constexpr (V == Variations::full) {
-      arc.Y = Eigen::Map<const Matd<n, n>>(x.data() + y_offset);
-      arc.Y_dot = Eigen::Map<const Matd<n, n>>(x.data() + y_offset + n * n);
-      arc.action = x[action_offset];
-      arc.force_U = Eigen::Map<const Vecd<n>>(x.data() + action_offset + 1);
-      arc.force_Y = Eigen::Map<const Vecd<n>>(x.data() + action_offset + 1 + n);
+      arc.Y = mat(x.data() + y_offset(d));
+      arc.Y_dot = mat(x.data() + y_offset(d) + d * d);
+      arc.action = x[action_offset(d)];
+      arc.force_U = vec(x.data() + action_offset(d) + 1);
+      arc.force_Y = vec(x.data() + action_offset(d) + 1 + d);
     }
     return arc;
   }
 
   /// (q(h), q̇(h)) from (q0, v0): the exponential map and the flow, without sensitivities.
-  Arc<n> flow(const Vecd<n>& q0, const Vecd<n>& v0, double h) const { return integrate<Variations::none>(q0, v0, h); }
+  Arc flow(const VecN<S>& q0, const VecN<S>& v0, double h) const { return integrate<Variations::none>(q0, v0, h); }
 
   /// The arc from q0 to q1 in time h whose initial velocity is found by Newton from `guess`
   /// (the local solution of the boundary-value problem, spec seed-002 §2.2 SHOOT). Throws a
   /// SolverError when U(h) is numerically singular (a conjugate point) or Newton fails.
   template <Variations V = Variations::velocity>
-  Arc<n> shoot(const Vecd<n>& q0, const Vecd<n>& q1, double h, const Vecd<n>& guess) const {
+  Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h, const VecN<S>& guess) const {
     static_assert(V != Variations::none, "shooting needs the velocity sensitivity U");
     const double tol = options_.tolerance;
     // A tenth of the integration tolerance: q(h; v) is a deterministic function of v, so Newton can
     // reach it, and the velocity error U⁻¹r stays below what the integration itself commits.
     const double target = 0.1 * tol * (1.0 + q1.template lpNorm<Eigen::Infinity>());
-    Vecd<n> v = guess;
+    VecN<S> v = guess;
     double previous = INFINITY;
     for (int it = 0;; ++it) {
-      Arc<n> arc = integrate<V>(q0, v, h);
-      const Vecd<n> r = arc.q1 - q1;
+      Arc arc = integrate<V>(q0, v, h);
+      const VecN<S> r = arc.q1 - q1;
       const double norm = r.template lpNorm<Eigen::Infinity>();
       if (!std::isfinite(norm)) throw detail::shooting_error("shooting: non-finite end point", norm, it);
       check_not_conjugate(arc, norm, it);
-      const Vecd<n> dv = arc.U.partialPivLu().solve(r);
+      const VecN<S> dv = arc.U.partialPivLu().solve(r);
       // Converged: residual at the accuracy of the integration, or a correction at round-off, or
       // Newton stalled on the integration's own noise close to the target.
       const bool tiny_step = dv.template lpNorm<Eigen::Infinity>() <= 1e-15 * (1.0 + v.template lpNorm<Eigen::Infinity>());
@@ -192,52 +206,53 @@ class ExtendedFlow {
   }
 
   template <Variations V = Variations::velocity>
-  Arc<n> shoot(const Vecd<n>& q0, const Vecd<n>& q1, double h) const {
-    return shoot<V>(q0, q1, h, Vecd<n>((q1 - q0) / h));
+  Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h) const {
+    return shoot<V>(q0, q1, h, VecN<S>((q1 - q0) / h));
   }
 
  private:
-  static constexpr int u_offset = 2 * n;
-  static constexpr int y_offset = 2 * n + 2 * n * n;
-  static constexpr int action_offset = 2 * n + 4 * n * n;
+  // The layout of the integrated state for n = d coordinates: q, q̇, U, U̇, Y, Ẏ, ∫L, ∫UᵀF̃, ∫YᵀF̃.
+  static constexpr int u_offset(int d) { return 2 * d; }
+  static constexpr int y_offset(int d) { return 2 * d + 2 * d * d; }
+  static constexpr int action_offset(int d) { return 2 * d + 4 * d * d; }
 
   template <Variations V>
-  static constexpr int size() {
-    if constexpr (V == Variations::none) return 2 * n;
-    if constexpr (V == Variations::velocity) return 2 * n + 2 * n * n;
-    return 2 * n + 4 * n * n + 1 + 2 * n;
+  static constexpr int size(int d) {
+    if constexpr (V == Variations::none) return 2 * d;
+    if constexpr (V == Variations::velocity) return 2 * d + 2 * d * d;
+    return 2 * d + 4 * d * d + 1 + 2 * d;
   }
 
   template <Variations V>
   void rhs(const double* y, double* dy) const {
-    const Eigen::Map<const Vecd<n>> q(y), v(y + n);
+    const int d = dimension();
+    const VecN<S> q = cvec(y), v = cvec(y + d);
     vec(dy) = v;
     if constexpr (V == Variations::none) {
-      vec(dy + n) = acceleration(system_, Vecd<n>(q), Vecd<n>(v));
+      vec(dy + d) = acceleration(system_, q, v);
     } else {
-      const auto J = acceleration_jacobian(system_, Vecd<n>(q), Vecd<n>(v));
-      vec(dy + n) = J.acceleration;
-      const Eigen::Map<const Matd<n, n>> U(y + u_offset), U_dot(y + u_offset + n * n);
-      mat(dy + u_offset) = U_dot;
-      mat(dy + u_offset + n * n) = J.B * U + J.F * U_dot;
+      const auto J = acceleration_jacobian(system_, q, v);
+      vec(dy + d) = J.acceleration;
+      const auto U = cmat(y + u_offset(d)), U_dot = cmat(y + u_offset(d) + d * d);
+      mat(dy + u_offset(d)) = U_dot;
+      mat(dy + u_offset(d) + d * d) = J.B * U + J.F * U_dot;
       if constexpr (V == Variations::full) {
-        const Eigen::Map<const Matd<n, n>> Y(y + y_offset), Y_dot(y + y_offset + n * n);
-        mat(dy + y_offset) = Y_dot;
-        mat(dy + y_offset + n * n) = J.B * Y + J.F * Y_dot;
-        const Vecd<n> qq = q, vv = v;
-        const Vecd<n> force = total_force(system_, qq, vv);
-        dy[action_offset] = system_.template lagrangian<double>(qq, vv);
-        vec(dy + action_offset + 1) = U.transpose() * force;
-        vec(dy + action_offset + 1 + n) = Y.transpose() * force;
+        const auto Y = cmat(y + y_offset(d)), Y_dot = cmat(y + y_offset(d) + d * d);
+        mat(dy + y_offset(d)) = Y_dot;
+        mat(dy + y_offset(d) + d * d) = J.B * Y + J.F * Y_dot;
+        const VecN<S> force = total_force(system_, q, v);
+        dy[action_offset(d)] = system_.template lagrangian<double>(q, v);
+        vec(dy + action_offset(d) + 1) = U.transpose() * force;
+        vec(dy + action_offset(d) + 1 + d) = Y.transpose() * force;
       }
     }
   }
 
   /// U(h) is singular to the accuracy it is computed with: q(h) is conjugate to q(0).
-  void check_not_conjugate(const Arc<n>& arc, double residual, int iterations) const {
-    const Eigen::JacobiSVD<Matd<n, n>> svd(arc.U);
+  void check_not_conjugate(const Arc& arc, double residual, int iterations) const {
+    const Eigen::JacobiSVD<MatNN<S>> svd(arc.U);
     const auto sigma = svd.singularValues();
-    const double smallest = sigma[n - 1], largest = sigma[0];
+    const double smallest = sigma[sigma.size() - 1], largest = sigma[0];
     if (!(smallest > 100 * options_.tolerance * std::max(std::abs(arc.h), largest))) {
       throw detail::shooting_error(
           "singular shooting Jacobian U(h) (smallest singular value " + format(smallest) + ", h = " + format(arc.h) +
@@ -247,8 +262,17 @@ class ExtendedFlow {
     }
   }
 
-  static Eigen::Map<Vecd<n>> vec(double* p) { return Eigen::Map<Vecd<n>>(p); }
-  static Eigen::Map<Matd<n, n>> mat(double* p) { return Eigen::Map<Matd<n, n>>(p); }
+  // Views of the state's blocks (of a fixed size when n is fixed).
+  Eigen::Map<Vec<double, n>> vec(double* p) const { return Eigen::Map<Vec<double, n>>(p, dimension()); }
+  Eigen::Map<const Vec<double, n>> cvec(const double* p) const {
+    return Eigen::Map<const Vec<double, n>>(p, dimension());
+  }
+  Eigen::Map<Mat<double, n, n>> mat(double* p) const {
+    return Eigen::Map<Mat<double, n, n>>(p, dimension(), dimension());
+  }
+  Eigen::Map<const Mat<double, n, n>> cmat(const double* p) const {
+    return Eigen::Map<const Mat<double, n, n>>(p, dimension(), dimension());
+  }
 
   static std::string format(double x) {
     char buf[32];

@@ -15,8 +15,8 @@ class ContactRungeKutta4 {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> v;
+    VecN<S> q;
+    VecN<S> v;
     double z = 0.0;
     int iterations = 0;  ///< always 0: explicit method
   };
@@ -24,15 +24,15 @@ class ContactRungeKutta4 {
   ContactRungeKutta4(const S& system, double h) : system_(system), h_(h) {}
   double step_size() const { return h_; }
 
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
 
   void step(State& s) const {
     struct Rate {
-      Vecd<n> q, v;
+      VecN<S> q, v;
       double z;
     };
-    const auto f = [&](const Vecd<n>& q, const Vecd<n>& v, double z) {
-      Rate r{v, Vecd<n>(), 0.0};
+    const auto f = [&](const VecN<S>& q, const VecN<S>& v, double z) {
+      Rate r{v, VecN<S>(), 0.0};
       herglotz_vector_field(system_, q, v, z, r.v, r.z);
       return r;
     };
@@ -48,7 +48,7 @@ class ContactRungeKutta4 {
     s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
   }
 
-  Vecd<n> velocity(const State& s) const { return s.v; }
+  VecN<S> velocity(const State& s) const { return s.v; }
 
  private:
   S system_;
@@ -62,8 +62,8 @@ class ContactReferenceSolver {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> v;
+    VecN<S> q;
+    VecN<S> v;
     double z = 0.0;
     int iterations = 0;  ///< always 0: explicit
   };
@@ -72,7 +72,7 @@ class ContactReferenceSolver {
       : system_(system), h_(h), tolerance_(tolerance) {}
   double step_size() const { return h_; }
 
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
 
   void step(State& s) const {
     const auto seg = contact_flow(system_, s.q, s.v, s.z, h_, tolerance_);
@@ -83,7 +83,7 @@ class ContactReferenceSolver {
     s.t = static_cast<double>(s.k) * h_;
   }
 
-  Vecd<n> velocity(const State& s) const { return s.v; }
+  VecN<S> velocity(const State& s) const { return s.v; }
 
  private:
   S system_;
@@ -93,7 +93,7 @@ class ContactReferenceSolver {
 
 /// The reference solution (q, v, z) at t_end from (q0, v0, z0).
 template <ContactModel S>
-ContactPoint<S::n> contact_reference_solution(const S& system, const ContactPoint<S::n>& x0, double t_end,
+ContactPointOf<S> contact_reference_solution(const S& system, const ContactPointOf<S>& x0, double t_end,
                                               double tolerance = 1e-13) {
   const auto seg = contact_flow(system, x0.q, x0.v, x0.z, t_end, tolerance);
   return {seg.q1, seg.v1, seg.z1};

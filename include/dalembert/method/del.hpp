@@ -21,9 +21,9 @@ class DiscreteEulerLagrange {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;               ///< discrete momentum p_k = D2 L_d(q_{k−1}, q_k) = −D1 L_d(q_k, q_{k+1})
-    Vecd<n> last_velocity;   ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecN<S> q;
+    VecN<S> p;               ///< discrete momentum p_k = D2 L_d(q_{k−1}, q_k) = −D1 L_d(q_k, q_{k+1})
+    VecN<S> last_velocity;   ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     int iterations = 0;      ///< Newton iterations of the last step
   };
 
@@ -34,32 +34,32 @@ class DiscreteEulerLagrange {
   const Ld& discrete_lagrangian() const { return ld_; }
 
   /// Position–momentum start: p0 = ∂L/∂v(q0, v0).
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     return State{0, 0.0, q0, momentum(system_, q0, v0), v0, 0};
   }
 
   /// The momentum at q0 of a two-point start, the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
-  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    Vecd<n> p = -differentiate(ld_, q0, q1).D1;
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
+    VecN<S> p = -differentiate(ld_, q0, q1).D1;
     if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
     return p;
   }
 
   /// Two-point start from (q0, q1) as in the papers; the returned state is at k = 1.
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
-    Vecd<n> p1 = differentiate(ld_, q0, q1).D2;
+    VecN<S> p1 = differentiate(ld_, q0, q1).D2;
     if constexpr (HasExternalForce<S>) p1 += MidpointForce<S>(system_, h)(q0, q1);
     return State{1, h, q1, p1, (q1 - q0) / h, 0};
   }
 
   void step(State& s) const {
     const double h = step_size();
-    Vecd<n> x = s.q + h * s.last_velocity;
-    DiscreteLagrangianDerivatives<n> d;  // of the last evaluation = at the solution
-    DiscreteForceDerivatives<n> f;
-    const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
+    VecN<S> x = s.q + h * s.last_velocity;
+    DerivativesOf<Ld> d;  // of the last evaluation = at the solution
+    DiscreteForceDerivatives<n, max_n_of<S>()> f;
+    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p + d.D1;
       J = d.D12;
@@ -69,7 +69,7 @@ class DiscreteEulerLagrange {
         J += f.D2;
       }
     };
-    const NewtonReport r = newton_solve<n>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
     s.p = d.D2;
     if constexpr (HasExternalForce<S>) s.p += f.value;
@@ -81,17 +81,18 @@ class DiscreteEulerLagrange {
   }
 
   /// The velocity of the discrete momentum (inverse Legendre map).
-  Vecd<n> velocity(const State& s) const { return velocity_in_distribution(unconstrained(), s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(unconstrained(), s.q, s.p); }
 
  private:
   // DEL ignores constraints: the velocity of p is the plain inverse Legendre map.
   struct Unconstrained {
-    static constexpr int n = S::n, m = 0;
+    static constexpr int n = S::n, m = 0, max_n = max_n_of<S>();
     const S* system;
+    int dimension() const { return coordinate_count(*system); }
     template <class T>
-    T lagrangian(const Vec<T, n>& q, const Vec<T, n>& v) const { return system->template lagrangian<T>(q, v); }
+    T lagrangian(const VecN<S, T>& q, const VecN<S, T>& v) const { return system->template lagrangian<T>(q, v); }
     template <class T>
-    Mat<T, 0, n> constraint_matrix(const Vec<T, n>&) const { return {}; }
+    Mat<T, 0, n, 0, max_n> constraint_matrix(const VecN<S, T>& q) const { return Mat<T, 0, n, 0, max_n>(0, q.size()); }
   };
   Unconstrained unconstrained() const { return Unconstrained{&system_}; }
 

@@ -26,10 +26,10 @@ class DiscreteLagrangeDAlembert {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;              ///< post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k)
-    Vecd<m> multiplier;     ///< λ of the last step (impulse M(q)ᵀλ at q_{k−1})
-    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecN<S> q;
+    VecN<S> p;              ///< post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k)
+    VecM<S> multiplier;     ///< λ of the last step (impulse M(q)ᵀλ at q_{k−1})
+    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
   };
@@ -45,25 +45,25 @@ class DiscreteLagrangeDAlembert {
   const Dc& discrete_constraint() const { return dc_; }
 
   /// Position–momentum start from v0 ∈ D: p⁺_0 = ∂L/∂v(q0, v0).
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.p = momentum(system_, q0, v0);
-    s.multiplier.setZero();
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = v0;
     return s;
   }
 
   /// The momentum at q0 of a two-point start, the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
-  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    Vecd<n> p = -differentiate(ld_, q0, q1).D1;
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
+    VecN<S> p = -differentiate(ld_, q0, q1).D1;
     if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
     return p;
   }
 
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
     State s;
     s.k = 1;
@@ -71,32 +71,35 @@ class DiscreteLagrangeDAlembert {
     s.q = q1;
     s.p = differentiate(ld_, q0, q1).D2;
     if constexpr (HasExternalForce<S>) s.p += MidpointForce<S>(system_, h)(q0, q1);
-    s.multiplier.setZero();
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
-    if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (constraint_count(system_) > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    }
     return s;
   }
 
   void step(State& s) const {
-    constexpr int N = n + m;
+    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
-    const Matd<m, n> Mq = system_.template constraint_matrix<double>(s.q);
-    Vecd<N> x;
+    const MatMN<S> Mq = system_.template constraint_matrix<double>(s.q);
+    Vecd<N, MaxN> x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
     // By-products of the last residual evaluation, which Newton makes at the solution.
-    DiscreteLagrangianSlotDerivatives<n> d;
-    Vecd<n> force = Vecd<n>::Zero();
-    Vecd<m> omega;
+    SlotDerivativesOf<Ld> d;
+    VecN<S> force = VecN<S>::Zero(dn);
+    VecM<S> omega(dm);
     // Compiled models: the residual takes first derivatives only, since most residuals are
     // evaluated at an iterate that turns out converged, and the Jacobian is computed when Newton
     // needs one. Model files: the residual takes every derivative at once and the Jacobian reuses
     // them, because a generated kernel costs one call whatever the order (measured, a model-file
     // knife-edge step: 375 ns this way, 432 ns split).
     constexpr bool jacobian_with_residual = MechanicalAtRunTime<S>;
-    Matd<n, n> D12;          // used when jacobian_with_residual
-    Matd<m, n> omega_by_q1;  // likewise
-    const auto residual = [&](const Vecd<N>& unknowns, Vecd<N>& F) {
-      const Vecd<n> q1 = unknowns.template head<n>();
+    MatNN<S> D12(dn, dn);       // used when jacobian_with_residual
+    MatMN<S> omega_by_q1(dm, dn);  // likewise
+    const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
+      const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
         const auto full = differentiate(ld_, s.q, q1);
         d = {full.value, full.D1, full.D2};
@@ -104,51 +107,57 @@ class DiscreteLagrangeDAlembert {
       } else {
         d = slot_derivatives(ld_, s.q, q1);
       }
-      F.template head<n>() = s.p + d.D1;
+      F.template head<n>(dn) = s.p + d.D1;
       if constexpr (HasExternalForce<S>) {
         force = MidpointForce<S>(system_, h)(s.q, q1);
-        F.template head<n>() += force;
+        F.template head<n>(dn) += force;
       }
-      if constexpr (m > 0) {
-        if constexpr (jacobian_with_residual) {
-          const auto w = differentiate(dc_, s.q, q1);
-          omega = w.value;
-          omega_by_q1 = w.D2;
-        } else {
-          omega = dc_(s.q, q1);
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          if constexpr (jacobian_with_residual) {
+            const auto w = differentiate(dc_, s.q, q1);
+            omega = w.value;
+            omega_by_q1 = w.D2;
+          } else {
+            omega = dc_(s.q, q1);
+          }
+          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
+          F.template segment<m>(dn, dm) = omega;
         }
-        F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
-        F.template tail<m>() = omega;
       }
     };
-    const auto jacobian = [&](const Vecd<N>& unknowns, Matd<N, N>& J) {
-      const Vecd<n> q1 = unknowns.template head<n>();
+    const auto jacobian = [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) {
+      const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
-        J.template topLeftCorner<n, n>() = D12;
+        J.template topLeftCorner<n, n>(dn, dn) = D12;
       } else {
-        J.template topLeftCorner<n, n>() = differentiate(ld_, s.q, q1).D12;
+        J.template topLeftCorner<n, n>(dn, dn) = differentiate(ld_, s.q, q1).D12;
       }
       if constexpr (HasExternalForce<S>) {
-        J.template topLeftCorner<n, n>() += differentiate(MidpointForce<S>(system_, h), s.q, q1).D2;
+        J.template topLeftCorner<n, n>(dn, dn) += differentiate(MidpointForce<S>(system_, h), s.q, q1).D2;
       }
-      if constexpr (m > 0) {
-        J.template topRightCorner<n, m>() = -Mq.transpose();
-        if constexpr (jacobian_with_residual) {
-          J.template bottomLeftCorner<m, n>() = omega_by_q1;
-        } else {
-          J.template bottomLeftCorner<m, n>() = differentiate(dc_, s.q, q1).D2;
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
+          if constexpr (jacobian_with_residual) {
+            J.template bottomLeftCorner<m, n>(dm, dn) = omega_by_q1;
+          } else {
+            J.template bottomLeftCorner<m, n>(dm, dn) = differentiate(dc_, s.q, q1).D2;
+          }
+          J.template bottomRightCorner<m, m>(dm, dm).setZero();
         }
-        J.template bottomRightCorner<m, m>().setZero();
       }
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<N>(residual, jacobian, x, scale, options_);
+    const NewtonReport r = newton_solve<N, MaxN>(residual, jacobian, x, scale, options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
-    const Vecd<n> q1 = x.template head<n>();
+    const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2 + force;
-    s.multiplier = x.template tail<m>();
-    if constexpr (m > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
+    s.multiplier = x.template segment<m>(dn, dm);
+    if constexpr (m != 0) {
+      if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
+    }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
     s.k += 1;
@@ -157,7 +166,7 @@ class DiscreteLagrangeDAlembert {
   }
 
   /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
-  Vecd<n> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
 
  private:
   S system_;

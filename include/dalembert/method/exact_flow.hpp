@@ -17,7 +17,7 @@
 
 #include "dalembert/discrete/exact_nonholonomic.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
-#include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/model/model.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -31,9 +31,9 @@ class ExactDiscreteFlow {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;  ///< FL(q_k, v_k); E(q_k)ᵀp is the momentum on D* = F^+_{h,nh}l(q_{k−1}, q_k)
-    Vecd<n> v;  ///< v_k = R^{e+}(q_{k−1}, q_k) = R^{e−}(q_k, q_{k+1})
+    VecN<S> q;
+    VecN<S> p;  ///< FL(q_k, v_k); E(q_k)ᵀp is the momentum on D* = F^+_{h,nh}l(q_{k−1}, q_k)
+    VecN<S> v;  ///< v_k = R^{e+}(q_{k−1}, q_k) = R^{e−}(q_k, q_{k+1})
     double discrete_constraint = 0.0;  ///< |ω_e(q_{k−1}, q_k)|_inf
     int iterations = 0;                ///< Newton iterations of the last step
     int shooting_iterations = 0;       ///< shooting iterations of the last residual evaluation
@@ -51,7 +51,7 @@ class ExactDiscreteFlow {
   ExactDiscreteConstraint<S> discrete_constraint() const { return ExactDiscreteConstraint<S>(exact_); }
 
   /// Position–momentum start from v0 ∈ D_{q0}.
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.v = v0;
@@ -60,42 +60,49 @@ class ExactDiscreteFlow {
   }
 
   /// Two-point start from (q0, q1) ∈ M^{e,nh}_h; the returned state is at k = 1.
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    const Arc<n> a = exact_.arc(q0, q1);
+  State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
+    const ArcOf<S> a = exact_.arc(q0, q1);
     State s;
     s.k = 1;
     s.t = step_size();
     s.q = q1;
     s.v = a.v1;
     s.p = momentum(system(), q1, a.v1);
-    if constexpr (m > 0)
-      s.discrete_constraint = (system().template constraint_matrix<double>(q0) * a.v0).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (constraint_count(system()) > 0)
+        s.discrete_constraint =
+            (system().template constraint_matrix<double>(q0) * a.v0).template lpNorm<Eigen::Infinity>();
+    }
     return s;
   }
 
   /// FL(q0, R^{e−}(q0, q1)), the momentum at q0 of a two-point start.
-  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     return momentum(system(), q0, exact_.retraction_minus(q0, q1));
   }
 
   void step(State& s) const {
+    constexpr int k = k_of<S>;
     const double h = step_size();
     const S& sys = system();
-    const Matd<n, n - m> E = constraint_frame(sys, s.q);
-    const Matd<m, n> Mq = sys.template constraint_matrix<double>(s.q);
-    Vecd<n> x = runge_kutta_step(s.q, s.v);
-    Vecd<n> guess = s.v;  // R^{e−}(q_k, q_{k+1}) = v_k at the solution
-    Arc<n> arc;            // of the last evaluation = at the solution
-    const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
+    const int dn = coordinate_count(sys), dm = constraint_count(sys), dk = dn - dm;
+    const MatNK<S> E = constraint_frame(sys, s.q);
+    const MatMN<S> Mq = sys.template constraint_matrix<double>(s.q);
+    VecN<S> x = runge_kutta_step(s.q, s.v);
+    VecN<S> guess = s.v;  // R^{e−}(q_k, q_{k+1}) = v_k at the solution
+    ArcOf<S> arc;         // of the last evaluation = at the solution
+    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       arc = exact_.arc(s.q, q1, guess);
       guess = arc.v0;
       const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
-      Matd<n, n> A;  // the residual's derivative with respect to R^{e−}
-      A.template topRows<n - m>() = E.transpose() * d.W;
-      F.template head<n - m>() = E.transpose() * (d.Lv - s.p);
-      if constexpr (m > 0) {
-        A.template bottomRows<m>() = Mq;
-        F.template tail<m>() = Mq * arc.v0;
+      MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
+      A.template topRows<k>(dk) = E.transpose() * d.W;
+      F.template head<k>(dk) = E.transpose() * (d.Lv - s.p);
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          A.template bottomRows<m>(dm) = Mq;
+          F.template segment<m>(dk, dm) = Mq * arc.v0;
+        }
       }
       J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
     };
@@ -107,17 +114,19 @@ class ExactDiscreteFlow {
                                      (1.0 + s.q.template lpNorm<Eigen::Infinity>()) / h});
       // Always one Newton correction of the predictor, so that the result is the solution of the
       // exact discrete equations and not the predictor accepted within the tolerance.
-      Vecd<n> F;
-      Matd<n, n> J;
+      VecN<S> F(dn);
+      MatNN<S> J(dn, dn);
       evaluate(x, F, J);
       x -= J.partialPivLu().solve(F);
-      r = newton_solve<n>(evaluate, x, scale, newton_);
+      r = newton_solve<n, max_n_of<S>()>(evaluate, x, scale, newton_);
       r.iterations += 1;
     } catch (const SolverError& e) {  // a shooting failure: conjugate point or no convergence
       throw SolverError(s.k + 1, s.t + h, e.report());
     }
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
-    if constexpr (m > 0) s.discrete_constraint = (Mq * arc.v0).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (dm > 0) s.discrete_constraint = (Mq * arc.v0).template lpNorm<Eigen::Infinity>();
+    }
     s.q = x;
     s.v = arc.v1;
     s.p = momentum(sys, x, arc.v1);
@@ -128,19 +137,19 @@ class ExactDiscreteFlow {
   }
 
   /// The velocity in D of the momentum on D* (v_k itself, projected onto D).
-  Vecd<n> velocity(const State& s) const { return velocity_in_distribution(system(), s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system(), s.q, s.p); }
 
   /// p̄_k = E(q_k)ᵀ p_k, the momentum on D*.
-  Vecd<n - m> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }
+  VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }
 
  private:
-  Vecd<n> runge_kutta_step(const Vecd<n>& q, const Vecd<n>& v) const {
+  VecN<S> runge_kutta_step(const VecN<S>& q, const VecN<S>& v) const {
     const double h = step_size();
-    const auto a = [&](const Vecd<n>& qq, const Vecd<n>& vv) { return acceleration(system(), qq, vv); };
-    const Vecd<n> k1v = a(q, v);
-    const Vecd<n> k2q = v + 0.5 * h * k1v, k2v = a(q + 0.5 * h * v, k2q);
-    const Vecd<n> k3q = v + 0.5 * h * k2v, k3v = a(q + 0.5 * h * k2q, k3q);
-    const Vecd<n> k4q = v + h * k3v;
+    const auto a = [&](const VecN<S>& qq, const VecN<S>& vv) { return acceleration(system(), qq, vv); };
+    const VecN<S> k1v = a(q, v);
+    const VecN<S> k2q = v + 0.5 * h * k1v, k2v = a(q + 0.5 * h * v, k2q);
+    const VecN<S> k3q = v + 0.5 * h * k2v, k3v = a(q + 0.5 * h * k2q, k3q);
+    const VecN<S> k4q = v + h * k3v;
     return q + h / 6.0 * (v + 2.0 * k2q + 2.0 * k3q + k4q);
   }
 
@@ -151,11 +160,11 @@ class ExactDiscreteFlow {
 /// The exact discrete trajectory q_k ≈ q(k h), k = 0..steps, from (q0, v0 ∈ D): the reference
 /// samples of any Lagrange–d'Alembert model in one call.
 template <Model S>
-std::vector<PhasePoint<S::n>> exact_samples(const S& system, const Vecd<S::n>& q0, const Vecd<S::n>& v0, double h,
-                                            long steps, ShootingOptions shooting = {}) {
+std::vector<PhasePointOf<S>> exact_samples(const S& system, const VecN<S>& q0, const VecN<S>& v0, double h,
+                                           long steps, ShootingOptions shooting = {}) {
   const ExactDiscreteFlow<S> exact(system, h, shooting);
   auto s = exact.initial_state(q0, v0);
-  std::vector<PhasePoint<S::n>> out{{s.q, s.v}};
+  std::vector<PhasePointOf<S>> out{{s.q, s.v}};
   for (long i = 0; i < steps; ++i) {
     exact.step(s);
     out.push_back({s.q, s.v});

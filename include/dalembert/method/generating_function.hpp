@@ -30,20 +30,21 @@ namespace dalembert {
 template <Model S>
 class GeneratingFunctionLagrangian {
  public:
-  static constexpr int n = S::n;
+  static constexpr int n = S::n, max_n = max_n_of<S>();
   GeneratingFunctionLagrangian(const S& system, double h, double alpha, bool symmetric)
       : system_(system), h_(h), alpha_(alpha), symmetric_(symmetric && alpha != 0.5) {}
 
   double step_size() const { return h_; }
   double alpha() const { return alpha_; }
   bool symmetric() const { return symmetric_; }
+  int dimension() const { return coordinate_count(system_); }
 
   template <class T>
-  T operator()(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
-    const Vec<T, n> v = (q1 - q0) / h_;
-    const Vec<T, n> qa = (1.0 - alpha_) * q0 + alpha_ * q1;
+  T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const VecN<S, T> v = (q1 - q0) / h_;
+    const VecN<S, T> qa = (1.0 - alpha_) * q0 + alpha_ * q1;
     if (!symmetric_) return h_ * system_.template lagrangian<T>(qa, v);
-    const Vec<T, n> qb = alpha_ * q0 + (1.0 - alpha_) * q1;
+    const VecN<S, T> qb = alpha_ * q0 + (1.0 - alpha_) * q1;
     return 0.5 * h_ * (system_.template lagrangian<T>(qa, v) + system_.template lagrangian<T>(qb, v));
   }
 
@@ -53,10 +54,10 @@ class GeneratingFunctionLagrangian {
   bool symmetric_;  ///< false for α = ½, where both halves coincide
 };
 
-template <class T, int N>
+template <class T, int N, int MaxN = N>
 struct DiscreteConstraintForce {
-  Vec<T, N> alpha0;  ///< α0(q0, q1) ≈ ∫ Λ~ ∂q/∂q0, acts at q0
-  Vec<T, N> alpha1;  ///< α1(q0, q1) ≈ ∫ Λ~ ∂q/∂q1, acts at q1
+  Vec<T, N, MaxN> alpha0;  ///< α0(q0, q1) ≈ ∫ Λ~ ∂q/∂q0, acts at q0
+  Vec<T, N, MaxN> alpha1;  ///< α1(q0, q1) ≈ ∫ Λ~ ∂q/∂q1, acts at q1
 };
 
 template <Model S, bool ConstraintPreserving = false>
@@ -69,10 +70,10 @@ class GeneratingFunctionIntegrator {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
-    Vecd<n> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
-    Vecd<n> last_velocity;             ///< (q_k − q_{k−1})/h, the Newton initial guess
+    VecN<S> q;
+    VecN<S> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
+    VecN<S> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
+    VecN<S> last_velocity;             ///< (q_k − q_{k−1})/h, the Newton initial guess
     double discrete_constraint = 0.0;  ///< |M(q_α)(q_k − q_{k−1})/h|_inf of the last segment
     int iterations = 0;
   };
@@ -88,16 +89,16 @@ class GeneratingFunctionIntegrator {
 
   /// The discrete constraint force of the segment (q0, q1), generic in the scalar type.
   template <class T>
-  DiscreteConstraintForce<T, n> discrete_force(const Vec<T, n>& q0, const Vec<T, n>& q1) const {
+  DiscreteConstraintForce<T, n, max_n_of<S>()> discrete_force(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     const double h = step_size(), a = alpha();
-    const Vec<T, n> v = (q1 - q0) / h;
-    const Vec<T, n> La = constraint_force_form(system_, Vec<T, n>((1.0 - a) * q0 + a * q1), v);
-    DiscreteConstraintForce<T, n> f;
+    const VecN<S, T> v = (q1 - q0) / h;
+    const VecN<S, T> La = constraint_force_form(system_, VecN<S, T>((1.0 - a) * q0 + a * q1), v);
+    DiscreteConstraintForce<T, n, max_n_of<S>()> f;
     if (!ld_.symmetric()) {
       f.alpha0 = ((1.0 - a) * h) * La;
       f.alpha1 = (a * h) * La;
     } else {
-      const Vec<T, n> Lb = constraint_force_form(system_, Vec<T, n>(a * q0 + (1.0 - a) * q1), v);
+      const VecN<S, T> Lb = constraint_force_form(system_, VecN<S, T>(a * q0 + (1.0 - a) * q1), v);
       f.alpha0 = (0.5 * h) * ((1.0 - a) * La + a * Lb);
       f.alpha1 = (0.5 * h) * (a * La + (1.0 - a) * Lb);
     }
@@ -106,7 +107,7 @@ class GeneratingFunctionIntegrator {
 
   /// Start from (q0, v0), v0 ∈ D: p0 = ∂L/∂v(q0, v0) (spec §5 point 2); the first solve then
   /// satisfies the paper's initial condition φ~(q0, q1, h) = 0.
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.p = momentum(system_, q0, v0);
@@ -117,7 +118,7 @@ class GeneratingFunctionIntegrator {
 
   /// The state at k = 0 that the pair (q0, q1) determines, p0 = −D1 S~(q0, q1) + α0(q0, q1); its
   /// first step returns q1 (Newton starts there). The paper requires φ~(q0, q1, h) = 0.
-  State initial_state_from_positions(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_from_positions(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
     State s;
     s.q = q0;
@@ -129,24 +130,27 @@ class GeneratingFunctionIntegrator {
 
   void step(State& s) const {
     const double h = step_size();
-    Vecd<n> x = s.q + h * s.last_velocity;
-    DiscreteLagrangianDerivatives<n> d;  // of the last evaluation = at the solution
-    Vecd<n> alpha1;
-    const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
+    VecN<S> x = s.q + h * s.last_velocity;
+    DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
+    VecN<S> alpha1;
+    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
-      Matd<n, n> dalpha0;
-      Vecd<n> alpha0;
+      MatNN<S> dalpha0;
+      VecN<S> alpha0;
       force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0);
       F = s.p + d.D1 - alpha0;
       J = d.D12 - dalpha0;
     };
-    const NewtonReport r = newton_solve<n>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r =
+        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
-    if constexpr (m > 0) {
-      const double a = alpha();
-      const Vecd<n> qa = (1.0 - a) * s.q + a * x;
-      s.discrete_constraint =
-          (system_.template constraint_matrix<double>(qa) * ((x - s.q) / h)).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (constraint_count(system_) > 0) {
+        const double a = alpha();
+        const VecN<S> qa = (1.0 - a) * s.q + a * x;
+        s.discrete_constraint =
+            (system_.template constraint_matrix<double>(qa) * ((x - s.q) / h)).template lpNorm<Eigen::Infinity>();
+      }
     }
     s.p_plus = d.D2 - alpha1;
     if constexpr (ConstraintPreserving) {
@@ -163,40 +167,45 @@ class GeneratingFunctionIntegrator {
 
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
   /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
-  Vecd<n> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
 
   /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
-  Vecd<n> two_step_residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2) const {
-    Vecd<n> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
+  VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
+    VecN<S> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
     if constexpr (ConstraintPreserving) first = covector_projectors(system_, q1).P * first;
     return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
   }
 
   /// The paper's discrete constraint φ~(q0, q1, h) = Ψ(q0, −D1 S~(q0, q1) + α0(q0, q1)) (18).
-  Vecd<m> generating_constraint(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    const Vecd<n> p0 = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
+  VecM<S> generating_constraint(const VecN<S>& q0, const VecN<S>& q1) const {
+    const VecN<S> p0 = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
     return momentum_constraint(system_, q0, p0);
   }
 
  private:
-  void force_and_jacobian(const Vecd<n>& q0, const Vecd<n>& q1, Vecd<n>& alpha0, Vecd<n>& alpha1,
-                          Matd<n, n>& dalpha0_dq1) const {
+  void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,
+                          MatNN<S>& dalpha0_dq1) const {
+    const int dn = coordinate_count(system_);
     if constexpr (m == 0) {
-      alpha0.setZero();
-      alpha1.setZero();
-      dalpha0_dq1.setZero();
+      alpha0.setZero(dn);
+      alpha1.setZero(dn);
+      dalpha0_dq1.setZero(dn, dn);
     } else {
-      using D = ad::Dual<double, n>;
-      Vec<D, n> x0, x1;
-      for (int i = 0; i < n; ++i) {
-        x0[i] = ad::constant<n>(q0[i]);
-        x1[i] = ad::variable<n>(q1[i], i);
+      constexpr int max_n = max_n_of<S>();
+      using D = ad::Dual<double, n, max_n>;
+      VecN<S, D> x0(dn), x1(dn);
+      for (int i = 0; i < dn; ++i) {
+        x0[i] = ad::constant<n, max_n>(q0[i], dn);
+        x1[i] = ad::variable<n, max_n>(q1[i], i, dn);
       }
       const auto f = discrete_force<D>(x0, x1);
-      for (int i = 0; i < n; ++i) {
+      alpha0.resize(dn);
+      alpha1.resize(dn);
+      dalpha0_dq1.resize(dn, dn);
+      for (int i = 0; i < dn; ++i) {
         alpha0[i] = ad::value(f.alpha0[i]);
         alpha1[i] = ad::value(f.alpha1[i]);
-        for (int j = 0; j < n; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
+        for (int j = 0; j < dn; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
       }
     }
   }

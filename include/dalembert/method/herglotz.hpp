@@ -24,31 +24,33 @@
 namespace dalembert {
 
 /// A point (q, p, z) of T*Q × R.
-template <int N>
+template <int N, int MaxN = N>
 struct ContactPhasePoint {
-  Vecd<N> q;
-  Vecd<N> p;
+  Vecd<N, MaxN> q;
+  Vecd<N, MaxN> p;
   double z = 0.0;
 };
+template <class X>
+using ContactPhasePointOf = ContactPhasePoint<X::n, max_n_of<X>()>;
 
 /// The discrete Legendre maps (8.1.6): F⁺L_d(q0, q1, z0) = (q1, D2 L_d, z0 + L_d) and
 /// F⁻L_d(q0, q1, z0) = (q0, −D1 L_d/σ_d, z0).
 template <ContactDiscreteLagrangian Ld>
-ContactPhasePoint<Ld::n> discrete_legendre_plus(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1, double z0) {
+ContactPhasePointOf<Ld> discrete_legendre_plus(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1, double z0) {
   const auto d = differentiate(ld, q0, q1, z0);
   return {q1, d.D2, z0 + d.value};
 }
 
 template <ContactDiscreteLagrangian Ld>
-ContactPhasePoint<Ld::n> discrete_legendre_minus(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1, double z0) {
+ContactPhasePointOf<Ld> discrete_legendre_minus(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1, double z0) {
   return {q0, differentiate(ld, q0, q1, z0).minus_momentum(), z0};
 }
 
 /// Residual of the two-point discrete Herglotz equation (8.1.5) at q1 for the triple (q0, q1, q2)
 /// started at z0: D1 L_d(q1, q2, z1) + σ_d(q1, q2, z1) D2 L_d(q0, q1, z0), z1 = z0 + L_d(q0, q1, z0).
 template <ContactDiscreteLagrangian Ld>
-Vecd<Ld::n> discrete_herglotz_residual(const Ld& ld, const Vecd<Ld::n>& q0, const Vecd<Ld::n>& q1,
-                                       const Vecd<Ld::n>& q2, double z0) {
+VecN<Ld> discrete_herglotz_residual(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1, const VecN<Ld>& q2,
+                                    double z0) {
   const auto a = differentiate(ld, q0, q1, z0);
   const auto b = differentiate(ld, q1, q2, z0 + a.value);
   return b.D1 + b.sigma() * a.D2;
@@ -63,15 +65,16 @@ class DiscreteHerglotz {
   static constexpr int n = S::n;
   static constexpr int m = contact_constraint_count<S>();
   static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
+  using Sizes = FrozenAction<S>;  // the model's sizes, m included
 
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;              ///< p_k = D2 L_d(q_{k−1}, q_k, z_{k−1}) (post-momentum)
+    VecN<S> q;
+    VecN<S> p;              ///< p_k = D2 L_d(q_{k−1}, q_k, z_{k−1}) (post-momentum)
     double z = 0.0;         ///< action variable z_k
-    Vecd<m> multiplier;     ///< λ of the last step
-    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecM<Sizes> multiplier;  ///< λ of the last step
+    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     double sigma = 1.0;     ///< σ_d(q_{k−1}, q_k, z_{k−1}) of the last step
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
@@ -86,66 +89,73 @@ class DiscreteHerglotz {
   const Dc& discrete_constraint() const { return dc_; }
 
   /// Position–momentum start from (q0, v0, z0), v0 ∈ D: p0 = ∂L/∂v(q0, v0, z0).
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0, double z0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0, double z0) const {
     State s;
     s.q = q0;
     s.p = contact_momentum(system_, q0, v0, z0);
     s.z = z0;
-    s.multiplier.setZero();
+    s.multiplier = VecM<Sizes>::Zero(contact_constraint_count(system_));
     s.last_velocity = v0;
     return s;
   }
 
   /// Two-point start from (q0, q1, z0) as in the thesis; the returned state is at k = 1.
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
+  State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1, double z0) const {
     const double h = step_size();
     State s;
     s.k = 1;
     s.t = h;
     s.q = q1;
-    s.multiplier.setZero();
+    s.multiplier = VecM<Sizes>::Zero(contact_constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
     const auto d = evaluate_ld(s, q0, q1, z0);
     check_sigma(d.sigma(), s);
     s.p = d.D2;
     s.z = z0 + d.value;
     s.sigma = d.sigma();
-    if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (contact_constraint_count(system_) > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    }
     return s;
   }
 
   void step(State& s) const {
-    constexpr int N = n + m;
+    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), Sizes::max_m);
+    const int dn = coordinate_count(system_), dm = contact_constraint_count(system_);
     const double h = step_size();
-    const Matd<m, n> Mq = contact_constraint_matrix<S, double>(system_, s.q);
-    Vecd<N> x;
+    const MatMN<Sizes> Mq = contact_constraint_matrix<S, double>(system_, s.q);
+    Vecd<N, MaxN> x(dn + dm);
     x << predict(s), s.multiplier;
-    ContactDiscreteDerivatives<n> d;  // of the last evaluation = at the solution
-    DiscreteConstraintDerivatives<n, m> w;
-    const auto evaluate = [&](const Vecd<N>& unknowns, Vecd<N>& F, Matd<N, N>& J) {
-      const Vecd<n> q1 = unknowns.template head<n>();
+    ContactDiscreteDerivativesOf<Ld> d;  // of the last evaluation = at the solution
+    DiscreteConstraintDerivatives<n, m, max_n_of<S>(), Sizes::max_m> w;
+    const auto evaluate = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F, Matd<N, N, MaxN, MaxN>& J) {
+      const VecN<S> q1 = unknowns.template head<n>(dn);
       d = evaluate_ld(s, s.q, q1, s.z);
       check_sigma(d.sigma(), s);
-      F.template head<n>() = s.p - d.minus_momentum();
-      J.template topLeftCorner<n, n>() = -d.minus_momentum_jacobian();
-      if constexpr (m > 0) {
-        w = differentiate(dc_, s.q, q1);
-        F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
-        F.template tail<m>() = w.value;
-        J.template topRightCorner<n, m>() = -Mq.transpose();
-        J.template bottomLeftCorner<m, n>() = w.D2;
-        J.template bottomRightCorner<m, m>().setZero();
+      F.template head<n>(dn) = s.p - d.minus_momentum();
+      J.template topLeftCorner<n, n>(dn, dn) = -d.minus_momentum_jacobian();
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          w = differentiate(dc_, s.q, q1);
+          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
+          F.template segment<m>(dn, dm) = w.value;
+          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
+          J.template bottomLeftCorner<m, n>(dm, dn) = w.D2;
+          J.template bottomRightCorner<m, m>(dm, dm).setZero();
+        }
       }
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<N>(evaluate, x, scale, options_);
+    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
-    const Vecd<n> q1 = x.template head<n>();
+    const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2;
     s.z += d.value;
     s.sigma = d.sigma();
-    s.multiplier = x.template tail<m>();
-    if constexpr (m > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    s.multiplier = x.template segment<m>(dn, dm);
+    if constexpr (m != 0) {
+      if (dm > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
     s.k += 1;
@@ -154,13 +164,13 @@ class DiscreteHerglotz {
   }
 
   /// The velocity in D of the momentum p_k at (q_k, z_k) (inverse contact Legendre map).
-  Vecd<n> velocity(const State& s) const { return contact_velocity(system_, s.q, s.p, s.z); }
+  VecN<S> velocity(const State& s) const { return contact_velocity(system_, s.q, s.p, s.z); }
 
   /// The contact Hamiltonian H(q_k, p_k, z_k) = H ∘ F⁻L_d(q_k, q_{k+1}, z_k), the thesis' energy monitor.
   double hamiltonian(const State& s) const { return contact_hamiltonian(system_, s.q, s.p, s.z); }
 
  private:
-  Vecd<n> predict(const State& s) const {
+  VecN<S> predict(const State& s) const {
     if constexpr (m == 0 && requires { ld_.predict(s.q, s.p, s.z); }) {
       return ld_.predict(s.q, s.p, s.z);  // e.g. the exact flow: Newton then only confirms it
     } else {
@@ -168,7 +178,7 @@ class DiscreteHerglotz {
     }
   }
 
-  ContactDiscreteDerivatives<n> evaluate_ld(const State& s, const Vecd<n>& q0, const Vecd<n>& q1, double z0) const {
+  ContactDiscreteDerivativesOf<Ld> evaluate_ld(const State& s, const VecN<S>& q0, const VecN<S>& q1, double z0) const {
     try {
       return differentiate(ld_, q0, q1, z0);
     } catch (const DiscreteLagrangianError& e) {

@@ -29,10 +29,10 @@ class ModifiedLagrangeDAlembert {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p;              ///< p_k = F^{f+}L_d(q_{k−1}, q_k); E(q_k)ᵀp_k is the momentum on D*
-    Vecd<m> multiplier;     ///< λ of the last step (the D° part of the momentum jump at q_{k−1})
-    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecN<S> q;
+    VecN<S> p;              ///< p_k = F^{f+}L_d(q_{k−1}, q_k); E(q_k)ᵀp_k is the momentum on D*
+    VecM<S> multiplier;     ///< λ of the last step (the D° part of the momentum jump at q_{k−1})
+    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
   };
@@ -46,76 +46,83 @@ class ModifiedLagrangeDAlembert {
   const Dc& discrete_constraint() const { return dc_; }
 
   /// Position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0).
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.p = momentum(system_, q0, v0);
-    s.multiplier.setZero();
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = v0;
     return s;
   }
 
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
     State s;
     s.k = 1;
     s.t = h;
     s.q = q1;
     s.p = forced_.legendre_maps(q0, q1).plus;
-    s.multiplier.setZero();
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
-    if constexpr (m > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    if constexpr (m != 0) {
+      if (constraint_count(system_) > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    }
     return s;
   }
 
   /// F^{f−}L_d(q0, q1), the momentum at q0 of a two-point start (its part on D is F^−l_d(q0, q1)).
-  Vecd<n> pre_momentum(const Vecd<n>& q0, const Vecd<n>& q1) const { return forced_.legendre_maps(q0, q1).minus; }
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return forced_.legendre_maps(q0, q1).minus; }
 
   /// The discrete nonholonomic Legendre maps F^−l_d(q0, q1) ∈ D*_{q0} and F^+l_d(q0, q1) ∈ D*_{q1},
   /// components on the frame constraint_frame(system, q).
-  Vecd<n - m> legendre_minus(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  VecK<S> legendre_minus(const VecN<S>& q0, const VecN<S>& q1) const {
     return project_onto_distribution(system_, q0, pre_momentum(q0, q1));
   }
-  Vecd<n - m> legendre_plus(const Vecd<n>& q0, const Vecd<n>& q1) const {
-    return project_onto_distribution(system_, q1, Vecd<n>(forced_.legendre_maps(q0, q1).plus));
+  VecK<S> legendre_plus(const VecN<S>& q0, const VecN<S>& q1) const {
+    return project_onto_distribution(system_, q1, VecN<S>(forced_.legendre_maps(q0, q1).plus));
   }
 
   void step(State& s) const {
-    constexpr int N = n + m;
+    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
-    const Matd<m, n> Mq = system_.template constraint_matrix<double>(s.q);
-    Vecd<N> x;
+    const MatMN<S> Mq = system_.template constraint_matrix<double>(s.q);
+    Vecd<N, MaxN> x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
-    ForcedLegendreMaps<n> f;  // of the last evaluation = at the solution
-    DiscreteConstraintDerivatives<n, m> w;
-    const auto evaluate = [&](const Vecd<N>& unknowns, Vecd<N>& F, Matd<N, N>& J) {
-      const Vecd<n> q1 = unknowns.template head<n>();
+    ForcedLegendreMapsOf<Fl> f;  // of the last evaluation = at the solution
+    DiscreteConstraintDerivatives<n, m, max_n_of<S>(), max_m_of<S>()> w;
+    const auto evaluate = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F, Matd<N, N, MaxN, MaxN>& J) {
+      const VecN<S> q1 = unknowns.template head<n>(dn);
       f = forced_.legendre_maps(s.q, q1);
-      F.template head<n>() = s.p - f.minus;
-      J.template topLeftCorner<n, n>() = -f.minus_q1;
-      if constexpr (m > 0) {
-        w = differentiate(dc_, s.q, q1);
-        F.template head<n>() -= Mq.transpose() * unknowns.template tail<m>();
-        F.template tail<m>() = w.value;
-        J.template topRightCorner<n, m>() = -Mq.transpose();
-        J.template bottomLeftCorner<m, n>() = w.D2;
-        J.template bottomRightCorner<m, m>().setZero();
+      F.template head<n>(dn) = s.p - f.minus;
+      J.template topLeftCorner<n, n>(dn, dn) = -f.minus_q1;
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          w = differentiate(dc_, s.q, q1);
+          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
+          F.template segment<m>(dn, dm) = w.value;
+          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
+          J.template bottomLeftCorner<m, n>(dm, dn) = w.D2;
+          J.template bottomRightCorner<m, m>(dm, dm).setZero();
+        }
       }
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
     NewtonReport r;
     try {
-      r = newton_solve<N>(evaluate, x, scale, options_);
+      r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
     } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
       throw SolverError(s.k + 1, s.t + h, e.report());
     }
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
-    const Vecd<n> q1 = x.template head<n>();
+    const VecN<S> q1 = x.template head<n>(dn);
     s.p = f.plus;
-    s.multiplier = x.template tail<m>();
-    if constexpr (m > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    s.multiplier = x.template segment<m>(dn, dm);
+    if constexpr (m != 0) {
+      if (dm > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
+    }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
     s.k += 1;
@@ -124,10 +131,10 @@ class ModifiedLagrangeDAlembert {
   }
 
   /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
-  Vecd<n - m> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
+  VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
 
   /// The velocity in D of the momentum on D*.
-  Vecd<n> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
 
   /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
   double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }

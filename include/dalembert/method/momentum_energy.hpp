@@ -39,11 +39,11 @@ class MomentumEnergyIntegrator {
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> p_minus;    ///< p⁻_k = −D1 L_d(q_k, q_{k+1})
-    Vecd<n> p_plus;     ///< p⁺_k = D2 L_d(q_{k−1}, q_k)  (at k = 0: R* p⁻_0)
-    Vecd<n> p_average;  ///< p~_k = ½(p⁺_k + p⁻_k) = P* p⁺_k
-    Vecd<n> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess
+    VecN<S> q;
+    VecN<S> p_minus;    ///< p⁻_k = −D1 L_d(q_k, q_{k+1})
+    VecN<S> p_plus;     ///< p⁺_k = D2 L_d(q_{k−1}, q_k)  (at k = 0: R* p⁻_0)
+    VecN<S> p_average;  ///< p~_k = ½(p⁺_k + p⁻_k) = P* p⁺_k
+    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess
     int iterations = 0;
   };
 
@@ -56,8 +56,8 @@ class MomentumEnergyIntegrator {
   const Ld& discrete_lagrangian() const { return ld_; }
   FimStart start() const { return start_; }
 
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
-    Vecd<n> p = momentum(system_, q0, v0);
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
+    VecN<S> p = momentum(system_, q0, v0);
     if (start_ == FimStart::B) p -= 0.5 * step_size() * constraint_force_form(system_, q0, v0);
     State s;
     s.q = q0;
@@ -68,7 +68,7 @@ class MomentumEnergyIntegrator {
 
   /// The state at k = 0 that the pair (q0, q1) determines, p⁻_0 = −D1 L_d(q0, q1) (and
   /// p⁺_0 = R* p⁻_0); its first step returns q1.
-  State initial_state_from_positions(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_from_positions(const VecN<S>& q0, const VecN<S>& q1) const {
     State s;
     s.q = q0;
     s.last_velocity = (q1 - q0) / step_size();
@@ -78,14 +78,15 @@ class MomentumEnergyIntegrator {
 
   void step(State& s) const {
     const double h = step_size();
-    Vecd<n> x = s.q + h * s.last_velocity;
-    DiscreteLagrangianDerivatives<n> d;  // of the last evaluation = at the solution
-    const auto evaluate = [&](const Vecd<n>& q1, Vecd<n>& F, Matd<n, n>& J) {
+    VecN<S> x = s.q + h * s.last_velocity;
+    DerivativesOf<Ld> d;  // of the last evaluation = at the solution
+    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p_minus + d.D1;
       J = d.D12;
     };
-    const NewtonReport r = newton_solve<n>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r =
+        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
     const auto pr = covector_projectors(system_, x);
     s.p_plus = d.D2;
@@ -99,11 +100,11 @@ class MomentumEnergyIntegrator {
   }
 
   /// The velocity of the average momentum p~_k (in D).
-  Vecd<n> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p_average); }
+  VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p_average); }
 
   /// (1a) + (1b) at (q0, q1, q2), as one n-vector: zero along the method's trajectories.
-  Vecd<n> two_step_residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2) const {
-    const Vecd<n> D2 = differentiate(ld_, q0, q1).D2, D1 = differentiate(ld_, q1, q2).D1;
+  VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
+    const VecN<S> D2 = differentiate(ld_, q0, q1).D2, D1 = differentiate(ld_, q1, q2).D1;
     const auto pr = covector_projectors(system_, q1);
     return pr.P * (D1 + D2) + pr.Q * (D1 - D2);
   }
@@ -120,7 +121,7 @@ class MomentumEnergyIntegrator {
   }
 
  private:
-  void set_momenta(State& s, const Vecd<n>& p_minus) const {
+  void set_momenta(State& s, const VecN<S>& p_minus) const {
     const auto pr = covector_projectors(system_, s.q);
     s.p_minus = p_minus;
     s.p_plus = pr.reflection() * p_minus;  // R* is an involution

@@ -13,7 +13,6 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "dalembert/model/dynamics.hpp"
-#include "dalembert/models/catalogue_entry.hpp"
 
 namespace dalembert {
 
@@ -21,13 +20,13 @@ template <Model S>
 class ReferenceSolver {
  public:
   static constexpr int n = S::n;
-  using OdeState = std::array<double, 2 * n>;
+  using OdeState = OdeintState<multiple_of_size(2, n)>;  ///< (q, v)
 
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> v;
+    VecN<S> q;
+    VecN<S> v;
     int iterations = 0;  ///< Newton iterations: always 0 (explicit)
     int substeps = 0;    ///< adaptive substeps taken in the last output interval
     double substep = 0.0;  ///< inner step-size suggestion carried between output intervals
@@ -37,7 +36,7 @@ class ReferenceSolver {
       : system_(system), h_(h), tolerance_(tolerance) {}
   double step_size() const { return h_; }
 
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.v = v0;
@@ -47,18 +46,20 @@ class ReferenceSolver {
 
   void step(State& s) const {
     namespace odeint = boost::numeric::odeint;
+    const int dim = static_cast<int>(s.q.size());
     OdeState x;
-    for (int i = 0; i < n; ++i) {
+    if constexpr (S::n == Dynamic) x.resize(2 * dim);
+    for (int i = 0; i < dim; ++i) {
       x[i] = s.q[i];
-      x[n + i] = s.v[i];
+      x[dim + i] = s.v[i];
     }
-    const auto rhs = [this](const OdeState& y, OdeState& dy, double) {
-      const Vecd<n> q = Eigen::Map<const Vecd<n>>(y.data());
-      const Vecd<n> v = Eigen::Map<const Vecd<n>>(y.data() + n);
-      const Vecd<n> a = acceleration(system_, q, v);
-      for (int i = 0; i < n; ++i) {
+    const auto rhs = [this, dim](const OdeState& y, OdeState& dy, double) {
+      const VecN<S> q = Eigen::Map<const Vec<double, S::n>>(y.data(), dim);
+      const VecN<S> v = Eigen::Map<const Vec<double, S::n>>(y.data() + dim, dim);
+      const VecN<S> a = acceleration(system_, q, v);
+      for (int i = 0; i < dim; ++i) {
         dy[i] = v[i];
-        dy[n + i] = a[i];
+        dy[dim + i] = a[i];
       }
     };
     odeint::bulirsch_stoer<OdeState> stepper(tolerance_, tolerance_);
@@ -83,16 +84,16 @@ class ReferenceSolver {
       }
     }
     s.substep = dt;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < dim; ++i) {
       s.q[i] = x[i];
-      s.v[i] = x[n + i];
+      s.v[i] = x[dim + i];
     }
     s.k += 1;
     s.t = static_cast<double>(s.k) * h_;
     s.substeps = substeps;
   }
 
-  Vecd<n> velocity(const State& s) const { return s.v; }
+  VecN<S> velocity(const State& s) const { return s.v; }
 
  private:
   S system_;
@@ -102,7 +103,7 @@ class ReferenceSolver {
 
 /// The reference solution (q(t_end), v(t_end)) from (q0, v0).
 template <Model S>
-PhasePoint<S::n> reference_solution(const S& system, const Vecd<S::n>& q0, const Vecd<S::n>& v0,
+PhasePointOf<S> reference_solution(const S& system, const VecN<S>& q0, const VecN<S>& v0,
                                     double t_end, double tolerance = 1e-13) {
   const ReferenceSolver<S> solver(system, t_end, tolerance);
   auto s = solver.initial_state(q0, v0);

@@ -47,15 +47,18 @@ class DiscreteSecondOrderConstrained {
  public:
   static constexpr int n = Ds::n;
   static constexpr int m = Ds::m;
+  static constexpr int max_n = max_n_of<Ds>();
+  using Vector = VecN<Ds>;      ///< positions, velocities, accelerations, residuals
+  using Matrix = MatNN<Ds>;     ///< Jacobians of the step equations
 
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> previous;   ///< q_{k−1} (k ≥ 1)
-    Vecd<n> v;          ///< velocity estimate at t_k (see velocity())
-    Vecd<n> a;          ///< acceleration estimate at t_k (see acceleration())
-    Vecd<n> last_central_acceleration;  ///< (q_k − 2q_{k−1} + q_{k−2})/h², NaN until known
+    Vector q;
+    Vector previous;   ///< q_{k−1} (k ≥ 1)
+    Vector v;          ///< velocity estimate at t_k (see velocity())
+    Vector a;          ///< acceleration estimate at t_k (see acceleration())
+    Vector last_central_acceleration;  ///< (q_k − 2q_{k−1} + q_{k−2})/h², NaN until known
     double discrete_constraint = 0.0;   ///< |g_K(q_{k−2}, q_{k−1}, q_k)|_inf of the last solve
     int iterations = 0;
     bool spurious = false;  ///< the last step took the spurious root (RootRule::closest only)
@@ -74,19 +77,19 @@ class DiscreteSecondOrderConstrained {
   const SecondOrderMethodOptions& options() const { return options_; }
 
   /// State at k = 0; the first step applies the start rule of the options.
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const Vector& q0, const Vector& v0) const {
     State s;
     s.q = q0;
     s.previous = q0;
     s.v = v0;
     s.a = continuous_acceleration(q0, v0);
-    s.last_central_acceleration.setConstant(std::numeric_limits<double>::quiet_NaN());
+    s.last_central_acceleration.setConstant(coordinate_count(ds_), std::numeric_limits<double>::quiet_NaN());
     return s;
   }
 
   /// Two-point start from (q0, q1), as in the paper; the returned state is at k = 1, with velocity
   /// (q1 − q0)/h and the continuous acceleration there (NaN without a continuous system).
-  State initial_state_two_point(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  State initial_state_two_point(const Vector& q0, const Vector& q1) const {
     State s;
     s.k = 1;
     s.t = step_size();
@@ -94,7 +97,7 @@ class DiscreteSecondOrderConstrained {
     s.previous = q0;
     s.v = (q1 - q0) / step_size();
     s.a = continuous_acceleration(q1, s.v);
-    s.last_central_acceleration.setConstant(std::numeric_limits<double>::quiet_NaN());
+    s.last_central_acceleration.setConstant(coordinate_count(ds_), std::numeric_limits<double>::quiet_NaN());
     return s;
   }
 
@@ -104,12 +107,12 @@ class DiscreteSecondOrderConstrained {
       start(s);
       return;
     }
-    Vecd<n> next = 2.0 * s.q - s.previous;
+    Vector next = 2.0 * s.q - s.previous;
     bool spurious = false;
     NewtonReport r = solve(s.previous, s.q, default_branch(), next);
     if constexpr (HasFactoredDiscreteConstraint<Ds>) {
       if (r.converged && options_.roots == RootRule::closest) {
-        Vecd<n> candidate = 2.0 * s.q - s.previous;
+        Vector candidate = 2.0 * s.q - s.previous;
         const NewtonReport rs = solve(s.previous, s.q, Branch::spurious, candidate);
         r.iterations += rs.iterations;
         constexpr int c = root_selection_coordinate();
@@ -125,11 +128,11 @@ class DiscreteSecondOrderConstrained {
 
     // Estimates at t_{k+1} from the central differences at t_k: v = BDF2 velocity (second order),
     // a = the central accelerations extrapolated linearly (second order once two are known).
-    const Vecd<n> v_central = (next - s.previous) / (2.0 * h);
-    const Vecd<n> a_central = (next - 2.0 * s.q + s.previous) / (h * h);
+    const Vector v_central = (next - s.previous) / (2.0 * h);
+    const Vector a_central = (next - 2.0 * s.q + s.previous) / (h * h);
     s.discrete_constraint = discrete_residual(s.previous, s.q, next);
     s.v = v_central + h * a_central;
-    s.a = s.last_central_acceleration.allFinite() ? Vecd<n>(2.0 * a_central - s.last_central_acceleration)
+    s.a = s.last_central_acceleration.allFinite() ? Vector(2.0 * a_central - s.last_central_acceleration)
                                                   : a_central;
     s.last_central_acceleration = a_central;
     s.previous = s.q;
@@ -142,10 +145,10 @@ class DiscreteSecondOrderConstrained {
 
   /// The velocity estimate at t_k: (3q_k − 4q_{k−1} + q_{k−2})/(2h), i.e. the central difference at
   /// t_{k−1} advanced by h times the central second difference; v0 at k = 0.
-  Vecd<n> velocity(const State& s) const { return s.v; }
+  Vector velocity(const State& s) const { return s.v; }
 
   /// The acceleration estimate at t_k (for the kinematic constraint residual of a run).
-  Vecd<n> acceleration(const State& s) const { return s.a; }
+  Vector acceleration(const State& s) const { return s.a; }
 
   /// The branch a step solves: the physical factor where g_K factors, otherwise g_K itself.
   static constexpr Branch default_branch() {
@@ -153,17 +156,17 @@ class DiscreteSecondOrderConstrained {
   }
 
   /// The step residual R(q2) from (q0, q1) (spec §2): [branch equations; B_dᵀ(D2 L_d + D1 L_d)].
-  Vecd<n> residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2, Branch branch = Branch::literal) const {
+  Vector residual(const Vector& q0, const Vector& q1, const Vector& q2, Branch branch = Branch::literal) const {
     return step_equations<double>(branch, q0, q1, momentum(q0, q1), q2);
   }
 
   /// ∂R/∂q2, the Newton Jacobian; its nonsingularity is condition 2 of Theorem 5.1 (spec §1.6).
-  Matd<n, n> residual_jacobian(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2,
-                               Branch branch = Branch::literal) const {
-    const Vecd<n> p = momentum(q0, q1);
-    Vecd<n> F;
-    Matd<n, n> J;
-    ad::value_and_jacobian<n, n>(
+  Matrix residual_jacobian(const Vector& q0, const Vector& q1, const Vector& q2,
+                           Branch branch = Branch::literal) const {
+    const Vector p = momentum(q0, q1);
+    Vector F;
+    Matrix J;
+    ad::value_and_jacobian<n, n, max_n, max_n>(
         [&](const auto& x2) {
           using D = typename std::decay_t<decltype(x2)>::Scalar;
           return step_equations<D>(branch, q0, q1, p, x2);
@@ -176,20 +179,20 @@ class DiscreteSecondOrderConstrained {
   /// start by Σ_j |∂R_i/∂q2_j| max(1, |q2_j|), so that the tolerance is relative to the round-off
   /// in q; after convergence one more Newton correction, from the last evaluation, leaves an error
   /// of the order of the square of the tolerance.
-  NewtonReport solve(const Vecd<n>& q0, const Vecd<n>& q1, Branch branch, Vecd<n>& q2) const {
-    const Vecd<n> p = momentum(q0, q1);  // D2 L_d(q0, q1) does not involve the unknown
-    Vecd<n> row_scale = Vecd<n>::Zero(), last_F;
-    Matd<n, n> last_J;
-    const auto evaluate = [&](const Vecd<n>& x, Vecd<n>& F, Matd<n, n>& J) {
-      ad::value_and_jacobian<n, n>(
+  NewtonReport solve(const Vector& q0, const Vector& q1, Branch branch, Vector& q2) const {
+    const Vector p = momentum(q0, q1);  // D2 L_d(q0, q1) does not involve the unknown
+    Vector row_scale = Vector::Zero(coordinate_count(ds_)), last_F;
+    Matrix last_J;
+    const auto evaluate = [&](const Vector& x, Vector& F, Matrix& J) {
+      ad::value_and_jacobian<n, n, max_n, max_n>(
           [&](const auto& x2) {
             using D = typename std::decay_t<decltype(x2)>::Scalar;
             return step_equations<D>(branch, q0, q1, p, x2);
           },
           x, F, J);
       if (row_scale.isZero()) {
-        const Vecd<n> size = x.cwiseAbs().cwiseMax(1.0);
-        for (int i = 0; i < n; ++i)
+        const Vector size = x.cwiseAbs().cwiseMax(1.0);
+        for (int i = 0; i < coordinate_count(ds_); ++i)
           row_scale[i] = 1.0 / std::max(J.row(i).cwiseAbs().dot(size), std::numeric_limits<double>::min());
       }
       F = row_scale.asDiagonal() * F;
@@ -197,9 +200,9 @@ class DiscreteSecondOrderConstrained {
       last_F = F;
       last_J = J;
     };
-    const NewtonReport r = newton_solve<n>(evaluate, q2, 1.0, options_.newton);
+    const NewtonReport r = newton_solve<n, max_n>(evaluate, q2, 1.0, options_.newton);
     if (r.converged) {
-      const Vecd<n> correction = last_J.partialPivLu().solve(last_F);
+      const Vector correction = last_J.partialPivLu().solve(last_F);
       if (correction.allFinite()) q2 -= correction;
     }
     return r;
@@ -215,40 +218,46 @@ class DiscreteSecondOrderConstrained {
   }
 
   /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, spec §6.4).
-  Vecd<n> momentum(const Vecd<n>& q0, const Vecd<n>& q1) const {
+  Vector momentum(const Vector& q0, const Vector& q1) const {
     double value;
-    Vecd<n> p;
-    ad::value_and_gradient<n>(
+    Vector p;
+    ad::value_and_gradient<n, max_n>(
         [&](const auto& x1) {
           using D = typename std::decay_t<decltype(x1)>::Scalar;
-          return ds_.template lagrangian<D>(q0.template cast<D>(), x1);
+          return ds_.template lagrangian<D>(ad::constants<D>(q0, coordinate_count(ds_)), x1);
         },
         q1, value, p);
     return p;
   }
 
   template <class D>
-  Vec<D, n> step_equations(Branch branch, const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& p,
-                           const Vec<D, n>& q2) const {
-    const Vec<D, n> x0 = q0.template cast<D>(), x1 = q1.template cast<D>();
+  VecN<Ds, D> step_equations(Branch branch, const Vector& q0, const Vector& q1, const Vector& p,
+                             const VecN<Ds, D>& q2) const {
+    const int dn = coordinate_count(ds_), dm = constraint_count(ds_);
+    const VecN<Ds, D> x0 = ad::constants<D>(q0, dn), x1 = ad::constants<D>(q1, dn);
     // D1 L_d(q1, q2) as a function of q2: an inner gradient along q1
     D value;
-    Vec<D, n> d1;
-    ad::value_and_gradient<n>(
+    VecN<Ds, D> d1;
+    ad::value_and_gradient<n, max_n>(
         [&](const auto& y1) {
           using E = typename std::decay_t<decltype(y1)>::Scalar;
-          return ds_.template lagrangian<E>(y1, q2.template cast<E>());
+          return ds_.template lagrangian<E>(y1, ad::constants<E>(q2, coordinate_count(ds_)));
         },
         x1, value, d1);
-    const Vec<D, n> force = p.template cast<D>() + d1;  // D2 L_d(q0, q1) + D1 L_d(q1, q2)
-    Vec<D, n> r;
-    if constexpr (m > 0) r.template head<m>() = kinematic_equations<D>(branch, x0, x1, q2);
-    r.template tail<n - m>() = ds_.template variational_frame<D>(x0, x1, q2).transpose() * force;
+    const VecN<Ds, D> force = p.template cast<D>() + d1;  // D2 L_d(q0, q1) + D1 L_d(q1, q2)
+    VecN<Ds, D> r;
+    r.resize(dn);
+    if constexpr (m != 0) {
+      if (dm > 0) r.template head<m>(dm) = kinematic_equations<D>(branch, x0, x1, q2);
+    }
+    const MatNK<Ds, D> frame = ds_.template variational_frame<D>(x0, x1, q2);
+    r.template segment<k_of<Ds>>(dm, dn - dm) = detail::coefficient_product(frame.transpose(), force);
     return r;
   }
 
   template <class D>
-  Vec<D, m> kinematic_equations(Branch branch, const Vec<D, n>& q0, const Vec<D, n>& q1, const Vec<D, n>& q2) const {
+  VecM<Ds, D> kinematic_equations(Branch branch, const VecN<Ds, D>& q0, const VecN<Ds, D>& q1,
+                                  const VecN<Ds, D>& q2) const {
     if constexpr (HasFactoredDiscreteConstraint<Ds>) {
       if (branch == Branch::physical) return ds_.template physical_factor<D>(q0, q1, q2);
       if (branch == Branch::spurious) return ds_.template spurious_factor<D>(q0, q1, q2);
@@ -258,17 +267,21 @@ class DiscreteSecondOrderConstrained {
     return ds_.template kinematic_constraint<D>(q0, q1, q2);
   }
 
-  double discrete_residual(const Vecd<n>& q0, const Vecd<n>& q1, const Vecd<n>& q2) const {
-    if constexpr (m == 0) return 0.0;
-    else return ds_.template kinematic_constraint<double>(q0, q1, q2).template lpNorm<Eigen::Infinity>();
+  double discrete_residual(const Vector& q0, const Vector& q1, const Vector& q2) const {
+    if constexpr (m == 0) {
+      return 0.0;
+    } else {
+      if (constraint_count(ds_) == 0) return 0.0;
+      return ds_.template kinematic_constraint<double>(q0, q1, q2).template lpNorm<Eigen::Infinity>();
+    }
   }
 
-  Vecd<n> continuous_acceleration(const Vecd<n>& q, const Vecd<n>& v) const {
+  Vector continuous_acceleration(const Vector& q, const Vector& v) const {
     if constexpr (HasContinuousSystem<Ds>) {
-      Vecd<n> a;
+      Vector a;
       if (solve_acceleration(ds_.system(), q, v, a).converged) return a;
     }
-    return Vecd<n>::Constant(std::numeric_limits<double>::quiet_NaN());
+    return Vector::Constant(coordinate_count(ds_), std::numeric_limits<double>::quiet_NaN());
   }
 
   void start(State& s) const {
@@ -279,7 +292,7 @@ class DiscreteSecondOrderConstrained {
       r.reason = "no acceleration at (q0, v0) for the second-order start";
       throw SolverError(1, h, r);
     }
-    const Vecd<n> q1 = taylor ? Vecd<n>(s.q + h * s.v + 0.5 * h * h * s.a) : Vecd<n>(s.q + h * s.v);
+    const Vector q1 = taylor ? Vector(s.q + h * s.v + 0.5 * h * h * s.a) : Vector(s.q + h * s.v);
     if (s.a.allFinite()) s.v += h * s.a;
     s.previous = s.q;
     s.q = q1;

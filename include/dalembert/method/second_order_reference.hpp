@@ -10,11 +10,13 @@
 #include <array>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <boost/numeric/odeint.hpp>
 
 #include "dalembert/model/second_order.hpp"
-#include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/model/model.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -23,13 +25,13 @@ template <SecondOrderSystem S>
 class SecondOrderReference {
  public:
   static constexpr int n = S::n;
-  using OdeState = std::array<double, 2 * n>;
+  using OdeState = OdeintState<multiple_of_size(2, n)>;  ///< (q, v)
 
   struct State {
     long k = 0;
     double t = 0.0;
-    Vecd<n> q;
-    Vecd<n> v;
+    VecN<S> q;
+    VecN<S> v;
     int iterations = 0;     ///< Newton iterations: 0 (the acceleration solves are not counted)
     int substeps = 0;       ///< adaptive substeps taken in the last output interval
     double substep = 0.0;   ///< inner step-size suggestion carried between output intervals
@@ -40,7 +42,7 @@ class SecondOrderReference {
   double step_size() const { return h_; }
   const S& system() const { return system_; }
 
-  State initial_state(const Vecd<n>& q0, const Vecd<n>& v0) const {
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
     s.q = q0;
     s.v = v0;
@@ -50,25 +52,28 @@ class SecondOrderReference {
 
   void step(State& s) const {
     namespace odeint = boost::numeric::odeint;
+    const int dim = coordinate_count(system_);
     OdeState x;
-    for (int i = 0; i < n; ++i) {
+    if constexpr (n == Dynamic) x.resize(2 * dim);
+    for (int i = 0; i < dim; ++i) {
       x[i] = s.q[i];
-      x[n + i] = s.v[i];
+      x[dim + i] = s.v[i];
     }
     NewtonReport failure;
     bool failed = false;
     const auto rhs = [&](const OdeState& y, OdeState& dy, double) {
-      const Vecd<n> q = Eigen::Map<const Vecd<n>>(y.data());
-      const Vecd<n> v = Eigen::Map<const Vecd<n>>(y.data() + n);
-      Vecd<n> a;
+      const int dim = coordinate_count(system_);  // a constant for a fixed n, not a captured number
+      const VecN<S> q = Eigen::Map<const Vec<double, n>>(y.data(), dim);
+      const VecN<S> v = Eigen::Map<const Vec<double, n>>(y.data() + dim, dim);
+      VecN<S> a;
       const NewtonReport r = solve_acceleration(system_, q, v, a);
       if (!r.converged && !failed) {
         failed = true;
         failure = r;
       }
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < dim; ++i) {
         dy[i] = v[i];
-        dy[n + i] = r.converged ? a[i] : 0.0;
+        dy[dim + i] = r.converged ? a[i] : 0.0;
       }
     };
     odeint::bulirsch_stoer<OdeState> stepper(tolerance_, tolerance_);
@@ -96,17 +101,17 @@ class SecondOrderReference {
       }
     }
     s.substep = dt;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < dim; ++i) {
       s.q[i] = x[i];
-      s.v[i] = x[n + i];
+      s.v[i] = x[dim + i];
     }
     s.k += 1;
     s.t = static_cast<double>(s.k) * h_;
     s.substeps = substeps;
   }
 
-  Vecd<n> velocity(const State& s) const { return s.v; }
-  Vecd<n> acceleration(const State& s) const { return second_order_acceleration(system_, s.q, s.v); }
+  VecN<S> velocity(const State& s) const { return s.v; }
+  VecN<S> acceleration(const State& s) const { return second_order_acceleration(system_, s.q, s.v); }
 
  private:
   S system_;
@@ -116,8 +121,8 @@ class SecondOrderReference {
 
 /// The reference solution (q(t_end), v(t_end)) of a SOCS from (q0, v0).
 template <SecondOrderSystem S>
-PhasePoint<S::n> second_order_reference_solution(const S& system, const Vecd<S::n>& q0, const Vecd<S::n>& v0,
-                                                 double t_end, double tolerance = 1e-13) {
+PhasePointOf<S> second_order_reference_solution(const S& system, const VecN<S>& q0, const VecN<S>& v0,
+                                                double t_end, double tolerance = 1e-13) {
   const SecondOrderReference<S> solver(system, t_end, tolerance);
   auto s = solver.initial_state(q0, v0);
   solver.step(s);

@@ -14,34 +14,34 @@ namespace dalembert {
 
 /// p̄ = E(q)ᵀ p: the components on D of a covector p ∈ T*_qQ (the projection i*_D).
 template <Model S>
-Vecd<S::n - S::m> project_onto_distribution(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
+VecK<S> project_onto_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   return constraint_frame(sys, q).transpose() * p;
 }
 
 /// The nonholonomic Legendre map Fl(q, v) = E(q)ᵀ ∂L/∂v(q, v) for v ∈ D_q.
 template <Model S>
-Vecd<S::n - S::m> constrained_momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+VecK<S> constrained_momentum(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   return project_onto_distribution(sys, q, momentum(sys, q, v));
 }
 
 /// A covector representing p̄ ∈ D*_q: p = E (EᵀE)⁻¹ p̄, so that Eᵀp = p̄.
 template <Model S>
-Vecd<S::n> covector_of_constrained_momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n - S::m>& pbar) {
-  const Matd<S::n, S::n - S::m> E = constraint_frame(sys, q);
-  const Matd<S::n - S::m, S::n - S::m> EtE = E.transpose() * E;
+VecN<S> covector_of_constrained_momentum(const S& sys, const VecN<S>& q, const VecK<S>& pbar) {
+  const MatNK<S> E = constraint_frame(sys, q);
+  const MatKK<S> EtE = E.transpose() * E;
   return E * EtE.ldlt().solve(pbar);
 }
 
 /// The velocity v ∈ D_q with Fl(q, v) = p̄ (the inverse nonholonomic Legendre map).
 template <Model S>
-Vecd<S::n> velocity_of_constrained_momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n - S::m>& pbar) {
+VecN<S> velocity_of_constrained_momentum(const S& sys, const VecN<S>& q, const VecK<S>& pbar) {
   return velocity_in_distribution(sys, q, covector_of_constrained_momentum(sys, q, pbar));
 }
 
 /// The energy restricted to D*: H(q, p̄) = E_L(q, Fl⁻¹(q, p̄)). For L = ½vᵀGv − V it is
 /// ½ p̄ᵀ(EᵀGE)⁻¹p̄ + V(q).
 template <Model S>
-double constrained_hamiltonian(const S& sys, const Vecd<S::n>& q, const Vecd<S::n - S::m>& pbar) {
+double constrained_hamiltonian(const S& sys, const VecN<S>& q, const VecK<S>& pbar) {
   return energy(sys, q, velocity_of_constrained_momentum(sys, q, pbar));
 }
 

@@ -8,6 +8,8 @@
 // ../shared/spec/seed-003.md §0.3 (C3)): along its flow d/dt (M v) = 0, so every level set of the
 // constraint functions, and D in particular, is invariant. All functions are generic in the scalar
 // type so that the reference and shooting solvers can differentiate through them.
+#include <algorithm>
+
 #include <Eigen/LU>
 #include <Eigen/QR>
 
@@ -17,21 +19,43 @@
 
 namespace dalembert {
 
-/// L and its first and second derivatives at one point (q, v).
-template <class T, int N>
+/// L and its first and second derivatives at one point (q, v). N, MaxN: the sizes of the model.
+template <class T, int N, int MaxN = N>
 struct LagrangianDerivatives {
   T L;
-  Vec<T, N> Lq;     ///< ∂L/∂q
-  Vec<T, N> Lv;     ///< ∂L/∂v (the momentum)
-  Mat<T, N, N> W;   ///< ∂²L/∂v²
-  Mat<T, N, N> B;   ///< B(i, j) = ∂²L/∂v_i ∂q_j
+  Vec<T, N, MaxN> Lq;          ///< ∂L/∂q
+  Vec<T, N, MaxN> Lv;          ///< ∂L/∂v (the momentum)
+  Mat<T, N, N, MaxN, MaxN> W;  ///< ∂²L/∂v²
+  Mat<T, N, N, MaxN, MaxN> B;  ///< B(i, j) = ∂²L/∂v_i ∂q_j
 };
+
+/// The derivatives of a model's Lagrangian, with scalar T.
+template <class S, class T = double>
+using LagrangianDerivativesOf = LagrangianDerivatives<T, S::n, max_n_of<S>()>;
 
 namespace detail {
 template <class T>
 struct first_order_dual : std::false_type {};
+#if !defined(DALEMBERT_AD_CERES)
+template <int K, int Options, int MaxK>
+struct first_order_dual<Eigen::AutoDiffScalar<Eigen::Matrix<double, K, 1, Options, MaxK, 1>>> : std::true_type {};
+#else
 template <int K>
 struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
+#endif
+
+/// The widths of the duals that differentiate L: one dual along v (n), one along (q, v) (2n).
+/// Bounded storage (max_n) by default; `Bounded = false` puts the derivatives of a run-time n on
+/// the heap, for the third-order path, whose nested numbers within a bound would be several KB each.
+template <class S, bool Bounded = true>
+struct LagrangianDuals {
+  static constexpr int n = S::n, max_n = Bounded || S::n != Dynamic ? max_n_of<S>() : Dynamic;
+  static constexpr int two_n = multiple_of_size(2, n), max_two_n = multiple_of_size(2, max_n);
+  template <class T>
+  using AlongV = ad::Dual<T, n, max_n>;
+  template <class T>
+  using Grad = ad::Dual<AlongV<T>, two_n, max_two_n>;
+};
 
 /// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
 /// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
@@ -39,19 +63,26 @@ struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 /// third AutoDiffScalar level); every entry then carries its K directional derivatives.
 /// Flattened: g++ otherwise calls the inner dual products out of line, and MLA's step, whose cost
 /// this is, took twice as long (docs/benchmarks.md).
-template <Model S, int K>
-[[gnu::flatten]] LagrangianDerivatives<ad::Dual<double, K>, S::n> lagrangian_derivatives_along(
-    const S& sys, const Vec<ad::Dual<double, K>, S::n>& q, const Vec<ad::Dual<double, K>, S::n>& v) {
-  constexpr int n = S::n;
-  using AlongV = ad::Dual<double, n>;
-  using Grad = ad::Dual<AlongV, 2 * n>;
-  using Outer = ad::Tangent<Grad, K>;
-  using D = ad::Dual<double, K>;
-  Vec<Outer, n> qd, vd;
+template <Model S, class D>
+[[gnu::flatten]] LagrangianDerivativesOf<S, D> lagrangian_derivatives_along(const S& sys, const VecN<S, D>& q,
+                                                                           const VecN<S, D>& v) {
+  constexpr int K = D::DerType::RowsAtCompileTime, MaxK = D::DerType::MaxRowsAtCompileTime;
+  const int n = coordinate_count(sys);
+  using Duals = LagrangianDuals<S, false>;
+  using Grad = typename Duals::template Grad<double>;
+  using Outer = ad::Tangent<Grad, K, MaxK>;
+  int k_width = 0;  // the number of outer directions
+  for (int i = 0; i < n; ++i)
+    k_width = std::max({k_width, static_cast<int>(q[i].derivatives().size()), static_cast<int>(v[i].derivatives().size())});
+  VecN<S, Outer> qd(n), vd(n);
   for (int i = 0; i < n; ++i) {
-    qd[i] = Outer(ad::variable<2 * n>(ad::constant<n>(ad::value(q[i])), i));
-    vd[i] = Outer(ad::variable<2 * n>(ad::variable<n>(ad::value(v[i]), i), n + i));
-    for (int k = 0; k < K; ++k) {
+    qd[i] = Outer(ad::variable<Duals::two_n, Duals::max_two_n>(ad::constant<Duals::n, Duals::max_n>(ad::value(q[i]), n), i,
+                                                               2 * n));
+    vd[i] = Outer(ad::variable<Duals::two_n, Duals::max_two_n>(
+        ad::variable<Duals::n, Duals::max_n>(ad::value(v[i]), i, n), n + i, 2 * n));
+    qd[i].resize(k_width);
+    vd[i].resize(k_width);
+    for (int k = 0; k < k_width; ++k) {
       qd[i].d[k] = ad::lift<Grad>(ad::derivative(q[i], k));
       vd[i].d[k] = ad::lift<Grad>(ad::derivative(v[i], k));
     }
@@ -61,17 +92,22 @@ template <Model S, int K>
   const auto entry = [&](const auto& pick) {
     D r;
     r.value() = pick(L.a);
-    for (int k = 0; k < K; ++k) r.derivatives()[k] = pick(L.d[k]);
+    if constexpr (K == Eigen::Dynamic) r.derivatives().resize(k_width);
+    for (int k = 0; k < k_width; ++k) r.derivatives()[k] = pick(L.at(k));
     return r;
   };
-  LagrangianDerivatives<D, n> d;
+  LagrangianDerivativesOf<S, D> d;
+  d.Lq.resize(n);
+  d.Lv.resize(n);
+  d.B.resize(n, n);
+  d.W.resize(n, n);
   d.L = entry([](const Grad& g) { return ad::value(ad::value(g)); });
   for (int j = 0; j < n; ++j) {
     d.Lq[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, j)); });
-    d.Lv[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
+    d.Lv[j] = entry([j, n](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
     for (int i = 0; i < n; ++i) {
       d.B(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, j), i); });
-      d.W(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
+      d.W(i, j) = entry([i, j, n](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
     }
   }
   return d;
@@ -79,18 +115,24 @@ template <Model S, int K>
 
 /// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers.
 template <Model S, class T>
-[[gnu::flatten]] LagrangianDerivatives<T, S::n> lagrangian_derivatives_at(const S& sys, const Vec<T, S::n>& q,
-                                                                         const Vec<T, S::n>& v) {
-  constexpr int n = S::n;
-  using AlongV = ad::Dual<T, n>;             // derivatives of the gradient along v
-  using Grad = ad::Dual<AlongV, 2 * n>;       // gradient with respect to (q, v)
-  Vec<Grad, n> qd, vd;
+[[gnu::flatten]] LagrangianDerivativesOf<S, T> lagrangian_derivatives_at(const S& sys, const VecN<S, T>& q,
+                                                                        const VecN<S, T>& v) {
+  const int n = coordinate_count(sys);
+  using Duals = LagrangianDuals<S>;
+  using AlongV = typename Duals::template AlongV<T>;  // derivatives of the gradient along v
+  using Grad = typename Duals::template Grad<T>;      // gradient with respect to (q, v)
+  VecN<S, Grad> qd(n), vd(n);
   for (int i = 0; i < n; ++i) {
-    qd[i] = ad::variable<2 * n>(ad::constant<n>(q[i]), i);
-    vd[i] = ad::variable<2 * n>(ad::variable<n>(v[i], i), n + i);
+    qd[i] = ad::variable<Duals::two_n, Duals::max_two_n>(ad::constant<Duals::n, Duals::max_n>(q[i], n), i, 2 * n);
+    vd[i] = ad::variable<Duals::two_n, Duals::max_two_n>(ad::variable<Duals::n, Duals::max_n>(v[i], i, n), n + i,
+                                                          2 * n);
   }
   const Grad L = sys.template lagrangian<Grad>(qd, vd);
-  LagrangianDerivatives<T, n> d;
+  LagrangianDerivativesOf<S, T> d;
+  d.Lq.resize(n);
+  d.Lv.resize(n);
+  d.B.resize(n, n);
+  d.W.resize(n, n);
   d.L = ad::value(ad::value(L));
   for (int j = 0; j < n; ++j) {
     const AlongV& dq = ad::derivative(L, j);
@@ -107,8 +149,7 @@ template <Model S, class T>
 }  // namespace detail
 
 template <Model S, class T>
-LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T, S::n>& q,
-                                                      const Vec<T, S::n>& v) {
+LagrangianDerivativesOf<S, T> lagrangian_derivatives(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   if constexpr (detail::first_order_dual<T>::value) {
     return detail::lagrangian_derivatives_along(sys, q, v);
   } else {
@@ -118,13 +159,13 @@ LagrangianDerivatives<T, S::n> lagrangian_derivatives(const S& sys, const Vec<T,
 
 /// The momentum ∂L/∂v.
 template <Model S>
-Vecd<S::n> momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+VecN<S> momentum(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   double L;
-  Vecd<S::n> p;
-  ad::value_and_gradient<S::n>(
+  VecN<S> p;
+  ad::value_and_gradient<S::n, max_n_of<S>()>(
       [&](const auto& vd) {
         using D = typename std::decay_t<decltype(vd)>::Scalar;
-        return sys.template lagrangian<D>(q.template cast<D>(), vd);
+        return sys.template lagrangian<D>(ad::constants<D>(q, vd.size()), vd);
       },
       v, L, p);
   return p;
@@ -132,19 +173,19 @@ Vecd<S::n> momentum(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
 
 /// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
 template <Model S>
-double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   if constexpr (HasMetric<S>) {
     if (is_mechanical(sys)) {
-      const Matd<S::n, S::n> G = sys.template metric<double>(q);
+      const MatNN<S> G = sys.template metric<double>(q);
       return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
     }
   }
   double L;
-  Vecd<S::n> p;
-  ad::value_and_gradient<S::n>(
+  VecN<S> p;
+  ad::value_and_gradient<S::n, max_n_of<S>()>(
       [&](const auto& vd) {
         using D = typename std::decay_t<decltype(vd)>::Scalar;
-        return sys.template lagrangian<D>(q.template cast<D>(), vd);
+        return sys.template lagrangian<D>(ad::constants<D>(q, vd.size()), vd);
       },
       v, L, p);
   return v.dot(p) - L;
@@ -152,94 +193,103 @@ double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
 
 /// The constraint matrix M(q), rows = constraint 1-forms.
 template <Model S>
-Matd<S::m, S::n> constraint_matrix(const S& sys, const Vecd<S::n>& q) {
+MatMN<S> constraint_matrix(const S& sys, const VecN<S>& q) {
   return sys.template constraint_matrix<double>(q);
 }
 
 /// The largest continuous constraint residual |M(q) v|_inf (0 for unconstrained systems).
 template <Model S>
-double constraint_residual(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   if constexpr (S::m == 0) {
     return 0.0;
   } else {
+    if (constraint_count(sys) == 0) return 0.0;
     return (sys.template constraint_matrix<double>(q) * v).template lpNorm<Eigen::Infinity>();
   }
 }
 
 /// a = (∂(M(q) v)/∂q) v, the part of d/dt (M v) that does not involve q̈.
 template <Model S, class T>
-Vec<T, S::m> constraint_curvature(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
-  Vec<T, S::m> Mv;
-  Mat<T, S::m, S::n> dMv;
-  ad::value_and_jacobian<S::n, S::m>(
+VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  VecM<S, T> Mv;
+  Mat<T, S::m, S::n, max_m_of<S>(), max_n_of<S>()> dMv;
+  ad::value_and_jacobian<S::n, S::m, max_n_of<S>(), max_m_of<S>()>(
       [&](const auto& qd) {
         using D = typename std::decay_t<decltype(qd)>::Scalar;
-        const Vec<D, S::n> vd = v.template cast<D>();
-        return Vec<D, S::m>(sys.template constraint_matrix<D>(qd) * vd);
+        const VecN<S, D> vd = ad::constants<D>(v, qd.size());
+        return VecM<S, D>(sys.template constraint_matrix<D>(qd) * vd);
       },
       q, Mv, dMv);
   return dMv * v;
 }
 
 /// Acceleration and multipliers of the Lagrange–d'Alembert equations at (q, v).
-template <class T, int N, int M>
+template <class T, int N, int M, int MaxN = N, int MaxM = M>
 struct ConstrainedAcceleration {
-  Vec<T, N> acceleration;
-  Vec<T, M> multiplier;  ///< λ, with constraint force M(q)ᵀλ
+  Vec<T, N, MaxN> acceleration;
+  Vec<T, M, MaxM> multiplier;  ///< λ, with constraint force M(q)ᵀλ
 };
+template <class S, class T = double>
+using ConstrainedAccelerationOf = ConstrainedAcceleration<T, S::n, S::m, max_n_of<S>(), max_m_of<S>()>;
 
 template <Model S, class T>
-ConstrainedAcceleration<T, S::n, S::m> constrained_acceleration(const S& sys, const Vec<T, S::n>& q,
-                                                                const Vec<T, S::n>& v) {
-  constexpr int n = S::n, m = S::m;
+ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  const int m = constraint_count(sys);
   const auto d = lagrangian_derivatives(sys, q, v);
-  Vec<T, n> r = d.Lq - d.B * v;
+  VecN<S, T> r = d.Lq - d.B * v;
   if constexpr (HasExternalForce<S>) r += sys.template force<T>(q, v);
-  const Eigen::PartialPivLU<Mat<T, n, n>> W(d.W);
-  ConstrainedAcceleration<T, n, m> out;
+  const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
+  ConstrainedAccelerationOf<S, T> out;
   out.acceleration = W.solve(r);
-  if constexpr (m > 0) {
-    const Mat<T, m, n> Mq = sys.template constraint_matrix<T>(q);
-    const Mat<T, n, m> WinvMt = W.solve(Mq.transpose());
-    const Mat<T, m, m> C = Mq * WinvMt;
-    const Vec<T, m> rhs = constraint_curvature(sys, q, v) + Mq * out.acceleration;
-    out.multiplier = -Eigen::PartialPivLU<Mat<T, m, m>>(C).solve(rhs);
-    out.acceleration += WinvMt * out.multiplier;
+  out.multiplier.resize(m);
+  if constexpr (S::m != 0) {
+    if (m > 0) {
+      const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+      const MatNM<S, T> WinvMt = W.solve(Mq.transpose());
+      const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * WinvMt;
+      const VecM<S, T> rhs = constraint_curvature(sys, q, v) + Mq * out.acceleration;
+      out.multiplier = -Eigen::PartialPivLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);
+      out.acceleration += WinvMt * out.multiplier;
+    }
   }
   return out;
 }
 
 /// q̈(q, v) of the constrained dynamics (the vector field used by RK4 and the reference solver).
 template <Model S, class T>
-Vec<T, S::n> acceleration(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
+VecN<S, T> acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   return constrained_acceleration(sys, q, v).acceleration;
 }
 
 /// The continuous constraint force M(q)ᵀλ(q, v) (zero vector without constraints).
 template <Model S>
-Vecd<S::n> constraint_force(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
-  if constexpr (S::m == 0) {
-    return Vecd<S::n>::Zero();
-  } else {
-    const auto a = constrained_acceleration(sys, q, v);
-    return sys.template constraint_matrix<double>(q).transpose() * a.multiplier;
+VecN<S> constraint_force(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  if constexpr (S::m != 0) {
+    if (constraint_count(sys) > 0) {
+      const auto a = constrained_acceleration(sys, q, v);
+      return sys.template constraint_matrix<double>(q).transpose() * a.multiplier;
+    }
   }
+  return VecN<S>::Zero(coordinate_count(sys));
 }
 
 /// A basis of D_q = ker M(q) as columns: the model's own frame if it has one, otherwise an
 /// orthonormal basis from a QR factorisation of M(q)ᵀ. Everything computed from it
 /// (constrained momenta, velocities in D, energies on D*) is independent of the choice.
 template <Model S>
-Matd<S::n, S::n - S::m> constraint_frame(const S& sys, const Vecd<S::n>& q) {
-  constexpr int n = S::n, m = S::m;
+MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
   if constexpr (HasFrame<S>) {
     return sys.frame(q);
-  } else if constexpr (m == 0) {
-    return Matd<n, n>::Identity();
+  } else if constexpr (S::m == 0) {
+    return MatNN<S>::Identity(n, n);
   } else {
-    const Eigen::HouseholderQR<Matd<n, m>> qr(sys.template constraint_matrix<double>(q).transpose());
-    const Matd<n, n> Q = qr.householderQ();
-    return Q.template rightCols<n - m>();
+    if constexpr (S::m == Eigen::Dynamic) {
+      if (m == 0) return MatNN<S>::Identity(n, n);
+    }
+    const Eigen::HouseholderQR<MatNM<S>> qr(sys.template constraint_matrix<double>(q).transpose());
+    const MatNN<S> Q = qr.householderQ();
+    return Q.template rightCols<k_of<S>>(n - m);
   }
 }
 
@@ -248,22 +298,21 @@ Matd<S::n, S::n - S::m> constraint_frame(const S& sys, const Vecd<S::n>& q) {
 /// Legendre map); without constraints it is the inverse Legendre map. Mechanical models solve one
 /// linear system; general Lagrangians use Newton on v = E u.
 template <Model S>
-Vecd<S::n> velocity_in_distribution(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
-  constexpr int n = S::n, k = S::n - S::m;
-  const Matd<n, k> E = constraint_frame(sys, q);
+VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  const MatNK<S> E = constraint_frame(sys, q);
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
     if (is_mechanical(sys)) {
-      const Matd<n, n> G = sys.template metric<double>(q);
+      const MatNN<S> G = sys.template metric<double>(q);
       return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
     }
   }
-  Vecd<k> u = Vecd<k>::Zero();
+  VecK<S> u = VecK<S>::Zero(E.cols());
   for (int it = 0; it < 20; ++it) {
-    const Vecd<n> v = E * u;
+    const VecN<S> v = E * u;
     const auto d = lagrangian_derivatives(sys, q, v);
-    const Vecd<k> g = E.transpose() * (d.Lv - p);
-    const Matd<k, k> J = E.transpose() * d.W * E;
-    const Vecd<k> du = J.partialPivLu().solve(g);
+    const VecK<S> g = E.transpose() * (d.Lv - p);
+    const MatKK<S> J = E.transpose() * d.W * E;
+    const VecK<S> du = J.partialPivLu().solve(g);
     u -= du;
     if (!(du.template lpNorm<Eigen::Infinity>() > 1e-15 * (1.0 + u.template lpNorm<Eigen::Infinity>()))) break;
   }

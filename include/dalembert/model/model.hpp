@@ -24,22 +24,103 @@
 
 namespace dalembert {
 
+// --- Sizes ----------------------------------------------------------------------------------------
+// n and m are compile-time constants, or Eigen::Dynamic for a model whose sizes are known only at
+// run time (a model file): such a model has `int dimension() const` and `int constraint_count()
+// const`, and may bound its sizes at compile time with `static constexpr int max_n, max_m` (storage
+// inside the vectors, no heap; without them the sizes are unbounded). Methods are written once for
+// both: the types below are Eigen's fixed-size types when the sizes are fixed.
+
+/// The compile-time bound of a model's n (of m): S::max_n (S::max_m) if declared, else n (m).
 template <class S>
-concept Model = requires(const S& s, const Vecd<S::n>& q) {
+constexpr int max_n_of() {
+  if constexpr (requires { S::max_n; }) {
+    return S::max_n;
+  } else {
+    return S::n;
+  }
+}
+template <class S>
+constexpr int max_m_of() {
+  if constexpr (requires { S::max_m; }) {
+    return S::max_m;
+  } else {
+    return S::m;
+  }
+}
+
+/// Vectors and matrices of a model's sizes: coordinates, velocities and momenta (VecN), multipliers
+/// (VecM), the constraint matrix (MatMN), its transpose (MatNM), square matrices (MatNN), frames of
+/// D (MatNK, K = n − m columns) and vectors of D's coordinates (VecK).
+template <class S, class T = double>
+using VecN = Vec<T, S::n, max_n_of<S>()>;
+template <class S, class T = double>
+using VecM = Vec<T, S::m, max_m_of<S>()>;
+template <class S, class T = double>
+using MatNN = Mat<T, S::n, S::n, max_n_of<S>(), max_n_of<S>()>;
+template <class S, class T = double>
+using MatMN = Mat<T, S::m, S::n, max_m_of<S>(), max_n_of<S>()>;
+template <class S, class T = double>
+using MatNM = Mat<T, S::n, S::m, max_n_of<S>(), max_m_of<S>()>;
+template <class S>
+inline constexpr int k_of = difference_of_sizes(S::n, S::m);  ///< n − m, the rank of D
+template <class S, class T = double>
+using VecK = Vec<T, k_of<S>, max_n_of<S>()>;
+template <class S, class T = double>
+using MatNK = Mat<T, S::n, k_of<S>, max_n_of<S>(), max_n_of<S>()>;
+template <class S, class T = double>
+using MatKK = Mat<T, k_of<S>, k_of<S>, max_n_of<S>(), max_n_of<S>()>;
+
+/// A point (q, v) of the tangent bundle, of a fixed or bounded size.
+template <int N, int MaxN = N>
+struct PhasePoint {
+  Vecd<N, MaxN> q;
+  Vecd<N, MaxN> v;
+};
+template <class S>
+using PhasePointOf = PhasePoint<S::n, max_n_of<S>()>;
+
+/// The number of coordinates n of a model, at run time.
+template <class S>
+int coordinate_count(const S& s) {
+  if constexpr (S::n == Eigen::Dynamic) {
+    return s.dimension();
+  } else {
+    return S::n;
+  }
+}
+/// The number of constraints m of a model, at run time.
+template <class S>
+int constraint_count(const S& s) {
+  if constexpr (S::m == Eigen::Dynamic) {
+    return s.constraint_count();
+  } else {
+    return S::m;
+  }
+}
+
+template <class S>
+concept Model = requires(const S& s, const VecN<S>& q) {
   { S::n } -> std::convertible_to<int>;
   { S::m } -> std::convertible_to<int>;
+  { coordinate_count(s) } -> std::convertible_to<int>;
+  { constraint_count(s) } -> std::convertible_to<int>;
   { s.template lagrangian<double>(q, q) } -> std::convertible_to<double>;
-  { s.template constraint_matrix<double>(q) } -> std::convertible_to<Matd<S::m, S::n>>;
+  { s.template constraint_matrix<double>(q) } -> std::convertible_to<MatMN<S>>;
+};
+
+/// Whether a model's sizes are known only at run time.
+template <class S>
+inline constexpr bool sized_at_run_time = S::n == Eigen::Dynamic;
+
+template <class S>
+concept HasExternalForce = Model<S> && requires(const S& s, const VecN<S>& q) {
+  { s.template force<double>(q, q) } -> std::convertible_to<VecN<S>>;
 };
 
 template <class S>
-concept HasExternalForce = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
-  { s.template force<double>(q, q) } -> std::convertible_to<Vecd<S::n>>;
-};
-
-template <class S>
-concept HasMetric = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
-  { s.template metric<double>(q) } -> std::convertible_to<Matd<S::n, S::n>>;
+concept HasMetric = Model<S> && requires(const S& s, const VecN<S>& q) {
+  { s.template metric<double>(q) } -> std::convertible_to<MatNN<S>>;
   { s.template potential<double>(q) } -> std::convertible_to<double>;
 };
 
@@ -62,8 +143,8 @@ bool is_mechanical(const S& sys) {
 }
 
 template <class S>
-concept HasFrame = Model<S> && requires(const S& s, const Vecd<S::n>& q) {
-  { s.frame(q) } -> std::convertible_to<Matd<S::n, S::n - S::m>>;
+concept HasFrame = Model<S> && requires(const S& s, const VecN<S>& q) {
+  { s.frame(q) } -> std::convertible_to<MatNK<S>>;
 };
 
 namespace detail {
@@ -86,6 +167,7 @@ constexpr bool increasing_and_below(const std::array<int, K>& indices, int n) {
 /// checks at run time; check_derivatives (diagnostics/derivative_check.hpp) compares it with
 /// differences of L, and the tests do so for every catalogue declaration.
 template <class S>
+  requires(S::n != Eigen::Dynamic)
 constexpr auto noncyclic_coordinates() {
   if constexpr (requires { S::cyclic_coordinates; }) {
     constexpr auto cyclic = S::cyclic_coordinates;
@@ -109,10 +191,10 @@ constexpr auto noncyclic_coordinates() {
 }
 
 /// L(q, v) = ½ vᵀ G(q) v − V(q) from Derived::metric and Derived::potential.
-template <class Derived, int N>
+template <class Derived, int N, int MaxN = N>
 struct Mechanical {
   template <class T>
-  T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
+  T lagrangian(const Vec<T, N, MaxN>& q, const Vec<T, N, MaxN>& v) const {
     const auto& self = static_cast<const Derived&>(*this);
     return 0.5 * v.dot(self.template metric<T>(q) * v) - self.template potential<T>(q);
   }

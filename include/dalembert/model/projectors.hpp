@@ -18,13 +18,13 @@ namespace dalembert {
 /// The metric G(q) as a dense matrix in the scalar type T (models may return a constant diagonal
 /// matrix with double entries).
 template <HasMetric S, class T>
-Mat<T, S::n, S::n> dense_metric(const S& sys, const Vec<T, S::n>& q) {
+MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
   const auto G = sys.template metric<T>(q);
   using Scalar = typename std::decay_t<decltype(G)>::Scalar;
   if constexpr (std::is_same_v<Scalar, T>) {
-    return Mat<T, S::n, S::n>(G);
+    return MatNN<S, T>(G);
   } else {
-    return Matd<S::n, S::n>(G).template cast<T>();
+    return MatNN<S>(G).template cast<T>();
   }
 }
 
@@ -35,16 +35,17 @@ Mat<T, S::n, S::n> dense_metric(const S& sys, const Vec<T, S::n>& q) {
 /// would nest three levels of duals, and Eigen's AutoDiffScalar cannot build a three-level dual
 /// from a double (T(0.0), 0.5 * x in model code), so the mechanical path keeps the nesting at two.
 template <HasMetric S, class T>
-Vec<T, S::n> mechanical_constraint_force_form(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
-  constexpr int n = S::n, m = S::m;
-  using D = ad::Dual<T, n>;  // derivatives along q
-  Vec<D, n> qd;
-  for (int i = 0; i < n; ++i) qd[i] = ad::variable<n>(q[i], i);
-  const Vec<D, n> vd = v.template cast<D>();
-  const Vec<D, n> Gv = sys.template metric<D>(qd) * vd;
+VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  constexpr int N = S::n, MaxN = max_n_of<S>(), M = S::m, MaxM = max_m_of<S>();
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  using D = ad::Dual<T, N, MaxN>;  // derivatives along q
+  VecN<S, D> qd(n);
+  for (int i = 0; i < n; ++i) qd[i] = ad::variable<N, MaxN>(q[i], i, n);
+  const VecN<S, D> vd = ad::constants<D>(v, n);
+  const VecN<S, D> Gv = sys.template metric<D>(qd) * vd;
   const D V = sys.template potential<D>(qd);
-  const Vec<D, m> Mv = sys.template constraint_matrix<D>(qd) * vd;
-  Vec<T, n> r;  // ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v
+  const VecM<S, D> Mv = sys.template constraint_matrix<D>(qd) * vd;
+  VecN<S, T> r(n);  // ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v
   for (int i = 0; i < n; ++i) {
     T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
     for (int j = 0; j < n; ++j) {
@@ -53,24 +54,25 @@ Vec<T, S::n> mechanical_constraint_force_form(const S& sys, const Vec<T, S::n>& 
     }
     r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
   }
-  Vec<T, m> curvature;  // (∂(M v)/∂q) v
+  VecM<S, T> curvature(m);  // (∂(M v)/∂q) v
   for (int a = 0; a < m; ++a) {
     curvature[a] = ad::lift<T>(0.0);
     for (int j = 0; j < n; ++j) curvature[a] += ad::derivative(Mv[a], j) * v[j];
   }
-  const Mat<T, m, n> Mq = sys.template constraint_matrix<T>(q);
-  const Eigen::PartialPivLU<Mat<T, n, n>> G(dense_metric(sys, q));
-  const Mat<T, n, m> GinvMt = G.solve(Mq.transpose());
-  const Mat<T, m, m> C = Mq * GinvMt;
-  const Vec<T, m> lambda = -Eigen::PartialPivLU<Mat<T, m, m>>(C).solve(Vec<T, m>(curvature + Mq * G.solve(r)));
+  using MatMM = Mat<T, M, M, MaxM, MaxM>;
+  const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+  const Eigen::PartialPivLU<MatNN<S, T>> G(dense_metric(sys, q));
+  const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
+  const MatMM C = Mq * GinvMt;
+  const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(VecM<S, T>(curvature + Mq * G.solve(r)));
   return -(Mq.transpose() * lambda);
 }
 
 /// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration.
 template <Model S, class T>
-Vec<T, S::n> general_constraint_force_form(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
+VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   const auto a = constrained_acceleration(sys, q, v);
-  const Mat<T, S::m, S::n> Mq = sys.template constraint_matrix<T>(q);
+  const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   return -(Mq.transpose() * a.multiplier);
 }
 
@@ -78,10 +80,12 @@ Vec<T, S::n> general_constraint_force_form(const S& sys, const Vec<T, S::n>& q, 
 /// differentiate through it). Zero without constraints; mechanical models take the formula with
 /// first derivatives only, other Lagrangians the multiplier of the constrained acceleration.
 template <Model S, class T>
-Vec<T, S::n> constraint_force_form(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v) {
-  constexpr int n = S::n, m = S::m;
-  if constexpr (m == 0) {
-    return Vec<T, n>::Constant(ad::lift<T>(0.0));
+VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  if constexpr (S::m == Dynamic) {  // no constraints at run time: the formula's C would be 0×0
+    if (constraint_count(sys) == 0) return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
+  }
+  if constexpr (S::m == 0) {
+    return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model file: its kind is known at run time
     if (sys.is_mechanical()) return mechanical_constraint_force_form(sys, q, v);
     return general_constraint_force_form(sys, q, v);
@@ -94,46 +98,51 @@ Vec<T, S::n> constraint_force_form(const S& sys, const Vec<T, S::n>& q, const Ve
 
 /// The metric G(q) as a dense matrix of doubles.
 template <HasMetric S>
-Matd<S::n, S::n> metric_matrix(const S& sys, const Vecd<S::n>& q) {
+MatNN<S> metric_matrix(const S& sys, const VecN<S>& q) {
   return dense_metric(sys, q);
 }
 
-/// Covector projectors at one point q.
-template <int N>
+/// Covector projectors at one point q (N, MaxN: the sizes of the model).
+template <int N, int MaxN = N>
 struct CovectorProjectors {
-  Matd<N, N> P;  ///< P*: T*Q -> G(D), the G⁻¹-orthogonal projection
-  Matd<N, N> Q;  ///< Q*: T*Q -> D°
-  Matd<N, N> reflection() const { return P - Q; }
+  Matd<N, N, MaxN, MaxN> P;  ///< P*: T*Q -> G(D), the G⁻¹-orthogonal projection
+  Matd<N, N, MaxN, MaxN> Q;  ///< Q*: T*Q -> D°
+  Matd<N, N, MaxN, MaxN> reflection() const { return P - Q; }
 };
+template <class S>
+using CovectorProjectorsOf = CovectorProjectors<S::n, max_n_of<S>()>;
 
 template <HasMetric S>
-CovectorProjectors<S::n> covector_projectors(const S& sys, const Vecd<S::n>& q) {
-  constexpr int n = S::n, m = S::m;
-  CovectorProjectors<n> out;
+CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
+  constexpr int m = S::m;
+  const int dn = coordinate_count(sys), dm = constraint_count(sys);
+  CovectorProjectorsOf<S> out;
   if constexpr (m == 0) {
-    out.Q.setZero();
+    out.Q.setZero(dn, dn);
+  } else if (dm == 0) {  // no constraints, known at run time
+    out.Q.setZero(dn, dn);
   } else {
-    const Matd<m, n> Mq = sys.template constraint_matrix<double>(q);
-    const Matd<n, m> GinvMt = metric_matrix(sys, q).ldlt().solve(Mq.transpose());
-    const Matd<m, m> C = Mq * GinvMt;
+    const MatMN<S> Mq = sys.template constraint_matrix<double>(q);
+    const MatNM<S> GinvMt = metric_matrix(sys, q).ldlt().solve(Mq.transpose());
+    const Mat<double, m, m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
     // Q* = Mᵀ C⁻¹ (G⁻¹Mᵀ)ᵀ, G symmetric
     out.Q = Mq.transpose() * C.ldlt().solve(GinvMt.transpose());
   }
-  out.P = Matd<n, n>::Identity() - out.Q;
+  out.P = MatNN<S>::Identity(dn, dn) - out.Q;
   return out;
 }
 
 /// The inverse Legendre map v = FL⁻¹(q, p): Newton on ∂L/∂v(q, v) = p from v = 0, exact after one
 /// iteration for Lagrangians quadratic in v.
 template <Model S>
-Vecd<S::n> legendre_inverse(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
+VecN<S> legendre_inverse(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (HasMetric<S>) {
     if (is_mechanical(sys)) return metric_matrix(sys, q).ldlt().solve(p);  // ∂L/∂v = G v
   }
-  Vecd<S::n> v = Vecd<S::n>::Zero();
+  VecN<S> v = VecN<S>::Zero(coordinate_count(sys));
   for (int it = 0; it < 20; ++it) {
     const auto d = lagrangian_derivatives(sys, q, v);
-    const Vecd<S::n> dv = d.W.partialPivLu().solve(d.Lv - p);
+    const VecN<S> dv = d.W.partialPivLu().solve(d.Lv - p);
     v -= dv;
     if (!(dv.template lpNorm<Eigen::Infinity>() > 1e-15 * (1.0 + v.template lpNorm<Eigen::Infinity>()))) break;
   }
@@ -142,13 +151,13 @@ Vecd<S::n> legendre_inverse(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>&
 
 /// The Hamiltonian H(q, p) = E_L(q, FL⁻¹(q, p)).
 template <Model S>
-double hamiltonian(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
+double hamiltonian(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   return energy(sys, q, legendre_inverse(sys, q, p));
 }
 
 /// The constraints on the momentum side Ψ(q, p) = M(q) FL⁻¹(q, p) (= M G⁻¹ p for mechanical L).
 template <Model S>
-Vecd<S::m> momentum_constraint(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
+VecM<S> momentum_constraint(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (S::m == 0) {
     return {};
   } else {

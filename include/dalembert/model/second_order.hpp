@@ -13,6 +13,9 @@
 //   template <class T> Vec<T,n> acceleration(q, v) const;    an explicit form of the equations of motion
 //   template <class T> Vec<T,m> physical_factor(q, v, a) const;   ┐ on the variational equations
 //   template <class T> Vec<T,m> spurious_factor(q, v, a) const;   ┘ Φ = spurious ⊙ physical
+// Sizes are as for models (model/model.hpp): n and m may be Eigen::Dynamic, with dimension() and
+// constraint_count() at run time and optional bounds max_n, max_m; the types are then VecN<S, T>,
+// VecM<S, T> and MatNK<S, T> (n × (n − m)), Eigen's fixed-size types when the sizes are fixed.
 // The factors describe a kinematic constraint whose solution set has a spurious branch (the
 // Lyapunov constraint of spec §4.3: Φ = σ·g, and σ = 0 is a branch without dissipation); the
 // physical factor is then used to compute accelerations and to select the discrete root.
@@ -31,32 +34,40 @@
 namespace dalembert {
 
 template <class S>
-concept SecondOrderSystem = requires(const S& s, const Vecd<S::n>& x) {
+concept SecondOrderSystem = requires(const S& s, const VecN<S>& x) {
   { S::n } -> std::convertible_to<int>;
   { S::m } -> std::convertible_to<int>;
+  { coordinate_count(s) } -> std::convertible_to<int>;
+  { constraint_count(s) } -> std::convertible_to<int>;
   { s.template lagrangian<double>(x, x) } -> std::convertible_to<double>;
-  { s.template kinematic_constraint<double>(x, x, x) } -> std::convertible_to<Vecd<S::m>>;
-  { s.template variational_frame<double>(x, x, x) } -> std::convertible_to<Matd<S::n, S::n - S::m>>;
+  { s.template kinematic_constraint<double>(x, x, x) } -> std::convertible_to<VecM<S>>;
+  { s.template variational_frame<double>(x, x, x) } -> std::convertible_to<MatNK<S>>;
 };
 
 template <class S>
-concept HasExplicitAcceleration = SecondOrderSystem<S> && requires(const S& s, const Vecd<S::n>& x) {
-  { s.template acceleration<double>(x, x) } -> std::convertible_to<Vecd<S::n>>;
+concept HasExplicitAcceleration = SecondOrderSystem<S> && requires(const S& s, const VecN<S>& x) {
+  { s.template acceleration<double>(x, x) } -> std::convertible_to<VecN<S>>;
 };
 
 template <class S>
-concept HasFactoredKinematicConstraint = SecondOrderSystem<S> && requires(const S& s, const Vecd<S::n>& x) {
-  { s.template physical_factor<double>(x, x, x) } -> std::convertible_to<Vecd<S::m>>;
-  { s.template spurious_factor<double>(x, x, x) } -> std::convertible_to<Vecd<S::m>>;
+concept HasFactoredKinematicConstraint = SecondOrderSystem<S> && requires(const S& s, const VecN<S>& x) {
+  { s.template physical_factor<double>(x, x, x) } -> std::convertible_to<VecM<S>>;
+  { s.template spurious_factor<double>(x, x, x) } -> std::convertible_to<VecM<S>>;
 };
 
 /// d/dt f(q(t), v(t)) = ∂f/∂q·v + ∂f/∂v·a for any scalar f(q, v) generic in its scalar type
 /// (e.g. the Lyapunov function of a Lyapunov constraint dV/dt = −F), by one directional dual.
-template <class T, int N, class F>
-T total_derivative(F&& f, const Vec<T, N>& q, const Vec<T, N>& v, const Vec<T, N>& a) {
+/// N may be Eigen::Dynamic (with the bound MaxN of the vectors).
+template <class T, int N, int MaxN, class F>
+T total_derivative(F&& f, const Eigen::Matrix<T, N, 1, Eigen::ColMajor, MaxN, 1>& q,
+                   const Eigen::Matrix<T, N, 1, Eigen::ColMajor, MaxN, 1>& v,
+                   const Eigen::Matrix<T, N, 1, Eigen::ColMajor, MaxN, 1>& a) {
   using D = ad::Dual<T, 1>;
-  Vec<D, N> qd, vd;
-  for (int i = 0; i < N; ++i) {
+  const int n = static_cast<int>(q.size());
+  Vec<D, N, MaxN> qd, vd;
+  qd.resize(n);
+  vd.resize(n);
+  for (int i = 0; i < n; ++i) {
     qd[i] = ad::constant<1>(q[i]);
     qd[i].derivatives()[0] = v[i];
     vd[i] = ad::constant<1>(v[i]);
@@ -68,65 +79,101 @@ T total_derivative(F&& f, const Vec<T, N>& q, const Vec<T, N>& v, const Vec<T, N
 
 /// A basis of ker M as columns, smooth in the entries of M and generic in the scalar type (so that
 /// automatic differentiation goes through it): pivot columns P chosen once from the plain values,
-/// then the basis [−P⁻¹F; I] on the free columns F. Assumes M has full row rank.
-template <class T, int Mr, int N>
-Mat<T, N, N - Mr> kernel_frame(const Mat<T, Mr, N>& M) {
-  Mat<T, N, N - Mr> E;
-  E.setZero();
+/// then the basis [−P⁻¹F; I] on the free columns F. Assumes M has full row rank. The sizes may be
+/// Eigen::Dynamic, with the bounds MaxMr and MaxN (then the frame has at most MaxN columns).
+template <class T, int Mr, int N, int MaxMr = Mr, int MaxN = N>
+Mat<T, N, difference_of_sizes(N, Mr), MaxN, MaxN> kernel_frame(const Mat<T, Mr, N, MaxMr, MaxN>& M) {
+  constexpr int K = difference_of_sizes(N, Mr);
+  // the numbers of rows and columns of M and of columns of the frame (constants for fixed sizes)
+  const int rows = Mr != Dynamic ? Mr : static_cast<int>(M.rows());
+  const int cols = N != Dynamic ? N : static_cast<int>(M.cols());
+  const int k = cols - rows;
+  Mat<T, N, K, MaxN, MaxN> E;
+  E.setZero(cols, k);
+  const auto identity = [&] {
+    for (int i = 0; i < cols; ++i) E(i, i) = T(1.0);
+  };
   if constexpr (Mr == 0) {
-    for (int i = 0; i < N; ++i) E(i, i) = T(1.0);
+    identity();
   } else {
-    Matd<Mr, N> plain;
-    for (int r = 0; r < Mr; ++r)
-      for (int c = 0; c < N; ++c) plain(r, c) = ad::plain(M(r, c));
-    const Eigen::FullPivLU<Matd<Mr, N>> lu(plain);
+    if constexpr (Mr == Dynamic) {
+      if (rows == 0) {
+        identity();
+        return E;
+      }
+    }
+    Matd<Mr, N, MaxMr, MaxN> plain;
+    plain.resize(rows, cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) plain(r, c) = ad::plain(M(r, c));
+    const Eigen::FullPivLU<Matd<Mr, N, MaxMr, MaxN>> lu(plain);
     const auto& columns = lu.permutationQ().indices();  // pivot columns first
-    Mat<T, Mr, Mr> P;
-    Mat<T, Mr, N - Mr> F;
-    for (int j = 0; j < Mr; ++j) P.col(j) = M.col(columns[j]);
-    for (int j = 0; j < N - Mr; ++j) F.col(j) = M.col(columns[Mr + j]);
-    const Mat<T, Mr, N - Mr> X = -Eigen::PartialPivLU<Mat<T, Mr, Mr>>(P).solve(F);
-    for (int j = 0; j < N - Mr; ++j) {
-      for (int i = 0; i < Mr; ++i) E(columns[i], j) = X(i, j);
-      E(columns[Mr + j], j) = T(1.0);
+    Mat<T, Mr, Mr, MaxMr, MaxMr> P;
+    Mat<T, Mr, K, MaxMr, MaxN> F;
+    P.resize(rows, rows);
+    F.resize(rows, k);
+    for (int j = 0; j < rows; ++j) P.col(j) = M.col(columns[j]);
+    for (int j = 0; j < k; ++j) F.col(j) = M.col(columns[rows + j]);
+    const Mat<T, Mr, K, MaxMr, MaxN> X = -Eigen::PartialPivLU<Mat<T, Mr, Mr, MaxMr, MaxMr>>(P).solve(F);
+    for (int j = 0; j < k; ++j) {
+      for (int i = 0; i < rows; ++i) E(columns[i], j) = X(i, j);
+      E(columns[rows + j], j) = T(1.0);
     }
   }
   return E;
 }
 
 namespace detail {
+/// a * b, by coefficients where a size is known only at run time (a lazy product), as Eigen computes
+/// small fixed-size products: its run-time-size product kernels sum in another order (for dual
+/// numbers too), and a run-time-size system would then drift from the fixed-size one by round-off.
+/// The expression must be evaluated within the caller's full expression.
+template <class A, class B>
+auto coefficient_product(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
+  if constexpr (A::SizeAtCompileTime == Dynamic || B::SizeAtCompileTime == Dynamic) {
+    return a.lazyProduct(b);
+  } else {
+    return a * b;
+  }
+}
+
 /// A SOCS seen as an unconstrained Model, to reuse lagrangian_derivatives().
 template <class S>
 struct LagrangianOf {
-  static constexpr int n = S::n, m = 0;
+  static constexpr int n = S::n, m = 0, max_n = max_n_of<S>();
   const S* system;
+  int dimension() const { return coordinate_count(*system); }
   template <class T>
-  T lagrangian(const Vec<T, n>& q, const Vec<T, n>& v) const { return system->template lagrangian<T>(q, v); }
+  T lagrangian(const VecN<S, T>& q, const VecN<S, T>& v) const { return system->template lagrangian<T>(q, v); }
   template <class T>
-  Mat<T, 0, n> constraint_matrix(const Vec<T, n>&) const { return {}; }
+  Mat<T, 0, n, 0, max_n> constraint_matrix(const VecN<S, T>& q) const {
+    Mat<T, 0, n, 0, max_n> none;
+    none.resize(0, q.size());
+    return none;
+  }
 };
 }  // namespace detail
 
 /// The Euler–Lagrange covector D_EL L(q, v, a) = ∂L/∂q − ∂²L/∂v∂q v − ∂²L/∂v² a (spec §1.2).
 template <SecondOrderSystem S, class T>
-Vec<T, S::n> euler_lagrange_covector(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v,
-                                     const Vec<T, S::n>& a) {
+VecN<S, T> euler_lagrange_covector(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, const VecN<S, T>& a) {
   const auto d = lagrangian_derivatives(detail::LagrangianOf<S>{&sys}, q, v);
   return d.Lq - d.B * v - d.W * a;
 }
 
 /// The energy E_L = v·∂L/∂v − L (the same formula as for Lagrange–d'Alembert models).
 template <SecondOrderSystem S>
-double energy(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   return energy(detail::LagrangianOf<S>{&sys}, q, v);
 }
 
 /// The largest kinematic constraint residual |Φ(q, v, a)|_inf (the `constraint` column of a run).
 template <SecondOrderSystem S>
-double kinematic_residual(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v, const Vecd<S::n>& a) {
+double kinematic_residual(const S& sys, const VecN<S>& q, const VecN<S>& v, const VecN<S>& a) {
   if constexpr (S::m == 0) {
     return 0.0;
   } else {
+    if (constraint_count(sys) == 0) return 0.0;
     return sys.template kinematic_constraint<double>(q, v, a).template lpNorm<Eigen::Infinity>();
   }
 }
@@ -134,8 +181,7 @@ double kinematic_residual(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v
 /// The kinematic equations that determine the motion: the physical factor where the constraint
 /// has one (it excludes the spurious branch), otherwise Φ itself.
 template <SecondOrderSystem S, class T>
-Vec<T, S::m> determining_constraint(const S& sys, const Vec<T, S::n>& q, const Vec<T, S::n>& v,
-                                    const Vec<T, S::n>& a) {
+VecM<S, T> determining_constraint(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, const VecN<S, T>& a) {
   if constexpr (HasFactoredKinematicConstraint<S>) {
     return sys.template physical_factor<T>(q, v, a);
   } else {
@@ -147,9 +193,9 @@ Vec<T, S::m> determining_constraint(const S& sys, const Vec<T, S::n>& q, const V
 /// Newton on [Φ (or its physical factor); Bᵀ D_EL L] = 0 in a, with D_EL L affine in a (so that
 /// only the constraint equations are differentiated). Returns the Newton report; `a` is the result.
 template <SecondOrderSystem S>
-NewtonReport solve_acceleration(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v, Vecd<S::n>& a,
+NewtonReport solve_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v, VecN<S>& a,
                                 const NewtonOptions& options = {}) {
-  constexpr int n = S::n, m = S::m;
+  constexpr int n = S::n, m = S::m, max_n = max_n_of<S>();
   if constexpr (HasExplicitAcceleration<S>) {
     a = sys.template acceleration<double>(q, v);
     NewtonReport r;
@@ -159,31 +205,37 @@ NewtonReport solve_acceleration(const S& sys, const Vecd<S::n>& q, const Vecd<S:
     return r;
   } else {
     const auto d = lagrangian_derivatives(detail::LagrangianOf<S>{&sys}, q, v);
-    const Vecd<n> free_part = d.Lq - d.B * v;  // D_EL L = free_part − W a
+    const VecN<S> free_part = d.Lq - detail::coefficient_product(d.B, v);  // D_EL L = free_part − W a
     const auto residual = [&](const auto& ad_a) {
       using D = typename std::decay_t<decltype(ad_a)>::Scalar;
-      const Vec<D, n> qd = q.template cast<D>(), vd = v.template cast<D>();
-      Vec<D, n> r;
-      r.template head<m>() = determining_constraint(sys, qd, vd, ad_a);
-      const Vec<D, n> del = free_part.template cast<D>() - d.W.template cast<D>() * ad_a;
-      r.template tail<n - m>() = sys.template variational_frame<D>(qd, vd, ad_a).transpose() * del;
+      // counted here, not captured: constants for fixed sizes
+      const int dn = coordinate_count(sys), dm = constraint_count(sys);
+      const VecN<S, D> qd = ad::constants<D>(q, dn), vd = ad::constants<D>(v, dn);
+      VecN<S, D> r;
+      r.resize(dn);
+      if constexpr (m != 0) {
+        if (dm > 0) r.template head<m>(dm) = determining_constraint(sys, qd, vd, ad_a);
+      }
+      const VecN<S, D> del = free_part.template cast<D>() - detail::coefficient_product(d.W.template cast<D>(), ad_a);
+      r.template segment<k_of<S>>(dm, dn - dm) =
+          detail::coefficient_product(sys.template variational_frame<D>(qd, vd, ad_a).transpose(), del);
       return r;
     };
     // Newton with a step-size criterion: the equations are usually affine in a (one correction),
     // and the sizes of their terms differ too much for one residual tolerance.
     NewtonReport report;
-    Vecd<n> F;
-    Matd<n, n> J;
-    a.setZero();
+    VecN<S> F;
+    MatNN<S> J;
+    a.setZero(coordinate_count(sys));
     for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
-      ad::value_and_jacobian<n, n>(residual, a, F, J);
+      ad::value_and_jacobian<n, n, max_n, max_n>(residual, a, F, J);
       report.residual_norm = F.template lpNorm<Eigen::Infinity>();
-      const Eigen::FullPivLU<Matd<n, n>> lu(J);
+      const Eigen::FullPivLU<MatNN<S>> lu(J);
       if (!F.allFinite() || !J.allFinite() || !lu.isInvertible()) {
         report.reason = "singular equations for the acceleration";
         return report;
       }
-      const Vecd<n> correction = lu.solve(F);
+      const VecN<S> correction = lu.solve(F);
       a -= correction;
       // after a correction this small the error is its square: round-off
       if (correction.template lpNorm<Eigen::Infinity>() <= 1e-10 * (1.0 + a.template lpNorm<Eigen::Infinity>())) {
@@ -199,8 +251,8 @@ NewtonReport solve_acceleration(const S& sys, const Vecd<S::n>& q, const Vecd<S:
 /// The acceleration of the SOCS at (q, v); throws std::domain_error where the equations cannot be
 /// solved for it (e.g. v = 0 for a curvature constraint).
 template <SecondOrderSystem S>
-Vecd<S::n> second_order_acceleration(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
-  Vecd<S::n> a;
+VecN<S> second_order_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  VecN<S> a;
   const NewtonReport r = solve_acceleration(sys, q, v, a);
   if (!r.converged || !a.allFinite())
     throw std::domain_error("the equations of motion cannot be solved for the acceleration: " + r.reason);
@@ -213,22 +265,25 @@ Vecd<S::n> second_order_acceleration(const S& sys, const Vecd<S::n>& q, const Ve
 template <Model S>
 struct NonholonomicAsSecondOrder {
   static_assert(!HasExternalForce<S>, "a SOCS has no external forces (spec §1.2)");
-  static constexpr int n = S::n, m = S::m;
+  static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
   S system;
 
+  int dimension() const { return coordinate_count(system); }
+  int constraint_count() const { return dalembert::constraint_count(system); }
+
   template <class T>
-  T lagrangian(const Vec<T, n>& q, const Vec<T, n>& v) const { return system.template lagrangian<T>(q, v); }
+  T lagrangian(const VecN<S, T>& q, const VecN<S, T>& v) const { return system.template lagrangian<T>(q, v); }
   template <class T>
-  Vec<T, m> kinematic_constraint(const Vec<T, n>& q, const Vec<T, n>& v, const Vec<T, n>&) const {
+  VecM<S, T> kinematic_constraint(const VecN<S, T>& q, const VecN<S, T>& v, const VecN<S, T>&) const {
     if constexpr (m == 0) return {};
     else return system.template constraint_matrix<T>(q) * v;
   }
   template <class T>
-  Mat<T, n, n - m> variational_frame(const Vec<T, n>& q, const Vec<T, n>&, const Vec<T, n>&) const {
-    return kernel_frame<T, m, n>(system.template constraint_matrix<T>(q));
+  MatNK<S, T> variational_frame(const VecN<S, T>& q, const VecN<S, T>&, const VecN<S, T>&) const {
+    return kernel_frame<T, m, n, max_m, max_n>(system.template constraint_matrix<T>(q));
   }
   template <class T>
-  Vec<T, n> acceleration(const Vec<T, n>& q, const Vec<T, n>& v) const {
+  VecN<S, T> acceleration(const VecN<S, T>& q, const VecN<S, T>& v) const {
     return dalembert::acceleration(system, q, v);
   }
 };

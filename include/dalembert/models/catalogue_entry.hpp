@@ -22,13 +22,6 @@ struct Parameter {
   std::string_view description;
 };
 
-/// A point of the tangent bundle.
-template <int N>
-struct PhasePoint {
-  Vecd<N> q;
-  Vecd<N> v;
-};
-
 /// The metadata of a catalogue system:
 ///   static constexpr std::string_view name, summary;
 ///   static constexpr std::array<std::string_view, n> coordinates;

@@ -67,12 +67,13 @@ class SolverError : public std::runtime_error {
 /// Jacobian at the x of the latest residual call. The last call of residual is always at the
 /// returned x, so callers may keep by-products of that evaluation (the integrators keep D2 L_d for
 /// the next momentum instead of recomputing it).
-template <int N, class Residual, class Jacobian>
-NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N>& x, double scale,
+/// N may be Eigen::Dynamic, with the bound MaxN on the unknowns (storage without the heap).
+template <int N, int MaxN = N, class Residual, class Jacobian>
+NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
                           const NewtonOptions& options = {}) {
   const int n = static_cast<int>(x.size());
-  Vecd<N> residual(n), trial_residual(n), step(n), trial(n);
-  Matd<N, N> jacobian(n, n);
+  Vecd<N, MaxN> residual(n), trial_residual(n), step(n), trial(n);
+  Matd<N, N, MaxN, MaxN> jacobian(n, n);
   const double threshold = options.tolerance * std::max(1.0, scale);
 
   NewtonReport report;
@@ -90,7 +91,7 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     }
     jacobian_at(x, jacobian);
     using Factorisation = std::conditional_t<(N != Eigen::Dynamic && N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
-                                             Eigen::PartialPivLU<Matd<N, N>>>;
+                                             Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
     const Factorisation lu(jacobian);
     const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
     if (!(pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff())) {
@@ -132,11 +133,12 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
 
 /// The same with evaluate(x, F, J) filling both at once (for steps whose Jacobian comes with the
 /// residual at little extra cost): the Jacobian of the latest evaluation is kept for Newton.
-template <int N, class Evaluate>
-NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N>& x, double scale, const NewtonOptions& options = {}) {
-  Matd<N, N> latest(x.size(), x.size());
-  return newton_solve<N>([&](const Vecd<N>& y, Vecd<N>& F) { evaluate(y, F, latest); },
-                         [&](const Vecd<N>&, Matd<N, N>& J) { J = latest; }, x, scale, options);
+template <int N, int MaxN = N, class Evaluate>
+NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N, MaxN>& x, double scale, const NewtonOptions& options = {}) {
+  using Matrix = Matd<N, N, MaxN, MaxN>;
+  Matrix latest(x.size(), x.size());
+  return newton_solve<N, MaxN>([&](const Vecd<N, MaxN>& y, Vecd<N, MaxN>& F) { evaluate(y, F, latest); },
+                               [&](const Vecd<N, MaxN>&, Matrix& J) { J = latest; }, x, scale, options);
 }
 
 }  // namespace dalembert

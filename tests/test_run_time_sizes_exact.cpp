@@ -1,0 +1,121 @@
+// The exact discrete nonholonomic flow (shooting with sensitivities) and the contact (Herglotz)
+// family on models of run-time size (tests/at_run_time.hpp, tests/at_run_time_contact.hpp): the
+// same steps as on the compiled fixed-size model. Few steps where every step shoots.
+#include <gtest/gtest.h>
+
+#include "same_steps_at_run_time.hpp"
+#include "at_run_time_contact.hpp"
+#include "dalembert/method/contact_continuous.hpp"
+#include "dalembert/method/exact_flow.hpp"
+#include "dalembert/method/herglotz.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/models/contact_systems.hpp"
+#include "dalembert/models/damped_knife_edge.hpp"
+#include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
+#include "dalembert/models/unconstrained.hpp"
+#include "dalembert/models/vertical_disk.hpp"
+#include "test_support.hpp"
+
+using namespace dalembert;
+
+namespace {
+
+const auto exact = [](const auto& sys) { return ExactDiscreteFlow<std::decay_t<decltype(sys)>>(sys, 0.1); };
+
+// MLA with the exact ingredients (ExactNonholonomic, ExactDiscreteConstraint) is the exact flow.
+const auto mla_exact = [](const auto& sys) {
+  using S = std::decay_t<decltype(sys)>;
+  NewtonOptions newton;
+  newton.tolerance = 1e-11;  // residuals are known to the shooting accuracy
+  const ExactNonholonomic<S> e(sys, 0.1);
+  return ModifiedLagrangeDAlembert<S, ExactNonholonomic<S>, ExactDiscreteConstraint<S>>(
+      sys, e, ExactDiscreteConstraint<S>(e), newton);
+};
+
+const auto thesis_herglotz = [](const auto& sys) { return make_thesis_herglotz(sys, 0.1); };
+const auto exponential_herglotz = [](const auto& sys) {
+  return make_herglotz(sys, ExponentialRule<std::decay_t<decltype(sys)>>(sys, 0.1));
+};
+const auto exact_herglotz = [](const auto& sys) { return make_exact_herglotz(sys, 0.1); };
+const auto contact_rk4 = [](const auto& sys) { return ContactRungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); };
+const auto contact_reference = [](const auto& sys) {
+  return ContactReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1);
+};
+
+}  // namespace
+
+TEST(RunTimeSizes, ExactVerticalDisk) {
+  const models::VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  test::expect_same_steps_at_run_time("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
+}
+
+TEST(RunTimeSizes, ExactKnifeEdge) {
+  const models::KnifeEdge knife;
+  const auto x0 = knife.default_initial();
+  test::expect_same_steps_at_run_time("exact_knife_edge", knife, exact, x0.q, x0.v, 5);
+}
+
+TEST(RunTimeSizes, ExactUnconstrainedPendulum) {
+  // m = 0: no constraint rows in the residual.
+  const models::Pendulum pendulum;
+  const auto x0 = pendulum.default_initial();
+  test::expect_same_steps_at_run_time("exact_pendulum", pendulum, exact, x0.q, x0.v, 5);
+}
+
+TEST(RunTimeSizes, ExactIngredientsInMlaParticle) {
+  models::NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  test::expect_same_steps_at_run_time("mla_exact_particle", particle, mla_exact, Vecd<3>(0.1, 0.2, 0.0),
+                                      Vecd<3>(1.0, 0.5, 0.2), 3);
+}
+
+TEST(RunTimeSizes, ExactCompletionAndObjectsVerticalDisk) {
+  // complete() (indices of the independent coordinates at run time) and the exact discrete
+  // Lagrangian and forces give the same values at run time, bounded and on the heap.
+  const models::VerticalDisk disk;
+  const ExactNonholonomic<models::VerticalDisk> fixed(disk, 0.3);
+  const Vecd<4> q0(0.1, -0.2, 0.3, 0.4), q1(0.0, 0.0, 0.75, 1.0);
+  const auto c = fixed.complete(q0, q1, {2, 3});
+  const auto o = fixed.objects(q0, c.q1);
+  const auto compare = [&](const auto& sys, const std::string& label) {
+    using S = std::decay_t<decltype(sys)>;
+    const ExactNonholonomic<S> at_run_time(sys, 0.3);
+    const auto c_rt = at_run_time.complete(VecN<S>(q0), VecN<S>(q1), {2, 3});
+    const auto o_rt = at_run_time.objects(VecN<S>(q0), VecN<S>(c_rt.q1));
+    const double difference = std::max({(Vecd<4>(c_rt.q1) - c.q1).lpNorm<Eigen::Infinity>(),
+                                        (Vecd<4>(o_rt.D1) - o.D1).lpNorm<Eigen::Infinity>(),
+                                        (Vecd<4>(o_rt.D2) - o.D2).lpNorm<Eigen::Infinity>(),
+                                        (Vecd<4>(o_rt.force_plus) - o.force_plus).lpNorm<Eigen::Infinity>(),
+                                        std::abs(o_rt.lagrangian - o.lagrangian)});
+    test::report(label, difference);
+    EXPECT_LT(difference, 1e-12) << label;
+  };
+  compare(test::AtRunTime<models::VerticalDisk, 8, 8>(disk), "exact_objects_vertical_disk_run_time_bounded");
+  compare(test::AtRunTime<models::VerticalDisk, Eigen::Dynamic, Eigen::Dynamic>(disk),
+          "exact_objects_vertical_disk_run_time_heap");
+}
+
+TEST(RunTimeSizes, HerglotzDampedKnifeEdge) {
+  // Constrained: the discrete Herglotz–d'Alembert integrator, RK4 and the reference solver.
+  const models::DampedKnifeEdge knife;
+  const auto x0 = knife.default_initial();
+  test::expect_same_contact_steps_at_run_time("herglotz_thesis_damped_knife_edge", knife, thesis_herglotz, x0.q, x0.v,
+                                              x0.z);
+  test::expect_same_contact_steps_at_run_time("herglotz_exponential_damped_knife_edge", knife, exponential_herglotz,
+                                              x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time("contact_rk4_damped_knife_edge", knife, contact_rk4, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time("contact_reference_damped_knife_edge", knife, contact_reference, x0.q,
+                                              x0.v, x0.z, 20);
+}
+
+TEST(RunTimeSizes, HerglotzExactDampedOscillator2D) {
+  // Unconstrained: the exact discrete Herglotz flow (shooting with sensitivities) and the thesis' rule.
+  const models::DampedOscillator2D oscillator;
+  const auto x0 = oscillator.default_initial();
+  test::expect_same_contact_steps_at_run_time("herglotz_exact_damped_oscillator_2d", oscillator, exact_herglotz, x0.q,
+                                              x0.v, x0.z, 5);
+  test::expect_same_contact_steps_at_run_time("herglotz_thesis_damped_oscillator_2d", oscillator, thesis_herglotz,
+                                              x0.q, x0.v, x0.z);
+}
