@@ -1,0 +1,60 @@
+#!/bin/bash
+# The installed CMake package (CMakeLists.txt, "Installation"): install this build into a prefix
+# under the build tree, configure and build examples/consumer (the README's quickstart against
+# find_package(dalembert CONFIG REQUIRED)) with the same compiler, run it, and run the installed
+# `dalembert --version`. No network; everything is written under SCRATCH, which is recreated.
+# Exit 0 if every step works and every output is the expected one, 1 otherwise.
+set -euo pipefail
+if [ "$#" -ne 9 ]; then
+  echo "usage: $0 CMAKE BUILD_DIR CONFIG CONSUMER_SOURCE CXX GENERATOR MAKE_PROGRAM VERSION SCRATCH" >&2
+  exit 1
+fi
+cmake=$1 build=$2 config=$3 consumer=$4 cxx=$5 generator=$6 make_program=$7 version=$8 scratch=$9
+case "$scratch" in
+  "$build"/?*) ;;
+  *) echo "the scratch directory must be inside the build tree: $scratch" >&2; exit 1 ;;
+esac
+fail() { echo "installed_package: $*" >&2; exit 1; }
+
+rm -rf -- "$scratch"
+mkdir -p -- "$scratch"
+prefix=$scratch/prefix
+
+# (a) install
+"$cmake" --install "$build" --config "$config" --prefix "$prefix" >"$scratch/install.log" ||
+  { cat "$scratch/install.log"; fail "cmake --install failed"; }
+package_dir=
+for dir in "$prefix"/lib*/cmake/dalembert; do
+  [ -f "$dir/dalembertConfig.cmake" ] && package_dir=$dir
+done
+[ -n "$package_dir" ] || fail "no dalembertConfig.cmake under $prefix/lib*/cmake/dalembert"
+for header in dalembert/version.hpp dalembert/method/dla.hpp dalembert/models/particle.hpp; do
+  [ -f "$prefix/include/$header" ] || fail "not installed: include/$header"
+done
+# The installed target is clean: no build-tree include paths, no warning options.
+if grep -rqe '-Wall' -e "$build/generated" -- "$package_dir"; then
+  grep -rne '-Wall' -e "$build/generated" -- "$package_dir" >&2
+  fail "the installed package mentions the build tree or its warning options"
+fi
+
+# (b) configure the consumer against the prefix only (no package registry, no build tree)
+"$cmake" -S "$consumer" -B "$scratch/consumer-build" -G "$generator" -DCMAKE_MAKE_PROGRAM="$make_program" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$scratch/configure.log" 2>&1 ||
+  { cat "$scratch/configure.log"; fail "configuring examples/consumer failed"; }
+
+# (c) build and run it; the README's numbers, as the readme_quickstart test checks them
+"$cmake" --build "$scratch/consumer-build" --config Release >"$scratch/build.log" 2>&1 ||
+  { cat "$scratch/build.log"; fail "building examples/consumer failed"; }
+quickstart=$scratch/consumer-build/quickstart
+[ -x "$quickstart" ] || quickstart=$scratch/consumer-build/Release/quickstart
+output=$("$quickstart") || fail "the consumer's quickstart exited with status $?"
+echo "$output"
+grep -Eq 't = 100 .*E = 1\.55' <<<"$output" || fail "unexpected quickstart output"
+
+# (d) the installed command line
+version_output=$("$prefix/bin/dalembert" --version) || fail "installed dalembert --version exited with status $?"
+[ "$version_output" = "dalembert $version" ] ||
+  fail "installed dalembert --version printed '$version_output', expected 'dalembert $version'"
+echo "$version_output"
+echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok"
