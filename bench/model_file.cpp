@@ -41,18 +41,28 @@ void dla_steps(benchmark::State& state, const S& sys) {
   state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
 }
 
-modelfile::FileModel<3, 1> file_model(const std::string& stem) {
-  return modelfile::FileModel<3, 1>(modelfile::bind(modelfile::load(model_path(stem)), {}));
+template <class File = modelfile::BoundedFileModel>
+File file_model(const std::string& stem) {
+  return File(modelfile::bind(modelfile::load(model_path(stem)), {}));
 }
 
 void KnifeEdgeCatalogueStep(benchmark::State& state) { dla_steps(state, models::KnifeEdge{}); }
 void KnifeEdgeModelFileStep(benchmark::State& state) { dla_steps(state, file_model("knife-edge")); }
 void SleighCatalogueStep(benchmark::State& state) { dla_steps(state, models::ChaplyginSleigh{}); }
 void SleighModelFileStep(benchmark::State& state) { dla_steps(state, file_model("chaplygin-sleigh")); }
+// The same on the heap: FileModel<Eigen::Dynamic>, what files of more than 8 coordinates run on.
+void KnifeEdgeModelFileUnboundedStep(benchmark::State& state) {
+  dla_steps(state, file_model<modelfile::UnboundedFileModel>("knife-edge"));
+}
+void SleighModelFileUnboundedStep(benchmark::State& state) {
+  dla_steps(state, file_model<modelfile::UnboundedFileModel>("chaplygin-sleigh"));
+}
 BENCHMARK(KnifeEdgeCatalogueStep);
 BENCHMARK(KnifeEdgeModelFileStep);
 BENCHMARK(SleighCatalogueStep);
 BENCHMARK(SleighModelFileStep);
+BENCHMARK(KnifeEdgeModelFileUnboundedStep);
+BENCHMARK(SleighModelFileUnboundedStep);
 
 /// A fresh cache directory for each load: the time includes the system compiler.
 void LoadAndCompileSleigh(benchmark::State& state) {

@@ -1,8 +1,11 @@
 #!/bin/bash
 # The installed CMake package (CMakeLists.txt, "Installation"): install this build into a prefix
 # under the build tree, configure and build examples/consumer (the README's quickstart against
-# find_package(dalembert CONFIG REQUIRED)) with the same compiler, run it, and run the installed
-# `dalembert --version`. No network; everything is written under SCRATCH, which is recreated.
+# find_package(dalembert CONFIG REQUIRED)) with the same compiler, run it and its second example
+# (examples/rolling_disk.cpp, a 5-coordinate system of its own), and run the installed
+# `dalembert --version` and the installed `dalembert` on models/rolling-disk.toml, which must give
+# the positions of the C++ example to 1e-12. No network; everything is written under SCRATCH,
+# which is recreated.
 # Exit 0 if every step works and every output is the expected one, 1 otherwise.
 set -euo pipefail
 if [ "$#" -ne 9 ]; then
@@ -57,4 +60,22 @@ version_output=$("$prefix/bin/dalembert" --version) || fail "installed dalembert
 [ "$version_output" = "dalembert $version" ] ||
   fail "installed dalembert --version printed '$version_output', expected 'dalembert $version'"
 echo "$version_output"
-echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok"
+
+# (e) a 5-coordinate system in C++ (the consumer's own) and as a model file run by the installed
+# dalembert, which needs nothing from the build tree: the same positions after 40 steps
+rolling=$scratch/consumer-build/rolling_disk
+[ -x "$rolling" ] || rolling=$scratch/consumer-build/Release/rolling_disk
+cpp_output=$("$rolling") || fail "the consumer's rolling_disk exited with status $?"
+echo "$cpp_output"
+cpp_q=$(sed -n 's/^q = //p' <<<"$cpp_output")
+mkdir -m 700 "$scratch/cache"
+file_output=$(DALEMBERT_CACHE_DIR=$scratch/cache "$prefix/bin/dalembert" run "$consumer/../../models/rolling-disk.toml" \
+  --method dla --h 0.05 --steps 40 --every 40) || fail "the installed dalembert could not run models/rolling-disk.toml"
+file_q=$(tail -n 1 <<<"$file_output" | cut -d, -f2-6)
+echo "model file: q = $file_q"
+awk -F, -v a="$cpp_q" -v b="$file_q" 'BEGIN {
+  n = split(a, x, ","); split(b, y, ","); worst = 0
+  for (i = 1; i <= n; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > worst) worst = d }
+  printf "largest difference %.1e\n", worst
+  exit (n == 5 && worst <= 1e-12) ? 0 : 1 }' || fail "the C++ rolling disk and models/rolling-disk.toml differ"
+echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok; the installed dalembert runs a 5-coordinate model file"

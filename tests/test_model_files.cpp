@@ -216,15 +216,18 @@ T seeded(double x, int salt) {
 }
 
 template <class T>
-double largest_difference_at_depth(const modelfile::FileModel<3, 1>& file) {
+double largest_difference_at_depth(const modelfile::BoundedFileModel& file) {
   const Vecd<3> q(0.3, -0.2, 0.7), v(0.5, 0.1, -1.3);
   Vec<T, 3> qt, vt;
   for (int i = 0; i < 3; ++i) {
     qt[i] = seeded<T>(q[i], i);
     vt[i] = seeded<T>(v[i], 3 + i);
   }
-  double worst = largest_component_difference(file.lagrangian<T>(qt, vt), sleigh_lagrangian<T>(qt, vt));
-  const Mat<T, 1, 3> Mf = file.constraint_matrix<T>(qt), Ms = sleigh_constraint<T>(qt);
+  using Point = modelfile::BoundedFileModel::Point<T>;
+  const Point qf = qt, vf = vt;
+  double worst = largest_component_difference(file.lagrangian<T>(qf, vf), sleigh_lagrangian<T>(qt, vt));
+  const auto Mf = file.constraint_matrix<T>(qf);
+  const Mat<T, 1, 3> Ms = sleigh_constraint<T>(qt);
   for (int i = 0; i < 3; ++i) worst = std::max(worst, largest_component_difference(Mf(0, i), Ms(0, i)));
   return worst;
 }
@@ -232,7 +235,7 @@ double largest_difference_at_depth(const modelfile::FileModel<3, 1>& file) {
 }  // namespace
 
 TEST(ModelFiles, TaylorEvaluationIsExactForNestedDuals) {
-  const modelfile::FileModel<3, 1> file(modelfile::bind(modelfile::load(model_path("chaplygin-sleigh")), {}));
+  const modelfile::BoundedFileModel file(modelfile::bind(modelfile::load(model_path("chaplygin-sleigh")), {}));
   using D1 = ad::Dual<double, 6>;
   using D2 = ad::Dual<ad::Dual<double, 3>, 6>;
   using D3 = ad::Dual<ad::Dual<ad::Dual<double, 2>, 3>, 4>;
@@ -252,12 +255,13 @@ TEST(ModelFiles, TaylorEvaluationIsExactForNestedDuals) {
 namespace {
 /// Largest difference between the α-rule derivatives of a model file from its Taylor coefficients
 /// (file_model.hpp) and from the generic hyper-dual evaluation, relative to the largest entry.
-template <int N, int M>
-double alpha_rule_difference(const std::string& stem, double alpha, const Vecd<N>& q0, const Vecd<N>& q1) {
-  const modelfile::FileModel<N, M> file(modelfile::bind(modelfile::load(model_path(stem)), {}));
-  const AlphaRule<modelfile::FileModel<N, M>> ld(file, 0.1, alpha);
-  const auto direct = differentiate(ld, q0, q1);
-  const auto generic = dalembert::detail::hyper_dual_derivatives(ld, q0, q1);
+template <class File = modelfile::BoundedFileModel>
+double alpha_rule_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) {
+  const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+  const AlphaRule<File> ld(file, 0.1, alpha);
+  const VecN<File> x0 = q0, x1 = q1;
+  const auto direct = differentiate(ld, x0, x1);
+  const auto generic = dalembert::detail::hyper_dual_derivatives(ld, x0, x1);
   const double scale = std::max({std::abs(generic.value), generic.D1.cwiseAbs().maxCoeff(),
                                  generic.D2.cwiseAbs().maxCoeff(), generic.D12.cwiseAbs().maxCoeff()});
   const double worst = std::max({std::abs(direct.value - generic.value), (direct.D1 - generic.D1).cwiseAbs().maxCoeff(),
@@ -273,12 +277,11 @@ double alpha_rule_difference(const std::string& stem, double alpha, const Vecd<N
 TEST(ModelFiles, AlphaRuleDerivativesEqualHyperDuals) {
   double worst = 0.0;
   for (const double alpha : {0.0, 0.3, 0.5, 1.0}) {
-    worst = std::max(worst, alpha_rule_difference<3, 1>("chaplygin-sleigh", alpha, Vecd<3>(0.3, -0.2, 0.7),
-                                                        Vecd<3>(0.36, -0.17, 0.81)));
-    worst = std::max(worst, alpha_rule_difference<3, 1>("knife-edge", alpha, Vecd<3>(0.3, -0.2, 0.7),
-                                                        Vecd<3>(0.36, -0.17, 0.81)));
-    worst = std::max(worst, alpha_rule_difference<2, 0>("double-pendulum", alpha, Vecd<2>(1.1, -0.4),
-                                                        Vecd<2>(1.2, -0.55)));
+    worst = std::max(worst, alpha_rule_difference("chaplygin-sleigh", alpha, Vecd<3>(0.3, -0.2, 0.7),
+                                                  Vecd<3>(0.36, -0.17, 0.81)));
+    worst = std::max(worst, alpha_rule_difference<modelfile::UnboundedFileModel>("knife-edge", alpha, Vecd<3>(0.3, -0.2, 0.7),
+                                                                                 Vecd<3>(0.36, -0.17, 0.81)));
+    worst = std::max(worst, alpha_rule_difference("double-pendulum", alpha, Vecd<2>(1.1, -0.4), Vecd<2>(1.2, -0.55)));
   }
   test::report("model_file_alpha_rule_direct_vs_hyper_dual", worst);
   EXPECT_LT(worst, 1e-14);

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "modelfile/model.hpp"
-#include "modelfile/shapes.hpp"
+#include "modelfile/run.hpp"
 
 namespace dalembert::modelfile {
 
@@ -58,7 +58,6 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
-    const FileModelRunner run = shape_runner(spec);
     const auto bound = bind(model, values);
     if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
     const bool velocity_from_file = init.v0.size() == 0;
@@ -77,7 +76,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
         throw BadInput(std::string(e.what()) + " (with" + given + ")");
       }
     }
-    return run(bound, init, options);
+    return run_model_file(bound, init, options);
   };
   e.exact = [model](const catalogue::ParameterValues& values, InitialData init,
                     double t) -> std::optional<Eigen::VectorXd> {

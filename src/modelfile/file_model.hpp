@@ -1,6 +1,9 @@
 #pragma once
-// FileModel<N, M>: a model file as a catalogue system (models/catalogue_entry.hpp), so that every
-// method family runs on it unchanged.
+// FileModel<MaxN>: a model file as a catalogue system (models/catalogue_entry.hpp) whose sizes are
+// known only when the file is read (n = m = Eigen::Dynamic), so that every method family runs on
+// it unchanged and one compiled type serves files of every size. MaxN bounds n at compile time
+// (storage inside the vectors, no heap allocation per step); FileModel<Eigen::Dynamic> takes any n
+// (src/modelfile/entry.cpp picks the bounded one when the file fits, docs/decisions.md).
 //
 // Its functions must work for any scalar the integrators use: double and nested duals of
 // automatic differentiation. The kernels give the Taylor coefficients of L (and of the entries of
@@ -10,13 +13,15 @@
 // such numbers vanishes in duals nested d deep. So the first d orders suffice, and T carries
 // exactly the derivatives that code written in T would have produced. Kernels of order 3 cover
 // nesting up to three deep; deeper nesting is refused at run time.
-#include <array>
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/tangent.hpp"
@@ -32,18 +37,8 @@ namespace detail {
 /// lagrangian_derivatives when the Jacobian of the acceleration is wanted (MLA, exact).
 template <class T>
 struct is_tangent : std::false_type {};
-template <class T, int K>
-struct is_tangent<ad::Tangent<T, K>> : std::true_type {};
-
-/// x as a constant of type T (ad::lift does not know Tangent, which converts from a double itself).
-template <class T>
-T constant(double x) {
-  if constexpr (is_tangent<T>::value) {
-    return T(x);
-  } else {
-    return ad::lift<T>(x);
-  }
-}
+template <class T, int K, int MaxK>
+struct is_tangent<ad::Tangent<T, K, MaxK>> : std::true_type {};
 
 /// How deeply duals are nested in T (double: 0).
 template <class T>
@@ -57,47 +52,80 @@ constexpr int dual_depth() {
   }
 }
 
-/// Monomials of degree at most 3 in k variables: an upper bound of one function's coefficients.
-constexpr int max_coefficients(int k) { return 1 + k + k * (k + 1) / 2 + k * (k + 1) * (k + 2) / 6; }
+/// The constant x in T with the shape of `like`: the same number of derivatives at every level,
+/// all zero. At a run-time width a constant must store its zeros (core/autodiff.hpp, constant()).
+template <class T>
+T constant_like(const T& like, double x) {
+  if constexpr (is_tangent<T>::value) {
+    T r = like;
+    r.a = constant_like(like.a, x);
+    for (auto& d : r.d) d = constant_like(d, 0.0);
+    return r;
+  } else if constexpr (ad::is_dual_v<T>) {
+    T r = like;
+    r.value() = constant_like(like.value(), x);
+    for (Eigen::Index k = 0; k < r.derivatives().size(); ++k) r.derivatives()[k] = constant_like(like.derivatives()[k], 0.0);
+    return r;
+  } else {
+    return x;
+  }
+}
 
-/// The Taylor polynomial in T arithmetic, for any T. (The coefficients are lifted to T: Eigen's
-/// AutoDiffScalar does not multiply a double by duals nested more than two deep.)
+/// The Taylor polynomial in T arithmetic, for any T; `delta` has the variables' shape.
 template <int Order, class T>
-T taylor(const TaylorTerms& f, const double* c, const T* delta) {
+T taylor(const TaylorTerms& f, const double* c, const std::vector<T>& delta) {
   const double* k = c + f.offset;
-  T r = detail::constant<T>(*k++);
-  for (int i : f.first) r += detail::constant<T>(*k++) * delta[i];
+  T r = constant_like(delta[0], *k++);
+  for (int i : f.first) r += constant_like(delta[i], *k++) * delta[i];
   if constexpr (Order >= 2) {
-    for (const auto& [i, j] : f.second) r += detail::constant<T>(*k++) * (delta[i] * delta[j]);
+    for (const auto& [i, j] : f.second) r += constant_like(delta[i], *k++) * (delta[i] * delta[j]);
   }
   if constexpr (Order >= 3) {
-    for (const auto& [i, j, l] : f.third) r += detail::constant<T>(*k++) * (delta[i] * delta[j] * delta[l]);
+    for (const auto& [i, j, l] : f.third) r += constant_like(delta[i], *k++) * (delta[i] * delta[j] * delta[l]);
   }
   return r;
 }
 
 #if !defined(DALEMBERT_AD_CERES)
-/// Duals two deep over double, AutoDiffScalar<Matrix<AutoDiffScalar<Matrix<double, N1>>, N2>>:
-/// the hyper-duals of the discrete Lagrangian's Newton Jacobian and of the continuous equations.
+/// Duals two deep over double: the hyper-duals of the discrete Lagrangian's Newton Jacobian and of
+/// the continuous equations.
 template <class T>
 struct HyperDual : std::false_type {};
-template <int N1, int N2>
-struct HyperDual<Eigen::AutoDiffScalar<Eigen::Matrix<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1>>, N2, 1>>>
+template <int N1, int O1, int M1, int N2, int O2, int M2>
+struct HyperDual<Eigen::AutoDiffScalar<Eigen::Matrix<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1, O1, M1, 1>>, N2, 1, O2, M2, 1>>>
     : std::true_type {};
 
 /// Duals one deep over double: the first-order polynomial needs only the variables' derivatives.
 template <class T>
 struct PlainDual : std::false_type {};
-template <int N1>
-struct PlainDual<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1>>> : std::true_type {};
+template <int N1, int O1, int M1>
+struct PlainDual<Eigen::AutoDiffScalar<Eigen::Matrix<double, N1, 1, O1, M1, 1>>> : std::true_type {};
+
+/// The width of the variables' derivatives (a run-time one: the largest stored, where a constant
+/// may store none).
+template <class Variable>
+Eigen::Index outer_width(int count, Variable&& x) {
+  Eigen::Index w = 0;
+  for (int i = 0; i < count; ++i) w = std::max(w, x(i).derivatives().size());
+  return w;
+}
+template <class Variable>
+Eigen::Index inner_width(int count, Variable&& x) {
+  Eigen::Index w = 0;
+  for (int i = 0; i < count; ++i) w = std::max(w, x(i).value().derivatives().size());
+  return w;
+}
 
 template <class T, class Variable>
-T taylor_dual(const TaylorTerms& f, const double* c, Variable&& x) {
+T taylor_dual(const TaylorTerms& f, const double* c, int count, Variable&& x) {
   const double* k = c + f.offset;
   T r;
   r.value() = *k++;
-  r.derivatives().setZero();
-  for (int i : f.first) r.derivatives() += *k++ * x(i).derivatives();
+  r.derivatives().setZero(outer_width(count, x));
+  for (int i : f.first) {
+    const double ci = *k++;
+    if (x(i).derivatives().size() > 0) r.derivatives() += ci * x(i).derivatives();
+  }
   return r;
 }
 
@@ -105,39 +133,60 @@ T taylor_dual(const TaylorTerms& f, const double* c, Variable&& x) {
 /// in dual arithmetic (the same numbers, a quarter of the work): with x_i = (x0_i + A_i ε) +
 /// (b_i + C_i ε) η, where ε has N1 and η N2 components,
 ///   f = c0 + (Σ c_i A_i) ε + Σ_k [(Σ c_i b_ik) + (Σ c_i C_ik + Σ c_ij (b_ik A_j + b_jk A_i)) ε] η_k.
-/// `x(i)` is the i-th variable.
+/// `x(i)` is the i-th of `count` variables; a constant may store no derivatives (zero).
 template <class T, class Variable>
-T taylor_hyperdual(const TaylorTerms& f, const double* c, Variable&& x) {
+T taylor_hyperdual(const TaylorTerms& f, const double* c, int count, Variable&& x) {
   using Inner = std::decay_t<decltype(ad::value(std::declval<const T&>()))>;
-  constexpr int N1 = Inner::DerType::RowsAtCompileTime;
-  constexpr int N2 = T::DerType::RowsAtCompileTime;
+  using InnerDer = typename Inner::DerType;
+  using OuterDer = typename T::DerType;
+  using Mixed = Eigen::Matrix<double, InnerDer::RowsAtCompileTime, OuterDer::RowsAtCompileTime, 0,
+                              InnerDer::MaxRowsAtCompileTime, OuterDer::MaxRowsAtCompileTime>;
+  const Eigen::Index n1 = inner_width(count, x), n2 = outer_width(count, x);
   const double* k = c + f.offset;
-  Eigen::Matrix<double, N1, 1> value_derivatives = Eigen::Matrix<double, N1, 1>::Zero();
-  Eigen::Matrix<double, N2, 1> outer_values = Eigen::Matrix<double, N2, 1>::Zero();
-  Eigen::Matrix<double, N1, N2> mixed = Eigen::Matrix<double, N1, N2>::Zero();  // column k: along η_k
+  InnerDer value_derivatives = InnerDer::Zero(n1);
+  Eigen::Matrix<double, OuterDer::RowsAtCompileTime, 1, 0, OuterDer::MaxRowsAtCompileTime, 1> outer_values =
+      decltype(outer_values)::Zero(n2);
+  Mixed mixed = Mixed::Zero(n1, n2);  // column o: along η_o
+  // b_io and C_io of variable i, zero where it stores none.
+  const auto b = [&](const T& xi, Eigen::Index o) { return o < xi.derivatives().size() ? xi.derivatives()[o].value() : 0.0; };
+  const auto A_times = [&](const T& xi, double s, auto&& into) {
+    if (xi.value().derivatives().size() > 0) into += s * xi.value().derivatives();
+  };
   const double c0 = *k++;
   for (int i : f.first) {
     const double ci = *k++;
     const T& xi = x(i);
-    value_derivatives += ci * xi.value().derivatives();
-    for (int o = 0; o < N2; ++o) {
+    A_times(xi, ci, value_derivatives);
+    for (Eigen::Index o = 0; o < xi.derivatives().size(); ++o) {
       outer_values[o] += ci * xi.derivatives()[o].value();
-      mixed.col(o) += ci * xi.derivatives()[o].derivatives();
+      if (xi.derivatives()[o].derivatives().size() > 0) mixed.col(o) += ci * xi.derivatives()[o].derivatives();
     }
   }
   for (const auto& [i, j] : f.second) {
     const double cij = *k++;
     const T &xi = x(i), &xj = x(j);
-    for (int o = 0; o < N2; ++o)
-      mixed.col(o) += cij * (xi.derivatives()[o].value() * xj.value().derivatives() +
-                             xj.derivatives()[o].value() * xi.value().derivatives());
+    for (Eigen::Index o = 0; o < n2; ++o) {
+      auto column = mixed.col(o);
+      A_times(xj, cij * b(xi, o), column);
+      A_times(xi, cij * b(xj, o), column);
+    }
   }
   T r;
   r.value() = Inner(c0, value_derivatives);
-  for (int o = 0; o < N2; ++o) r.derivatives()[o] = Inner(outer_values[o], mixed.col(o));
+  r.derivatives().resize(n2);
+  for (Eigen::Index o = 0; o < n2; ++o) r.derivatives()[o] = Inner(outer_values[o], mixed.col(o));
   return r;
 }
 #endif
+
+/// Per-thread room for kernel arguments and results: it grows to the largest model seen and is
+/// then reused, so a step allocates nothing. Slot 0 holds the point, slot 1 the coefficients.
+inline double* scratch(int slot, std::size_t size) {
+  thread_local std::vector<double> buffers[2];
+  std::vector<double>& b = buffers[slot];
+  if (b.size() < size) b.resize(size);
+  return b.data();
+}
 
 [[noreturn]] inline void too_deep(int depth) {
   throw std::logic_error("model files provide derivatives up to order 3, but a method asked for order " +
@@ -147,84 +196,85 @@ T taylor_hyperdual(const TaylorTerms& f, const double* c, Variable&& x) {
 
 }  // namespace detail
 
-/// A model file with n = N coordinates and m = M constraints. One type serves files of both kinds:
-/// when the file's L is ½ vᵀG(q)v − V(q) (`is_mechanical()`, decided when the file is read), metric<T>
-/// and potential<T> evaluate G and V, and the library takes its metric paths (model/model.hpp,
-/// MechanicalAtRunTime); otherwise it uses the general ones and refuses the methods that project
-/// with G (fim, gf-cp). A type per kind would double the compiled instances (docs/decisions.md).
-template <int N, int M>
+/// A model file. One type serves files of every size and of both kinds: when the file's L is
+/// ½ vᵀG(q)v − V(q) (`is_mechanical()`, decided when the file is read), metric<T> and potential<T>
+/// evaluate G and V, and the library takes its metric paths (model/model.hpp, MechanicalAtRunTime);
+/// otherwise it uses the general ones and refuses the methods that project with G (fim, gf-cp).
+/// Name, summary and coordinate names are values of the object (the file's).
+template <int MaxN>
 class FileModel {
  public:
-  static constexpr int n = N;
-  static constexpr int m = M;
-  // The generic run layer reads a catalogue system's name and coordinates from the type; a model
-  // file knows them only at run time. MetadataScope sets them for the runs of the calling thread.
-  static inline thread_local std::string_view name = "model file";
-  static inline thread_local std::string_view summary = "";
-  static inline thread_local std::array<std::string_view, N> coordinates{};
+  static constexpr int n = Eigen::Dynamic, m = Eigen::Dynamic, max_n = MaxN, max_m = MaxN;
+  template <class T>
+  using Point = Vec<T, n, max_n>;
+
   /// Parameters are set through bind() (model.hpp), not through data members.
   static std::array<Parameter<FileModel>, 0> parameters() { return {}; }
 
   explicit FileModel(std::shared_ptr<const BoundModel> model) : bound_(std::move(model)) {
-    if (bound_->model->n() != N || bound_->model->m() != M)
-      throw std::logic_error("FileModel<" + std::to_string(N) + ", " + std::to_string(M) + "> for a model with n = " +
-                             std::to_string(bound_->model->n()) + ", m = " + std::to_string(bound_->model->m()));
+    if (MaxN != Eigen::Dynamic && dimension() > MaxN)
+      throw std::logic_error("FileModel<" + std::to_string(MaxN) + "> for a model with n = " + std::to_string(dimension()));
   }
+
+  int dimension() const { return bound_->model->n(); }
+  int constraint_count() const { return bound_->model->m(); }
+  std::string_view name() const { return bound_->model->spec.name; }
+  std::string_view summary() const { return bound_->model->spec.summary; }
+  const std::vector<std::string>& coordinate_names() const { return bound_->model->spec.coordinates; }
 
   const BoundModel& bound() const { return *bound_; }
   bool is_mechanical() const { return bound_->model->layout.mechanical; }
 
   template <class T>
-  T lagrangian(const Vec<T, N>& q, const Vec<T, N>& v) const {
+  T lagrangian(const Point<T>& q, const Point<T>& v) const {
     constexpr int depth = detail::dual_depth<T>();
     constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
     if constexpr (depth > max_taylor_order) detail::too_deep(depth);
     const LoadedModel& model = *bound_->model;
-    std::array<double, 2 * N> x;
+    const int N = dimension();
+    double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) {
       x[i] = ad::plain(q[i]);
       x[N + i] = ad::plain(v[i]);
     }
-    std::array<double, detail::max_coefficients(2 * N)> c;
-    model.evaluator->lagrangian(order, x.data(), bound_->parameters.data(), c.data());
+    double* c = detail::scratch(1, model.layout.lagrangian_size);
+    model.evaluator->lagrangian(order, x, bound_->parameters.data(), c);
+    const auto variable = [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; };
     if constexpr (order == 0) {
       return c[model.layout.lagrangian.offset];
 #if !defined(DALEMBERT_AD_CERES)
     } else if constexpr (detail::PlainDual<T>::value) {
-      return detail::taylor_dual<T>(model.layout.lagrangian, c.data(),
-                                    [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; });
+      return detail::taylor_dual<T>(model.layout.lagrangian, c, 2 * N, variable);
     } else if constexpr (detail::HyperDual<T>::value) {
-      return detail::taylor_hyperdual<T>(model.layout.lagrangian, c.data(),
-                                         [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; });
+      return detail::taylor_hyperdual<T>(model.layout.lagrangian, c, 2 * N, variable);
 #endif
     } else {
-      std::array<T, 2 * N> delta;
-      for (int i = 0; i < N; ++i) {
-        delta[i] = q[i] - detail::constant<T>(x[i]);
-        delta[N + i] = v[i] - detail::constant<T>(x[N + i]);
-      }
-      return detail::taylor<order>(model.layout.lagrangian, c.data(), delta.data());
+      std::vector<T> delta(2 * N);
+      for (int i = 0; i < 2 * N; ++i) delta[i] = variable(i) - detail::constant_like(variable(i), x[i]);
+      return detail::taylor<order>(model.layout.lagrangian, c, delta);
     }
   }
 
   /// L, its gradient and its Hessian in x = (q, v) at one point, from one kernel call of order 2.
   /// The coefficients are those of c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j, so H(i, j) = c_ij + c_ji.
-  void lagrangian_second_order(const Vecd<N>& q, const Vecd<N>& v, double& L, Vecd<2 * N>& gradient,
-                               Matd<2 * N, 2 * N>& hessian) const {
+  template <class Gradient, class Hessian>
+  void lagrangian_second_order(const Point<double>& q, const Point<double>& v, double& L, Gradient& gradient,
+                               Hessian& hessian) const {
     const LoadedModel& model = *bound_->model;
-    std::array<double, 2 * N> x;
+    const int N = dimension();
+    double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) {
       x[i] = q[i];
       x[N + i] = v[i];
     }
-    std::array<double, detail::max_coefficients(2 * N)> c;
-    model.evaluator->lagrangian(2, x.data(), bound_->parameters.data(), c.data());
+    double* c = detail::scratch(1, model.layout.lagrangian_size);
+    model.evaluator->lagrangian(2, x, bound_->parameters.data(), c);
     const TaylorTerms& f = model.layout.lagrangian;
-    const double* k = c.data() + f.offset;
+    const double* k = c + f.offset;
     L = *k++;
-    gradient.setZero();
+    gradient.setZero(2 * N);
     for (int i : f.first) gradient[i] = *k++;
-    hessian.setZero();
+    hessian.setZero(2 * N, 2 * N);
     for (const auto& [i, j] : f.second) {
       const double cij = *k++;
       hessian(i, j) += cij;
@@ -233,26 +283,28 @@ class FileModel {
   }
 
   template <class T>
-  Mat<T, M, N> constraint_matrix(const Vec<T, N>& q) const {
-    Mat<T, M, N> out;
-    if constexpr (M > 0) {
-      out.setConstant(detail::constant<T>(0.0));
-      const LoadedModel& model = *bound_->model;
-      taylor_in_q<T, M * N * detail::max_coefficients(N)>(
-          q, [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
-          [&](const auto& value) {
-            for (const auto& e : model.layout.constraints) out(e.row, e.column) = value(e.terms);
-          });
-    }
+  Mat<T, m, n, max_m, max_n> constraint_matrix(const Point<T>& q) const {
+    const LoadedModel& model = *bound_->model;
+    Mat<T, m, n, max_m, max_n> out(constraint_count(), dimension());
+    if (constraint_count() == 0) return out;
+    const T zero = detail::constant_like(q[0], 0.0);
+    for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = zero;
+    taylor_in_q<T>(
+        q, model.layout.constraints_size,
+        [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
+        [&](const auto& value) {
+          for (const auto& e : model.layout.constraints) out(e.row, e.column) = value(e.terms);
+        });
     return out;
   }
 
   /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (is_mechanical()).
   template <class T>
-  Mat<T, N, N> metric(const Vec<T, N>& q) const {
+  Mat<T, n, n, max_n, max_n> metric(const Point<T>& q) const {
     require_mechanical("metric");
-    Mat<T, N, N> G;
-    G.setConstant(detail::constant<T>(0.0));
+    Mat<T, n, n, max_n, max_n> G(dimension(), dimension());
+    const T zero = detail::constant_like(q[0], 0.0);
+    for (Eigen::Index i = 0; i < G.size(); ++i) G.data()[i] = zero;
     mechanics<T>(q, [&](const auto& value) {
       for (const auto& e : bound_->model->layout.metric) G(e.row, e.column) = G(e.column, e.row) = value(e.terms);
     });
@@ -260,24 +312,23 @@ class FileModel {
   }
 
   template <class T>
-  T potential(const Vec<T, N>& q) const {
+  T potential(const Point<T>& q) const {
     require_mechanical("potential");
     T V;
     mechanics<T>(q, [&](const auto& value) { V = value(bound_->model->layout.potential); });
     return V;
   }
 
-  PhasePoint<N> default_initial() const {
-    return {Vecd<N>(bound_->q0), Vecd<N>(bound_->v0)};
-  }
+  PhasePoint<n, max_n> default_initial() const { return {bound_->q0, bound_->v0}; }
 
   /// The file's closed form, where it gives one that holds for these parameters and is finite at t.
-  std::optional<PhasePoint<N>> exact_solution(const PhasePoint<N>& x0, double t) const {
+  std::optional<PhasePoint<n, max_n>> exact_solution(const PhasePoint<n, max_n>& x0, double t) const {
+    const int N = dimension();
     Eigen::VectorXd start(2 * N);
     start << x0.q, x0.v;
     const auto x = bound_->model->solution(start, bound_->parameters, t);
     if (!x) return std::nullopt;
-    return PhasePoint<N>{x->head(N), x->tail(N)};
+    return PhasePoint<n, max_n>{x->head(N), x->tail(N)};
   }
 
   /// Derived quantities: extra output columns (models/catalogue_entry.hpp).
@@ -286,56 +337,58 @@ class FileModel {
     for (const auto& d : bound_->model->spec.derived) names.push_back(d.name);
     return names;
   }
-  void derived_quantities(const Vecd<N>& q, const Vecd<N>& v, double t, double* out) const {
+  void derived_quantities(const Point<double>& q, const Point<double>& v, double t, double* out) const {
     if (bound_->model->layout.derived == 0) return;
-    std::array<double, 2 * N> x;
+    const int N = dimension();
+    double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) {
       x[i] = q[i];
       x[N + i] = v[i];
     }
-    bound_->model->evaluator->derived(x.data(), bound_->parameters.data(), t, out);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
   }
 
  private:
   void require_mechanical(const char* what) const {
     if (!is_mechanical())
-      throw std::logic_error(std::string("the ") + what + " of model file '" + std::string(name) +
+      throw std::logic_error(std::string("the ") + what + " of model file '" + std::string(name()) +
                              "' was asked for, but its Lagrangian is not 1/2 v^T G(q) v - V(q)");
   }
 
   /// Evaluates functions of q given by Taylor coefficients: `kernel(order, q0, out)` fills the
-  /// coefficients (at most Capacity) and `use(value)` reads the functions, value(terms) -> T.
-  template <class T, std::size_t Capacity, class Kernel, class Use>
-  void taylor_in_q(const Vec<T, N>& q, Kernel&& kernel, Use&& use) const {
+  /// coefficients (`size` of them) and `use(value)` reads the functions, value(terms) -> T.
+  template <class T, class Kernel, class Use>
+  void taylor_in_q(const Point<T>& q, int size, Kernel&& kernel, Use&& use) const {
     constexpr int depth = detail::dual_depth<T>();
     constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
     if constexpr (depth > max_taylor_order) detail::too_deep(depth);
-    std::array<double, N> x;
+    const int N = dimension();
+    double* x = detail::scratch(0, N);
     for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
-    std::array<double, Capacity> c;
-    kernel(order, x.data(), c.data());
+    double* c = detail::scratch(1, size);
+    kernel(order, x, c);
+    const auto variable = [&](int i) -> const T& { return q[i]; };
     if constexpr (order == 0) {
       use([&](const TaylorTerms& f) -> T { return c[f.offset]; });
 #if !defined(DALEMBERT_AD_CERES)
     } else if constexpr (detail::PlainDual<T>::value) {
-      use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; }); });
+      use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c, N, variable); });
     } else if constexpr (detail::HyperDual<T>::value) {
-      use([&](const TaylorTerms& f) -> T {
-        return detail::taylor_hyperdual<T>(f, c.data(), [&](int i) -> const T& { return q[i]; });
-      });
+      use([&](const TaylorTerms& f) -> T { return detail::taylor_hyperdual<T>(f, c, N, variable); });
 #endif
     } else {
-      std::array<T, N> delta;
-      for (int i = 0; i < N; ++i) delta[i] = q[i] - detail::constant<T>(x[i]);
-      use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c.data(), delta.data()); });
+      std::vector<T> delta(N);
+      for (int i = 0; i < N; ++i) delta[i] = q[i] - detail::constant_like(q[i], x[i]);
+      use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c, delta); });
     }
   }
 
   template <class T, class Use>
-  void mechanics(const Vec<T, N>& q, Use&& use) const {
+  void mechanics(const Point<T>& q, Use&& use) const {
     const LoadedModel& model = *bound_->model;
-    taylor_in_q<T, (N * (N + 1) / 2 + 1) * detail::max_coefficients(N)>(
-        q, [&](int order, const double* x, double* c) { model.evaluator->mechanics(order, x, bound_->parameters.data(), c); },
+    taylor_in_q<T>(
+        q, model.layout.mechanics_size,
+        [&](int order, const double* x, double* c) { model.evaluator->mechanics(order, x, bound_->parameters.data(), c); },
         std::forward<Use>(use));
   }
 
@@ -349,48 +402,31 @@ class FileModel {
 ///   D12 = hα(1−α) L_qq + (1−α) L_qv − α L_vq − L_vv / h,   L_qv(i, j) = ∂²L/∂q_i∂v_j.
 /// Found by argument-dependent lookup; ModelFiles.AlphaRuleDerivativesEqualHyperDuals holds it equal
 /// to the generic path.
-template <int N, int M>
-DiscreteLagrangianDerivatives<N> differentiate(const AlphaRule<FileModel<N, M>>& ld, const Vecd<N>& q0,
-                                               const Vecd<N>& q1) {
+template <int MaxN>
+DerivativesOf<AlphaRule<FileModel<MaxN>>> differentiate(const AlphaRule<FileModel<MaxN>>& ld,
+                                                         const Vecd<Eigen::Dynamic, MaxN>& q0,
+                                                         const Vecd<Eigen::Dynamic, MaxN>& q1) {
+  constexpr int Max2N = multiple_of_size(2, MaxN);
+  const int N = ld.dimension();
   const double h = ld.step_size(), a = ld.alpha(), b = 1.0 - a;
   double L;
-  Vecd<2 * N> g;
-  Matd<2 * N, 2 * N> H;
+  Vecd<Eigen::Dynamic, Max2N> g;
+  Matd<Eigen::Dynamic, Eigen::Dynamic, Max2N, Max2N> H;
   ld.system().lagrangian_second_order(b * q0 + a * q1, (q1 - q0) / h, L, g, H);
-  const auto Lq = g.template head<N>();
-  const auto Lv = g.template tail<N>();
-  DiscreteLagrangianDerivatives<N> d;
+  const auto Lq = g.head(N);
+  const auto Lv = g.tail(N);
+  DerivativesOf<AlphaRule<FileModel<MaxN>>> d;
   d.value = h * L;
   d.D1 = h * b * Lq - Lv;
   d.D2 = h * a * Lq + Lv;
-  d.D12 = (h * a * b) * H.template topLeftCorner<N, N>() + b * H.template topRightCorner<N, N>() -
-          a * H.template bottomLeftCorner<N, N>() - H.template bottomRightCorner<N, N>() / h;
+  d.D12 = (h * a * b) * H.topLeftCorner(N, N) + b * H.topRightCorner(N, N) - a * H.bottomLeftCorner(N, N) -
+          H.bottomRightCorner(N, N) / h;
   return d;
 }
 
-/// Sets the thread's FileModel<N, M> name, summary and coordinates for the lifetime of the scope.
-template <int N, int M>
-class MetadataScope {
-  using System = FileModel<N, M>;
-
- public:
-  explicit MetadataScope(const LoadedModel& model)
-      : name_(System::name), summary_(System::summary), coordinates_(System::coordinates) {
-    System::name = model.spec.name;
-    System::summary = model.spec.summary;
-    for (int i = 0; i < N; ++i) System::coordinates[i] = model.spec.coordinates[i];
-  }
-  ~MetadataScope() {
-    System::name = name_;
-    System::summary = summary_;
-    System::coordinates = coordinates_;
-  }
-  MetadataScope(const MetadataScope&) = delete;
-  MetadataScope& operator=(const MetadataScope&) = delete;
-
- private:
-  std::string_view name_, summary_;
-  std::array<std::string_view, N> coordinates_;
-};
+/// The two instances (src/modelfile/run.hpp): within a bound (no heap allocation per step) and
+/// unbounded.
+using BoundedFileModel = FileModel<bounded_coordinates>;
+using UnboundedFileModel = FileModel<Eigen::Dynamic>;
 
 }  // namespace dalembert::modelfile

@@ -41,6 +41,10 @@ bool is_printable(const std::string& s) {
 
 /// The largest model file read: far beyond any model (a 30-coordinate file is a few kilobytes).
 constexpr std::uintmax_t kLargestModelFile = 1 << 20;
+/// The most coordinates a model file may have. Reading, checking and differentiating a file costs
+/// time that grows faster than n (a free particle with 1000 coordinates loads in about 20 s), and a
+/// file of 1 MiB could name 100 000 coordinates; larger systems belong in C++ (docs/security.md).
+constexpr int kMostCoordinates = 1000;
 
 /// Reads one file, remembering its name for the messages.
 class Reader {
@@ -166,6 +170,9 @@ ModelSpec parse_spec(const std::string& path) {
     claim(spec.coordinates.back(), line_of(c), "coordinate");
   }
   if (spec.coordinates.empty()) r.fail(spec.coordinates_line, "coordinates must not be empty");
+  if (spec.coordinates.size() > static_cast<std::size_t>(kMostCoordinates))
+    r.fail(spec.coordinates_line, "the model has " + std::to_string(spec.coordinates.size()) +
+                                      " coordinates, more than the limit of " + std::to_string(kMostCoordinates));
   for (const auto& c : spec.coordinates) claim(velocity_name(c), spec.coordinates_line, "velocity of coordinate " + c + ",");
   const int n = spec.n();
 

@@ -36,9 +36,9 @@ concept HasDiscreteConstraint = requires(const State& s) { s.discrete_constraint
 /// constrained systems the kinematic residual |Φ(q, v, a)|_inf, with the acceleration `a` of the
 /// method (or, where there is none, of the continuous equations).
 template <class S>
-double constraint_column(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v, const Vecd<S::n>* a) {
+double constraint_column(const S& sys, const VecN<S>& q, const VecN<S>& v, const VecN<S>* a) {
   if constexpr (SecondOrderSystem<S>) {
-    Vecd<S::n> acc;
+    VecN<S> acc;
     if (a) acc = *a;
     else if (!solve_acceleration(sys, q, v, acc).converged) return std::numeric_limits<double>::quiet_NaN();
     return kinematic_residual(sys, q, v, acc);
@@ -59,12 +59,13 @@ concept HasExtraColumns = requires(const Method& m, const typename Method::State
 template <class S>
 concept RunnableSystem = CatalogueMetadata<S> || ContactCatalogueSystem<S>;
 
+/// The number of constraints of a system, at run time.
 template <RunnableSystem S>
-consteval int constraint_count() {
+int constraints_of(const S& sys) {
   if constexpr (ContactCatalogueSystem<S>) {
-    return contact_constraint_count<S>();
+    return contact_constraint_count(sys);
   } else {
-    return S::m;
+    return constraint_count(sys);
   }
 }
 
@@ -100,19 +101,22 @@ struct LogSlopeFit {
 template <RunnableSystem S, class Method>
 RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
                       const RunOptions& options, const std::string& method_name,
-                      const std::optional<PhasePoint<S::n>>& first_row, double first_z = 0.0) {
-  constexpr int n = S::n;
+                      const std::optional<PhasePointOf<S>>& first_row, double first_z = 0.0) {
+  const int n = coordinate_count(sys);
   using State = typename Method::State;
+  using Point = VecN<S>;
   constexpr bool contact = ContactCatalogueSystem<S>;
-  constexpr bool has_discrete = HasDiscreteConstraint<State> && constraint_count<S>() > 0;
+  // The discrete_constraint column: methods with a discrete constraint, on constrained systems.
+  constexpr bool state_has_discrete = HasDiscreteConstraint<State>;
+  const bool has_discrete = state_has_discrete && constraints_of(sys) > 0;
 
   RunResult result;
   auto& sum = result.summary;
-  sum.system = std::string(S::name);
+  sum.system = name_of(sys);
   sum.method = method_name;
   sum.h = options.h;
   std::vector<std::string> columns{"t"};
-  for (const auto& c : S::coordinates) columns.emplace_back(c);
+  for (auto& c : coordinate_names_of(sys)) columns.push_back(std::move(c));
   if (contact) columns.push_back("z");
   columns.insert(columns.end(), {"energy", "constraint"});
   if (has_discrete) columns.push_back("discrete_constraint");
@@ -135,7 +139,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   LogSlopeFit decay;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
   // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
-  const auto record = [&](long k, double t, const Vecd<n>& q, const Vecd<n>& v, double z, const Vecd<n>* a,
+  const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a,
                           double discrete, int iterations, bool stepped, const double* extras) {
     double E, c;
     if constexpr (contact) {
@@ -168,10 +172,10 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0, z = 0.0;
-      if constexpr (has_discrete) discrete = s.discrete_constraint;
+      if constexpr (state_has_discrete) discrete = s.discrete_constraint;
       if constexpr (contact) z = s.z;
-      const Vecd<n>* a = nullptr;
-      Vecd<n> acceleration;
+      const Point* a = nullptr;
+      Point acceleration;
       if constexpr (requires { method.acceleration(s); }) {
         acceleration = method.acceleration(s);
         a = &acceleration;
@@ -193,39 +197,39 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   return result;
 }
 
-template <int N>
-Vecd<N> fixed(const Eigen::VectorXd& x) {
-  return Vecd<N>(x);
+/// A vector of the command line (checked to have n entries) as a point of S.
+template <class S>
+VecN<S> point_of(const Eigen::VectorXd& x) {
+  return VecN<S>(x);
 }
 
 /// Runs a two-step method (DEL or DLA), from (q0, v0) or from (q0, q1).
 template <CatalogueSystem S, class Method>
 RunResult run_two_step(const S& sys, const Method& method, const InitialData& init,
                        const RunOptions& options, const std::string& name) {
-  constexpr int n = S::n;
-  const Vecd<n> q0 = fixed<n>(init.q0);
-  if (!init.q1) return observe_run(sys, method, method.initial_state(q0, fixed<n>(init.v0)), options, name, std::nullopt);
+  const VecN<S> q0 = point_of<S>(init.q0);
+  if (!init.q1) return observe_run(sys, method, method.initial_state(q0, point_of<S>(init.v0)), options, name, std::nullopt);
 
   if (options.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
-  const Vecd<n> q1 = fixed<n>(*init.q1);
+  const VecN<S> q1 = point_of<S>(*init.q1);
   if constexpr (requires { method.discrete_constraint(); }) {
     const auto w = method.discrete_constraint()(q0, q1);
     const double scale = 1.0 + ((q1 - q0) / options.h).template lpNorm<Eigen::Infinity>();
     if (w.size() > 0 && w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
-      throw BadInput("(q0, q1) violates the discrete constraint of " + std::string(S::name) +
+      throw BadInput("(q0, q1) violates the discrete constraint of " + name_of(sys) +
                      ": |omega(q0, q1)| = " + std::to_string(w.template lpNorm<Eigen::Infinity>()) +
                      " (tolerance 1e-10)");
     }
   }
   // The velocity at k = 0 is that of the pre-momentum −D1 L_d(q0, q1) (its part on D), or of the
   // method's own pre-momentum where it has one (forced: −D1 L_d − F_d^−; exact: FL∘R^{e−}).
-  Vecd<n> pre;
+  VecN<S> pre;
   if constexpr (requires { method.pre_momentum(q0, q1); }) {
     pre = method.pre_momentum(q0, q1);
   } else {
     pre = -differentiate(method.discrete_lagrangian(), q0, q1).D1;
   }
-  const PhasePoint<n> start{q0, velocity_in_distribution(sys, q0, pre)};
+  const PhasePointOf<S> start{q0, velocity_in_distribution(sys, q0, pre)};
   return observe_run(sys, method, method.initial_state_two_point(q0, q1), options, name, start);
 }
 
@@ -233,7 +237,7 @@ template <CatalogueMetadata S, class Method>
 RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
                        const std::string& name) {
   if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
-  return observe_run(sys, method, method.initial_state(fixed<S::n>(init.q0), fixed<S::n>(init.v0)), o, name,
+  return observe_run(sys, method, method.initial_state(point_of<S>(init.q0), point_of<S>(init.v0)), o, name,
                      std::nullopt);
 }
 

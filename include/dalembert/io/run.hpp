@@ -67,7 +67,7 @@ RunResult run(const S& sys, const InitialData& init, const RunOptions& options) 
       },
       MethodFamilies{});
   if (result) return std::move(*result);
-  if (named) throw BadInput("method " + options.method + " does not apply to system " + std::string(S::name));
+  if (named) throw BadInput("method " + options.method + " does not apply to system " + name_of(sys));
   std::string known;
   for (const auto& name : method_names()) known += (known.empty() ? "" : ", ") + name;
   throw BadInput("unknown method '" + options.method + "' (known: " + known + ")");

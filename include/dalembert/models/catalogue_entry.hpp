@@ -22,20 +22,61 @@ struct Parameter {
   std::string_view description;
 };
 
-/// The metadata of a catalogue system:
+/// A system's name, a one-line summary and the names of its coordinates: values of the system
+/// object, `std::string_view name() const`, `summary() const` and
+/// `const std::vector<std::string>& coordinate_names() const` (a model file knows them only when it
+/// is read), or, for the compiled catalogue,
 ///   static constexpr std::string_view name, summary;
 ///   static constexpr std::array<std::string_view, n> coordinates;
-///   static auto parameters();            std::array<Parameter<S>, K>
-///   PhasePoint<n> default_initial() const;
-///   std::optional<PhasePoint<n>> exact_solution(const PhasePoint<n>& x0, double t) const;
+/// The run layer reads them through name_of, summary_of and coordinate_names_of.
 template <class S>
-concept CatalogueMetadata = requires(const S& s, const PhasePoint<S::n>& x0) {
+concept HasNamesAsValues = requires(const S& s) {
+  { s.name() } -> std::convertible_to<std::string_view>;
+  { s.summary() } -> std::convertible_to<std::string_view>;
+  { s.coordinate_names() } -> std::convertible_to<std::vector<std::string>>;
+};
+template <class S>
+concept HasNames = HasNamesAsValues<S> || requires {
   { S::name } -> std::convertible_to<std::string_view>;
   { S::summary } -> std::convertible_to<std::string_view>;
   { S::coordinates[0] } -> std::convertible_to<std::string_view>;
+};
+
+template <HasNames S>
+std::string name_of(const S& s) {
+  if constexpr (HasNamesAsValues<S>) {
+    return std::string(s.name());
+  } else {
+    return std::string(S::name);
+  }
+}
+template <HasNames S>
+std::string summary_of(const S& s) {
+  if constexpr (HasNamesAsValues<S>) {
+    return std::string(s.summary());
+  } else {
+    return std::string(S::summary);
+  }
+}
+template <HasNames S>
+std::vector<std::string> coordinate_names_of(const S& s) {
+  if constexpr (HasNamesAsValues<S>) {
+    return s.coordinate_names();
+  } else {
+    return {S::coordinates.begin(), S::coordinates.end()};
+  }
+}
+
+/// The metadata of a catalogue system: names (HasNames) and
+///   static auto parameters();            std::array<Parameter<S>, K>
+///   PhasePoint<n> default_initial() const;
+///   std::optional<PhasePoint<n>> exact_solution(const PhasePoint<n>& x0, double t) const;
+/// (PhasePointOf<S> for a system of run-time size.)
+template <class S>
+concept CatalogueMetadata = HasNames<S> && requires(const S& s, const PhasePointOf<S>& x0) {
   S::parameters();
-  { s.default_initial() } -> std::convertible_to<PhasePoint<S::n>>;
-  { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<PhasePoint<S::n>>>;
+  { s.default_initial() } -> std::convertible_to<PhasePointOf<S>>;
+  { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<PhasePointOf<S>>>;
 };
 
 /// A catalogue system: a Lagrange–d'Alembert Model plus the metadata.
@@ -49,7 +90,7 @@ concept SecondOrderCatalogueSystem = SecondOrderSystem<S> && CatalogueMetadata<S
 /// Optional: an extra quantity of the state written as a column of every run (e.g. a Lyapunov
 /// function), static constexpr std::string_view monitor_name and double monitor(q, v) const.
 template <class S>
-concept HasMonitor = requires(const S& s, const Vecd<S::n>& q) {
+concept HasMonitor = requires(const S& s, const VecN<S>& q) {
   { S::monitor_name } -> std::convertible_to<std::string_view>;
   { s.monitor(q, q) } -> std::convertible_to<double>;
 };
@@ -57,9 +98,9 @@ concept HasMonitor = requires(const S& s, const Vecd<S::n>& q) {
 /// Optionally, a catalogue system adds quantities of its own to the output of a run (columns after
 /// the standard ones), e.g. the derived quantities of a model file:
 ///   std::vector<std::string> derived_quantity_names() const;
-///   void derived_quantities(const Vecd<n>& q, const Vecd<n>& v, double t, double* out) const;
+///   void derived_quantities(const VecN<S>& q, const VecN<S>& v, double t, double* out) const;
 template <class S>
-concept HasDerivedQuantities = requires(const S& s, const Vecd<S::n>& q, double* out) {
+concept HasDerivedQuantities = requires(const S& s, const VecN<S>& q, double* out) {
   { s.derived_quantity_names() } -> std::convertible_to<std::vector<std::string>>;
   s.derived_quantities(q, q, 0.0, out);
 };

@@ -10,20 +10,15 @@
 
 namespace dalembert {
 
-/// A contact catalogue system: a ContactModel plus
-///   static constexpr std::string_view name, summary;
-///   static constexpr std::array<std::string_view, n> coordinates;
+/// A contact catalogue system: a ContactModel plus names (HasNames, catalogue_entry.hpp) and
 ///   static auto parameters();            std::array<Parameter<S>, K>
 ///   ContactPoint<n> default_initial() const;
 ///   std::optional<ContactPoint<n>> exact_solution(const ContactPoint<n>& x0, double t) const;
 template <class S>
-concept ContactCatalogueSystem = ContactModel<S> && requires(const S& s, const ContactPoint<S::n>& x0) {
-  { S::name } -> std::convertible_to<std::string_view>;
-  { S::summary } -> std::convertible_to<std::string_view>;
-  { S::coordinates[0] } -> std::convertible_to<std::string_view>;
+concept ContactCatalogueSystem = ContactModel<S> && HasNames<S> && requires(const S& s, const ContactPointOf<S>& x0) {
   S::parameters();
-  { s.default_initial() } -> std::convertible_to<ContactPoint<S::n>>;
-  { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<ContactPoint<S::n>>>;
+  { s.default_initial() } -> std::convertible_to<ContactPointOf<S>>;
+  { s.exact_solution(x0, 0.0) } -> std::convertible_to<std::optional<ContactPointOf<S>>>;
 };
 
 }  // namespace dalembert

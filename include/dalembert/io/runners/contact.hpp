@@ -29,7 +29,7 @@ struct Contact {
     if (o.method == "exact") return run_exact(sys, init, z0, o);
     if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " applies to the discrete methods (herglotz), not to " + o.method);
     if (init.q1) throw BadInput("--q1 starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
-    const Vecd<S::n> q0 = detail::fixed<S::n>(init.q0), v0 = detail::fixed<S::n>(init.v0);
+    const VecN<S> q0 = detail::point_of<S>(init.q0), v0 = detail::point_of<S>(init.v0);
     if (o.method == "rk4") {
       const ContactRungeKutta4<S> method(sys, o.h);
       return detail::observe_run(sys, method, method.initial_state(q0, v0, z0), o, o.method, std::nullopt);
@@ -47,7 +47,7 @@ struct Contact {
       if constexpr (LinearInAction<S>) {
         return with(ExponentialRule<S>(sys, o.h, o.alpha));
       } else {
-        throw BadInput("--rule exponential needs a Lagrangian L0(q, v) + gamma z; " + std::string(S::name) + " is not of that form");
+        throw BadInput("--rule exponential needs a Lagrangian L0(q, v) + gamma z; " + name_of(sys) + " is not of that form");
       }
     }
     return with(ContactAlphaRule<S>(sys, o.h, o.alpha));
@@ -57,7 +57,7 @@ struct Contact {
   static RunResult run_exact(const S& sys, const InitialData& init, double z0, const RunOptions& o) {
     if constexpr (contact_constraint_count<S>() > 0) {
       throw BadInput("method exact for contact systems needs an unconstrained Lagrangian, but system " +
-                     std::string(S::name) + " has " + std::to_string(contact_constraint_count<S>()) +
+                     name_of(sys) + " has " + std::to_string(contact_constraint_count<S>()) +
                      " constraint(s); use herglotz");
     } else {
       if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " does not apply to method exact (its L_d is the exact one)");
@@ -71,22 +71,21 @@ struct Contact {
   template <ContactCatalogueSystem S, class Method>
   static RunResult run_two_step(const S& sys, const Method& method, const InitialData& init, double z0,
                                 const RunOptions& o) {
-    constexpr int n = S::n;
-    const Vecd<n> q0 = detail::fixed<n>(init.q0);
-    const Vecd<n> q1 = init.q1 ? detail::fixed<n>(*init.q1) : Vecd<n>(q0 + o.h * detail::fixed<n>(init.v0));
+    const VecN<S> q0 = detail::point_of<S>(init.q0);
+    const VecN<S> q1 = init.q1 ? detail::point_of<S>(*init.q1) : VecN<S>(q0 + o.h * detail::point_of<S>(init.v0));
     if (init.q1 && o.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
     if constexpr (contact_constraint_count<S>() > 0) {
       if (init.q1) {
         const auto w = method.discrete_constraint()(q0, q1);
         const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();
         if (w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
-          throw BadInput("(q0, q1) violates the discrete constraint of " + std::string(S::name) +
+          throw BadInput("(q0, q1) violates the discrete constraint of " + name_of(sys) +
                          ": |omega(q0, q1)| = " + std::to_string(w.template lpNorm<Eigen::Infinity>()) + " (tolerance 1e-10)");
         }
       }
     }
     // σ_d at the start: for L = L0 + γz and the thesis' rule it is 1 + hγ everywhere.
-    ContactDiscreteDerivatives<n> d;
+    ContactDiscreteDerivativesOf<std::decay_t<decltype(method.discrete_lagrangian())>> d;
     try {
       d = differentiate(method.discrete_lagrangian(), q0, q1, z0);
     } catch (const DiscreteLagrangianError& e) {
@@ -97,9 +96,9 @@ struct Contact {
                      " vanishes at the initial data, so the discrete Legendre map is undefined (the thesis' rule "
                      "with L = ... + gamma z fails at h = -1/gamma); choose another step size");
     }
-    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::fixed<n>(init.v0), z0), o, o.method, std::nullopt);
+    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::point_of<S>(init.v0), z0), o, o.method, std::nullopt);
     // The velocity at k = 0 is that of the momentum of F⁻L_d(q0, q1, z0) (its part on D).
-    const PhasePoint<n> start{q0, contact_velocity(sys, q0, d.minus_momentum(), z0)};
+    const PhasePointOf<S> start{q0, contact_velocity(sys, q0, d.minus_momentum(), z0)};
     return detail::observe_run(sys, method, method.initial_state_two_point(q0, q1, z0), o, o.method, start, z0);
   }
 };

@@ -28,8 +28,8 @@ struct ExactNonholonomicFlow {
       // The columns of a normal run (from an empty one), no rows.
       RunOptions none = o;
       none.steps = 0;
-      const Vecd<S::n> q0 = detail::fixed<S::n>(init.q0);
-      RunResult r = detail::observe_run(sys, method, method.initial_state(q0, Vecd<S::n>::Zero()), none, "exact",
+      const VecN<S> q0 = detail::point_of<S>(init.q0);
+      RunResult r = detail::observe_run(sys, method, method.initial_state(q0, VecN<S>::Zero(coordinate_count(sys))), none, "exact",
                                         std::nullopt);
       r.trajectory.values.clear();
       r.summary.status = "solver-failure";

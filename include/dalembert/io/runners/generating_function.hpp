@@ -18,7 +18,7 @@ struct GeneratingFunction {
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     if constexpr (HasExternalForce<S>) {
-      throw BadInput("method " + o.method + " has no discrete external force; system " + std::string(S::name) +
+      throw BadInput("method " + o.method + " has no discrete external force; system " + name_of(sys) +
                      " has one");
     } else {
       if (o.rule != "alpha")
@@ -29,7 +29,7 @@ struct GeneratingFunction {
       if constexpr (HasMetric<S>) {
         if (is_mechanical(sys)) return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
       }
-      throw BadInput("method gf-cp projects with the metric G(q), but system " + std::string(S::name) +
+      throw BadInput("method gf-cp projects with the metric G(q), but system " + name_of(sys) +
                      " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
     }
   }
@@ -37,14 +37,13 @@ struct GeneratingFunction {
  private:
   template <CatalogueSystem S, class Method>
   static RunResult start(const S& sys, const Method& method, const InitialData& init, const RunOptions& o) {
-    constexpr int n = S::n;
-    const Vecd<n> q0 = detail::fixed<n>(init.q0);
-    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::fixed<n>(init.v0)), o, o.method, std::nullopt);
-    const Vecd<n> q1 = detail::fixed<n>(*init.q1);
-    const Vecd<S::m> phi = method.generating_constraint(q0, q1);
+    const VecN<S> q0 = detail::point_of<S>(init.q0);
+    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::point_of<S>(init.v0)), o, o.method, std::nullopt);
+    const VecN<S> q1 = detail::point_of<S>(*init.q1);
+    const VecM<S> phi = method.generating_constraint(q0, q1);
     const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();
-    if (S::m > 0 && phi.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
-      throw BadInput("(q0, q1) violates the initial condition of " + o.method + " on " + std::string(S::name) +
+    if (constraint_count(sys) > 0 && phi.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
+      throw BadInput("(q0, q1) violates the initial condition of " + o.method + " on " + name_of(sys) +
                      ": |phi~(q0, q1, h)| = " + std::to_string(phi.template lpNorm<Eigen::Infinity>()) +
                      " (tolerance 1e-10)");
     }

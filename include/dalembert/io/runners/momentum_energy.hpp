@@ -25,13 +25,13 @@ struct MomentumEnergy {
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     const FimStart start_kind = parse_fim_start(o.fim_start);
     if (!is_mechanical(sys)) {
-      throw BadInput("method fim projects with the metric G(q), but system " + std::string(S::name) +
+      throw BadInput("method fim projects with the metric G(q), but system " + name_of(sys) +
                      " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
     }
     if constexpr (!HasMetric<S>) {
       return {};  // not reached: is_mechanical is false without a metric
     } else if constexpr (HasExternalForce<S>) {
-      throw BadInput("method fim has no discrete external force; system " + std::string(S::name) + " has one");
+      throw BadInput("method fim has no discrete external force; system " + name_of(sys) + " has one");
     } else {
       if (o.rule == "trapezoid") {
         const MomentumEnergyIntegrator<S, TrapezoidRule<S>> method(sys, TrapezoidRule<S>(sys, o.h), start_kind,
@@ -45,10 +45,9 @@ struct MomentumEnergy {
  private:
   template <CatalogueSystem S, class Method>
   static RunResult start(const S& sys, const Method& method, const InitialData& init, const RunOptions& o) {
-    constexpr int n = S::n;
-    const Vecd<n> q0 = detail::fixed<n>(init.q0);
-    auto state = init.q1 ? method.initial_state_from_positions(q0, detail::fixed<n>(*init.q1))
-                         : method.initial_state(q0, detail::fixed<n>(init.v0));
+    const VecN<S> q0 = detail::point_of<S>(init.q0);
+    auto state = init.q1 ? method.initial_state_from_positions(q0, detail::point_of<S>(*init.q1))
+                         : method.initial_state(q0, detail::point_of<S>(init.v0));
     return detail::observe_run(sys, method, state, o, "fim", std::nullopt);
   }
 };

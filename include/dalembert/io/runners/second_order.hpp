@@ -42,17 +42,16 @@ struct SecondOrder {
     const SecondOrderMethodOptions options = method_options(o);
     if (options.roots == RootRule::closest && !HasFactoredKinematicConstraint<S>) {
       throw BadInput("root rule 'closest' chooses between the branches of a factored kinematic constraint; " +
-                     std::string(S::name) + " has a single branch (use physical)");
+                     name_of(sys) + " has a single branch (use physical)");
     }
     const auto method = make_dsocs(sys, o.h, options);
-    constexpr int n = S::n;
-    const Vecd<n> q0 = detail::fixed<n>(init.q0);
-    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::fixed<n>(init.v0)), o, "dsocs", std::nullopt);
+    const VecN<S> q0 = detail::point_of<S>(init.q0);
+    if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::point_of<S>(init.v0)), o, "dsocs", std::nullopt);
     if (o.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
-    const Vecd<n> q1 = detail::fixed<n>(*init.q1);
+    const VecN<S> q1 = detail::point_of<S>(*init.q1);
     // The row at k = 0 has the forward-difference velocity of φ_{L_d}; its constraint column uses the
     // continuous acceleration there.
-    const PhasePoint<n> start{q0, (q1 - q0) / o.h};
+    const PhasePointOf<S> start{q0, (q1 - q0) / o.h};
     return detail::observe_run(sys, method, method.initial_state_two_point(q0, q1), o, "dsocs", start);
   }
 };

@@ -34,16 +34,18 @@ struct Variational {
 
   template <CatalogueSystem S>
   static RunResult run_del(const S& sys, const InitialData& init, const RunOptions& o) {
-    if constexpr (S::m > 0) {
-      throw BadInput("method del integrates the unconstrained Lagrangian, but system " + std::string(S::name) +
-                     " has " + std::to_string(S::m) + " constraint(s); use dla");
-    } else {
+    if (constraint_count(sys) > 0)
+      throw BadInput("method del integrates the unconstrained Lagrangian, but system " + name_of(sys) + " has " +
+                     std::to_string(constraint_count(sys)) + " constraint(s); use dla");
+    if constexpr (S::m == 0 || S::m == Eigen::Dynamic) {
       if (o.rule == "trapezoid") {
         const DiscreteEulerLagrange<S, TrapezoidRule<S>> method(sys, TrapezoidRule<S>(sys, o.h), o.newton);
         return detail::run_two_step(sys, method, init, o, "del");
       }
       const DiscreteEulerLagrange<S, AlphaRule<S>> method(sys, AlphaRule<S>(sys, o.h, o.alpha), o.newton);
       return detail::run_two_step(sys, method, init, o, "del");
+    } else {
+      return {};  // not reached: a system with constraints was refused above
     }
   }
 };

@@ -1,0 +1,23 @@
+#pragma once
+// Running a method on a model file: one compiled type, FileModel (file_model.hpp), for files of
+// every size, in two instances, each in its own translation unit so that they compile in
+// parallel: bounded (n ≤ bounded_coordinates, no heap allocation per step) and unbounded.
+#include <memory>
+
+#include "dalembert/io/run_options.hpp"
+#include "dalembert/io/trajectory.hpp"
+#include "modelfile/model.hpp"
+
+namespace dalembert::modelfile {
+
+RunResult run_bounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
+RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
+
+/// The method of `options` on the model, from `init` (checked to have n entries).
+inline RunResult run_model_file(std::shared_ptr<const BoundModel> model, const InitialData& init,
+                                const RunOptions& options) {
+  if (model->model->n() <= bounded_coordinates) return run_bounded(std::move(model), init, options);
+  return run_unbounded(std::move(model), init, options);
+}
+
+}  // namespace dalembert::modelfile
