@@ -287,6 +287,37 @@ TEST(ModelFiles, AlphaRuleDerivativesEqualHyperDuals) {
   EXPECT_LT(worst, 1e-14);
 }
 
+namespace {
+/// The same for the α-rule constraint: ω and ∂ω/∂q1 from the entries of M and their gradients
+/// (file_model.hpp) against the generic dual-number path.
+template <class File = modelfile::BoundedFileModel>
+double alpha_constraint_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0,
+                                   const Eigen::VectorXd& q1) {
+  const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+  const AlphaConstraint<File> c(file, 0.1, alpha);
+  const VecN<File> x0 = q0, x1 = q1;
+  const auto direct = differentiate(c, x0, x1);
+  const auto generic = dalembert::differentiate<AlphaConstraint<File>>(c, x0, x1);
+  const double scale = std::max(generic.value.cwiseAbs().maxCoeff(), generic.D2.cwiseAbs().maxCoeff());
+  return std::max((direct.value - generic.value).cwiseAbs().maxCoeff(), (direct.D2 - generic.D2).cwiseAbs().maxCoeff()) /
+         scale;
+}
+}  // namespace
+
+TEST(ModelFiles, AlphaConstraintDerivativesEqualDuals) {
+  double worst = 0.0;
+  const Eigen::VectorXd disk0 = (Eigen::VectorXd(5) << 0.1, -0.2, 0.3, 0.7, 0.2).finished();
+  const Eigen::VectorXd disk1 = (Eigen::VectorXd(5) << 0.25, -0.1, 0.33, 0.78, 0.35).finished();
+  for (const double alpha : {0.0, 0.3, 0.5, 1.0}) {
+    worst = std::max(worst, alpha_constraint_difference("chaplygin-sleigh", alpha, Vecd<3>(0.3, -0.2, 0.7),
+                                                        Vecd<3>(0.36, -0.17, 0.81)));
+    worst = std::max(worst, alpha_constraint_difference("rolling-disk", alpha, disk0, disk1));
+    worst = std::max(worst, alpha_constraint_difference<modelfile::UnboundedFileModel>("rolling-disk", alpha, disk0, disk1));
+  }
+  test::report("model_file_alpha_constraint_direct_vs_duals", worst);
+  EXPECT_LT(worst, 1e-14);
+}
+
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
   const fs::path copy = fs::temp_directory_path() / ("dalembert_interpreted_" + std::to_string(::getpid()) + ".toml");
   fs::copy_file(model_path("chaplygin-sleigh"), copy, fs::copy_options::overwrite_existing);

@@ -25,6 +25,7 @@
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/tangent.hpp"
+#include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 #include "modelfile/model.hpp"
@@ -298,6 +299,28 @@ class FileModel {
     return out;
   }
 
+  /// ω = M(q̄) v and ∂ω/∂q1 = α ∂M/∂q(q̄)[·] v + M(q̄)/h of the α-rule constraint, from one kernel
+  /// call of order 1 (the entries of M and their gradients): the derivative of AlphaConstraint
+  /// without dual numbers (see differentiate below).
+  template <class Value, class Jacobian>
+  void alpha_constraint_derivatives(const Point<double>& q_bar, const Point<double>& v, double alpha, double h,
+                                    Value& omega, Jacobian& omega_by_q1) const {
+    const LoadedModel& model = *bound_->model;
+    const int N = dimension(), M = constraint_count();
+    omega.setZero(M);
+    omega_by_q1.setZero(M, N);
+    if (M == 0) return;
+    double* c = detail::scratch(1, model.layout.constraints_size);
+    model.evaluator->constraints(1, q_bar.data(), bound_->parameters.data(), c);
+    for (const auto& e : model.layout.constraints) {
+      const double* k = c + e.terms.offset;
+      const double entry = *k++;
+      omega[e.row] += entry * v[e.column];
+      omega_by_q1(e.row, e.column) += entry / h;
+      for (int i : e.terms.first) omega_by_q1(e.row, i) += alpha * *k++ * v[e.column];
+    }
+  }
+
   /// G(q) of L = ½ vᵀG(q)v − V(q), for model files of that form (is_mechanical()).
   template <class T>
   Mat<T, n, n, max_n, max_n> metric(const Point<T>& q) const {
@@ -421,6 +444,22 @@ DerivativesOf<AlphaRule<FileModel<MaxN>>> differentiate(const AlphaRule<FileMode
   d.D2 = h * a * Lq + Lv;
   d.D12 = (h * a * b) * H.topLeftCorner(N, N) + b * H.topRightCorner(N, N) - a * H.bottomLeftCorner(N, N) -
           H.bottomRightCorner(N, N) / h;
+  return d;
+}
+
+/// The α-rule constraint ω(q0, q1) = M(q̄)(q1 − q0)/h of a model file and ∂ω/∂q1, assembled from
+/// the entries of M and their gradients at q̄ (one kernel call, no dual arithmetic; at a run-time
+/// size dual numbers carry their storage and cost 2–3 times more, docs/benchmarks.md). Found by
+/// argument-dependent lookup; ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to
+/// the generic path.
+template <int MaxN>
+DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> differentiate(
+    const AlphaConstraint<FileModel<MaxN>>& c, const Vecd<Eigen::Dynamic, MaxN>& q0,
+    const Vecd<Eigen::Dynamic, MaxN>& q1) {
+  const double h = c.step_size(), a = c.alpha();
+  const Vecd<Eigen::Dynamic, MaxN> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
+  DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> d;
+  c.system().alpha_constraint_derivatives(q_bar, v, a, h, d.value, d.D2);
   return d;
 }
 

@@ -53,6 +53,8 @@ class AlphaConstraint {
   AlphaConstraint(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double alpha() const { return alpha_; }
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
   int dimension() const { return coordinate_count(system_); }
   int constraint_count() const { return dalembert::constraint_count(system_); }
 

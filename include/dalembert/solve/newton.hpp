@@ -63,6 +63,47 @@ class SolverError : public std::runtime_error {
   NewtonReport report_;
 };
 
+namespace detail {
+
+/// Whether an LU factorisation's pivots are regular to working precision.
+template <class LU>
+[[gnu::always_inline]] inline bool regular(const LU& lu) {
+  const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
+  return pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff();
+}
+
+/// step = J⁻¹ F by SmallLU of the fixed size K, for a J of that size known only at run time.
+template <int K, class Matrix, class Vector>
+bool solve_small(const Matrix& J, const Vector& F, Vector& step) {
+  const SmallLU<K> lu(J.template topLeftCorner<K, K>());
+  if (!regular(lu)) return false;
+  step = lu.solve(F.template head<K>());
+  return true;
+}
+template <int K, class Matrix, class Vector>
+bool solve_small_up_to(int size, const Matrix& J, const Vector& F, Vector& step) {
+  if (size == K) return solve_small<K>(J, F, step);
+  if constexpr (K > 1) return solve_small_up_to<K - 1>(size, J, F, step);
+  return false;
+}
+
+/// Solves J step = F for a J whose size is known only at run time; false when J is singular to
+/// working precision. Up to 8 unknowns SmallLU of that size (faster than Eigen's PartialPivLU,
+/// docs/benchmarks.md), dispatched on the size; larger systems PartialPivLU.
+template <class Matrix, class Vector>
+bool solve_linear(const Matrix& J, const Vector& F, Vector& step) {
+  constexpr int MaxN = Matrix::MaxRowsAtCompileTime;
+  constexpr int largest = MaxN == Eigen::Dynamic ? kMaxSmallLU : std::min(MaxN, kMaxSmallLU);
+  const int size = static_cast<int>(J.rows());
+  if (size >= 1 && size <= largest) return solve_small_up_to<largest>(size, J, F, step);
+  const Eigen::PartialPivLU<Matrix> lu(J);
+  if (!regular(lu)) return false;
+  step = lu.solve(F);
+  return true;
+}
+
+}  // namespace detail
+
 /// Solves F(x) = 0 in place, starting from x. residual(x, F) fills F; jacobian(x, J) fills its
 /// Jacobian at the x of the latest residual call. The last call of residual is always at the
 /// returned x, so callers may keep by-products of that evaluation (the integrators keep D2 L_d for
@@ -90,15 +131,22 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       return report;
     }
     jacobian_at(x, jacobian);
-    using Factorisation = std::conditional_t<(N != Eigen::Dynamic && N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
-                                             Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
-    const Factorisation lu(jacobian);
-    const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
-    if (!(pivots.minCoeff() > 64 * std::numeric_limits<double>::epsilon() * pivots.maxCoeff())) {
+    bool regular = false;
+    if constexpr (N == Eigen::Dynamic) {
+      regular = detail::solve_linear(jacobian, residual, step);
+    } else {
+      // Written out here: through solve_linear a fixed-size step took up to 1.3 times longer
+      // (the factorisation was no longer inlined; docs/benchmarks.md).
+      using Factorisation = std::conditional_t<(N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
+                                               Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
+      const Factorisation lu(jacobian);
+      regular = detail::regular(lu);
+      if (regular) step = lu.solve(residual);
+    }
+    if (!regular) {
       report.reason = "singular Jacobian";
       return report;
     }
-    step = lu.solve(residual);
 
     // Full step first; halve it while the residual grows (only far from the solution).
     double lambda = 1.0;
