@@ -1,6 +1,7 @@
 // Zero heap allocation per step (issue 8): every single-trajectory step function — dla, del, mla,
 // gf, gf-sym, gf-cp, fim, rk4 — on the particle, the knife edge and the Chaplygin sleigh performs
-// no heap allocation once the method is constructed and has taken its first step.
+// no heap allocation once the method is constructed and has taken its first step; so do dla, fim
+// and rk4 on model files of at most 8 coordinates.
 //
 // The counter replaces both the global operator new/delete family and malloc/calloc/realloc/free
 // (glibc supports replacing malloc from the executable; the replacements forward to
@@ -33,6 +34,7 @@
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/rigid_bodies.hpp"
 #include "at_run_time.hpp"
+#include "modelfile/file_model.hpp"
 #include "test_support.hpp"
 
 // ---------------------------------------------------------------------------------------------
@@ -222,6 +224,19 @@ TEST(NoAllocationPerStep, RunTimeSizesWithinABound) {
   expect_no_allocations_at_run_time(particle_with_potential(), "particle-at-run-time");
   expect_no_allocations_at_run_time(KnifeEdge{}, "knife-edge-at-run-time");
   expect_no_allocations_at_run_time(ChaplyginSleigh{}, "chaplygin-sleigh-at-run-time");
+}
+
+// Model files within the bound of 8 (FileModel<8>, src/modelfile/file_model.hpp): no heap either.
+// Their kernels write into per-thread buffers that grow once, at the first evaluation.
+TEST(NoAllocationPerStep, ModelFilesWithinTheBound) {
+  using File = modelfile::BoundedFileModel;
+  for (const std::string stem : {"knife-edge", "chaplygin-sleigh", "rolling-disk", "two-skates"}) {
+    const File file(modelfile::bind(modelfile::load(std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"), {}));
+    const auto x0 = file.default_initial();
+    expect_zero("model-file-" + stem + "/dla", allocations_per_run(make_dla(file, h), x0));
+    expect_zero("model-file-" + stem + "/fim", allocations_per_run(make_fim(file, h), x0));
+    expect_zero("model-file-" + stem + "/rk4", allocations_per_run(RungeKutta4<File>(file, h), x0));
+  }
 }
 
 TEST(NoAllocationPerStep, LieGroupContactAndSecondOrderFamilies) {
