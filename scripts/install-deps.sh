@@ -16,7 +16,7 @@ packages=(
   libbenchmark-dev                       # benchmarks
   libopenmpi-dev openmpi-bin             # optional: `dalembert ensemble` over MPI ranks (docs/ensembles.md)
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
-  python3-numpy python3-scipy            # bench/python_dla_baseline.py (the Python baseline of docs/benchmarks.md)
+  python3-numpy python3-scipy            # bench/python_dla_baseline.py, tests/python/model_file_reference.py
   chromium                               # test that the HTML report renders (headless)
 )
 
