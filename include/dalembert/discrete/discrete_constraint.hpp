@@ -44,6 +44,25 @@ template <DiscreteConstraint Dc>
   return d;
 }
 
+/// The constraint rows of a Newton system in the unknowns (q1, λ) whose first n equations already
+/// hold the momentum balance and the top-left block of J: subtracts the impulse M(q0)ᵀλ, appends
+/// ω(q0, q1) = 0, and fills the blocks −M(q0)ᵀ, ∂ω/∂q1 and 0 of J. `w` keeps ω and ∂ω/∂q1 of this
+/// evaluation. N and M are the compile-time sizes (Eigen::Dynamic for run-time ones).
+template <int N, int M, class Dc, class Impulse, class Unknowns, class Residual, class Jacobian, class Derivatives>
+void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, const Impulse& Mq,
+                         const Unknowns& unknowns, Residual& F, Jacobian& J, Derivatives& w) {
+  if constexpr (M != 0) {
+    const int dn = static_cast<int>(q1.size()), dm = constraint_count(dc);
+    if (dm == 0) return;
+    w = differentiate(dc, q0, q1);
+    F.template head<N>(dn) -= Mq.transpose() * unknowns.template segment<M>(dn, dm);
+    F.template segment<M>(dn, dm) = w.value;
+    J.template topRightCorner<N, M>(dn, dm) = -Mq.transpose();
+    J.template bottomLeftCorner<M, N>(dm, dn) = w.D2;
+    J.template bottomRightCorner<M, M>(dm, dm).setZero();
+  }
+}
+
 /// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h; α = ½ (midpoint) is the usual
 /// companion of the midpoint discrete Lagrangian.
 template <Model S>

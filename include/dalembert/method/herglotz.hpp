@@ -134,16 +134,7 @@ class DiscreteHerglotz {
       check_sigma(d.sigma(), s);
       F.template head<n>(dn) = s.p - d.minus_momentum();
       J.template topLeftCorner<n, n>(dn, dn) = -d.minus_momentum_jacobian();
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          w = differentiate(dc_, s.q, q1);
-          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
-          F.template segment<m>(dn, dm) = w.value;
-          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
-          J.template bottomLeftCorner<m, n>(dm, dn) = w.D2;
-          J.template bottomRightCorner<m, m>(dm, dm).setZero();
-        }
-      }
+      add_constraint_rows<n, m>(dc_, s.q, q1, Mq, unknowns, F, J, w);
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options_);

@@ -97,16 +97,7 @@ class ModifiedLagrangeDAlembert {
       f = forced_.legendre_maps(s.q, q1);
       F.template head<n>(dn) = s.p - f.minus;
       J.template topLeftCorner<n, n>(dn, dn) = -f.minus_q1;
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          w = differentiate(dc_, s.q, q1);
-          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
-          F.template segment<m>(dn, dm) = w.value;
-          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
-          J.template bottomLeftCorner<m, n>(dm, dn) = w.D2;
-          J.template bottomRightCorner<m, m>(dm, dm).setZero();
-        }
-      }
+      add_constraint_rows<n, m>(dc_, s.q, q1, Mq, unknowns, F, J, w);
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
