@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Step time against the number of knife edges from bench_knife_edge_chain's JSON output.
+"""Step time against the number of knife edges, one curve per method, from bench_knife_edge_chain's
+JSON output (aggregates or single runs; medians are used when present).
 
 Usage: build/bench/bench_knife_edge_chain --benchmark_out=chain.json --benchmark_out_format=json
        scripts/plot_chain_benchmark.py chain.json docs/figures/knife_edge_chain_step.png
@@ -12,27 +13,44 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+LABELS = {
+    "dla": "dla, term by term (sparse LU)",
+    "rk4": "rk4, term by term (sparse LU)",
+    "dla_dense": "dla on the dense interface",
+    "mla": "mla (dense)",
+    "gf": "gf (dense)",
+    "gf-sym": "gf-sym (dense)",
+    "fim": "fim (dense)",
+}
+
 data = json.load(open(sys.argv[1]))
+has_medians = any(b.get("aggregate_name") == "median" for b in data["benchmarks"])
 series = {}
 for b in data["benchmarks"]:
-    kind = b["name"].split("/")[1]
+    if has_medians and b.get("aggregate_name") != "median":
+        continue
+    method = b["name"].split("/")[1]
     scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
-    series.setdefault(kind, []).append((b["skates"], b["real_time"] * scale))
+    series.setdefault(method, []).append((b["skates"], b["real_time"] * scale))
 
-fig, ax = plt.subplots(figsize=(6, 4.2))
-for kind, points in sorted(series.items()):
-    points.sort()
+fig, ax = plt.subplots(figsize=(6.4, 4.4))
+for method in LABELS:
+    if method not in series:
+        continue
+    points = sorted(series[method])
     n, t = zip(*points)
-    ax.loglog(n, t, "o-", label=f"Newton on {'Eigen::SparseLU' if kind == 'sparse' else 'dense PartialPivLU'}")
-n0, t0 = series["sparse"][0] if "sparse" in series else (1, 1)
-ns = [p[0] for p in sorted(series.get("sparse", []))]
-if ns:
-    ax.loglog(ns, [t0 * x / n0 for x in ns], "k:", lw=1, label="∝ N")
-ax.set_xlabel("knife edges N (4N unknowns per step)")
-ax.set_ylabel("wall time per DLA step [s]")
-ax.set_title("Midpoint DLA on a chain of knife edges")
+    style = {"dla": "o-", "rk4": "o-", "gf-sym": "x:"}.get(method, "s--")  # gf-sym lies on gf: other marks
+    ax.loglog(n, t, style, label=LABELS[method], ms=5 if method == "gf-sym" else 4)
+if "dla" in series:
+    points = sorted(series["dla"])
+    n_last, t_last = points[-1]
+    ns = [p[0] for p in points]
+    ax.loglog(ns, [t_last * x / n_last for x in ns], "k:", lw=1, label="∝ N")
+ax.set_xlabel("knife edges N (3N coordinates, N constraints)")
+ax.set_ylabel("time per step [s]")
+ax.set_title("One step on a chain of knife edges")
 ax.grid(True, which="both", alpha=0.3)
-ax.legend()
+ax.legend(fontsize=8)
 fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=110)
 print("wrote", sys.argv[2])

@@ -61,7 +61,9 @@ TEST(DerivativeCheck, EveryCatalogueSystemAgreesWithFiniteDifferences) {
   EXPECT_LT(worst_derivative_error(ChaplyginSleigh{}), 1e-8);
   EXPECT_LT(worst_derivative_error(Pendulum{}), 1e-8);
   EXPECT_LT(worst_derivative_error(HarmonicOscillator{}), 1e-8);
-  EXPECT_LT(worst_derivative_error(KnifeEdgeChain<2>{}), 1e-8);  // the chain's C++ model at N = 2
+  // the two terms of the chain of knife edges (model/local_terms.hpp), each a model of fixed size
+  EXPECT_LT(worst_derivative_error(chain_terms::Skate{}), 1e-8);
+  EXPECT_LT(worst_derivative_error(chain_terms::Spring{}), 1e-8);
   // the satellite's L has k/r: radii away from the singularity at r = 0
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -216,7 +218,8 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
                         worst_structured_difference(knife, h, alpha),
                         worst_structured_difference(VerticalDisk{}, h, alpha),
                         worst_structured_difference(ChaplyginSleigh{}, h, alpha),
-                        worst_structured_difference(KnifeEdgeChain<2>{}, h, alpha),
+                        worst_structured_difference(chain_terms::Skate{}, h, alpha),
+                        worst_structured_difference(chain_terms::Spring{}, h, alpha),
                         worst_structured_difference(pendulum, h, alpha),
                         worst_structured_difference(CartWithPendulumPair{}, h, alpha)});
     }

@@ -8,9 +8,14 @@
 // p⁻_k = p⁺_k − M(q_k)ᵀλ_k; both have the same components on D, the constrained momentum on D*.
 // A model with an external force adds the midpoint discrete forces F_d^± (discrete_force.hpp):
 // p⁺_k + D1 L_d + F_d^- − M(q_k)ᵀλ = 0 and p⁺_{k+1} = D2 L_d + F_d^+.
+// A locally coupled model (model/local_terms.hpp) with the α-rule is stepped with the same
+// equations assembled term by term, and Newton factorises its sparse Jacobian.
+#include <type_traits>
+
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/discrete/local_alpha_rule.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -57,6 +62,11 @@ class DiscreteLagrangeDAlembert {
   /// The momentum at q0 of a two-point start, the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
+    if constexpr (by_terms) {
+      local::AlphaRuleDerivatives d;
+      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);
+      return -d.D1;
+    }
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
     if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
     return p;
@@ -69,7 +79,13 @@ class DiscreteLagrangeDAlembert {
     s.k = 1;
     s.t = h;
     s.q = q1;
-    s.p = differentiate(ld_, q0, q1).D2;
+    if constexpr (by_terms) {
+      local::AlphaRuleDerivatives d;
+      local::alpha_rule_derivatives(system_, h, ld_.alpha(), q0, q1, d);
+      s.p = d.D2;
+    } else {
+      s.p = differentiate(ld_, q0, q1).D2;
+    }
     if constexpr (HasExternalForce<S>) s.p += MidpointForce<S>(system_, h)(q0, q1);
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
@@ -80,6 +96,10 @@ class DiscreteLagrangeDAlembert {
   }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      step_by_terms(s);
+      return;
+    }
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
@@ -169,6 +189,48 @@ class DiscreteLagrangeDAlembert {
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
 
  private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule on a locally
+  /// coupled model without external forces.
+  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&
+                                   std::is_same_v<Ld, AlphaRule<S>> && std::is_same_v<Dc, AlphaConstraint<S>>;
+
+  /// The step of the same equations with sparse derivatives: the unknowns (q_{k+1}, λ), the
+  /// Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] from the terms' blocks.
+  void step_by_terms(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = step_size();
+    const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
+    Eigen::VectorXd x(dn + dm);
+    x << s.q + h * s.last_velocity, s.multiplier;
+    local::AlphaRuleDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
+    const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
+      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, unknowns.head(dn), d);
+      F.head(dn) = s.p + d.D1 - Mq.transpose() * unknowns.tail(dm);
+      F.tail(dm) = d.omega;
+    };
+    local::Triplets entries;
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      entries = d.by_q1;
+      for (int k = 0; k < Mq.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
+          entries.emplace_back(it.col(), dn + it.row(), -it.value());
+      J.setFromTriplets(entries.begin(), entries.end());
+    };
+    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
+                                  s.last_velocity.template lpNorm<Eigen::Infinity>());
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
+    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    const Eigen::VectorXd q1 = x.head(dn);
+    s.p = d.D2;
+    s.multiplier = x.tail(dm);
+    s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
+    s.last_velocity = (q1 - s.q) / h;
+    s.q = q1;
+    s.k += 1;
+    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    s.iterations = r.iterations;
+  }
+
   S system_;
   Ld ld_;
   Dc dc_;

@@ -9,12 +9,15 @@
 // constraint functions, and D in particular, is invariant. All functions are generic in the scalar
 // type so that the reference and shooting solvers can differentiate through them.
 #include <algorithm>
+#include <limits>
+#include <type_traits>
 
 #include <Eigen/LU>
 #include <Eigen/QR>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/tangent.hpp"
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/model.hpp"
 
 namespace dalembert {
@@ -160,6 +163,7 @@ LagrangianDerivativesOf<S, T> lagrangian_derivatives(const S& sys, const VecN<S,
 /// The momentum ∂L/∂v.
 template <Model S>
 VecN<S> momentum(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  if constexpr (LocallyCoupled<S>) return local::momentum(sys, q, v);
   double L;
   VecN<S> p;
   ad::value_and_gradient<S::n, max_n_of<S>()>(
@@ -174,6 +178,7 @@ VecN<S> momentum(const S& sys, const VecN<S>& q, const VecN<S>& v) {
 /// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
 template <Model S>
 double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  if constexpr (LocallyCoupled<S>) return local::energy(sys, q, v);
   if constexpr (HasMetric<S>) {
     if (is_mechanical(sys)) {
       const MatNN<S> G = sys.template metric<double>(q);
@@ -202,6 +207,8 @@ template <Model S>
 double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   if constexpr (S::m == 0) {
     return 0.0;
+  } else if constexpr (LocallyCoupled<S>) {
+    return local::constraint_residual(sys, q, v);
   } else {
     if (constraint_count(sys) == 0) return 0.0;
     return (sys.template constraint_matrix<double>(q) * v).template lpNorm<Eigen::Infinity>();
@@ -232,8 +239,53 @@ struct ConstrainedAcceleration {
 template <class S, class T = double>
 using ConstrainedAccelerationOf = ConstrainedAcceleration<T, S::n, S::m, max_n_of<S>(), max_m_of<S>()>;
 
+namespace detail {
+/// The same for a locally coupled model (model/local_terms.hpp), term by term: r = Σ_e (L_q − B v)_e
+/// and a = the rows (∂(M_e v)/∂q) v of the constraint terms, then the sparse saddle-point system
+/// W q̈ − Mᵀλ = r, M q̈ = −a.
+template <LocallyCoupled S>
+ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + m);
+  local::Triplets entries;
+  int row = n;
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    using Term = std::decay_t<decltype(term)>;
+    constexpr int K = Term::n;
+    const Vecd<K> qe = local::gather(q, indices), ve = local::gather(v, indices);
+    const auto d = lagrangian_derivatives(term, qe, ve);
+    local::scatter_add(Vecd<K>(d.Lq - d.B * ve), indices, rhs);
+    for (int a = 0; a < K; ++a)
+      for (int b = 0; b < K; ++b) entries.emplace_back(indices[a], indices[b], d.W(a, b));
+    if constexpr (Term::m > 0) {
+      const Matd<Term::m, K> M = term.template constraint_matrix<double>(qe);
+      const Vecd<Term::m> curvature = constraint_curvature(term, qe, ve);
+      for (int r = 0; r < Term::m; ++r, ++row) {
+        rhs[row] = -curvature[r];
+        for (int a = 0; a < K; ++a) {
+          entries.emplace_back(row, indices[a], M(r, a));
+          entries.emplace_back(indices[a], row, -M(r, a));
+        }
+      }
+    }
+  });
+  Eigen::SparseMatrix<double> A(n + m, n + m);
+  A.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
+  if (lu.info() != Eigen::Success) {  // singular: non-finite, as the dense path gives
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {Eigen::VectorXd::Constant(n, nan), Eigen::VectorXd::Constant(m, nan)};
+  }
+  const Eigen::VectorXd x = lu.solve(rhs);
+  return {x.head(n), x.tail(m)};
+}
+}  // namespace detail
+
 template <Model S, class T>
 ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  if constexpr (LocallyCoupled<S> && std::is_same_v<T, double> && !HasExternalForce<S>) {
+    return detail::constrained_acceleration_by_terms(sys, q, v);
+  }
   const int m = constraint_count(sys);
   const auto d = lagrangian_derivatives(sys, q, v);
   VecN<S, T> r = d.Lq - d.B * v;
@@ -299,6 +351,7 @@ MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
 /// linear system; general Lagrangians use Newton on v = E u.
 template <Model S>
 VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  if constexpr (LocallyCoupled<S>) return local::velocity_in_distribution(sys, q, p);
   const MatNK<S> E = constraint_frame(sys, q);
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
     if (is_mechanical(sys)) {

@@ -1,0 +1,52 @@
+#pragma once
+// The α-rule discrete Lagrangian and constraint of a locally coupled model (model/local_terms.hpp),
+// term by term. With q̄ = (1−α) q0 + α q1 and v̄ = (q1 − q0)/h,
+//   L_d(q0, q1) = Σ_e h L_e(q̄_{I_e}, v̄_{I_e}),   ω(q0, q1) = the rows M_e(q̄_{I_e}) v̄_{I_e},
+// so D1 L_d, D2 L_d and ω are sums of the terms' (each differentiated at its own fixed size, as
+// AlphaRule and AlphaConstraint of the term), and D12 L_d and ∂ω/∂q1 have the terms' blocks as
+// their only non-zero entries.
+#include <type_traits>
+
+#include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/local_terms.hpp"
+
+namespace dalembert::local {
+
+struct AlphaRuleDerivatives {
+  Eigen::VectorXd D1, D2;  ///< D1 L_d and D2 L_d
+  Eigen::VectorXd omega;   ///< ω(q0, q1)
+  /// The Jacobian of (D1 L_d, ω) with respect to q1: D12 L_d in rows 0..n−1, ∂ω/∂q1 in rows n..n+m−1.
+  Triplets by_q1;
+};
+
+/// Fills d at (q0, q1); d's storage is reused from one call to the next.
+template <LocallyCoupled S>
+void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::VectorXd& q0,
+                            const Eigen::VectorXd& q1, AlphaRuleDerivatives& d) {
+  const int n = coordinate_count(sys);
+  d.D1.setZero(n);
+  d.D2.setZero(n);
+  d.omega.resize(constraint_count(sys));
+  d.by_q1.clear();
+  int row = n;
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    using Term = std::decay_t<decltype(term)>;
+    constexpr int K = Term::n;
+    const Vecd<K> a = gather(q0, indices), b = gather(q1, indices);
+    const auto e = differentiate(AlphaRule<Term>(term, h, alpha), a, b);
+    scatter_add(e.D1, indices, d.D1);
+    scatter_add(e.D2, indices, d.D2);
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j) d.by_q1.emplace_back(indices[i], indices[j], e.D12(i, j));
+    if constexpr (Term::m > 0) {
+      const auto w = differentiate(AlphaConstraint<Term>(term, h, alpha), a, b);
+      for (int r = 0; r < Term::m; ++r, ++row) {
+        d.omega[row - n] = w.value[r];
+        for (int j = 0; j < K; ++j) d.by_q1.emplace_back(row, indices[j], w.D2(r, j));
+      }
+    }
+  });
+}
+
+}  // namespace dalembert::local
