@@ -78,8 +78,8 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
   // The output times of a complete run. A failed run ends with the row of its last completed
   // step, which need not be one of them: rows are matched by time, not by position.
   std::vector<double> grid;
-  for (long k = 0; k <= options.steps; k += options.every) grid.push_back(static_cast<double>(k) * options.h);
-  if (options.steps % options.every != 0) grid.push_back(static_cast<double>(options.steps) * options.h);
+  for (long k = 0; k <= options.steps; k += options.every) grid.push_back(grid_time(k, options.h));
+  if (options.steps % options.every != 0) grid.push_back(grid_time(options.steps, options.h));
   const auto row_at = [](const Trajectory& t, std::size_t row, double time) {
     return row < t.rows() && std::abs(t.at(row, 0) - time) <= 1e-9 * std::max(1.0, std::abs(time));
   };

@@ -49,4 +49,15 @@ constexpr int multiple_of_size(int k, int a) { return a == Dynamic ? Dynamic : k
 template <int K>
 using OdeintState = std::conditional_t<K == Dynamic, std::vector<double>, std::array<double, (K == Dynamic ? 0 : K)>>;
 
+/// The time of step k on the grid of step size h, t_k = k h: computed from k rather than
+/// accumulated, so that rounding does not grow with the number of steps.
+constexpr double grid_time(long k, double h) { return static_cast<double>(k) * h; }
+
+/// Moves a method's state (members k and t) to the next grid point.
+template <class State>
+constexpr void advance(State& s, double h) {
+  s.k += 1;
+  s.t = grid_time(s.k, h);
+}
+
 }  // namespace dalembert

@@ -4,7 +4,7 @@
 // contact Lagrangian (exact_contact.hpp) and of the contact reference solver.
 //
 // Integrated with Boost.Odeint's Bulirsch–Stoer extrapolation (not Runge–Kutta–Fehlberg 7(8), whose
-// error estimate vanishes on quadrature-like components such as ż = L; see method/reference.hpp).
+// error estimate vanishes on quadrature-like components such as ż = L; see solve/bulirsch_stoer.hpp).
 // Sensitivities come from the variational equation, integrated alongside the state, with the
 // second derivatives of L from automatic differentiation.
 #include <array>
@@ -16,39 +16,10 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "dalembert/model/contact.hpp"
+#include "dalembert/solve/bulirsch_stoer.hpp"
 
 namespace dalembert {
 
-namespace detail {
-
-/// Integrates ẋ = rhs(x) from t0 to exactly t1 with Bulirsch–Stoer; `dt` carries the step-size
-/// suggestion in and out.
-template <class OdeState, class Rhs>
-void bulirsch_stoer_interval(Rhs&& rhs, OdeState& x, double t0, double t1, double tolerance, double& dt) {
-  namespace odeint = boost::numeric::odeint;
-  odeint::bulirsch_stoer<OdeState> stepper(tolerance, tolerance);
-  const auto system = [&](const OdeState& y, OdeState& dy, double) { rhs(y, dy); };
-  double t = t0;
-  long substeps = 0;
-  if (!(dt > 0)) dt = t1 - t0;
-  while (t < t1) {
-    const bool last = dt >= t1 - t;
-    double trial = last ? t1 - t : dt;
-    double tt = t;
-    if (stepper.try_step(system, x, tt, trial) == odeint::success) {
-      ++substeps;
-      t = last ? t1 : tt;
-      if (!last) dt = trial;
-    } else {
-      dt = trial;
-    }
-    if (substeps > 10000000 || !(dt > 0)) {
-      throw std::runtime_error("Bulirsch-Stoer: step size underflow at t = " + std::to_string(t));
-    }
-  }
-}
-
-}  // namespace detail
 
 /// The Herglotz trajectory over [0, h] from (q0, v0, z0): its end point, b = ∫_0^h ∂L/∂z dt, and
 /// the sensitivities of the end point with respect to the initial velocity.
@@ -93,7 +64,7 @@ ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>&
       ds[2 * n] = d.L;
       ds[2 * n + 1] = d.Lz;
     };
-    detail::bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
+    bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
     seg.q1 = Q(y.data(), n);
     seg.v1 = Q(y.data() + n, n);
     seg.z1 = y[2 * n];
@@ -160,7 +131,7 @@ ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>&
     dsens.row(2 * n) = d.Lq.transpose() * dq + d.Lv.transpose() * dv + d.Lz * dz;
     dsens.row(2 * n + 1) = dLz;
   };
-  detail::bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
+  bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
   seg.q1 = Q(y.data(), n);
   seg.v1 = Q(y.data() + n, n);
   seg.z1 = y[2 * n];

@@ -44,8 +44,7 @@ class ContactRungeKutta4 {
     s.q += h / 6.0 * (k1.q + 2.0 * k2.q + 2.0 * k3.q + k4.q);
     s.v += h / 6.0 * (k1.v + 2.0 * k2.v + 2.0 * k3.v + k4.v);
     s.z += h / 6.0 * (k1.z + 2.0 * k2.z + 2.0 * k3.z + k4.z);
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }
@@ -79,8 +78,7 @@ class ContactReferenceSolver {
     s.q = seg.q1;
     s.v = seg.v1;
     s.z = seg.z1;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;
+    advance(s, h_);
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }

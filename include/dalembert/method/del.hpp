@@ -70,13 +70,12 @@ class DiscreteEulerLagrange {
       }
     };
     const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
     if constexpr (HasExternalForce<S>) s.p += f.value;
     s.last_velocity = (x - s.q) / h;
     s.q = x;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 

@@ -171,7 +171,7 @@ class DiscreteLagrangeDAlembert {
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve<N, MaxN>(residual, jacobian, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2 + force;
     s.multiplier = x.template segment<m>(dn, dm);
@@ -180,8 +180,7 @@ class DiscreteLagrangeDAlembert {
     }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 
@@ -219,15 +218,14 @@ class DiscreteLagrangeDAlembert {
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const Eigen::VectorXd q1 = x.head(dn);
     s.p = d.D2;
     s.multiplier = x.tail(dm);
     s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 

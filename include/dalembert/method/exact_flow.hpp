@@ -121,17 +121,16 @@ class ExactDiscreteFlow {
       r = newton_solve<n, max_n_of<S>()>(evaluate, x, scale, newton_);
       r.iterations += 1;
     } catch (const SolverError& e) {  // a shooting failure: conjugate point or no convergence
-      throw SolverError(s.k + 1, s.t + h, e.report());
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h), e.report());
     }
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = (Mq * arc.v0).template lpNorm<Eigen::Infinity>();
     }
     s.q = x;
     s.v = arc.v1;
     s.p = momentum(sys, x, arc.v1);
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
     s.shooting_iterations = arc.iterations;
   }

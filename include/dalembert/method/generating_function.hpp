@@ -143,7 +143,7 @@ class GeneratingFunctionIntegrator {
     };
     const NewtonReport r =
         newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     if constexpr (m != 0) {
       if (constraint_count(system_) > 0) {
         const double a = alpha();
@@ -160,8 +160,7 @@ class GeneratingFunctionIntegrator {
     }
     s.last_velocity = (x - s.q) / h;
     s.q = x;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 

@@ -138,7 +138,7 @@ class DiscreteHerglotz {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2;
     s.z += d.value;
@@ -149,8 +149,7 @@ class DiscreteHerglotz {
     }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 
@@ -175,7 +174,7 @@ class DiscreteHerglotz {
     } catch (const DiscreteLagrangianError& e) {
       NewtonReport r;
       r.reason = e.what();
-      throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * step_size(), r);
+      throw SolverError(s.k + 1, grid_time(s.k + 1, step_size()), r);
     }
   }
 
@@ -185,7 +184,7 @@ class DiscreteHerglotz {
     r.reason = "sigma_d = 1 + D_z L_d = " + std::to_string(sigma) +
                " vanishes, so the discrete Legendre map F-L_d = -D1 L_d / sigma_d is undefined "
                "(for the thesis' rule and L = ... + gamma z this happens at h = -1/gamma); change h";
-    throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * step_size(), r);
+    throw SolverError(s.k + 1, grid_time(s.k + 1, step_size()), r);
   }
 
   S system_;

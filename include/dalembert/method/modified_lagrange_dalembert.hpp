@@ -105,9 +105,9 @@ class ModifiedLagrangeDAlembert {
     try {
       r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
     } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
-      throw SolverError(s.k + 1, s.t + h, e.report());
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h), e.report());
     }
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const VecN<S> q1 = x.template head<n>(dn);
     s.p = f.plus;
     s.multiplier = x.template segment<m>(dn, dm);
@@ -116,8 +116,7 @@ class ModifiedLagrangeDAlembert {
     }
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 

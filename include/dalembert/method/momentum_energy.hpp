@@ -87,15 +87,14 @@ class MomentumEnergyIntegrator {
     };
     const NewtonReport r =
         newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const auto pr = covector_projectors(system_, x);
     s.p_plus = d.D2;
     s.p_minus = pr.reflection() * s.p_plus;
     s.p_average = pr.P * s.p_plus;
     s.last_velocity = (x - s.q) / h;
     s.q = x;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
   }
 

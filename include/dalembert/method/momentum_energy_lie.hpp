@@ -80,7 +80,7 @@ class RigidBodyMomentumEnergy {
       }
     };
     const NewtonReport r = newton_solve<3>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, s.t + h_, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h_), r);
     const Matd<3, 3> W = so3::cayley(x);
     s.g = s.g * W;
     const auto pr = body_projectors(body_, s.g);
@@ -88,8 +88,7 @@ class RigidBodyMomentumEnergy {
     s.p = pr.reflection() * s.p_plus;
     s.p_average = pr.P * s.p_plus;
     s.increment = x;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;  // not accumulated: t_k = k h exactly
+    advance(s, h_);
     s.iterations = r.iterations;
   }
 

@@ -1,18 +1,10 @@
 #pragma once
-// High-accuracy reference solutions: Boost.Odeint's Bulirsch–Stoer extrapolation with step-size
-// control on q̇ = v, v̇ = q̈(q, v), sampled at the integrator's grid t_k = k h. Used as "the truth"
-// for error measurements wherever no closed form exists. Tolerances are absolute and relative.
-//
-// Not Runge–Kutta–Fehlberg 7(8): its embedded error estimate vanishes on quadrature-like problems
-// (for the vertical disk x and y are integrals of cos φ(t)), so its controller accepted steps of
-// length 1 and missed the closed form by 2.8 at t = 10 (docs/decisions.md).
-#include <array>
-#include <stdexcept>
-#include <string>
-
-#include <boost/numeric/odeint.hpp>
-
+// High-accuracy reference solutions: Bulirsch–Stoer extrapolation with step-size control
+// (solve/bulirsch_stoer.hpp) on q̇ = v, v̇ = q̈(q, v), sampled at the integrator's grid t_k = k h.
+// Used as "the truth" for error measurements wherever no closed form exists. Tolerances are
+// absolute and relative.
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/bulirsch_stoer.hpp"
 
 namespace dalembert {
 
@@ -28,7 +20,7 @@ class ReferenceSolver {
     VecN<S> q;
     VecN<S> v;
     int iterations = 0;  ///< Newton iterations: always 0 (explicit)
-    int substeps = 0;    ///< adaptive substeps taken in the last output interval
+    long substeps = 0;   ///< adaptive substeps taken in the last output interval
     double substep = 0.0;  ///< inner step-size suggestion carried between output intervals
   };
 
@@ -45,7 +37,6 @@ class ReferenceSolver {
   }
 
   void step(State& s) const {
-    namespace odeint = boost::numeric::odeint;
     const int dim = static_cast<int>(s.q.size());
     OdeState x;
     if constexpr (S::n == Dynamic) x.resize(2 * dim);
@@ -53,7 +44,7 @@ class ReferenceSolver {
       x[i] = s.q[i];
       x[dim + i] = s.v[i];
     }
-    const auto rhs = [this, dim](const OdeState& y, OdeState& dy, double) {
+    const auto rhs = [this, dim](const OdeState& y, OdeState& dy) {
       const VecN<S> q = Eigen::Map<const Vec<double, S::n>>(y.data(), dim);
       const VecN<S> v = Eigen::Map<const Vec<double, S::n>>(y.data() + dim, dim);
       const VecN<S> a = acceleration(system_, q, v);
@@ -62,35 +53,13 @@ class ReferenceSolver {
         dy[dim + i] = a[i];
       }
     };
-    odeint::bulirsch_stoer<OdeState> stepper(tolerance_, tolerance_);
-    // Integrate from the exact grid time k h so that rounding in t does not accumulate.
-    double t = static_cast<double>(s.k) * h_;
-    const double t_end = static_cast<double>(s.k + 1) * h_;
-    double dt = s.substep;  // step-size suggestion carried over from the previous interval
-    int substeps = 0;
-    while (t < t_end) {
-      const bool last = dt >= t_end - t;
-      double trial = last ? t_end - t : dt;
-      double tt = t;
-      if (stepper.try_step(rhs, x, tt, trial) == odeint::success) {
-        ++substeps;
-        t = last ? t_end : tt;
-        if (!last) dt = trial;  // the controller's suggestion for the next substep
-      } else {
-        dt = trial;  // rejected: retry with the reduced step
-      }
-      if (substeps > 10000000 || !(dt > 0)) {
-        throw std::runtime_error("reference solver: step size underflow at t = " + std::to_string(t));
-      }
-    }
-    s.substep = dt;
+    // From the exact grid time k h, so that rounding in t does not accumulate.
+    s.substeps = bulirsch_stoer_interval(rhs, x, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);
     for (int i = 0; i < dim; ++i) {
       s.q[i] = x[i];
       s.v[i] = x[dim + i];
     }
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;
-    s.substeps = substeps;
+    advance(s, h_);
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }

@@ -10,6 +10,7 @@
 #include <boost/numeric/odeint.hpp>
 
 #include "dalembert/model/rigid_body.hpp"
+#include "dalembert/solve/bulirsch_stoer.hpp"
 
 namespace dalembert {
 
@@ -58,10 +59,9 @@ class RigidBodyRungeKutta4 {
     auto y = detail::pack(s.g, s.omega);
     boost::numeric::odeint::runge_kutta4<detail::RigidBodyOdeState> stepper;
     stepper.do_step([this](const auto& x, auto& dx, double) { detail::rigid_body_rhs(body_, x, dx); }, y,
-                    static_cast<double>(s.k) * h_, h_);
+                    grid_time(s.k, h_), h_);
     detail::unpack(y, s.g, s.omega);
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;
+    advance(s, h_);
   }
 
   Vecd<3> velocity(const State& s) const { return s.omega; }
@@ -91,34 +91,13 @@ class RigidBodyReference {
   }
 
   void step(State& s) const {
-    namespace odeint = boost::numeric::odeint;
     auto y = detail::pack(s.g, s.omega);
-    const auto rhs = [this](const detail::RigidBodyOdeState& x, detail::RigidBodyOdeState& dx, double) {
+    const auto rhs = [this](const detail::RigidBodyOdeState& x, detail::RigidBodyOdeState& dx) {
       detail::rigid_body_rhs(body_, x, dx);
     };
-    odeint::bulirsch_stoer<detail::RigidBodyOdeState> stepper(tolerance_, tolerance_);
-    double t = static_cast<double>(s.k) * h_;
-    const double t_end = static_cast<double>(s.k + 1) * h_;
-    double dt = s.substep;
-    long substeps = 0;
-    while (t < t_end) {
-      const bool last = dt >= t_end - t;
-      double trial = last ? t_end - t : dt;
-      double tt = t;
-      if (stepper.try_step(rhs, y, tt, trial) == odeint::success) {
-        ++substeps;
-        t = last ? t_end : tt;
-        if (!last) dt = trial;
-      } else {
-        dt = trial;
-      }
-      if (substeps > 10000000 || !(dt > 0))
-        throw std::runtime_error("rigid-body reference solver: step size underflow at t = " + std::to_string(t));
-    }
-    s.substep = dt;
+    bulirsch_stoer_interval(rhs, y, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);
     detail::unpack(y, s.g, s.omega);
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;
+    advance(s, h_);
   }
 
   Vecd<3> velocity(const State& s) const { return s.omega; }

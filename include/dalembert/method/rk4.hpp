@@ -30,8 +30,7 @@ class RungeKutta4 {
     const VecN<S> k4q = s.v + h_ * k3v, k4v = a(s.q + h_ * k3q, k4q);
     s.q += h_ / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
     s.v += h_ / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h_;  // not accumulated: t_k = k h exactly
+    advance(s, h_);
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }

@@ -124,7 +124,7 @@ class DiscreteSecondOrderConstrained {
         }
       }
     }
-    if (!r.converged) throw SolverError(s.k + 1, static_cast<double>(s.k + 1) * h, r);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
 
     // Estimates at t_{k+1} from the central differences at t_k: v = BDF2 velocity (second order),
     // a = the central accelerations extrapolated linearly (second order once two are known).
@@ -137,8 +137,7 @@ class DiscreteSecondOrderConstrained {
     s.last_central_acceleration = a_central;
     s.previous = s.q;
     s.q = next;
-    s.k += 1;
-    s.t = static_cast<double>(s.k) * h;  // not accumulated: t_k = k h exactly
+    advance(s, h);
     s.iterations = r.iterations;
     s.spurious = spurious;
   }
