@@ -20,7 +20,6 @@
 
 namespace dalembert {
 
-
 /// The Herglotz trajectory over [0, h] from (q0, v0, z0): its end point, b = ∫_0^h ∂L/∂z dt, and
 /// the sensitivities of the end point with respect to the initial velocity.
 template <int N, int MaxN = N>
