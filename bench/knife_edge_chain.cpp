@@ -11,36 +11,13 @@
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
+#include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
 
 namespace {
 
 using dalembert::models::KnifeEdgeChain;
 constexpr double h = 0.05;
-
-/// The chain through its dense interface alone (as tests/test_knife_edge_chain.cpp).
-struct DenseChain {
-  static constexpr int n = Eigen::Dynamic, m = Eigen::Dynamic;
-  KnifeEdgeChain chain;
-  int dimension() const { return chain.dimension(); }
-  int constraint_count() const { return chain.constraint_count(); }
-  template <class T>
-  T lagrangian(const dalembert::Vec<T, n>& q, const dalembert::Vec<T, n>& v) const {
-    return chain.lagrangian<T>(q, v);
-  }
-  template <class T>
-  auto metric(const dalembert::Vec<T, n>& q) const {
-    return chain.metric<T>(q);
-  }
-  template <class T>
-  T potential(const dalembert::Vec<T, n>& q) const {
-    return chain.potential<T>(q);
-  }
-  template <class T>
-  dalembert::Mat<T, m, n> constraint_matrix(const dalembert::Vec<T, n>& q) const {
-    return chain.constraint_matrix<T>(q);
-  }
-};
 
 /// Steps `method` from the chain's default start, restarting every 1000 steps so that every N
 /// times the same stretch of motion.
@@ -71,24 +48,18 @@ void rk4_by_terms(benchmark::State& state) {
 }
 void dla_dense(benchmark::State& state) {
   const auto chain = chain_of(state);
-  time_steps(state, dalembert::make_dla(DenseChain{chain}, h), chain);
+  time_steps(state, dalembert::make_dla(dalembert::WithoutTerms<KnifeEdgeChain>{chain}, h), chain);
 }
-void mla(benchmark::State& state) {
+/// A method that differentiates the whole chain: make(chain) builds it.
+template <class Make>
+void dense_method(benchmark::State& state, Make make) {
   const auto chain = chain_of(state);
-  time_steps(state, dalembert::make_midpoint_mla(chain, h), chain);
+  time_steps(state, make(chain), chain);
 }
-void gf(benchmark::State& state) {
-  const auto chain = chain_of(state);
-  time_steps(state, dalembert::make_gf(chain, h), chain);
-}
-void gf_sym(benchmark::State& state) {
-  const auto chain = chain_of(state);
-  time_steps(state, dalembert::make_gf_sym(chain, h), chain);
-}
-void fim(benchmark::State& state) {
-  const auto chain = chain_of(state);
-  time_steps(state, dalembert::make_fim(chain, h), chain);
-}
+void mla(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_midpoint_mla(c, h); }); }
+void gf(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf(c, h); }); }
+void gf_sym(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf_sym(c, h); }); }
+void fim(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_fim(c, h); }); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
 #include "test_support.hpp"
 
@@ -17,30 +18,8 @@ using models::KnifeEdgeChain;
 
 namespace {
 
-/// The chain through its dense interface alone (no terms): what every method sees without the
-/// sparse structure.
-struct DenseChain {
-  static constexpr int n = Eigen::Dynamic, m = Eigen::Dynamic;
-  KnifeEdgeChain chain;
-  int dimension() const { return chain.dimension(); }
-  int constraint_count() const { return chain.constraint_count(); }
-  template <class T>
-  T lagrangian(const Vec<T, n>& q, const Vec<T, n>& v) const {
-    return chain.lagrangian<T>(q, v);
-  }
-  template <class T>
-  auto metric(const Vec<T, n>& q) const {
-    return chain.metric<T>(q);
-  }
-  template <class T>
-  T potential(const Vec<T, n>& q) const {
-    return chain.potential<T>(q);
-  }
-  template <class T>
-  Mat<T, m, n> constraint_matrix(const Vec<T, n>& q) const {
-    return chain.constraint_matrix<T>(q);
-  }
-};
+/// The chain through its dense interface alone: what every method sees without the sparse structure.
+using DenseChain = WithoutTerms<KnifeEdgeChain>;
 static_assert(LocallyCoupled<KnifeEdgeChain> && !LocallyCoupled<DenseChain> && HasMetric<DenseChain>);
 
 /// A state off the default one: every skate displaced and turned, velocities in D.
