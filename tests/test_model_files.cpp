@@ -14,6 +14,10 @@
 #include <set>
 
 #include "catalogue/catalogue.hpp"
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/models/knife_edge.hpp"
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
 #include "test_support.hpp"
@@ -429,4 +433,112 @@ TEST(FileOnlySystems, ConstraintsHoldToRoundOff) {
   const auto rk4 = catalogue::find(model_path("chaplygin-sleigh-spring")).run({}, {}, options("rk4", 0.1, 5000));
   test::report("sleigh_spring_rk4_max_constraint", rk4.summary.max_constraint_residual);
   EXPECT_GT(rk4.summary.max_constraint_residual, 1e-9);
+}
+
+// --- External forces (`force = [...]`) -----------------------------------------------------------
+
+namespace {
+
+/// The compiled twin of models/dragged-knife-edge.toml: the knife edge on a level plane with the
+/// drag F = −c (ẋ, ẏ, 0) on its blade.
+struct DraggedKnifeEdge : models::KnifeEdge {
+  double drag = 0.2;
+  DraggedKnifeEdge() { slope = 0.0; }
+  template <class T>
+  Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v) const {
+    Vec<T, 3> f;
+    f << -drag * v[0], -drag * v[1], 0.0 * v[2];
+    return f;
+  }
+};
+
+/// Largest difference of positions and velocities over `steps` steps of make(compiled) and
+/// make(file) from the same initial point.
+template <class Compiled, class File, class MakeMethod>
+double largest_step_difference(const Compiled& compiled, const File& file, MakeMethod make, const Vecd<3>& q0,
+                               const Vecd<3>& v0, int steps) {
+  const auto a_method = make(compiled);
+  const auto b_method = make(file);
+  auto a = a_method.initial_state(q0, v0);
+  auto b = b_method.initial_state(VecN<File>(q0), VecN<File>(v0));
+  double worst = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    a_method.step(a);
+    b_method.step(b);
+    worst = std::max(worst, (Vecd<3>(b.q) - a.q).template lpNorm<Eigen::Infinity>());
+    worst = std::max(worst, (Vecd<3>(b_method.velocity(b)) - a_method.velocity(a)).template lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+
+}  // namespace
+
+// A file's force enters every method that takes one as the compiled force does: dla and mla (the
+// midpoint and α-rule discrete forces, with their derivatives for Newton) and rk4 (the constrained
+// acceleration) take the same steps, to 1e-12, within a bound and on the heap.
+TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
+  const auto loaded = modelfile::load(model_path("dragged-knife-edge"));
+  const modelfile::BoundedFileModel bounded(modelfile::bind(loaded, {}));
+  const modelfile::UnboundedFileModel heap(modelfile::bind(loaded, {}));
+  ASSERT_TRUE(bounded.has_force());
+  const DraggedKnifeEdge compiled;
+  const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
+  double worst = 0.0;
+  const auto compare = [&](const char* label, auto make) {
+    const double d = std::max(largest_step_difference(compiled, bounded, make, q0, v0, 200),
+                              largest_step_difference(compiled, heap, make, q0, v0, 200));
+    test::report(std::string("model_file_force_") + label + "_difference", d);
+    EXPECT_LT(d, 1e-12) << label;
+    worst = std::max(worst, d);
+  };
+  compare("dla", [](const auto& sys) { return make_dla(sys, 0.1); });
+  compare("dla_alpha", [](const auto& sys) { return make_dla(sys, 0.1, 0.3); });
+  compare("mla", [](const auto& sys) { return make_midpoint_mla(sys, 0.1); });
+  compare("rk4", [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); });
+  // The drag does work: without it (c = 0) the runs differ by far more than the bound.
+  const modelfile::BoundedFileModel undragged(modelfile::bind(loaded, {{"c", 0.0}}));
+  EXPECT_GT(largest_step_difference(compiled, undragged, [](const auto& sys) { return make_dla(sys, 0.1); }, q0, v0, 200),
+            1e-2);
+}
+
+// Every method that takes a force converges to the file's closed form at its order, and the energy
+// decays as the closed form says, ½ m s0² e^{−2ct/m} + ½ J ω².
+TEST(ModelFileForces, OrdersAgainstTheClosedForm) {
+  const auto& e = catalogue::find(model_path("dragged-knife-edge"));
+  const double T = 4.0;
+  const auto exact = e.exact({}, {}, T);
+  ASSERT_TRUE(exact);
+  const auto error = [&](const std::string& method, long N) {
+    const auto run = e.run({}, {}, options(method, T / static_cast<double>(N), N));
+    double worst = 0.0;
+    for (int i = 0; i < 3; ++i)
+      worst = std::max(worst, std::abs(run.trajectory.at(run.trajectory.rows() - 1, 1 + i) - (*exact)[i]));
+    return worst;
+  };
+  for (const auto& [name, expected] : std::vector<std::pair<std::string, double>>{{"dla", 2.0}, {"mla", 2.0}, {"rk4", 4.0}}) {
+    const std::string method = name;
+    const double order = test::measured_order(T, {20, 40, 80, 160}, [&](double, long N) { return error(method, N); });
+    test::report("dragged_knife_edge_" + method + "_order", order);
+    EXPECT_NEAR(order, expected, 0.1) << method;
+  }
+  const auto run = e.run({}, {}, options("dla", 0.01, 400));
+  const double s0 = 0.5, w = 1.0, E = 0.5 * s0 * s0 * std::exp(-2 * 0.2 * T) + 0.5 * w * w;
+  test::report("dragged_knife_edge_dla_energy_error_t4", std::abs(run.trajectory.at(400, run.trajectory.column("energy")) - E));
+  EXPECT_LT(std::abs(run.trajectory.at(400, run.trajectory.column("energy")) - E), 1e-7);
+}
+
+// Methods without a discrete external force refuse a file that has one (exit 2 from the CLI).
+TEST(ModelFileForces, MethodsWithoutForcesRefuse) {
+  const auto& e = catalogue::find(model_path("dragged-knife-edge"));
+  EXPECT_TRUE(e.describe({}).external_force);
+  EXPECT_FALSE(catalogue::find(model_path("knife-edge")).describe({}).external_force);
+  for (const char* method : {"gf", "gf-sym", "gf-cp", "fim"}) {
+    if (!method_available(method)) continue;
+    try {
+      e.run({}, {}, options(method, 0.1, 10));
+      ADD_FAILURE() << method << " ran with a force";
+    } catch (const BadInput& x) {
+      EXPECT_NE(std::string(x.what()).find("external force"), std::string::npos) << x.what();
+    }
+  }
 }

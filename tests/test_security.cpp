@@ -64,7 +64,7 @@ fs::path planted_library(const fs::path& directory, const fs::path& marker) {
   const fs::path source = directory / "planted.c", library = directory / "planted.so";
   write(source, "#include <stdio.h>\n__attribute__((constructor)) static void planted(void) {\n"
                 "  FILE* f = fopen(\"" + marker.string() + "\", \"w\"); if (f) fclose(f);\n}\n"
-                "int dalembert_abi_version = 1;\n");
+                "int dalembert_abi_version = 2;\n");
   const auto r = spawn_test::run({"/usr/bin/cc", "-shared", "-fPIC", source.string(), "-o", library.string()});
   EXPECT_EQ(r.status, 0) << r.err;
   return library;

@@ -27,6 +27,7 @@ struct SystemDescription {
   std::vector<double> q0, v0;  ///< default initial data
   std::optional<double> z0;    ///< default initial action variable (contact systems only)
   bool closed_form = false;    ///< a closed-form solution exists for these parameters
+  bool external_force = false; ///< the system has an external force besides its constraints
 };
 
 using ParameterValues = std::vector<std::pair<std::string, double>>;

@@ -120,6 +120,7 @@ Entry make_entry() {
     d.q0.assign(x0.q.data(), x0.q.data() + S::n);
     d.v0.assign(x0.v.data(), x0.v.data() + S::n);
     d.closed_form = sys.exact_solution(x0, 1.0).has_value();
+    d.external_force = has_external_force(sys);
     return d;
   };
   e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {

@@ -61,6 +61,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     j["constraints"] = d.constraints;
     j["summary"] = d.summary;
     j["closed_form"] = d.closed_form;
+    j["external_force"] = d.external_force;
     std::cout << j.dump(2) << '\n';
     return 0;
   }
@@ -71,7 +72,8 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   };
   std::cout << d.name << ": " << d.summary << "\n\ncoordinates: ";
   for (std::size_t i = 0; i < d.coordinates.size(); ++i) std::cout << (i ? ", " : "") << d.coordinates[i];
-  std::cout << "\nconstraints: " << d.constraints << "\nparameters:";
+  std::cout << "\nconstraints: " << d.constraints << "\nexternal force: " << (d.external_force ? "yes" : "no")
+            << "\nparameters:";
   if (d.parameters.empty()) std::cout << " none";
   std::cout << '\n';
   for (const auto& p : d.parameters) std::cout << "  " << p.name << " = " << p.value << "  (" << p.description << ")\n";

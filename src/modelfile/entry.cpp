@@ -54,6 +54,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     Eigen::VectorXd x0(2 * spec.n());
     x0 << bound->q0, bound->v0;
     d.closed_form = model->solution(x0, bound->parameters, 1.0).has_value();
+    d.external_force = !model->layout.force.empty();
     return d;
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {

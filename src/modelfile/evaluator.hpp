@@ -1,6 +1,6 @@
 #pragma once
 // What a model file becomes at run time: kernels that evaluate, at one point and in doubles, the
-// Taylor coefficients of the Lagrangian and of the constraint matrix up to order 3 (plus derived
+// Taylor coefficients of the Lagrangian, the constraint matrix and the external force up to order 3 (plus derived
 // quantities and the closed-form solution), and the layout that says which coefficient is which.
 // FileModel (file_model.hpp) turns them into functions of any automatic-differentiation scalar.
 // The kernels come from generated C compiled into a shared library (native.hpp) or, without a
@@ -46,6 +46,10 @@ struct Layout {
   std::vector<ConstraintEntry> metric;
   TaylorTerms potential;
   int mechanics_size = 0;
+  /// External force: the Taylor coefficients of each component F_i(q, v) over x = (q, v); empty
+  /// for a file without `force`.
+  std::vector<TaylorTerms> force;
+  int force_size = 0;
   int derived = 0;                           ///< number of derived quantities
   bool has_solution = false;
   int solution_conditions = 0;               ///< the solution kernel writes them after (q, v)
@@ -63,6 +67,8 @@ class Evaluator {
   /// Taylor coefficients of the metric entries and of the potential up to `order` at q
   /// (mechanical models only).
   virtual void mechanics(int order, const double* q, const double* p, double* out) const = 0;
+  /// Taylor coefficients of the components of the external force up to `order` at x = (q, v).
+  virtual void force(int order, const double* x, const double* p, double* out) const = 0;
   /// The derived quantities at (q, v, t).
   virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
   /// The default initial data (q0, v0) for the parameters p.

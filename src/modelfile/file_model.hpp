@@ -201,7 +201,8 @@ inline double* scratch(int slot, std::size_t size) {
 /// ½ vᵀG(q)v − V(q) (`is_mechanical()`, decided when the file is read), metric<T> and potential<T>
 /// evaluate G and V, and the library takes its metric paths (model/model.hpp, MechanicalAtRunTime);
 /// otherwise it uses the general ones and refuses the methods that project with G (fim, gf-cp).
-/// Name, summary and coordinate names are values of the object (the file's).
+/// Likewise the file may give an external force (`has_force()`). Name, summary and coordinate
+/// names are values of the object (the file's).
 template <int MaxN>
 class FileModel {
  public:
@@ -228,32 +229,30 @@ class FileModel {
 
   template <class T>
   T lagrangian(const Point<T>& q, const Point<T>& v) const {
-    constexpr int depth = detail::dual_depth<T>();
-    constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
-    if constexpr (depth > max_taylor_order) detail::too_deep(depth);
     const LoadedModel& model = *bound_->model;
-    const int N = dimension();
-    double* x = detail::scratch(0, 2 * N);
-    for (int i = 0; i < N; ++i) {
-      x[i] = ad::plain(q[i]);
-      x[N + i] = ad::plain(v[i]);
-    }
-    double* c = detail::scratch(1, model.layout.lagrangian_size);
-    model.evaluator->lagrangian(order, x, bound_->parameters.data(), c);
-    const auto variable = [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; };
-    if constexpr (order == 0) {
-      return c[model.layout.lagrangian.offset];
-#if !defined(DALEMBERT_AD_CERES)
-    } else if constexpr (detail::PlainDual<T>::value) {
-      return detail::taylor_dual<T>(model.layout.lagrangian, c, 2 * N, variable);
-    } else if constexpr (detail::HyperDual<T>::value) {
-      return detail::taylor_hyperdual<T>(model.layout.lagrangian, c, 2 * N, variable);
-#endif
-    } else {
-      std::vector<T> delta(2 * N);
-      for (int i = 0; i < 2 * N; ++i) delta[i] = variable(i) - detail::constant_like(variable(i), x[i]);
-      return detail::taylor<order>(model.layout.lagrangian, c, delta);
-    }
+    return taylor_in_qv<T>(
+        q, v, model.layout.lagrangian_size,
+        [&](int order, const double* x, double* c) { model.evaluator->lagrangian(order, x, bound_->parameters.data(), c); },
+        [&](const auto& value) { return value(model.layout.lagrangian); });
+  }
+
+  /// Whether the file gives an external force (`force`); the methods ask before they evaluate it
+  /// (has_external_force in model/model.hpp), so a file without one costs nothing.
+  bool has_force() const { return !bound_->model->layout.force.empty(); }
+
+  /// The external force F(q, v) of the file's `force` key, a covector in the coordinates' basis.
+  template <class T>
+  Point<T> force(const Point<T>& q, const Point<T>& v) const {
+    if (!has_force()) throw std::logic_error("the force of model file '" + std::string(name()) + "', which has none, was asked for");
+    const LoadedModel& model = *bound_->model;
+    Point<T> F(dimension());
+    taylor_in_qv<T>(
+        q, v, model.layout.force_size,
+        [&](int order, const double* x, double* c) { model.evaluator->force(order, x, bound_->parameters.data(), c); },
+        [&](const auto& value) {
+          for (int i = 0; i < dimension(); ++i) F[i] = value(model.layout.force[i]);
+        });
+    return F;
   }
 
   /// L, its gradient and its Hessian in x = (q, v) at one point, from one kernel call of order 2.
@@ -337,9 +336,7 @@ class FileModel {
   template <class T>
   T potential(const Point<T>& q) const {
     require_mechanical("potential");
-    T V;
-    mechanics<T>(q, [&](const auto& value) { V = value(bound_->model->layout.potential); });
-    return V;
+    return mechanics<T>(q, [&](const auto& value) { return value(bound_->model->layout.potential); });
   }
 
   PhasePoint<n, max_n> default_initial() const { return {bound_->q0, bound_->v0}; }
@@ -378,38 +375,52 @@ class FileModel {
                              "' was asked for, but its Lagrangian is not 1/2 v^T G(q) v - V(q)");
   }
 
-  /// Evaluates functions of q given by Taylor coefficients: `kernel(order, q0, out)` fills the
-  /// coefficients (`size` of them) and `use(value)` reads the functions, value(terms) -> T.
-  template <class T, class Kernel, class Use>
-  void taylor_in_q(const Point<T>& q, int size, Kernel&& kernel, Use&& use) const {
+  /// Evaluates functions of `count` variables given by Taylor coefficients: `kernel(order, x0,
+  /// out)` fills the coefficients (`size` of them) at x0 = plain(x), and `use(value)` reads the
+  /// functions, value(terms) -> T, and its result is returned. `variable(i)` is the i-th variable.
+  template <class T, class Variable, class Kernel, class Use>
+  decltype(auto) taylor_at(int count, Variable&& variable, int size, Kernel&& kernel, Use&& use) const {
     constexpr int depth = detail::dual_depth<T>();
     constexpr int order = depth < max_taylor_order ? depth : max_taylor_order;
     if constexpr (depth > max_taylor_order) detail::too_deep(depth);
-    const int N = dimension();
-    double* x = detail::scratch(0, N);
-    for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
+    double* x = detail::scratch(0, count);
+    for (int i = 0; i < count; ++i) x[i] = ad::plain(variable(i));
     double* c = detail::scratch(1, size);
     kernel(order, x, c);
-    const auto variable = [&](int i) -> const T& { return q[i]; };
     if constexpr (order == 0) {
-      use([&](const TaylorTerms& f) -> T { return c[f.offset]; });
+      return use([&](const TaylorTerms& f) -> T { return c[f.offset]; });
 #if !defined(DALEMBERT_AD_CERES)
     } else if constexpr (detail::PlainDual<T>::value) {
-      use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c, N, variable); });
+      return use([&](const TaylorTerms& f) -> T { return detail::taylor_dual<T>(f, c, count, variable); });
     } else if constexpr (detail::HyperDual<T>::value) {
-      use([&](const TaylorTerms& f) -> T { return detail::taylor_hyperdual<T>(f, c, N, variable); });
+      return use([&](const TaylorTerms& f) -> T { return detail::taylor_hyperdual<T>(f, c, count, variable); });
 #endif
     } else {
-      std::vector<T> delta(N);
-      for (int i = 0; i < N; ++i) delta[i] = q[i] - detail::constant_like(q[i], x[i]);
-      use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c, delta); });
+      std::vector<T> delta(count);
+      for (int i = 0; i < count; ++i) delta[i] = variable(i) - detail::constant_like(variable(i), x[i]);
+      return use([&](const TaylorTerms& f) -> T { return detail::taylor<order>(f, c, delta); });
     }
   }
 
+  /// Functions of q (the constraint matrix, the metric and the potential).
+  template <class T, class Kernel, class Use>
+  decltype(auto) taylor_in_q(const Point<T>& q, int size, Kernel&& kernel, Use&& use) const {
+    return taylor_at<T>(dimension(), [&](int i) -> const T& { return q[i]; }, size, std::forward<Kernel>(kernel),
+                 std::forward<Use>(use));
+  }
+
+  /// Functions of x = (q, v) (the Lagrangian and the force).
+  template <class T, class Kernel, class Use>
+  decltype(auto) taylor_in_qv(const Point<T>& q, const Point<T>& v, int size, Kernel&& kernel, Use&& use) const {
+    const int N = dimension();
+    return taylor_at<T>(2 * N, [&](int i) -> const T& { return i < N ? q[i] : v[i - N]; }, size,
+                 std::forward<Kernel>(kernel), std::forward<Use>(use));
+  }
+
   template <class T, class Use>
-  void mechanics(const Point<T>& q, Use&& use) const {
+  decltype(auto) mechanics(const Point<T>& q, Use&& use) const {
     const LoadedModel& model = *bound_->model;
-    taylor_in_q<T>(
+    return taylor_in_q<T>(
         q, model.layout.mechanics_size,
         [&](int order, const double* x, double* c) { model.evaluator->mechanics(order, x, bound_->parameters.data(), c); },
         std::forward<Use>(use));

@@ -162,6 +162,14 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     for (const double c : coefficients)
       if (!std::isfinite(c)) fail(lagrangian, "a derivative of the metric or the potential is not finite" + singular);
   }
+  if (model.layout.force_size > 0) {
+    coefficients.resize(model.layout.force_size);
+    model.evaluator->force(max_taylor_order, x.data(), p.data(), coefficients.data());
+    for (int i = 0; i < n; ++i)
+      for (int k = 0; k < model.layout.force[i].size(); ++k)
+        if (!std::isfinite(coefficients[model.layout.force[i].offset + k]))
+          fail(spec.force[i], "the force or a derivative of it up to the third is not finite" + singular);
+  }
   const Eigen::MatrixXd W = model.velocity_hessian(x, p);
   if (!(relative_rank_gap(W) > 1e-12))
     fail(lagrangian, "the metric d2L/dv2 is singular at " + where +

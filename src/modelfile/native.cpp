@@ -46,6 +46,7 @@ class NativeEvaluator : public Evaluator {
       lagrangian_[order] = symbol("dalembert_lagrangian_" + std::to_string(order));
       constraints_[order] = symbol("dalembert_constraints_" + std::to_string(order));
       mechanics_[order] = symbol("dalembert_mechanics_" + std::to_string(order));
+      force_[order] = symbol("dalembert_force_" + std::to_string(order));
     }
     derived_ = symbol("dalembert_derived");
     solution_ = symbol("dalembert_solution");
@@ -62,6 +63,7 @@ class NativeEvaluator : public Evaluator {
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     mechanics_[order](q, p, 0.0, out);
   }
+  void force(int order, const double* x, const double* p, double* out) const override { force_[order](x, p, 0.0, out); }
   void derived(const double* x, const double* p, double t, double* out) const override { derived_(x, p, t, out); }
   void solution(const double* x0, const double* p, double t, double* out) const override { solution_(x0, p, t, out); }
   void initial(const double* p, double* out) const override { initial_(nullptr, p, 0.0, out); }
@@ -76,7 +78,7 @@ class NativeEvaluator : public Evaluator {
 
   void* handle_;
   std::string path_;
-  std::array<KernelFn, max_taylor_order + 1> lagrangian_{}, constraints_{}, mechanics_{};
+  std::array<KernelFn, max_taylor_order + 1> lagrangian_{}, constraints_{}, mechanics_{}, force_{};
   KernelFn derived_ = nullptr, solution_ = nullptr, initial_ = nullptr;
 };
 
@@ -219,8 +221,9 @@ std::unique_ptr<Evaluator> open_library(const std::string& path, const std::stri
   const auto* version = static_cast<const int*>(dlsym(handle, "dalembert_abi_version"));
   const auto* l_size = static_cast<const int*>(dlsym(handle, "dalembert_lagrangian_size"));
   const auto* m_size = static_cast<const int*>(dlsym(handle, "dalembert_constraints_size"));
-  if (!version || *version != 1 || !l_size || *l_size != layout.lagrangian_size || !m_size ||
-      *m_size != layout.constraints_size) {
+  const auto* f_size = static_cast<const int*>(dlsym(handle, "dalembert_force_size"));
+  if (!version || *version != 2 || !l_size || *l_size != layout.lagrangian_size || !m_size ||
+      *m_size != layout.constraints_size || !f_size || *f_size != layout.force_size) {
     dlclose(handle);
     problem = path + " does not match the model";
     return nullptr;

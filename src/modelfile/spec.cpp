@@ -141,7 +141,7 @@ ModelSpec parse_spec(const std::string& path) {
 
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",
-                                                      "initial",    "solution",    "derived"};
+                                                      "force",      "initial",     "solution",    "derived"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
@@ -250,6 +250,13 @@ ModelSpec parse_spec(const std::string& path) {
     if (spec.m() >= n)
       r.fail(spec.constraints_line, std::to_string(spec.m()) + " constraints for " + std::to_string(n) +
                                         " coordinates leave no motion (need fewer constraints than coordinates)");
+  }
+
+  if (const auto* force = root.get("force")) {
+    spec.force_line = line_of(*force);
+    spec.force = r.expressions(*force, "force", n,
+                               "the system has " + std::to_string(n) + " coordinates (" + list_names(spec.coordinates) +
+                                   "): one component of the force per coordinate");
   }
 
   spec.initial_q.assign(n, Expression{"0", 0, "initial.q"});

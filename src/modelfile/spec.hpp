@@ -53,6 +53,10 @@ struct ModelSpec {
   long metric_line = 0;
   std::vector<Expression> constraints;
   long constraints_line = 0;
+  /// External force F(q, v), one expression per coordinate (empty: no force). It enters the
+  /// Lagrange–d'Alembert principle as ∫ F·δq dt, so F is a covector in the coordinates' basis.
+  std::vector<Expression> force;
+  long force_line = 0;
   /// Default initial data, numbers or expressions in the parameters (zeros without [initial]);
   /// load() evaluates them at the file's parameter values into q0, v0.
   std::vector<Expression> initial_q, initial_v;

@@ -380,6 +380,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
     mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
   }
 
+  // The external force: any functions of q and v (not of t: the methods' steps have no time).
+  std::vector<ex> force;
+  for (const auto& e : spec.force) force.push_back(parse(e, kCoordinates | kVelocities, in_qv));
+
   // Derived quantities and the closed form.
   std::vector<ex> derived;
   for (const auto& d : spec.derived) derived.push_back(parse(d.expression, kCoordinates | kVelocities | kTime, in_qv + "; t"));
@@ -415,6 +419,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
     layout.potential = taylor_terms(V, s.q, mechanics_coefficients);
   }
   layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
+  std::vector<std::pair<int, ex>> force_coefficients;
+  for (const ex& F : force) layout.force.push_back(taylor_terms(F, x, force_coefficients));
+  layout.force_size = static_cast<int>(force_coefficients.size());
   layout.derived = static_cast<int>(derived.size());
   layout.has_solution = !solution_q.empty();
 
@@ -448,6 +455,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
     for (int i = 0; i < layout.mechanics_size; ++i)
       if (mechanics_coefficients[i].first <= order)
         kg.outputs.emplace_back(i, mechanics_coefficients[i].second.subs(to_args));
+    Kernel& kf = out.kernels[force_kernel(order)];
+    kf.name = "force_" + std::to_string(order);
+    for (int i = 0; i < layout.force_size; ++i)
+      if (force_coefficients[i].first <= order) kf.outputs.emplace_back(i, force_coefficients[i].second.subs(to_args));
   }
   out.kernels[derived_kernel].name = "derived";
   for (std::size_t i = 0; i < derived.size(); ++i)
@@ -718,9 +729,10 @@ std::string c_source(const SymbolicModel& model) {
     << "#include <math.h>\n"
     << "static const double Pi = 3.141592653589793238462643383279502884;\n"
     << "static double dalembert_sign(double x) { return (double)((x > 0) - (x < 0)); }\n"
-    << "int dalembert_abi_version = 1;\n"
+    << "int dalembert_abi_version = 2;\n"
     << "int dalembert_lagrangian_size = " << model.layout.lagrangian_size << ";\n"
-    << "int dalembert_constraints_size = " << model.layout.constraints_size << ";\n";
+    << "int dalembert_constraints_size = " << model.layout.constraints_size << ";\n"
+    << "int dalembert_force_size = " << model.layout.force_size << ";\n";
   for (const auto& k : model.kernels) {
     // restrict: out never aliases x or p, so the compiler may keep x[i] and shared subexpressions
     // such as sin(x[2]) in registers across the stores instead of recomputing them after each one
@@ -856,6 +868,9 @@ class InterpretedEvaluator : public Evaluator {
   }
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     tapes_[mechanics_kernel(order)].run(q, p, 0.0, out);
+  }
+  void force(int order, const double* x, const double* p, double* out) const override {
+    tapes_[force_kernel(order)].run(x, p, 0.0, out);
   }
   void derived(const double* x, const double* p, double t, double* out) const override {
     tapes_[derived_kernel].run(x, p, t, out);

@@ -24,7 +24,7 @@ struct Kernel {
 
 struct SymbolicModel {
   Layout layout;
-  /// lagrangian_0..3, constraints_0..3, mechanics_0..3, derived, solution, initial (empty where
+  /// lagrangian_0..3, constraints_0..3, mechanics_0..3, force_0..3, derived, solution, initial (empty where
   /// the file has none).
   std::vector<Kernel> kernels;
 };
@@ -32,7 +32,8 @@ struct SymbolicModel {
 inline constexpr int lagrangian_kernel(int order) { return order; }
 inline constexpr int constraints_kernel(int order) { return max_taylor_order + 1 + order; }
 inline constexpr int mechanics_kernel(int order) { return 2 * (max_taylor_order + 1) + order; }
-inline constexpr int derived_kernel = 3 * (max_taylor_order + 1);
+inline constexpr int force_kernel(int order) { return 3 * (max_taylor_order + 1) + order; }
+inline constexpr int derived_kernel = 4 * (max_taylor_order + 1);
 inline constexpr int solution_kernel = derived_kernel + 1;
 inline constexpr int initial_kernel = solution_kernel + 1;
 

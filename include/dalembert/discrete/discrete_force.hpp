@@ -98,7 +98,9 @@ VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   const int n = coordinate_count(sys);
   VecN<S, T> F(n);
   for (int i = 0; i < n; ++i) F[i] = ad::lift<T>(0.0);
-  if constexpr (HasExternalForce<S>) F += sys.template force<T>(q, v);
+  if constexpr (HasExternalForce<S>) {
+    if (has_external_force(sys)) F += sys.template force<T>(q, v);
+  }
   if constexpr (S::m != 0) {
     if (constraint_count(sys) > 0) {
       const auto a = constrained_acceleration(sys, q, v);

@@ -42,7 +42,9 @@ class DiscreteEulerLagrange {
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
-    if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+    }
     return p;
   }
 
@@ -50,7 +52,9 @@ class DiscreteEulerLagrange {
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
     VecN<S> p1 = differentiate(ld_, q0, q1).D2;
-    if constexpr (HasExternalForce<S>) p1 += MidpointForce<S>(system_, h)(q0, q1);
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) p1 += MidpointForce<S>(system_, h)(q0, q1);
+    }
     return State{1, h, q1, p1, (q1 - q0) / h, 0};
   }
 
@@ -59,20 +63,25 @@ class DiscreteEulerLagrange {
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
     DiscreteForceDerivatives<n, max_n_of<S>()> f;
+    const bool forced = has_external_force(system_);
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p + d.D1;
       J = d.D12;
       if constexpr (HasExternalForce<S>) {
-        f = differentiate(MidpointForce<S>(system_, h), s.q, q1);
-        F += f.value;
-        J += f.D2;
+        if (forced) {
+          f = differentiate(MidpointForce<S>(system_, h), s.q, q1);
+          F += f.value;
+          J += f.D2;
+        }
       }
     };
     const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
-    if constexpr (HasExternalForce<S>) s.p += f.value;
+    if constexpr (HasExternalForce<S>) {
+      if (forced) s.p += f.value;
+    }
     s.last_velocity = (x - s.q) / h;
     s.q = x;
     advance(s, h);

@@ -68,7 +68,9 @@ class DiscreteLagrangeDAlembert {
       return -d.D1;
     }
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
-    if constexpr (HasExternalForce<S>) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+    }
     return p;
   }
 
@@ -86,7 +88,9 @@ class DiscreteLagrangeDAlembert {
     } else {
       s.p = differentiate(ld_, q0, q1).D2;
     }
-    if constexpr (HasExternalForce<S>) s.p += MidpointForce<S>(system_, h)(q0, q1);
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) s.p += MidpointForce<S>(system_, h)(q0, q1);
+    }
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
     if constexpr (m != 0) {
@@ -98,8 +102,26 @@ class DiscreteLagrangeDAlembert {
   void step(State& s) const {
     if constexpr (by_terms) {
       step_by_terms(s);
-      return;
+    } else if constexpr (HasExternalForce<S>) {
+      // a model file knows only at run time whether it has a force: two loops, so that a file
+      // without one runs the loop of a model without force<T> (docs/benchmarks.md)
+      if (has_external_force(system_)) {
+        dense_step<true>(s);
+      } else {
+        dense_step<false>(s);
+      }
+    } else {
+      dense_step<false>(s);
     }
+  }
+
+  /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+
+ private:
+  /// The step with dense derivatives, with the midpoint discrete force if Forced.
+  template <bool Forced>
+  void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
@@ -109,6 +131,7 @@ class DiscreteLagrangeDAlembert {
     // By-products of the last residual evaluation, which Newton makes at the solution.
     SlotDerivativesOf<Ld> d;
     VecN<S> force = VecN<S>::Zero(dn);
+    MatNN<S> force_by_q1;  // used when Forced
     VecM<S> omega(dm);
     // Compiled models: the residual takes first derivatives only, since most residuals are
     // evaluated at an iterate that turns out converged, and the Jacobian is computed when Newton
@@ -128,8 +151,8 @@ class DiscreteLagrangeDAlembert {
         d = slot_derivatives(ld_, s.q, q1);
       }
       F.template head<n>(dn) = s.p + d.D1;
-      if constexpr (HasExternalForce<S>) {
-        force = MidpointForce<S>(system_, h)(s.q, q1);
+      if constexpr (Forced) {
+        midpoint_force(s.q, q1, force, jacobian_with_residual ? &force_by_q1 : nullptr);
         F.template head<n>(dn) += force;
       }
       if constexpr (m != 0) {
@@ -153,8 +176,12 @@ class DiscreteLagrangeDAlembert {
       } else {
         J.template topLeftCorner<n, n>(dn, dn) = differentiate(ld_, s.q, q1).D12;
       }
-      if constexpr (HasExternalForce<S>) {
-        J.template topLeftCorner<n, n>(dn, dn) += differentiate(MidpointForce<S>(system_, h), s.q, q1).D2;
+      if constexpr (Forced) {
+        if constexpr (!jacobian_with_residual) {
+          VecN<S> value;  // the residual's is kept for p_{k+1}
+          midpoint_force(s.q, q1, value, &force_by_q1);
+        }
+        J.template topLeftCorner<n, n>(dn, dn) += force_by_q1;
       }
       if constexpr (m != 0) {
         if (dm > 0) {
@@ -184,10 +211,18 @@ class DiscreteLagrangeDAlembert {
     s.iterations = r.iterations;
   }
 
-  /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
-  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+  /// The midpoint discrete force F_d(q0, q1) and, if `by_q1` is given, ∂F_d/∂q1.
+  void midpoint_force(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& value, MatNN<S>* by_q1) const {
+    const MidpointForce<S> f(system_, step_size());
+    if (!by_q1) {
+      value = f(q0, q1);
+      return;
+    }
+    const auto d = differentiate(f, q0, q1);
+    value = d.value;
+    *by_q1 = d.D2;
+  }
 
- private:
   /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule on a locally
   /// coupled model without external forces.
   static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&

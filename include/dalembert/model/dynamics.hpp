@@ -289,7 +289,9 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   const int m = constraint_count(sys);
   const auto d = lagrangian_derivatives(sys, q, v);
   VecN<S, T> r = d.Lq - d.B * v;
-  if constexpr (HasExternalForce<S>) r += sys.template force<T>(q, v);
+  if constexpr (HasExternalForce<S>) {
+    if (has_external_force(sys)) r += sys.template force<T>(q, v);
+  }
   const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
   ConstrainedAccelerationOf<S, T> out;
   out.acceleration = W.solve(r);

@@ -118,6 +118,24 @@ concept HasExternalForce = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.template force<double>(q, q) } -> std::convertible_to<VecN<S>>;
 };
 
+/// A model with force<T>() that knows only at run time whether it has a force (a model file: one
+/// compiled type serves files with and without `force`).
+template <class S>
+concept ForceAtRunTime = HasExternalForce<S> && requires(const S& s) {
+  { s.has_force() } -> std::convertible_to<bool>;
+};
+
+/// Whether the methods add sys's external force: the code that does so is compiled for
+/// HasExternalForce<S> and runs where this is true.
+template <class S>
+bool has_external_force(const S& sys) {
+  if constexpr (ForceAtRunTime<S>) {
+    return sys.has_force();
+  } else {
+    return HasExternalForce<S>;
+  }
+}
+
 template <class S>
 concept HasMetric = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.template metric<double>(q) } -> std::convertible_to<MatNN<S>>;

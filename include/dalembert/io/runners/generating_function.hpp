@@ -17,21 +17,18 @@ struct GeneratingFunction {
 
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
-    if constexpr (HasExternalForce<S>) {
-      throw BadInput("method " + o.method + " has no discrete external force; system " + name_of(sys) +
-                     " has one");
-    } else {
-      if (o.rule != "alpha")
-        throw BadInput("method " + o.method + " uses its own generating function S_alpha; --rule " + o.rule +
-                       " does not apply (use --alpha)");
-      if (o.method == "gf") return start(sys, make_gf(sys, o.h, o.alpha, o.newton), init, o);
-      if (o.method == "gf-sym") return start(sys, make_gf_sym(sys, o.h, o.alpha, o.newton), init, o);
-      if constexpr (HasMetric<S>) {
-        if (is_mechanical(sys)) return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
-      }
-      throw BadInput("method gf-cp projects with the metric G(q), but system " + name_of(sys) +
-                     " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
+    if (has_external_force(sys))
+      throw BadInput("method " + o.method + " has no discrete external force; system " + name_of(sys) + " has one");
+    if (o.rule != "alpha")
+      throw BadInput("method " + o.method + " uses its own generating function S_alpha; --rule " + o.rule +
+                     " does not apply (use --alpha)");
+    if (o.method == "gf") return start(sys, make_gf(sys, o.h, o.alpha, o.newton), init, o);
+    if (o.method == "gf-sym") return start(sys, make_gf_sym(sys, o.h, o.alpha, o.newton), init, o);
+    if constexpr (HasMetric<S>) {
+      if (is_mechanical(sys)) return start(sys, make_gf_cp(sys, o.h, o.alpha, false, o.newton), init, o);
     }
+    throw BadInput("method gf-cp projects with the metric G(q), but system " + name_of(sys) +
+                   " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
   }
 
  private:

@@ -28,10 +28,10 @@ struct MomentumEnergy {
       throw BadInput("method fim projects with the metric G(q), but system " + name_of(sys) +
                      " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
     }
+    if (has_external_force(sys))
+      throw BadInput("method fim has no discrete external force; system " + name_of(sys) + " has one");
     if constexpr (!HasMetric<S>) {
       return {};  // not reached: is_mechanical is false without a metric
-    } else if constexpr (HasExternalForce<S>) {
-      throw BadInput("method fim has no discrete external force; system " + name_of(sys) + " has one");
     } else {
       if (o.rule == "trapezoid") {
         const MomentumEnergyIntegrator<S, TrapezoidRule<S>> method(sys, TrapezoidRule<S>(sys, o.h), start_kind,
