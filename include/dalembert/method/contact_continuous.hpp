@@ -1,10 +1,12 @@
 #pragma once
 // Integrators of the continuous Herglotz(–d'Alembert) equations on TQ × R,
 //   q̇ = v,  v̇ = q̈(q, v, z),  ż = L(q, v, z):
-// classical RK4 (the non-geometric baseline) and the Bulirsch–Stoer reference ("the truth" for
-// errors where no closed form exists), the contact counterparts of rk4.hpp and reference.hpp.
+// classical RK4 (the non-geometric baseline; solve/runge_kutta4.hpp on y = (q, v, z)) and the
+// Bulirsch–Stoer reference ("the truth" for errors where no closed form exists), the contact
+// counterparts of rk4.hpp and reference.hpp.
 #include "dalembert/discrete/contact_flow.hpp"
 #include "dalembert/model/contact.hpp"
+#include "dalembert/solve/runge_kutta4.hpp"
 
 namespace dalembert {
 
@@ -27,24 +29,27 @@ class ContactRungeKutta4 {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
 
   void step(State& s) const {
-    struct Rate {
-      VecN<S> q, v;
-      double z;
-    };
-    const auto f = [&](const VecN<S>& q, const VecN<S>& v, double z) {
-      Rate r{v, VecN<S>(), 0.0};
-      herglotz_vector_field(system_, q, v, z, r.v, r.z);
-      return r;
-    };
-    const double h = h_;
-    const Rate k1 = f(s.q, s.v, s.z);
-    const Rate k2 = f(s.q + 0.5 * h * k1.q, s.v + 0.5 * h * k1.v, s.z + 0.5 * h * k1.z);
-    const Rate k3 = f(s.q + 0.5 * h * k2.q, s.v + 0.5 * h * k2.v, s.z + 0.5 * h * k2.z);
-    const Rate k4 = f(s.q + h * k3.q, s.v + h * k3.v, s.z + h * k3.z);
-    s.q += h / 6.0 * (k1.q + 2.0 * k2.q + 2.0 * k3.q + k4.q);
-    s.v += h / 6.0 * (k1.v + 2.0 * k2.v + 2.0 * k3.v + k4.v);
-    s.z += h / 6.0 * (k1.z + 2.0 * k2.z + 2.0 * k3.z + k4.z);
-    advance(s, h);
+    constexpr int N = sum_of_sizes(multiple_of_size(2, n), 1);
+    constexpr int MaxN = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), 1);
+    using Point = Vecd<N, MaxN>;
+    const int dn = coordinate_count(system_);
+    Point y(2 * dn + 1);
+    y << s.q, s.v, s.z;
+    runge_kutta4_step(
+        [&](const Point& x) {
+          const VecN<S> q = x.template head<n>(dn), v = x.template segment<n>(dn, dn);
+          VecN<S> acceleration(dn);
+          double zdot;
+          herglotz_vector_field(system_, q, v, x[2 * dn], acceleration, zdot);
+          Point rate(2 * dn + 1);
+          rate << v, acceleration, zdot;
+          return rate;
+        },
+        y, h_);
+    s.q = y.template head<n>(dn);
+    s.v = y.template segment<n>(dn, dn);
+    s.z = y[2 * dn];
+    advance(s, h_);
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }

@@ -1,8 +1,8 @@
 #pragma once
 // Integrators of the continuous rigid-body equations ġ = g hat(Ω), Ω' of model/rigid_body.hpp, on
 // the embedding R⁹ × R³ (g is orthogonal only up to the truncation error): classical RK4 (the
-// non-geometric baseline) and Boost.Odeint's Bulirsch–Stoer with tight tolerances (the reference
-// for error measurements of fim-lie), both sampled at t_k = k h.
+// non-geometric baseline; solve/runge_kutta4.hpp on y = (g, Ω)) and Boost.Odeint's Bulirsch–Stoer
+// with tight tolerances (the reference for error measurements of fim-lie), both sampled at t_k = k h.
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -11,6 +11,7 @@
 
 #include "dalembert/model/rigid_body.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
+#include "dalembert/solve/runge_kutta4.hpp"
 
 namespace dalembert {
 
@@ -56,11 +57,20 @@ class RigidBodyRungeKutta4 {
   State initial_state(const Matd<3, 3>& g0, const Vecd<3>& omega0) const { return State{0, 0.0, g0, omega0, 0}; }
 
   void step(State& s) const {
-    auto y = detail::pack(s.g, s.omega);
-    boost::numeric::odeint::runge_kutta4<detail::RigidBodyOdeState> stepper;
-    stepper.do_step([this](const auto& x, auto& dx, double) { detail::rigid_body_rhs(body_, x, dx); }, y,
-                    grid_time(s.k, h_), h_);
-    detail::unpack(y, s.g, s.omega);
+    using Point = Vecd<12>;
+    const detail::RigidBodyOdeState start = detail::pack(s.g, s.omega);
+    Point y = Eigen::Map<const Point>(start.data());
+    runge_kutta4_step(
+        [this](const Point& x) {
+          detail::RigidBodyOdeState at, rate;
+          Eigen::Map<Point>(at.data()) = x;
+          detail::rigid_body_rhs(body_, at, rate);
+          return Point(Eigen::Map<const Point>(rate.data()));
+        },
+        y, h_);
+    detail::RigidBodyOdeState end;
+    Eigen::Map<Point>(end.data()) = y;
+    detail::unpack(end, s.g, s.omega);
     advance(s, h_);
   }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Classical fourth-order Runge–Kutta on the continuous Lagrange–d'Alembert equations
 // q̇ = v, v̇ = q̈(q, v) (multiplier extension): the non-geometric baseline the papers compare with.
+// The step is solve/runge_kutta4.hpp on y = (q, v).
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/runge_kutta4.hpp"
 
 namespace dalembert {
 
@@ -23,13 +25,20 @@ class RungeKutta4 {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return State{0, 0.0, q0, v0, 0}; }
 
   void step(State& s) const {
-    const auto a = [&](const VecN<S>& q, const VecN<S>& v) { return acceleration(system_, q, v); };
-    const VecN<S> k1q = s.v, k1v = a(s.q, s.v);
-    const VecN<S> k2q = s.v + 0.5 * h_ * k1v, k2v = a(s.q + 0.5 * h_ * k1q, k2q);
-    const VecN<S> k3q = s.v + 0.5 * h_ * k2v, k3v = a(s.q + 0.5 * h_ * k2q, k3q);
-    const VecN<S> k4q = s.v + h_ * k3v, k4v = a(s.q + h_ * k3q, k4q);
-    s.q += h_ / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
-    s.v += h_ / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    using Phase = Vecd<multiple_of_size(2, n), multiple_of_size(2, max_n_of<S>())>;
+    const int dn = coordinate_count(system_);
+    Phase y(2 * dn);
+    y << s.q, s.v;
+    runge_kutta4_step(
+        [&](const Phase& x) {
+          const VecN<S> q = x.template head<n>(dn), v = x.template segment<n>(dn, dn);
+          Phase rate(2 * dn);
+          rate << v, acceleration(system_, q, v);
+          return rate;
+        },
+        y, h_);
+    s.q = y.template head<n>(dn);
+    s.v = y.template segment<n>(dn, dn);
     advance(s, h_);
   }
 
