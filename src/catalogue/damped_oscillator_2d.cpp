@@ -1,7 +1,7 @@
 // Catalogue entry (one translation unit per system keeps template instantiation parallel).
-#include "catalogue/make_contact_entry.hpp"
+#include "catalogue/make_entry.hpp"
 #include "dalembert/models/contact_systems.hpp"
 
 namespace dalembert::catalogue {
-Entry damped_oscillator_2d_entry() { return make_contact_entry<models::DampedOscillator2D>(); }
+Entry damped_oscillator_2d_entry() { return make_entry<models::DampedOscillator2D>(); }
 }  // namespace dalembert::catalogue

@@ -1,7 +1,7 @@
 // Catalogue entry (one translation unit per system keeps template instantiation parallel).
-#include "catalogue/make_second_order_entry.hpp"
+#include "catalogue/make_entry.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"
 
 namespace dalembert::catalogue {
-Entry inertia_wheel_pendulum_entry() { return make_second_order_entry<models::InertiaWheelPendulum>(); }
+Entry inertia_wheel_pendulum_entry() { return make_entry<models::InertiaWheelPendulum>(); }
 }  // namespace dalembert::catalogue

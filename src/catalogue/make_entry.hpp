@@ -1,11 +1,16 @@
 #pragma once
-// Builds a catalogue entry from a CatalogueSystem model type.
+// Builds the catalogue entry of a compiled system type, of any kind: the one way to make an entry
+// from a C++ model (model files and the knife-edge chain, whose sizes are run-time values, build
+// theirs from an object: src/modelfile/entry.cpp, knife_edge_chain.cpp).
 #include <cmath>
 #include <sstream>
 
+#include <Eigen/Cholesky>
 #include <Eigen/SVD>
 
 #include "catalogue/catalogue.hpp"
+#include "dalembert/model/rigid_body.hpp"
+#include "dalembert/models/contact_entry.hpp"
 
 namespace dalembert::catalogue {
 
@@ -19,13 +24,6 @@ std::string format_vector(const Vector& x) {
   for (Eigen::Index i = 0; i < x.size(); ++i) out << (i ? ", " : "") << x[i];
   out << ")";
   return out.str();
-}
-
-template <class S>  // any catalogue system, also a contact one
-std::string coordinate_list() {
-  std::string s;
-  for (const auto& c : S::coordinates) s += (s.empty() ? "" : ", ") + std::string(c);
-  return s;
 }
 
 /// The model with its parameters overridden by `values` (any model with name and parameters()).
@@ -45,20 +43,22 @@ S configure(const ParameterValues& values) {
     if (!found) {
       std::string known;
       for (const auto& p : params) known += (known.empty() ? "" : ", ") + std::string(p.name);
-      throw BadInput("unknown parameter '" + name + "' for system " + std::string(S::name) +
+      throw BadInput("unknown parameter '" + name + "' for system " + name_of(sys) +
                      (known.empty() ? " (it has no parameters)" : " (known: " + known + ")"));
     }
   }
   return sys;
 }
 
-template <class S>  // any catalogue system, also a contact one
-void check_size(const char* option, const Eigen::VectorXd& x) {
-  if (x.size() != S::n) {
-    throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " +
-                   std::string(S::name) + " has " + std::to_string(S::n) + " coordinates (" +
-                   coordinate_list<S>() + ")");
-  }
+/// `option` (--q0, --v0, --q1) has one value per coordinate of sys.
+template <class S>
+void check_size(const S& sys, const char* option, const Eigen::VectorXd& x) {
+  const auto names = coordinate_names_of(sys);
+  if (x.size() == static_cast<Eigen::Index>(names.size())) return;
+  std::string list;
+  for (const auto& c : names) list += (list.empty() ? "" : ", ") + c;
+  throw BadInput(std::string(option) + " has " + std::to_string(x.size()) + " value(s) but system " + name_of(sys) +
+                 " has " + std::to_string(names.size()) + " coordinates (" + list + ")");
 }
 
 /// Smallest over largest singular value; 0 for a zero or non-finite matrix.
@@ -87,67 +87,174 @@ inline void check_regular(const std::string& system, const ParameterValues& valu
                  " (the equations of motion cannot be solved)");
 }
 
-/// Entry::exact: the closed-form positions from (q0, v0), defaults filled in as for run.
-template <CatalogueMetadata S>
-std::optional<Eigen::VectorXd> exact_positions(const ParameterValues& values, InitialData init, double t) {
+/// v0 satisfies the constraints at q0: |M(q0) v0| within 1e-10 (relative).
+inline void check_in_distribution(const std::string& system, double residual, const Eigen::VectorXd& q0,
+                                  const Eigen::VectorXd& v0, bool default_v0) {
+  if (residual <= 1e-10 * (1.0 + v0.lpNorm<Eigen::Infinity>())) return;
+  throw BadInput("v0 = " + format_vector(v0) + " violates the constraints of " + system + " at q0 = " +
+                 format_vector(q0) + ": |M(q0) v0| = " + std::to_string(residual) +
+                 (default_v0 ? " (v0 is the default; pass --v0 with a velocity in D)" : ""));
+}
+
+// --- What distinguishes the kinds of system --------------------------------------------------------
+// Their initial data (q0, v0 on TQ; also z0 for contact systems; g0 ∈ SO(3) and Ω0 for rigid
+// bodies), how these are filled in and checked before a run, and how a closed form is read back as
+// positions. Everything else of an entry is the same for every kind (make_entry below).
+
+/// The default initial data and whether a closed form exists, for describe.
+template <class S>
+void describe_start(const S& sys, SystemDescription& d) {
+  if constexpr (RigidBodySystem<S>) {
+    const RigidBodyPoint x0 = sys.default_initial();
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) d.q0.push_back(x0.g(r, c));
+    d.v0.assign(x0.omega.data(), x0.omega.data() + 3);
+    d.closed_form = sys.exact_solution(x0, 1.0).has_value();
+  } else {
+    const auto x0 = sys.default_initial();
+    d.q0.assign(x0.q.data(), x0.q.data() + x0.q.size());
+    d.v0.assign(x0.v.data(), x0.v.data() + x0.v.size());
+    if constexpr (ContactCatalogueSystem<S>) d.z0 = x0.z;
+    d.closed_form = sys.exact_solution(x0, 1.0).has_value();
+  }
+}
+
+/// The number of constraints: linear velocity constraints, or second-order ones (kinematic).
+template <class S>
+int constraints_of_kind(const S& sys) {
+  if constexpr (ContactCatalogueSystem<S>) {
+    return contact_constraint_count(sys);
+  } else {
+    return S::m;
+  }
+}
+
+/// Fills in the defaults of `init` and refuses initial data or parameters the system cannot start
+/// from (BadInput naming the value).
+template <class S>
+void prepare_start(const S& sys, const ParameterValues& values, InitialData& init, double h) {
+  const std::string name = name_of(sys);
+  if (!ContactCatalogueSystem<S> && init.z0)
+    throw BadInput("--z0 is the action variable of a contact system; " + name + " is not one");
+  const bool default_v0 = init.v0.size() == 0;
+  if constexpr (RigidBodySystem<S>) {
+    const Eigen::LLT<Matd<3, 3>> inertia(sys.inertia());
+    if (inertia.info() != Eigen::Success || !sys.inertia().allFinite())
+      throw BadInput("the inertia tensor of " + name + " must be positive definite");
+    const RigidBodyPoint x0 = sys.default_initial();
+    if (init.q0.size() == 0)
+      init.q0 = Eigen::Map<const Eigen::Matrix<double, 9, 1>>(Eigen::Matrix<double, 3, 3, Eigen::RowMajor>(x0.g).data());
+    if (default_v0) init.v0 = x0.omega;
+    if (init.q0.size() != 9)
+      throw BadInput("--q0 has " + std::to_string(init.q0.size()) + " value(s) but system " + name +
+                     " takes the 9 entries of g0 row by row (g11, ..., g33)");
+    if (init.v0.size() != 3)
+      throw BadInput("--v0 has " + std::to_string(init.v0.size()) + " value(s) but system " + name +
+                     " takes the body angular velocity Omega0 (3 values)");
+    const Matd<3, 3> g0 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(init.q0.data());
+    const double orthogonality = so3::orthogonality_error(g0);
+    if (!(orthogonality <= 1e-10) || !(g0.determinant() > 0))
+      throw BadInput("--q0 = " + format_vector(init.q0) + " is not a rotation matrix: |g0^T g0 - I| = " +
+                     std::to_string(orthogonality) + ", det g0 = " + std::to_string(g0.determinant()));
+    const Vecd<3> omega0 = init.v0;
+    const double residual = rigid_body_constraint_residual(sys, g0, omega0);
+    if (residual > 1e-10 * (1.0 + omega0.template lpNorm<Eigen::Infinity>()))
+      throw BadInput("v0 = " + format_vector(omega0) + " violates the constraint of " + name +
+                     " at g0: |A(g0) Omega0| = " + std::to_string(residual) +
+                     (default_v0 ? " (v0 is the default; pass --v0 with an admissible Omega0)" : ""));
+  } else {
+    if constexpr (requires { sys.parameter_problem(); }) {
+      const std::string problem = sys.parameter_problem();
+      if (!problem.empty()) throw BadInput("parameters of " + name + ": " + problem);
+    }
+    const auto x0 = sys.default_initial();
+    if (init.q0.size() == 0) init.q0 = x0.q;
+    if (default_v0) init.v0 = x0.v;
+    if constexpr (ContactCatalogueSystem<S>) {
+      if (!init.z0) init.z0 = x0.z;
+    }
+    check_size(sys, "--q0", init.q0);
+    check_size(sys, "--v0", init.v0);
+    if (init.q1) check_size(sys, "--q1", *init.q1);
+    using Point = Vecd<S::n>;
+    const Point q = init.q0;
+    const Point v = init.q1 ? Point((Point(*init.q1) - q) / h) : Point(init.v0);
+    if constexpr (ContactCatalogueSystem<S>) {
+      check_regular(name, values, contact_lagrangian_hessian(sys, q, Point(init.v0), *init.z0).derivatives().W,
+                    contact_constraint_matrix<S, double>(sys, q), init.q0);
+      if (!init.q1) check_in_distribution(name, contact_constraint_residual(sys, q, v), q, v, default_v0);
+    } else if constexpr (SecondOrderCatalogueSystem<S>) {
+      // second-order constraints: the equations of motion must be solvable for the acceleration
+      Point a;
+      const NewtonReport r = solve_acceleration(sys, q, v, a);
+      if (v.allFinite() && !r.converged) {  // (a bad h is reported by run())
+        throw BadInput(std::string(init.q1 ? "(q1 - q0)/h = " : "v0 = ") + format_vector(v) +
+                       ": the equations of motion of " + name + " cannot be solved for the acceleration at q0 = " +
+                       format_vector(q) + " (" + r.reason + ")");
+      }
+    } else {
+      check_regular(name, values, lagrangian_derivatives(sys, q, v).W, constraint_matrix(sys, q), init.q0);
+      if (!init.q1) check_in_distribution(name, constraint_residual(sys, q, v), q, v, default_v0);
+    }
+  }
+}
+
+/// Entry::exact: the closed-form positions from the initial data (defaults filled in as for run),
+/// if the system has a closed form there.
+template <class S>
+std::optional<Eigen::VectorXd> closed_form_positions(const ParameterValues& values, InitialData init, double t) {
   const S sys = configure<S>(values);
   if (init.q1) return std::nullopt;
-  if (init.q0.size()) check_size<S>("--q0", init.q0);
-  if (init.v0.size()) check_size<S>("--v0", init.v0);
-  const auto x0 = sys.default_initial();
-  const PhasePoint<S::n> start{init.q0.size() ? Vecd<S::n>(init.q0) : x0.q, init.v0.size() ? Vecd<S::n>(init.v0) : x0.v};
-  const auto s = sys.exact_solution(start, t);
-  if (!s) return std::nullopt;
-  return Eigen::VectorXd(s->q);
+  if constexpr (RigidBodySystem<S>) {
+    RigidBodyPoint start = sys.default_initial();
+    if (init.q0.size() == 9) start.g = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(init.q0.data());
+    if (init.v0.size() == 3) start.omega = init.v0;
+    const auto s = sys.exact_solution(start, t);
+    if (!s) return std::nullopt;
+    const Eigen::Matrix<double, 3, 3, Eigen::RowMajor> g = s->g;
+    return Eigen::VectorXd(Eigen::Map<const Eigen::Matrix<double, 9, 1>>(g.data()));
+  } else {
+    if (init.q0.size()) check_size(sys, "--q0", init.q0);
+    if (init.v0.size()) check_size(sys, "--v0", init.v0);
+    auto start = sys.default_initial();
+    if (init.q0.size()) start.q = init.q0;
+    if (init.v0.size()) start.v = init.v0;
+    if constexpr (ContactCatalogueSystem<S>) start.z = init.z0.value_or(start.z);
+    const auto s = sys.exact_solution(start, t);
+    if (!s) return std::nullopt;
+    return Eigen::VectorXd(s->q);
+  }
 }
 
 }  // namespace detail
 
-template <CatalogueSystem S>
+/// The catalogue entry of a compiled system of any kind: Lagrange–d'Alembert (CatalogueSystem),
+/// with second-order constraints, contact (Herglotz) or a rigid body on SO(3). Names and
+/// parameters are read from a configured object (name_of, summary_of, coordinate_names_of).
+template <class S>
+  requires CatalogueSystem<S> || SecondOrderCatalogueSystem<S> || ContactCatalogueSystem<S> || RigidBodySystem<S>
 Entry make_entry() {
   Entry e;
-  e.name = std::string(S::name);
+  e.name = name_of(S{});
   e.describe = [](const ParameterValues& values) {
     const S sys = detail::configure<S>(values);
     SystemDescription d;
-    d.name = std::string(S::name);
-    d.summary = std::string(S::summary);
-    for (const auto& c : S::coordinates) d.coordinates.emplace_back(c);
+    d.name = name_of(sys);
+    d.summary = summary_of(sys);
+    d.coordinates = coordinate_names_of(sys);
     for (const auto& p : S::parameters())
       d.parameters.push_back({std::string(p.name), sys.*(p.member), std::string(p.description)});
-    d.constraints = S::m;
-    const auto x0 = sys.default_initial();
-    d.q0.assign(x0.q.data(), x0.q.data() + S::n);
-    d.v0.assign(x0.v.data(), x0.v.data() + S::n);
-    d.closed_form = sys.exact_solution(x0, 1.0).has_value();
-    d.external_force = has_external_force(sys);
+    d.constraints = detail::constraints_of_kind(sys);
+    detail::describe_start(sys, d);
+    if constexpr (Model<S>) d.external_force = has_external_force(sys);
     return d;
   };
   e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {
     const S sys = detail::configure<S>(values);
-    if (init.z0) throw BadInput("--z0 is the action variable of a contact system; " + std::string(S::name) + " is not one");
-    const auto x0 = sys.default_initial();
-    const bool default_v0 = init.v0.size() == 0;
-    if (init.q0.size() == 0) init.q0 = x0.q;
-    if (default_v0) init.v0 = x0.v;
-    detail::check_size<S>("--q0", init.q0);
-    detail::check_size<S>("--v0", init.v0);
-    if (init.q1) detail::check_size<S>("--q1", *init.q1);
-    const Vecd<S::n> v_start = init.q1 ? Vecd<S::n>((*init.q1 - init.q0) / options.h) : Vecd<S::n>(init.v0);
-    detail::check_regular(std::string(S::name), values, lagrangian_derivatives(sys, Vecd<S::n>(init.q0), v_start).W,
-                          constraint_matrix(sys, Vecd<S::n>(init.q0)), init.q0);
-    if (!init.q1) {
-      const Vecd<S::n> q = init.q0, v = init.v0;
-      const double residual = constraint_residual(sys, q, v);
-      if (residual > 1e-10 * (1.0 + v.template lpNorm<Eigen::Infinity>())) {
-        throw BadInput("v0 = " + detail::format_vector(v) + " violates the constraints of " + std::string(S::name) +
-                       " at q0 = " + detail::format_vector(q) + ": |M(q0) v0| = " + std::to_string(residual) +
-                       (default_v0 ? " (v0 is the default; pass --v0 with a velocity in D)" : ""));
-      }
-    }
+    detail::prepare_start(sys, values, init, options.h);
     return run(sys, init, options);
   };
-  e.exact = detail::exact_positions<S>;
+  e.exact = detail::closed_form_positions<S>;
   return e;
 }
 
