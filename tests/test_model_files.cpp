@@ -542,3 +542,18 @@ TEST(ModelFileForces, MethodsWithoutForcesRefuse) {
     }
   }
 }
+
+// The force kernels also run without a compiler (interpreted): the same trajectory.
+TEST(ModelFileForces, InterpretedWithoutACompilerGivesTheSameTrajectory) {
+  const fs::path copy = fs::temp_directory_path() / ("dalembert_interpreted_force_" + std::to_string(::getpid()) + ".toml");
+  fs::copy_file(model_path("dragged-knife-edge"), copy, fs::copy_options::overwrite_existing);
+  ::setenv("DALEMBERT_CC", "none", 1);
+  const auto& interpreted = catalogue::find(copy.string());
+  ::unsetenv("DALEMBERT_CC");
+  for (const char* method : {"dla", "mla", "rk4"}) {
+    const auto a = interpreted.run({}, {}, options(method, 0.1, 50));
+    const auto b = catalogue::find(model_path("dragged-knife-edge")).run({}, {}, options(method, 0.1, 50));
+    EXPECT_LT(largest_difference(a.trajectory, b.trajectory), 1e-12) << method;
+  }
+  fs::remove(copy);
+}
