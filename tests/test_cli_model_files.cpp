@@ -162,6 +162,9 @@ TEST(CliModelFiles, UnknownSymbolsAreNamed) {
                               "metric = [1, 1, 1]\npotential = \"-g*x/2 + x_t\""),
                  5, {"potential: unknown symbol 'x_t': velocities are not allowed here"});
   expect_refused("unknown_key", replace_line(knife_edge, "constraints =", "constraint ="), 5, {"unknown key 'constraint'"});
+  // time-dependent Lagrangians are not supported: refused, saying why
+  expect_refused("time_in_lagrangian", replace_line(knife_edge, "g*x/2", "g*x/2*t"), 4,
+                 {"lagrangian: unknown symbol 't': the time is not allowed here (the methods' steps have no explicit time"});
 }
 
 TEST(CliModelFiles, NonlinearConstraintsAreRefused) {

@@ -204,7 +204,9 @@ class ExpressionParser {
     };
     if (has(s_.v_names)) return ": velocities are not allowed here";
     if (has(s_.q_names)) return ": coordinates are not allowed here";
-    if (name == "t") return ": the time is not allowed here";
+    if (name == "t")
+      return ": the time is not allowed here (the methods' steps have no explicit time: Lagrangians, metrics, "
+             "potentials, constraints and forces must not depend on t)";
     return "";
   }
 
