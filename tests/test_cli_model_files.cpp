@@ -230,6 +230,35 @@ TEST(CliModelFiles, ForcesAreCheckedAndRun) {
   EXPECT_NE(gf.err.find("method gf has no discrete external force"), std::string::npos) << gf.err;
 }
 
+// action = "z": a contact system; its mistakes name the line like the others.
+TEST(CliModelFiles, ContactFilesAreCheckedAndRun) {
+  const std::string contact = R"(name = "damped particle"
+coordinates = ["x", "y"]
+action = "z"
+lagrangian = "(x_t^2 + y_t^2)/2 - 0.1*z"
+[initial]
+q = [0, 0]
+v = [1, 0]
+z = 0.5
+)";
+  const std::string path = write_model("contact", contact);
+  const auto run = dalembert("run " + path + " --method herglotz --h 0.1 --steps 10");
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("t,x,y,z,energy"), std::string::npos) << run.out;
+  EXPECT_NE(dalembert("describe --json " + path).out.find("\"z\": 0.5"), std::string::npos);
+  const auto dla = dalembert("run " + path + " --method dla --h 0.1 --steps 10");
+  EXPECT_EQ(dla.status, 2);
+  expect_refused("action_in_constraint",
+                 replace_line(contact, "lagrangian =", "constraints = [\"x_t*z\"]\nlagrangian ="), 4,
+                 {"constraints[0]: unknown symbol 'z': the action variable is allowed only in the lagrangian"});
+  expect_refused("action_with_force", replace_line(contact, "[initial]", "force = [0, 0]\n[initial]"), 5,
+                 {"an external force with an action variable (action = \"z\") is not supported yet"});
+  expect_refused("initial_action_without_action", replace_line(contact, "action = \"z\"\n", ""), 7,
+                 {"initial: unknown key 'z' (known: q, v; z only with an action variable"});
+  expect_refused("action_is_a_coordinate", replace_line(contact, "action = \"z\"", "action = \"x\""), 3,
+                 {"action variable 'x' is defined twice"});
+}
+
 // Compiled once, then found in the cache: the generated code must not depend on the run (GiNaC
 // orders terms by address-dependent hashes; src/modelfile/symbolic.cpp prints a canonical form).
 TEST(CliModelFiles, CompiledOnceThenCached) {

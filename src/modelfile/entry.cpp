@@ -54,18 +54,23 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     Eigen::VectorXd x0(2 * spec.n());
     x0 << bound->q0, bound->v0;
     d.closed_form = model->solution(x0, bound->parameters, 1.0).has_value();
+    if (model->layout.contact) d.z0 = bound->z0;
     d.external_force = !model->layout.force.empty();
     return d;
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
     const auto bound = bind(model, values);
-    if (init.z0) throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path + " is not one");
+    if (!model->layout.contact && init.z0)
+      throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path +
+                     " is not one (it has no action = \"...\")");
+    if (model->layout.contact && !init.z0) init.z0 = bound->z0;
     const bool velocity_from_file = init.v0.size() == 0;
     fill_initial(*bound, init);
     if (!init.q1) {
       try {
-        check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine);
+        check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine,
+                            init.z0.value_or(0.0));
       } catch (const ModelFileError& e) {
         if (values.empty()) throw;
         std::string given;  // the parameters may be what makes the point singular: name them

@@ -36,7 +36,8 @@ struct ConstraintEntry {
 
 struct Layout {
   int n = 0, m = 0;
-  TaylorTerms lagrangian;                    ///< over x = (q, v), 2n variables
+  bool contact = false;                      ///< L(q, v, z) with an action variable z
+  TaylorTerms lagrangian;                    ///< over x = (q, v), 2n variables, or (q, v, z) if contact
   int lagrangian_size = 0;                   ///< doubles written by the lagrangian kernels
   std::vector<ConstraintEntry> constraints;  ///< over q, n variables
   int constraints_size = 0;

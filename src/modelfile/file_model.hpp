@@ -3,7 +3,8 @@
 // known only when the file is read (n = m = Eigen::Dynamic), so that every method family runs on
 // it unchanged and one compiled type serves files of every size. MaxN bounds n at compile time
 // (storage inside the vectors, no heap allocation per step); FileModel<Eigen::Dynamic> takes any n
-// (src/modelfile/entry.cpp picks the bounded one when the file fits, docs/decisions.md).
+// (src/modelfile/entry.cpp picks the bounded one when the file fits, docs/decisions.md). A file
+// with an action variable is a contact system instead: ContactFileModel at the end of this file.
 //
 // Its functions must work for any scalar the integrators use: double and nested duals of
 // automatic differentiation. The kernels give the Taylor coefficients of L (and of the entries of
@@ -28,6 +29,7 @@
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/models/contact_entry.hpp"
 #include "modelfile/model.hpp"
 
 namespace dalembert::modelfile {
@@ -232,6 +234,19 @@ class FileModel {
     const LoadedModel& model = *bound_->model;
     return taylor_in_qv<T>(
         q, v, model.layout.lagrangian_size,
+        [&](int order, const double* x, double* c) { model.evaluator->lagrangian(order, x, bound_->parameters.data(), c); },
+        [&](const auto& value) { return value(model.layout.lagrangian); });
+  }
+
+  /// L(q, v, z) of a contact file (`action`), whose kernels take x = (q, v, z): ContactFileModel
+  /// below.
+  template <class T>
+  T lagrangian_with_action(const Point<T>& q, const Point<T>& v, const T& z) const {
+    const LoadedModel& model = *bound_->model;
+    const int N = dimension();
+    return taylor_at<T>(
+        2 * N + 1, [&](int i) -> const T& { return i < N ? q[i] : i < 2 * N ? v[i - N] : z; },
+        model.layout.lagrangian_size,
         [&](int order, const double* x, double* c) { model.evaluator->lagrangian(order, x, bound_->parameters.data(), c); },
         [&](const auto& value) { return value(model.layout.lagrangian); });
   }
@@ -478,5 +493,56 @@ DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> differ
 /// unbounded.
 using BoundedFileModel = FileModel<bounded_coordinates>;
 using UnboundedFileModel = FileModel<Eigen::Dynamic>;
+
+/// A model file with an action variable (`action = "z"`) as a contact catalogue system
+/// (models/contact_entry.hpp): L(q, v, z), linear constraints M(q) v = 0, run by `herglotz`,
+/// contact `exact` (without constraints), `rk4` and `reference`. M is 0 (no constraints: the exact
+/// discrete flow needs that at compile time) or Eigen::Dynamic; the size is bounded by MaxN.
+template <int MaxN, int M>
+class ContactFileModel {
+ public:
+  static constexpr int n = Eigen::Dynamic, max_n = MaxN, m = M, max_m = M == 0 ? 0 : MaxN;
+  template <class T>
+  using Point = Vec<T, n, max_n>;
+
+  static std::array<Parameter<ContactFileModel>, 0> parameters() { return {}; }
+
+  explicit ContactFileModel(std::shared_ptr<const BoundModel> model) : file_(std::move(model)) {
+    if ((M == 0) != (file_.constraint_count() == 0))
+      throw std::logic_error("ContactFileModel<" + std::to_string(MaxN) + ", " + std::to_string(M) + "> for a model with " +
+                             std::to_string(file_.constraint_count()) + " constraint(s)");
+  }
+
+  int dimension() const { return file_.dimension(); }
+  int constraint_count() const { return file_.constraint_count(); }
+  std::string_view name() const { return file_.name(); }
+  std::string_view summary() const { return file_.summary(); }
+  const std::vector<std::string>& coordinate_names() const { return file_.coordinate_names(); }
+
+  template <class T>
+  T lagrangian(const Point<T>& q, const Point<T>& v, const T& z) const {
+    return file_.lagrangian_with_action(q, v, z);
+  }
+
+  template <class T>
+    requires(M != 0)
+  Mat<T, m, n, max_m, max_n> constraint_matrix(const Point<T>& q) const {
+    return file_.constraint_matrix(q);
+  }
+
+  ContactPoint<n, max_n> default_initial() const {
+    const BoundModel& b = file_.bound();
+    return {b.q0, b.v0, b.z0};
+  }
+  /// Contact files have no closed form yet (the file's [solution] is refused with an action).
+  std::optional<ContactPoint<n, max_n>> exact_solution(const ContactPoint<n, max_n>&, double) const { return std::nullopt; }
+
+ private:
+  FileModel<MaxN> file_;
+};
+
+/// The contact instances (src/modelfile/run_contact.cpp), within the bound of contact files.
+using ContactFileModelWithoutConstraints = ContactFileModel<bounded_coordinates, 0>;
+using ContactFileModelWithConstraints = ContactFileModel<bounded_coordinates, Eigen::Dynamic>;
 
 }  // namespace dalembert::modelfile

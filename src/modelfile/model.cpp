@@ -51,7 +51,7 @@ Eigen::MatrixXd LoadedModel::velocity_hessian(const Eigen::VectorXd& x, const st
   int k = L.offset + 1 + static_cast<int>(L.first.size());
   for (const auto& [i, j] : L.second) {
     const double coefficient = c[k++];
-    if (i < n || j < n) continue;
+    if (i < n || j < n || i >= 2 * n || j >= 2 * n) continue;  // only velocities (not q, nor z)
     // c_ij = ½ ∂²L on the diagonal, ∂²L off it
     W(i - n, j - n) = i == j ? 2.0 * coefficient : coefficient;
     W(j - n, i - n) = W(i - n, j - n);
@@ -100,7 +100,7 @@ std::shared_ptr<const LoadedModel> load(const std::string& path) {
   const auto defaults = bind(model, {});
   model->spec.q0.assign(defaults->q0.data(), defaults->q0.data() + model->n());
   model->spec.v0.assign(defaults->v0.data(), defaults->v0.data() + model->n());
-  check_initial_point(*defaults, defaults->q0, defaults->v0, InitialSource::File);
+  check_initial_point(*defaults, defaults->q0, defaults->v0, InitialSource::File, defaults->z0);
   return model;
 }
 
@@ -122,10 +122,11 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
     bound->parameters[it - params.begin()] = value;
   }
   const int n = model->n();
-  Eigen::VectorXd initial(2 * n);
+  Eigen::VectorXd initial(2 * n + (model->layout.contact ? 1 : 0));
   model->evaluator->initial(bound->parameters.data(), initial.data());
   bound->q0 = initial.head(n);
-  bound->v0 = initial.tail(n);
+  bound->v0 = initial.segment(n, n);
+  if (model->layout.contact) bound->z0 = initial[2 * n];
   if (!initial.allFinite())
     throw ModelFileError(model->spec.path, model->spec.q0_line, "the initial data are not finite for these parameters");
   bound->model = std::move(model);
@@ -133,13 +134,15 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
 }
 
 void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
-                         InitialSource source) {
+                         InitialSource source, double z0) {
   const LoadedModel& model = *bound.model;
   const ModelSpec& spec = model.spec;
   const int n = model.n(), m = model.m();
   const auto& p = bound.parameters;
-  Eigen::VectorXd x(2 * n);
-  x << q0, v0;
+  Eigen::VectorXd x(2 * n + (model.layout.contact ? 1 : 0));
+  x.head(n) = q0;
+  x.segment(n, n) = v0;
+  if (model.layout.contact) x[2 * n] = z0;
   const std::string where = "the initial point q0 = " + format_vector(q0) + ", v0 = " + format_vector(v0);
   const Expression lagrangian = spec.lagrangian ? *spec.lagrangian
                                                 : Expression{"metric " + std::string(spec.potential ? "and potential" : ""),

@@ -29,11 +29,11 @@ struct LoadedModel {
 
   int n() const { return layout.n; }
   int m() const { return layout.m; }
-  /// ∂²L/∂v² at x = (q, v).
+  /// ∂²L/∂v² at x = (q, v), or (q, v, z) for a contact system.
   Eigen::MatrixXd velocity_hessian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
   /// M(q), rows the constraint 1-forms.
   Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const;
-  /// L(q, v).
+  /// L at x = (q, v), or (q, v, z).
   double lagrangian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
   /// The closed form (q(t), v(t)) from x0 = (q0, v0), if the file has one, its conditions
   /// (valid_when_zero) hold and it is finite there.
@@ -49,6 +49,7 @@ struct BoundModel {
   std::shared_ptr<const LoadedModel> model;
   std::vector<double> parameters;
   Eigen::VectorXd q0, v0;  ///< the file's initial data for these parameters
+  double z0 = 0.0;         ///< and the initial action of a contact system
 };
 
 using ParameterOverrides = std::vector<std::pair<std::string, double>>;
@@ -60,8 +61,9 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
 enum class InitialSource { File, CommandLine };
 
 /// Checks before anything runs: a finite Lagrangian, a regular metric ∂²L/∂v² and a constraint
-/// matrix of full rank at (q0, v0), and v0 in D. Throws ModelFileError naming the expression.
+/// matrix of full rank at (q0, v0), and v0 in D (at the action z0 for a contact system). Throws
+/// ModelFileError naming the expression.
 void check_initial_point(const BoundModel& model, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
-                         InitialSource source);
+                         InitialSource source, double z0 = 0.0);
 
 }  // namespace dalembert::modelfile

@@ -12,10 +12,16 @@ namespace dalembert::modelfile {
 
 RunResult run_bounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
 RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
+/// Contact files (an action variable, at most bounded_coordinates coordinates), without and with
+/// constraints: two compiled types, since the exact discrete contact flow needs m = 0 at compile time.
+RunResult run_contact(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
+RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
+                                  const RunOptions& options);
 
 /// The method of `options` on the model, from `init` (checked to have n entries).
 inline RunResult run_model_file(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                 const RunOptions& options) {
+  if (model->model->layout.contact) return run_contact(std::move(model), init, options);
   if (model->model->n() <= bounded_coordinates) return run_bounded(std::move(model), init, options);
   return run_unbounded(std::move(model), init, options);
 }

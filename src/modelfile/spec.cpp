@@ -46,6 +46,9 @@ constexpr std::uintmax_t kLargestModelFile = 1 << 20;
 /// file of 1 MiB could name 100 000 coordinates; larger systems belong in C++ (docs/security.md).
 constexpr int kMostCoordinates = 1000;
 
+/// Contact model files run on one bounded instance (src/modelfile/run_contact.cpp).
+constexpr int kMostContactCoordinates = 8;
+
 /// Reads one file, remembering its name for the messages.
 class Reader {
  public:
@@ -141,7 +144,8 @@ ModelSpec parse_spec(const std::string& path) {
 
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",
-                                                      "force",      "initial",     "solution",    "derived"};
+                                                      "force",      "action",      "initial",     "solution",
+                                                      "derived"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
@@ -205,6 +209,12 @@ ModelSpec parse_spec(const std::string& path) {
       return std::pair(a.line, a.column) < std::pair(b.line, b.column);
     });
   }
+  // The action variable of a contact system: a name like the others.
+  if (const auto* action = root.get("action")) {
+    spec.action_line = line_of(*action);
+    spec.action = r.string(*action, "action");
+    claim(*spec.action, spec.action_line, "action variable");
+  }
   for (const auto& c : spec.coordinates)
     for (const auto& p : spec.parameters)
       if (initial_name(c) == p.name || initial_name(velocity_name(c)) == p.name)
@@ -265,8 +275,10 @@ ModelSpec parse_spec(const std::string& path) {
     if (!initial->is_table()) r.fail(line_of(*initial), "initial must be a table with q and v");
     const auto& t = *initial->as_table();
     for (auto&& [k, v] : t)
-      if (k.str() != "q" && k.str() != "v")
-        r.fail(line_of(v), "initial: unknown key '" + std::string(k.str()) + "' (known: q, v)");
+      if (k.str() != "q" && k.str() != "v" && (k.str() != "z" || !spec.action))
+        r.fail(line_of(v), "initial: unknown key '" + std::string(k.str()) + "' (known: q, v" +
+                               (spec.action ? ", z" : "; z only with an action variable, action = \"z\"") + ")");
+    if (const auto* z = t.get("z"); z && spec.action) spec.initial_z = r.expression(*z, "initial.z");
     const std::string reason = "the system has " + std::to_string(n) + " coordinates (" + list_names(spec.coordinates) + ")";
     if (const auto* q = t.get("q")) {
       spec.initial_q = r.expressions(*q, "initial.q", n, reason);
@@ -317,6 +329,21 @@ ModelSpec parse_spec(const std::string& path) {
     std::sort(spec.derived.begin(), spec.derived.end(), [](const DerivedSpec& a, const DerivedSpec& b) {
       return std::pair(a.expression.line, a.column) < std::pair(b.expression.line, b.column);
     });
+  }
+
+  // What a contact system cannot have yet.
+  if (spec.action) {
+    const auto refuse = [&](long line, const std::string& what) {
+      r.fail(line, what + " with an action variable (action = \"" + *spec.action + "\") is not supported yet");
+    };
+    if (!spec.lagrangian) refuse(spec.action_line, "a metric instead of a lagrangian");
+    if (!spec.force.empty()) refuse(spec.force_line, "an external force");
+    if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
+    if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
+    if (n > kMostContactCoordinates)
+      r.fail(spec.coordinates_line, "a contact system (action = \"" + *spec.action + "\") has at most " +
+                                        std::to_string(kMostContactCoordinates) + " coordinates for now; this one has " +
+                                        std::to_string(n));
   }
   return spec;
 }

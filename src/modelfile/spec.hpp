@@ -57,6 +57,11 @@ struct ModelSpec {
   /// Lagrange–d'Alembert principle as ∫ F·δq dt, so F is a covector in the coordinates' basis.
   std::vector<Expression> force;
   long force_line = 0;
+  /// The action variable z of a contact (Herglotz) system, L(q, v, z) with ż = L (empty: not a
+  /// contact system), and its default initial value.
+  std::optional<std::string> action;
+  long action_line = 0;
+  Expression initial_z{"0", 0, "initial.z"};
   /// Default initial data, numbers or expressions in the parameters (zeros without [initial]);
   /// load() evaluates them at the file's parameter values into q0, v0.
   std::vector<Expression> initial_q, initial_v;

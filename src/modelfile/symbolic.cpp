@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -100,9 +101,11 @@ std::string unrename(std::string name) {
 struct Symbols {
   std::vector<realsymbol> q, v, p, q0, v0;
   realsymbol t{"t"};
+  std::optional<realsymbol> z;  ///< the action variable of a contact system
   std::vector<std::string> q_names, v_names, p_names;
 
   explicit Symbols(const ModelSpec& spec) {
+    if (spec.action) z = realsymbol(*spec.action);
     for (const auto& c : spec.coordinates) {
       q.emplace_back(c);
       v.emplace_back(velocity_name(c));
@@ -118,7 +121,7 @@ struct Symbols {
   }
 };
 
-enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8 };
+enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8, kAction = 16 };
 
 std::string join(const std::vector<std::string>& names) {
   std::string s;
@@ -142,6 +145,7 @@ class ExpressionParser {
     if (allow & kVelocities)
       for (std::size_t i = 0; i < s_.v.size(); ++i) table[key(s_.v_names[i])] = s_.v[i];
     if (allow & kTime) table["t"] = s_.t;
+    if ((allow & kAction) && s_.z) table[key(*spec_.action)] = *s_.z;
     if (allow & kInitialValues)
       for (std::size_t i = 0; i < s_.q.size(); ++i) {
         table[initial_name(s_.q_names[i])] = s_.q0[i];
@@ -153,6 +157,7 @@ class ExpressionParser {
     try {
       std::set<std::string> defined(s_.p_names.begin(), s_.p_names.end());
       defined.insert(s_.q_names.begin(), s_.q_names.end());
+      if (spec_.action) defined.insert(*spec_.action);
       result = reader(rename_literals(e.text, defined));
     } catch (const GiNaC::parse_error& err) {
       fail(e, "syntax error: " + parser_message(err.what()));
@@ -204,6 +209,7 @@ class ExpressionParser {
     };
     if (has(s_.v_names)) return ": velocities are not allowed here";
     if (has(s_.q_names)) return ": coordinates are not allowed here";
+    if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
       return ": the time is not allowed here (the methods' steps have no explicit time: Lagrangians, metrics, "
              "potentials, constraints and forces must not depend on t)";
@@ -292,8 +298,8 @@ TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars,
 struct KernelArguments {
   std::vector<realsymbol> x, p;
   realsymbol t{"t"};
-  KernelArguments(int n, int parameters) {
-    for (int i = 0; i < 2 * n; ++i) x.emplace_back("x[" + std::to_string(i) + "]");
+  KernelArguments(int n, int parameters, bool contact) {
+    for (int i = 0; i < 2 * n + (contact ? 1 : 0); ++i) x.emplace_back("x[" + std::to_string(i) + "]");
     for (int k = 0; k < parameters; ++k) p.emplace_back("p[" + std::to_string(k) + "]");
   }
 };
@@ -311,8 +317,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
 
   // The Lagrangian.
   ex L;
+  const std::string in_qvz = s.z ? in_qv + "; action: " + *spec.action : in_qv;
   if (spec.lagrangian) {
-    L = parse(*spec.lagrangian, kCoordinates | kVelocities, in_qv);
+    L = parse(*spec.lagrangian, kCoordinates | kVelocities | kAction, in_qvz);
   } else {
     std::vector<std::vector<ex>> G(n, std::vector<ex>(n, 0));
     for (int i = 0; i < n; ++i) {
@@ -363,23 +370,25 @@ SymbolicModel analyse(const ModelSpec& spec) {
 
   // Mechanical (L = ½ vᵀG(q)v − V(q)): no term linear in v, nothing beyond quadratic. Methods that
   // project with the metric (fim, gf-cp) need G and V on their own.
-  bool mechanical = true;
+  bool mechanical = !s.z;  // a contact Lagrangian is never of that form (it has z)
   std::vector<std::vector<ex>> G(n, std::vector<ex>(n));
   ex V;
-  try {
-    GiNaC::exmap at_rest;
-    for (const auto& v : s.v) at_rest[v] = 0;
-    V = -L.subs(at_rest);
-    for (int i = 0; i < n && mechanical; ++i) {
-      const ex Li = L.diff(s.v[i]);
-      mechanical = vanishes(Li.subs(at_rest), points);
-      for (int j = i; j < n && mechanical; ++j) {
-        G[i][j] = G[j][i] = Li.diff(s.v[j]);
-        for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(G[i][j].diff(s.v[k]), points);
+  if (mechanical) {
+    try {
+      GiNaC::exmap at_rest;
+      for (const auto& v : s.v) at_rest[v] = 0;
+      V = -L.subs(at_rest);
+      for (int i = 0; i < n && mechanical; ++i) {
+        const ex Li = L.diff(s.v[i]);
+        mechanical = vanishes(Li.subs(at_rest), points);
+        for (int j = i; j < n && mechanical; ++j) {
+          G[i][j] = G[j][i] = Li.diff(s.v[j]);
+          for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(G[i][j].diff(s.v[k]), points);
+        }
       }
+    } catch (const std::exception&) {
+      mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
     }
-  } catch (const std::exception&) {
-    mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
   }
 
   // The external force: any functions of q and v (not of t: the methods' steps have no time).
@@ -402,8 +411,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
   Layout& layout = out.layout;
   layout.n = n;
   layout.m = m;
-  std::vector<realsymbol> x(s.q);
+  std::vector<realsymbol> x(s.q);  // the Lagrangian's variables: (q, v), and z for a contact system
   x.insert(x.end(), s.v.begin(), s.v.end());
+  layout.contact = s.z.has_value();
+  if (s.z) x.push_back(*s.z);
   std::vector<std::pair<int, ex>> L_coefficients;
   layout.lagrangian = taylor_terms(L, x, L_coefficients);
   layout.lagrangian_size = static_cast<int>(L_coefficients.size());
@@ -427,7 +438,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   layout.derived = static_cast<int>(derived.size());
   layout.has_solution = !solution_q.empty();
 
-  const KernelArguments args(n, static_cast<int>(s.p.size()));
+  const KernelArguments args(n, static_cast<int>(s.p.size()), layout.contact);
   GiNaC::exmap to_args, initial_to_args;
   for (int i = 0; i < n; ++i) {
     to_args[s.q[i]] = args.x[i];
@@ -441,6 +452,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   }
   to_args[s.t] = args.t;
   initial_to_args[s.t] = args.t;
+  if (s.z) to_args[*s.z] = args.x[2 * n];
 
   out.kernels.resize(initial_kernel + 1);
   for (int order = 0; order <= max_taylor_order; ++order) {
@@ -479,6 +491,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
     out.kernels[initial_kernel].outputs.emplace_back(i, parse(spec.initial_q[i], 0, in_params).subs(to_args));
     out.kernels[initial_kernel].outputs.emplace_back(n + i, parse(spec.initial_v[i], 0, in_params).subs(to_args));
   }
+  if (layout.contact)
+    out.kernels[initial_kernel].outputs.emplace_back(
+        2 * n, parse(spec.initial_z, 0, "initial data may use the " + params).subs(to_args));
   return out;
 }
 

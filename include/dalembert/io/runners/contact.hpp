@@ -55,9 +55,9 @@ struct Contact {
 
   template <ContactCatalogueSystem S>
   static RunResult run_exact(const S& sys, const InitialData& init, double z0, const RunOptions& o) {
-    if constexpr (contact_constraint_count<S>() > 0) {
+    if constexpr (contact_constraint_count<S>() != 0) {  // fixed or known at run time: m = 0 is another type
       throw BadInput("method exact for contact systems needs an unconstrained Lagrangian, but system " +
-                     name_of(sys) + " has " + std::to_string(contact_constraint_count<S>()) +
+                     name_of(sys) + " has " + std::to_string(contact_constraint_count(sys)) +
                      " constraint(s); use herglotz");
     } else {
       if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " does not apply to method exact (its L_d is the exact one)");
@@ -74,7 +74,7 @@ struct Contact {
     const VecN<S> q0 = detail::point_of<S>(init.q0);
     const VecN<S> q1 = init.q1 ? detail::point_of<S>(*init.q1) : VecN<S>(q0 + o.h * detail::point_of<S>(init.v0));
     if (init.q1 && o.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
-    if constexpr (contact_constraint_count<S>() > 0) {
+    if constexpr (contact_constraint_count<S>() != 0) {
       if (init.q1) {
         const auto w = method.discrete_constraint()(q0, q1);
         const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();

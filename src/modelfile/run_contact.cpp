@@ -1,0 +1,15 @@
+// Contact model files (an action variable) without constraints: herglotz, contact exact, rk4 and
+// reference (src/modelfile/run.hpp).
+#include "dalembert/io/run.hpp"
+#include "modelfile/file_model.hpp"
+#include "modelfile/run.hpp"
+
+namespace dalembert::modelfile {
+
+RunResult run_contact(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options) {
+  if (model->model->m() > 0) return run_contact_constrained(std::move(model), init, options);
+  const ContactFileModelWithoutConstraints system(std::move(model));
+  return run(system, init, options);
+}
+
+}  // namespace dalembert::modelfile

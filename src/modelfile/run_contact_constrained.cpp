@@ -1,0 +1,15 @@
+// Contact model files (an action variable) with constraints: herglotz (Herglotz–d'Alembert), rk4
+// and reference (src/modelfile/run.hpp).
+#include "dalembert/io/run.hpp"
+#include "modelfile/file_model.hpp"
+#include "modelfile/run.hpp"
+
+namespace dalembert::modelfile {
+
+RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
+                                  const RunOptions& options) {
+  const ContactFileModelWithConstraints system(std::move(model));
+  return run(system, init, options);
+}
+
+}  // namespace dalembert::modelfile
