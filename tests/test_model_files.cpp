@@ -57,6 +57,24 @@ double largest_difference(const Trajectory& a, const Trajectory& b) {
   return worst;
 }
 
+/// A private copy of models/<stem>.toml loaded without a compiler (interpreted kernels): a new
+/// path, so that the compiled entry of the same file is not reused. Removed with the object.
+struct InterpretedCopy {
+  fs::path path;
+  const catalogue::Entry* entry = nullptr;
+  explicit InterpretedCopy(const std::string& stem)
+      : path(fs::temp_directory_path() / ("dalembert_interpreted_" + stem + "_" + std::to_string(::getpid()) + ".toml")) {
+    fs::copy_file(model_path(stem), path, fs::copy_options::overwrite_existing);
+    ::setenv("DALEMBERT_CC", "none", 1);
+    entry = &catalogue::find(path.string());
+    ::unsetenv("DALEMBERT_CC");
+  }
+  ~InterpretedCopy() {
+    std::error_code ignored;
+    fs::remove(path, ignored);
+  }
+};
+
 }  // namespace
 
 /// Catalogue systems a model file can describe: coordinates q with velocities q' and linear
@@ -323,15 +341,10 @@ TEST(ModelFiles, AlphaConstraintDerivativesEqualDuals) {
 }
 
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
-  const fs::path copy = fs::temp_directory_path() / ("dalembert_interpreted_" + std::to_string(::getpid()) + ".toml");
-  fs::copy_file(model_path("chaplygin-sleigh"), copy, fs::copy_options::overwrite_existing);
-  ::setenv("DALEMBERT_CC", "none", 1);
-  const auto& interpreted = catalogue::find(copy.string());
-  ::unsetenv("DALEMBERT_CC");
-  const auto a = interpreted.run({}, {}, options("dla", 0.1, 50));
+  const InterpretedCopy interpreted("chaplygin-sleigh");
+  const auto a = interpreted.entry->run({}, {}, options("dla", 0.1, 50));
   const auto b = catalogue::find("chaplygin-sleigh").run({}, {}, options("dla", 0.1, 50));
   EXPECT_LT(largest_difference(a.trajectory, b.trajectory), 1e-12);
-  fs::remove(copy);
 }
 
 TEST(ModelFiles, DerivedQuantitiesAreOutputColumns) {
@@ -545,17 +558,12 @@ TEST(ModelFileForces, MethodsWithoutForcesRefuse) {
 
 // The force kernels also run without a compiler (interpreted): the same trajectory.
 TEST(ModelFileForces, InterpretedWithoutACompilerGivesTheSameTrajectory) {
-  const fs::path copy = fs::temp_directory_path() / ("dalembert_interpreted_force_" + std::to_string(::getpid()) + ".toml");
-  fs::copy_file(model_path("dragged-knife-edge"), copy, fs::copy_options::overwrite_existing);
-  ::setenv("DALEMBERT_CC", "none", 1);
-  const auto& interpreted = catalogue::find(copy.string());
-  ::unsetenv("DALEMBERT_CC");
+  const InterpretedCopy interpreted("dragged-knife-edge");
   for (const char* method : {"dla", "mla", "rk4"}) {
-    const auto a = interpreted.run({}, {}, options(method, 0.1, 50));
+    const auto a = interpreted.entry->run({}, {}, options(method, 0.1, 50));
     const auto b = catalogue::find(model_path("dragged-knife-edge")).run({}, {}, options(method, 0.1, 50));
     EXPECT_LT(largest_difference(a.trajectory, b.trajectory), 1e-12) << method;
   }
-  fs::remove(copy);
 }
 
 // --- Contact systems (`action = "z"`) ------------------------------------------------------------

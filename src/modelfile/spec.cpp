@@ -9,6 +9,8 @@
 
 #include <toml++/toml.h>
 
+#include "modelfile/model.hpp"  // bounded_coordinates: contact files run on the bounded instance only
+
 namespace dalembert::modelfile {
 
 namespace {
@@ -45,9 +47,6 @@ constexpr std::uintmax_t kLargestModelFile = 1 << 20;
 /// time that grows faster than n (a free particle with 1000 coordinates loads in about 20 s), and a
 /// file of 1 MiB could name 100 000 coordinates; larger systems belong in C++ (docs/security.md).
 constexpr int kMostCoordinates = 1000;
-
-/// Contact model files run on one bounded instance (src/modelfile/run_contact.cpp).
-constexpr int kMostContactCoordinates = 8;
 
 /// Reads one file, remembering its name for the messages.
 class Reader {
@@ -340,9 +339,9 @@ ModelSpec parse_spec(const std::string& path) {
     if (!spec.force.empty()) refuse(spec.force_line, "an external force");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
-    if (n > kMostContactCoordinates)
+    if (n > bounded_coordinates)
       r.fail(spec.coordinates_line, "a contact system (action = \"" + *spec.action + "\") has at most " +
-                                        std::to_string(kMostContactCoordinates) + " coordinates for now; this one has " +
+                                        std::to_string(bounded_coordinates) + " coordinates for now; this one has " +
                                         std::to_string(n));
   }
   return spec;
