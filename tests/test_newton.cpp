@@ -72,6 +72,35 @@ TEST(Newton, ReportsNonConvergenceWithItsResidual) {
   EXPECT_NE(std::string(error.what()).find("residual norm"), std::string::npos);
 }
 
+TEST(Newton, StopsAtTheRoundOffFloorFarFromTheOrigin) {
+  // A DLA-like residual (x − x_prev)/h − v + c (x − x_prev) far from the origin: with |x| ≈ 2.3e4
+  // and h = 0.1 no x makes it smaller than about ε |x| / h ≈ 5e-11, far above the threshold
+  // 1e-13. Newton must stop at that floor with x correct to round-off, not fail.
+  const double h = 0.1;
+  const Vecd<2> previous(23456.789, -17345.123), velocity(0.7, -0.2);
+  const auto F = [&](const Vecd<2>& x, Vecd<2>& r, Matd<2, 2>& J) {
+    r = (x - previous) / h - velocity;
+    r[1] += 0.3 * (x[0] - previous[0]);
+    J << 1 / h, 0, 0.3, 1 / h;
+  };
+  const Vecd<2> exact(previous[0] + h * velocity[0], previous[1] + h * (velocity[1] - 0.3 * h * velocity[0]));
+  Vecd<2> x = previous;
+  const auto report = newton_solve<2>(F, x, 1.0);
+  ASSERT_TRUE(report.converged) << report.reason;
+  EXPECT_GT(report.residual_norm, 1e-13);  // the absolute test alone could not have stopped
+  EXPECT_LE(report.iterations, 3);
+  const double ulp = std::nextafter(exact[0], 1e9) - exact[0];
+  EXPECT_LE((x - exact).lpNorm<Eigen::Infinity>(), 4 * ulp) << x.transpose() << " vs " << exact.transpose();
+
+  // The floor is not a loophole: an equation without a root still fails (x² + 1 = 0 above).
+  const auto no_root = [](const Vecd<1>& y, Vecd<1>& r, Matd<1, 1>& J) {
+    r[0] = y[0] * y[0] + 1.0;
+    J(0, 0) = 2 * y[0];
+  };
+  Vecd<1> y(1e8);
+  EXPECT_FALSE(newton_solve<1>(no_root, y, 1.0).converged);
+}
+
 TEST(Newton, SeparateJacobianIsEvaluatedOnlyWhereNewtonStepsAndAtTheLatestResidual) {
   // The same system as above, in the residual/jacobian form: the same iterates as the combined
   // form, one Jacobian per Newton step (none at the converged iterate), each at the x of the
