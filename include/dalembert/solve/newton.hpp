@@ -153,6 +153,9 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
   [[maybe_unused]] std::conditional_t<sparse, Eigen::SparseLU<Eigen::SparseMatrix<double>>, char> sparse_lu;
   [[maybe_unused]] bool ordered = false;
   const double threshold = options.tolerance * std::max(1.0, scale);
+  const auto roundoff_of = [](const auto& y) {  // a correction this small only changes y's last bits
+    return 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>());
+  };
 
   NewtonReport report;
   residual_at(x, residual);
@@ -190,14 +193,17 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       return report;
     }
 
-    // Full step first; halve it while the residual grows (only far from the solution).
+    // Full step first; halve it while the residual grows, only far from the solution: not when the
+    // residual is near the threshold, nor when the correction is at round-off (then components at
+    // their floor can dominate the norm, and halving would stall Newton there; test (b) decides).
+    const bool correction_at_roundoff = step.template lpNorm<Eigen::Infinity>() <= roundoff_of(x);
     double lambda = 1.0;
     for (int b = 0;; ++b) {
       trial = x - lambda * step;
       residual_at(trial, trial_residual);
       const double trial_norm = trial_residual.template lpNorm<Eigen::Infinity>();
       if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
-          norm <= 1e3 * threshold) {
+          norm <= 1e3 * threshold || correction_at_roundoff) {
         break;
       }
       lambda *= 0.5;
@@ -208,8 +214,7 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     norm = residual.template lpNorm<Eigen::Infinity>();
     // A correction at round-off level cannot improve x further: test (b). The Jacobian is the one
     // of the iterate before, which differs from x by round-off.
-    const double roundoff = 4 * std::numeric_limits<double>::epsilon() * (1.0 + x.template lpNorm<Eigen::Infinity>());
-    if (step_size <= roundoff && detail::within_roundoff_floor(jacobian, x, residual, 1e3 * threshold)) {
+    if (step_size <= roundoff_of(x) && detail::within_roundoff_floor(jacobian, x, residual, 1e3 * threshold)) {
       report.iterations += 1;
       report.residual_norm = norm;
       report.converged = std::isfinite(norm);
