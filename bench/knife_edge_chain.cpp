@@ -1,7 +1,7 @@
 // Time of one step on the chain of N knife edges (models/knife_edge_chain.hpp) against N, for every
-// method that runs on it: the midpoint DLA and RK4 assembled term by term (sparse, any N), and the
-// methods that differentiate the whole system densely (dla on the chain without its terms, mla, gf,
-// gf-sym, fim) up to the sizes the catalogue entry accepts (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
+// method that runs on it: the midpoint DLA, FIM and RK4 assembled term by term (sparse, any N), and
+// the methods that differentiate the whole system densely (dla and fim on the chain without its
+// terms, mla, gf, gf-sym) up to the sizes the catalogue entry accepts (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -59,7 +59,14 @@ void dense_method(benchmark::State& state, Make make) {
 void mla(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_midpoint_mla(c, h); }); }
 void gf(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf(c, h); }); }
 void gf_sym(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf_sym(c, h); }); }
-void fim(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_fim(c, h); }); }
+void fim_by_terms(benchmark::State& state) {
+  const auto chain = chain_of(state);
+  time_steps(state, dalembert::make_fim(chain, h), chain);
+}
+void fim_dense(benchmark::State& state) {
+  const auto chain = chain_of(state);
+  time_steps(state, dalembert::make_fim(dalembert::WithoutTerms<KnifeEdgeChain>{chain}, h), chain);
+}
 
 }  // namespace
 
@@ -71,6 +78,8 @@ BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Arg(3)->Arg(10)->Arg(30)->Un
 BENCHMARK(mla)->Name("chain_step/mla")->Arg(3)->Arg(6)->Unit(benchmark::kMicrosecond);
 BENCHMARK(gf)->Name("chain_step/gf")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
 BENCHMARK(gf_sym)->Name("chain_step/gf-sym")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
-BENCHMARK(fim)->Name("chain_step/fim")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(fim_by_terms)->Name("chain_step/fim")->Arg(3)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Arg(1000)->Arg(3000)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(fim_dense)->Name("chain_step/fim_dense")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

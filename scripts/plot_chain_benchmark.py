@@ -16,11 +16,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 LABELS = {
     "dla": "dla, term by term (sparse LU)",
     "rk4": "rk4, term by term (sparse LU)",
+    "fim": "fim, term by term (sparse LU)",
     "dla_dense": "dla on the dense interface",
+    "fim_dense": "fim on the dense interface",
     "mla": "mla (dense)",
     "gf": "gf (dense)",
     "gf-sym": "gf-sym (dense)",
-    "fim": "fim (dense)",
 }
 
 data = json.load(open(sys.argv[1]))
@@ -39,7 +40,7 @@ for method in LABELS:
         continue
     points = sorted(series[method])
     n, t = zip(*points)
-    style = {"dla": "o-", "rk4": "o-", "gf-sym": "x:"}.get(method, "s--")  # gf-sym lies on gf: other marks
+    style = {"dla": "o-", "rk4": "o-", "fim": "o-", "gf-sym": "x:"}.get(method, "s--")  # gf-sym lies on gf: other marks
     ax.loglog(n, t, style, label=LABELS[method], ms=5 if method == "gf-sym" else 4)
 if "dla" in series:
     points = sorted(series["dla"])

@@ -1,12 +1,14 @@
 // The chain of knife edges, a locally coupled model (model/local_terms.hpp): its terms and its dense
 // interface describe the same system (energies, momenta, constraints, velocities in D), and the
-// midpoint DLA assembled term by term with a sparse Jacobian takes the steps of the generic dense
-// DLA, keeps the discrete constraints and keeps the energy bounded.
+// midpoint DLA, FIM and RK4 assembled term by term with sparse matrices take the steps of the
+// generic dense methods; DLA keeps the discrete constraints and keeps the energy bounded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/without_terms.hpp"
@@ -77,6 +79,38 @@ TEST(KnifeEdgeChain, StepsByTermsEqualTheDenseDla) {
     const Eigen::VectorXd q1 = s.q, q0 = s.q - h * s.last_velocity;
     EXPECT_LT((sparse_dla.pre_momentum(q0, q1) - dense_dla.pre_momentum(q0, q1)).lpNorm<Eigen::Infinity>(), 1e-12);
     EXPECT_LT((sparse_dla.initial_state_two_point(q0, q1).p - dense_dla.initial_state_two_point(q0, q1).p)
+                  .lpNorm<Eigen::Infinity>(),
+              1e-12);
+  }
+}
+
+TEST(KnifeEdgeChain, FimByTermsEqualsTheDenseFim) {
+  for (const int N : {1, 3, 8}) {
+    const KnifeEdgeChain chain(N);
+    const DenseChain dense{chain};
+    const double h = 0.05;
+    const auto x = perturbed_start(chain);
+    const auto by_terms = make_fim(chain, h);
+    const auto whole = make_fim(dense, h);
+    auto s = by_terms.initial_state(x.q, x.v);
+    auto d = whole.initial_state(x.q, x.v);
+    EXPECT_LT((s.p_minus - d.p_minus).lpNorm<Eigen::Infinity>(), 1e-13) << N;  // start B: Λ~ by terms
+    double largest = 0.0;
+    for (int k = 0; k < 200; ++k) {
+      by_terms.step(s);
+      whole.step(d);
+      largest = std::max({largest, (s.q - d.q).lpNorm<Eigen::Infinity>(),
+                          (s.p_minus - d.p_minus).lpNorm<Eigen::Infinity>(),
+                          (s.p_average - d.p_average).lpNorm<Eigen::Infinity>()});
+    }
+    test::report("chain N=" + std::to_string(N) + " fim max |x_terms - x_dense| over 200 steps", largest);
+    EXPECT_LT(largest, 1e-12) << N;
+    EXPECT_LT((by_terms.velocity(s) - whole.velocity(d)).lpNorm<Eigen::Infinity>(), 1e-12) << N;
+    const auto a = by_terms.extra_values(s), b = whole.extra_values(d);
+    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-12) << N << " column " << i;
+    // the start from two positions
+    const Eigen::VectorXd q0 = d.q - h * d.last_velocity;
+    EXPECT_LT((by_terms.initial_state_from_positions(q0, d.q).p_plus - whole.initial_state_from_positions(q0, d.q).p_plus)
                   .lpNorm<Eigen::Infinity>(),
               1e-12);
   }

@@ -20,14 +20,15 @@ struct AlphaRuleDerivatives {
   Triplets by_q1;
 };
 
-/// Fills d at (q0, q1); d's storage is reused from one call to the next.
+/// Fills d at (q0, q1); d's storage is reused from one call to the next. Without `constraints`,
+/// only L_d's derivatives (ω empty, no rows below n).
 template <LocallyCoupled S>
 void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::VectorXd& q0,
-                            const Eigen::VectorXd& q1, AlphaRuleDerivatives& d) {
+                            const Eigen::VectorXd& q1, AlphaRuleDerivatives& d, bool constraints = true) {
   const int n = coordinate_count(sys);
   d.D1.setZero(n);
   d.D2.setZero(n);
-  d.omega.resize(constraint_count(sys));
+  d.omega.resize(constraints ? constraint_count(sys) : 0);
   d.by_q1.clear();
   int row = n;
   sys.visit_terms([&](const auto& term, const auto& indices) {
@@ -40,6 +41,7 @@ void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::V
     for (int i = 0; i < K; ++i)
       for (int j = 0; j < K; ++j) d.by_q1.emplace_back(indices[i], indices[j], e.D12(i, j));
     if constexpr (Term::m > 0) {
+      if (!constraints) return;
       const auto w = differentiate(AlphaConstraint<Term>(term, h, alpha), a, b);
       for (int r = 0; r < Term::m; ++r, ++row) {
         d.omega[row - n] = w.value[r];

@@ -137,6 +137,25 @@ void add_metric_and_constraints(const S& sys, const Vector& q, int n, Triplets& 
   });
 }
 
+/// v = G(q)⁻¹ p, the inverse Legendre map, factorised sparsely.
+template <LocallyCoupled S, class Vector>
+Vector legendre_inverse(const S& sys, const Vector& q, const Vector& p) {
+  const int n = coordinate_count(sys);
+  Triplets entries;
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    constexpr int K = std::decay_t<decltype(term)>::n;
+    const Matd<K, K> G = term.template metric<double>(gather(q, indices));
+    for (int a = 0; a < K; ++a)
+      for (int b = 0; b < K; ++b)
+        if (G(a, b) != 0.0) entries.emplace_back(indices[a], indices[b], G(a, b));
+  });
+  Eigen::SparseMatrix<double> G(n, n);
+  G.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(G);
+  if (lu.info() != Eigen::Success) return Vector::Constant(n, std::numeric_limits<double>::quiet_NaN());
+  return lu.solve(p);
+}
+
 /// The velocity v ∈ D_q whose momentum has the components of p on D (as velocity_in_distribution):
 /// the saddle-point system G v + Mᵀ μ = p, M v = 0, factorised sparsely.
 template <LocallyCoupled S, class Vector>

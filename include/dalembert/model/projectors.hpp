@@ -86,6 +86,8 @@ VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S
   }
   if constexpr (S::m == 0) {
     return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
+  } else if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // sparse, term by term
+    return -(local::constraint_matrix(sys, q).transpose() * constrained_acceleration(sys, q, v).multiplier);
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model file: its kind is known at run time
     if (sys.is_mechanical()) return mechanical_constraint_force_form(sys, q, v);
     return general_constraint_force_form(sys, q, v);
@@ -136,6 +138,7 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
 /// iteration for Lagrangians quadratic in v.
 template <Model S>
 VecN<S> legendre_inverse(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  if constexpr (LocallyCoupled<S>) return local::legendre_inverse(sys, q, p);
   if constexpr (HasMetric<S>) {
     if (is_mechanical(sys)) return metric_matrix(sys, q).ldlt().solve(p);  // ∂L/∂v = G v
   }
