@@ -8,8 +8,8 @@ namespace dalembert::modelfile {
 
 RunResult run_contact(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options) {
   if (model->model->m() > 0) return run_contact_constrained(std::move(model), init, options);
-  const ContactFileModelWithoutConstraints system(std::move(model));
-  return run(system, init, options);
+  const ContactFileModelWithoutConstraints file_model(std::move(model));
+  return run(file_model, init, options);
 }
 
 }  // namespace dalembert::modelfile

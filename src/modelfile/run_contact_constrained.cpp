@@ -8,8 +8,8 @@ namespace dalembert::modelfile {
 
 RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                   const RunOptions& options) {
-  const ContactFileModelWithConstraints system(std::move(model));
-  return run(system, init, options);
+  const ContactFileModelWithConstraints file_model(std::move(model));
+  return run(file_model, init, options);
 }
 
 }  // namespace dalembert::modelfile

@@ -6,8 +6,8 @@
 namespace dalembert::modelfile {
 
 RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options) {
-  const UnboundedFileModel system(std::move(model));
-  return run(system, init, options);
+  const UnboundedFileModel file_model(std::move(model));
+  return run(file_model, init, options);
 }
 
 }  // namespace dalembert::modelfile

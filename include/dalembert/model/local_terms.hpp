@@ -112,10 +112,10 @@ Eigen::SparseMatrix<double> constraint_matrix(const S& sys, const Vector& q) {
   return M;
 }
 
-/// Appends the entries of G(q) (row and column offsets r0, c0) and of M(q) (rows from m0, columns
-/// from c0) as triplets: the blocks of the saddle-point matrix [G Mᵀ; M 0].
+/// Appends the entries of G(q) and, with `constraints`, of M(q) (rows from n) as triplets: the
+/// blocks of the saddle-point matrix [G Mᵀ; M 0], or G alone.
 template <LocallyCoupled S, class Vector>
-void add_metric_and_constraints(const S& sys, const Vector& q, int n, Triplets& out) {
+void add_metric_and_constraints(const S& sys, const Vector& q, int n, Triplets& out, bool constraints = true) {
   int row = n;
   sys.visit_terms([&](const auto& term, const auto& indices) {
     using Term = std::decay_t<decltype(term)>;
@@ -126,6 +126,7 @@ void add_metric_and_constraints(const S& sys, const Vector& q, int n, Triplets& 
       for (int b = 0; b < K; ++b)
         if (G(a, b) != 0.0) out.emplace_back(indices[a], indices[b], G(a, b));
     if constexpr (Term::m > 0) {
+      if (!constraints) return;
       const Matd<Term::m, K> M = term.template constraint_matrix<double>(qe);
       for (int r = 0; r < Term::m; ++r, ++row) {
         for (int a = 0; a < K; ++a) {
@@ -137,39 +138,33 @@ void add_metric_and_constraints(const S& sys, const Vector& q, int n, Triplets& 
   });
 }
 
-/// v = G(q)⁻¹ p, the inverse Legendre map, factorised sparsely.
+/// The v of G v + Mᵀ μ = p, M v = 0 with `constraints`, of G v = p without, factorised sparsely
+/// (non-finite if singular).
 template <LocallyCoupled S, class Vector>
-Vector legendre_inverse(const S& sys, const Vector& q, const Vector& p) {
-  const int n = coordinate_count(sys);
+Vector solve_with_metric(const S& sys, const Vector& q, const Vector& p, bool constraints) {
+  const int n = coordinate_count(sys), size = n + (constraints ? constraint_count(sys) : 0);
   Triplets entries;
-  sys.visit_terms([&](const auto& term, const auto& indices) {
-    constexpr int K = std::decay_t<decltype(term)>::n;
-    const Matd<K, K> G = term.template metric<double>(gather(q, indices));
-    for (int a = 0; a < K; ++a)
-      for (int b = 0; b < K; ++b)
-        if (G(a, b) != 0.0) entries.emplace_back(indices[a], indices[b], G(a, b));
-  });
-  Eigen::SparseMatrix<double> G(n, n);
-  G.setFromTriplets(entries.begin(), entries.end());
-  const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(G);
-  if (lu.info() != Eigen::Success) return Vector::Constant(n, std::numeric_limits<double>::quiet_NaN());
-  return lu.solve(p);
-}
-
-/// The velocity v ∈ D_q whose momentum has the components of p on D (as velocity_in_distribution):
-/// the saddle-point system G v + Mᵀ μ = p, M v = 0, factorised sparsely.
-template <LocallyCoupled S, class Vector>
-Vector velocity_in_distribution(const S& sys, const Vector& q, const Vector& p) {
-  const int n = coordinate_count(sys), m = constraint_count(sys);
-  Triplets entries;
-  add_metric_and_constraints(sys, q, n, entries);
-  Eigen::SparseMatrix<double> A(n + m, n + m);
+  add_metric_and_constraints(sys, q, n, entries, constraints);
+  Eigen::SparseMatrix<double> A(size, size);
   A.setFromTriplets(entries.begin(), entries.end());
   const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
   if (lu.info() != Eigen::Success) return Vector::Constant(n, std::numeric_limits<double>::quiet_NaN());
-  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + m);
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(size);
   rhs.head(n) = p;
   return lu.solve(rhs).head(n);
+}
+
+/// v = G(q)⁻¹ p, the inverse Legendre map.
+template <LocallyCoupled S, class Vector>
+Vector legendre_inverse(const S& sys, const Vector& q, const Vector& p) {
+  return solve_with_metric(sys, q, p, false);
+}
+
+/// The velocity v ∈ D_q whose momentum has the components of p on D (as velocity_in_distribution):
+/// the saddle-point system G v + Mᵀ μ = p, M v = 0.
+template <LocallyCoupled S, class Vector>
+Vector velocity_in_distribution(const S& sys, const Vector& q, const Vector& p) {
+  return solve_with_metric(sys, q, p, true);
 }
 
 }  // namespace local
