@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "dalembert/model/model.hpp"
+#include "run_time_storage.hpp"
 
 namespace dalembert::test {
 

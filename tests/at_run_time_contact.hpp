@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "dalembert/model/contact.hpp"
+#include "run_time_storage.hpp"
 #include "test_support.hpp"
 
 namespace dalembert::test {
@@ -83,17 +84,15 @@ double largest_contact_run_time_difference(const S& sys, MakeMethod make, const 
   return worst;
 }
 
-/// The contact method gives the same steps (to 1e-12) on S at run time, within a bound (no heap)
-/// and unbounded (on the heap), as on S at compile time.
-template <class S, class MakeMethod>
+/// The contact method gives the same steps (to 1e-12) on S at run time, with the given storage, as
+/// on S at compile time.
+template <Storage storage, class S, class MakeMethod>
 void expect_same_contact_steps_at_run_time(const std::string& label, const S& sys, MakeMethod make,
                                            const Vecd<S::n>& q0, const Vecd<S::n>& v0, double z0, int steps = 100) {
-  const double bounded = largest_contact_run_time_difference<8, 8>(sys, make, q0, v0, z0, steps);
-  const double heap = largest_contact_run_time_difference<Eigen::Dynamic, Eigen::Dynamic>(sys, make, q0, v0, z0, steps);
-  report(label + "_run_time_bounded", bounded);
-  report(label + "_run_time_heap", heap);
-  EXPECT_LT(bounded, 1e-12) << label;
-  EXPECT_LT(heap, 1e-12) << label;
+  constexpr int max = max_size<storage>;
+  const double difference = largest_contact_run_time_difference<max, max>(sys, make, q0, v0, z0, steps);
+  report(label + "_run_time_" + storage_name(storage), difference);
+  EXPECT_LT(difference, 1e-12) << label;
 }
 
 }  // namespace dalembert::test

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "dalembert/model/second_order.hpp"
+#include "run_time_storage.hpp"
 #include "test_support.hpp"
 
 namespace dalembert::test {
@@ -98,17 +99,15 @@ double largest_second_order_difference(const S& sys, MakeMethod make, const Vecd
   return worst;
 }
 
-/// The method gives the same steps (to 1e-12) on S seen through View at run time, within the
-/// bound 8 (no heap) and unbounded (on the heap), as on S at compile time; prints both differences.
-template <template <class, int, int> class View, class S, class MakeMethod>
+/// The method gives the same steps (to 1e-12) on S seen through View at run time, with the given
+/// storage, as on S at compile time; prints the difference.
+template <template <class, int, int> class View, Storage storage, class S, class MakeMethod>
 void expect_same_second_order_steps(const std::string& label, const S& sys, MakeMethod make, const Vecd<S::n>& q0,
                                     const Vecd<S::n>& v0, int steps = 300) {
-  const double bounded = largest_second_order_difference<View, 8, 8>(sys, make, q0, v0, steps);
-  const double heap = largest_second_order_difference<View, Eigen::Dynamic, Eigen::Dynamic>(sys, make, q0, v0, steps);
-  report(label + "_run_time_bounded", bounded);
-  report(label + "_run_time_heap", heap);
-  EXPECT_LT(bounded, 1e-12) << label;
-  EXPECT_LT(heap, 1e-12) << label;
+  constexpr int max = max_size<storage>;
+  const double difference = largest_second_order_difference<View, max, max>(sys, make, q0, v0, steps);
+  report(label + "_run_time_" + storage_name(storage), difference);
+  EXPECT_LT(difference, 1e-12) << label;
 }
 
 }  // namespace dalembert::test

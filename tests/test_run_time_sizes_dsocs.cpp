@@ -62,67 +62,69 @@ const auto reference_of_nonholonomic = [](const auto& sys) {
 TEST(RunTimeSizes, DsocsCurvatureParticle) {
   const models::CurvatureParticle particle;
   const auto x0 = particle.default_initial();
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>(
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::bounded>(
       "dsocs_curvature_euler", particle, dsocs(with(SecondOrderStart::forward_euler)), x0.q, x0.v);
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>(
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::bounded>(
       "dsocs_curvature_taylor2", particle, dsocs(with(SecondOrderStart::taylor2)), x0.q, x0.v);
 }
 
 TEST(RunTimeSizes, DsocsInertiaWheelPendulum) {
   const models::InertiaWheelPendulum pendulum;
   const auto x0 = pendulum.default_initial();
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>(
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::heap>(
       "dsocs_wheel_pendulum_physical", pendulum, dsocs(with(SecondOrderStart::taylor2)), x0.q, x0.v);
   // the paper's rule: both roots solved at every step, the closer one in θ taken
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>(
-      "dsocs_wheel_pendulum_closest", pendulum,
-      dsocs(with(SecondOrderStart::forward_euler, RootRule::closest)), x0.q, x0.v);
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::heap>(
+      "dsocs_wheel_pendulum_closest", pendulum, dsocs(with(SecondOrderStart::forward_euler, RootRule::closest)), x0.q,
+      x0.v);
 }
 
 TEST(RunTimeSizes, DsocsEmbeddedDla) {
   const auto options = with(SecondOrderStart::taylor2);
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("dsocs_embedded_knife_edge", knife, embedded_dla(options), k0.q,
-                                                  k0.v);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::bounded>("dsocs_embedded_knife_edge", knife,
+                                                                          embedded_dla(options), k0.q, k0.v);
   const models::ChaplyginSleigh sleigh;
   const auto s0 = sleigh.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("dsocs_embedded_sleigh", sleigh, embedded_dla(options), s0.q,
-                                                  s0.v);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::heap>("dsocs_embedded_sleigh", sleigh,
+                                                                       embedded_dla(options), s0.q, s0.v);
   // no constraints (m = 0 at run time): the discrete Euler–Lagrange step
   const models::Pendulum pendulum;
   const auto p0 = pendulum.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("dsocs_embedded_pendulum", pendulum, embedded_dla(options), p0.q,
-                                                  p0.v);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::bounded>("dsocs_embedded_pendulum", pendulum,
+                                                                          embedded_dla(options), p0.q, p0.v);
 }
 
 TEST(RunTimeSizes, DsocsNonholonomicAsSecondOrder) {
   const models::VerticalDisk disk;
   const auto d0 = disk.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("dsocs_nonholonomic_vertical_disk", disk, dsocs_of_nonholonomic,
-                                                  d0.q, d0.v);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::bounded>("dsocs_nonholonomic_vertical_disk", disk,
+                                                                          dsocs_of_nonholonomic, d0.q, d0.v);
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("dsocs_nonholonomic_knife_edge", knife, dsocs_of_nonholonomic,
-                                                  k0.q, k0.v);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::heap>("dsocs_nonholonomic_knife_edge", knife,
+                                                                       dsocs_of_nonholonomic, k0.q, k0.v);
 }
 
 TEST(RunTimeSizes, SecondOrderReferenceCurvatureAndPendulum) {
   // accelerations by Newton on [Φ; Bᵀ D_EL L] = 0 at every evaluation
   const models::CurvatureParticle particle;
   const auto c0 = particle.default_initial();
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>("reference_curvature", particle, reference, c0.q, c0.v,
-                                                             200);
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::heap>("reference_curvature", particle,
+                                                                                  reference, c0.q, c0.v, 200);
   const models::InertiaWheelPendulum pendulum;
   const auto p0 = pendulum.default_initial();
-  test::expect_same_second_order_steps<SecondOrderAtRunTime>("reference_wheel_pendulum", pendulum, reference, p0.q,
-                                                             p0.v, 200);
+  test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::bounded>(
+      "reference_wheel_pendulum", pendulum, reference, p0.q, p0.v, 200);
 }
 
 TEST(RunTimeSizes, SecondOrderReferenceNonholonomic) {
   // the explicit Lagrange–d'Alembert acceleration of the embedding
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
-  test::expect_same_second_order_steps<AtRunTime>("reference_nonholonomic_knife_edge", knife,
-                                                  reference_of_nonholonomic, k0.q, k0.v, 200);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::bounded>("reference_nonholonomic_knife_edge", knife,
+                                                                          reference_of_nonholonomic, k0.q, k0.v, 200);
+  test::expect_same_second_order_steps<AtRunTime, test::Storage::heap>("reference_nonholonomic_knife_edge", knife,
+                                                                       reference_of_nonholonomic, k0.q, k0.v, 200);
 }

@@ -48,27 +48,29 @@ const auto contact_reference = [](const auto& sys) {
 TEST(RunTimeSizes, ExactVerticalDisk) {
   const models::VerticalDisk disk;
   const auto x0 = disk.default_initial();
-  test::expect_same_steps_at_run_time("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
 }
 
 TEST(RunTimeSizes, ExactKnifeEdge) {
   const models::KnifeEdge knife;
   const auto x0 = knife.default_initial();
-  test::expect_same_steps_at_run_time("exact_knife_edge", knife, exact, x0.q, x0.v, 5);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("exact_knife_edge", knife, exact, x0.q, x0.v, 5);
 }
 
 TEST(RunTimeSizes, ExactUnconstrainedPendulum) {
   // m = 0: no constraint rows in the residual.
   const models::Pendulum pendulum;
   const auto x0 = pendulum.default_initial();
-  test::expect_same_steps_at_run_time("exact_pendulum", pendulum, exact, x0.q, x0.v, 5);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("exact_pendulum", pendulum, exact, x0.q, x0.v, 5);
 }
 
 TEST(RunTimeSizes, ExactIngredientsInMlaParticle) {
   models::NonholonomicParticle particle;
   particle.potential_coefficient = 1.0;
-  test::expect_same_steps_at_run_time("mla_exact_particle", particle, mla_exact, Vecd<3>(0.1, 0.2, 0.0),
-                                      Vecd<3>(1.0, 0.5, 0.2), 3);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("mla_exact_particle", particle, mla_exact,
+                                                              Vecd<3>(0.1, 0.2, 0.0), Vecd<3>(1.0, 0.5, 0.2), 3);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("mla_exact_particle", particle, mla_exact,
+                                                           Vecd<3>(0.1, 0.2, 0.0), Vecd<3>(1.0, 0.5, 0.2), 3);
 }
 
 TEST(RunTimeSizes, ExactCompletionAndObjectsVerticalDisk) {
@@ -101,21 +103,26 @@ TEST(RunTimeSizes, HerglotzDampedKnifeEdge) {
   // Constrained: the discrete Herglotz–d'Alembert integrator, RK4 and the reference solver.
   const models::DampedKnifeEdge knife;
   const auto x0 = knife.default_initial();
-  test::expect_same_contact_steps_at_run_time("herglotz_thesis_damped_knife_edge", knife, thesis_herglotz, x0.q, x0.v,
-                                              x0.z);
-  test::expect_same_contact_steps_at_run_time("herglotz_exponential_damped_knife_edge", knife, exponential_herglotz,
-                                              x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time("contact_rk4_damped_knife_edge", knife, contact_rk4, x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time("contact_reference_damped_knife_edge", knife, contact_reference, x0.q,
-                                              x0.v, x0.z, 20);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_thesis_damped_knife_edge", knife,
+                                                                      thesis_herglotz, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("herglotz_exponential_damped_knife_edge", knife,
+                                                                   exponential_herglotz, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_rk4_damped_knife_edge", knife,
+                                                                      contact_rk4, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_reference_damped_knife_edge", knife,
+                                                                      contact_reference, x0.q, x0.v, x0.z, 20);
+  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("contact_reference_damped_knife_edge", knife,
+                                                                   contact_reference, x0.q, x0.v, x0.z, 20);
 }
 
 TEST(RunTimeSizes, HerglotzExactDampedOscillator2D) {
   // Unconstrained: the exact discrete Herglotz flow (shooting with sensitivities) and the thesis' rule.
   const models::DampedOscillator2D oscillator;
   const auto x0 = oscillator.default_initial();
-  test::expect_same_contact_steps_at_run_time("herglotz_exact_damped_oscillator_2d", oscillator, exact_herglotz, x0.q,
-                                              x0.v, x0.z, 5);
-  test::expect_same_contact_steps_at_run_time("herglotz_thesis_damped_oscillator_2d", oscillator, thesis_herglotz,
-                                              x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_exact_damped_oscillator_2d", oscillator,
+                                                                      exact_herglotz, x0.q, x0.v, x0.z, 5);
+  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("herglotz_exact_damped_oscillator_2d", oscillator,
+                                                                   exact_herglotz, x0.q, x0.v, x0.z, 5);
+  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("herglotz_thesis_damped_oscillator_2d", oscillator,
+                                                                   thesis_herglotz, x0.q, x0.v, x0.z);
 }

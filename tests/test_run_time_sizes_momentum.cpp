@@ -36,48 +36,51 @@ const Vecd<3> particle_q0(1, 0.5, 0), particle_v0(0.3, 0.7, 0.15);
 }  // namespace
 
 TEST(RunTimeSizes, GfParticleAndKnifeEdge) {
-  test::expect_same_steps_at_run_time("gf_particle", example_particle(), gf, particle_q0, particle_v0);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_particle", example_particle(), gf, particle_q0,
+                                                              particle_v0);
   const models::KnifeEdge knife;
   const auto x0 = knife.default_initial();
-  test::expect_same_steps_at_run_time("gf_knife_edge", knife, gf, x0.q, x0.v);
-  test::expect_same_steps_at_run_time("gf_alpha03_knife_edge", knife, gf_off_centre, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_knife_edge", knife, gf, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_alpha03_knife_edge", knife, gf_off_centre, x0.q, x0.v);
 }
 
 TEST(RunTimeSizes, GfChaplyginSleighAndVerticalDisk) {
   const models::ChaplyginSleigh sleigh;
   const auto s0 = sleigh.default_initial();
-  test::expect_same_steps_at_run_time("gf_sleigh", sleigh, gf, s0.q, s0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_sleigh", sleigh, gf, s0.q, s0.v);
   const models::VerticalDisk disk;
   const auto d0 = disk.default_initial();
-  test::expect_same_steps_at_run_time("gf_vertical_disk", disk, gf, d0.q, d0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_vertical_disk", disk, gf, d0.q, d0.v);
 }
 
 TEST(RunTimeSizes, GfSymKnifeEdgeAndSleigh) {
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
-  test::expect_same_steps_at_run_time("gf_sym_knife_edge", knife, gf_sym, k0.q, k0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_sym_knife_edge", knife, gf_sym, k0.q, k0.v);
   const models::ChaplyginSleigh sleigh;
   const auto s0 = sleigh.default_initial();
-  test::expect_same_steps_at_run_time("gf_sym_sleigh", sleigh, gf_sym, s0.q, s0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_sym_sleigh", sleigh, gf_sym, s0.q, s0.v);
 }
 
 TEST(RunTimeSizes, GfCpParticleKnifeEdgeAndSleigh) {
-  test::expect_same_steps_at_run_time("gf_cp_particle", example_particle(), gf_cp, particle_q0, particle_v0);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_cp_particle", example_particle(), gf_cp, particle_q0,
+                                                           particle_v0);
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
-  test::expect_same_steps_at_run_time("gf_cp_knife_edge", knife, gf_cp, k0.q, k0.v);
-  test::expect_same_steps_at_run_time("gf_cp_sym_knife_edge", knife, gf_cp_sym, k0.q, k0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_cp_knife_edge", knife, gf_cp, k0.q, k0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_cp_sym_knife_edge", knife, gf_cp_sym, k0.q, k0.v);
   const models::ChaplyginSleigh sleigh;
   const auto s0 = sleigh.default_initial();
-  test::expect_same_steps_at_run_time("gf_cp_sleigh", sleigh, gf_cp, s0.q, s0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("gf_cp_sleigh", sleigh, gf_cp, s0.q, s0.v);
 }
 
 TEST(RunTimeSizes, FimParticleAndKnifeEdge) {
-  test::expect_same_steps_at_run_time("fim_particle", example_particle(), fim, particle_q0, particle_v0);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("fim_particle", example_particle(), fim, particle_q0,
+                                                              particle_v0);
   const models::KnifeEdge knife;
   const auto x0 = knife.default_initial();
-  test::expect_same_steps_at_run_time("fim_knife_edge", knife, fim, x0.q, x0.v);
-  test::expect_same_steps_at_run_time("fim_start_a_knife_edge", knife, fim_start_a, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("fim_knife_edge", knife, fim, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("fim_start_a_knife_edge", knife, fim_start_a, x0.q, x0.v);
 }
 
 TEST(RunTimeSizes, FimChaplyginSleighAndVerticalDisk) {
@@ -85,17 +88,17 @@ TEST(RunTimeSizes, FimChaplyginSleighAndVerticalDisk) {
   const auto s0 = sleigh.default_initial();
   // 100 steps: beyond them FIM's period-2 mode grows on the sleigh at h = 0.1 (|p⁺ − p⁻| ≈ 2 by
   // step 180) and amplifies any round-off, a perturbation of q0 by 1e-16 as much (1e-10 by step 200).
-  test::expect_same_steps_at_run_time("fim_sleigh", sleigh, fim, s0.q, s0.v, 100);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("fim_sleigh", sleigh, fim, s0.q, s0.v, 100);
   const models::VerticalDisk disk;
   const auto d0 = disk.default_initial();
-  test::expect_same_steps_at_run_time("fim_vertical_disk", disk, fim, d0.q, d0.v);
+  test::expect_same_steps_at_run_time<test::Storage::heap>("fim_vertical_disk", disk, fim, d0.q, d0.v);
 }
 
 TEST(RunTimeSizes, GfGfCpAndFimWithoutConstraints) {
   // m = 0 known only at run time: no constraint force, P* = I (every method is DEL here).
   const models::Pendulum pendulum;
   const auto x0 = pendulum.default_initial();
-  test::expect_same_steps_at_run_time("gf_pendulum", pendulum, gf_off_centre, x0.q, x0.v);
-  test::expect_same_steps_at_run_time("gf_cp_pendulum", pendulum, gf_cp, x0.q, x0.v);
-  test::expect_same_steps_at_run_time("fim_pendulum", pendulum, fim, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_pendulum", pendulum, gf_off_centre, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_cp_pendulum", pendulum, gf_cp, x0.q, x0.v);
+  test::expect_same_steps_at_run_time<test::Storage::bounded>("fim_pendulum", pendulum, fim, x0.q, x0.v);
 }
