@@ -510,7 +510,12 @@ TEST(Security, EveryBadInputIsExit2NamingTheValue) {
        "--steps: must lie in 0..1000000000000000, got 99999999999999999999"},
       {{"run", "particle", "--method", "dla", "--h", "0.1", "--t-end", "-1"}, "--t-end: the final time must be positive, got -1"},
       {with(convergence, {"--h-list", "0.1,0.1"}), "--h-list: 0.1 is given twice"},
-      {with(convergence, {"--h-list", "0.1,0.03"}), "--h-list: h = 0.03 does not divide t_end = 1"},
+      {with(convergence, {"--h-list", "0.1,0.03"}), "--t-end 1 is not a multiple of h = 0.03 of --h-list (T/h = 33.3"},
+      // a final time that is not a multiple of the step is refused the same way by every command
+      {{"run", "particle", "--method", "dla", "--h", "0.3", "--t-end", "1"}, "--t-end 1 is not a multiple of --h 0.3 (T/h = 3.33"},
+      {{"compare", "particle", "--methods", "dla,rk4", "--h", "0.3", "--t-end", "1"}, "--t-end 1 is not a multiple of --h 0.3"},
+      {{"ensemble", "particle", "--method", "dla", "--h", "0.3", "--t-end", "1", "--samples", "2", "--param-range", "potential=0:1"},
+       "--t-end 1 is not a multiple of --h 0.3"},
       {with(convergence, {"--h-list", "0.1,-0.05"}), "--h-list: step sizes must be positive, got -0.05"},
       {with(ensemble, {"--samples", "1000000000000"}), "--samples: must lie in 1..10000000, got 1000000000000"},
       {with(ensemble, {"--samples", "0"}), "--samples: must lie in 1..10000000, got 0"},

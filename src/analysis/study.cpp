@@ -133,7 +133,8 @@ Convergence convergence_study(const Problem& problem, const std::string& method,
       throw BadInput("--h-list: h = " + number_text(h) + " makes more than " + std::to_string(max_steps) + " steps");
     const long steps = std::lround(ratio);
     if (steps < 1 || std::abs(ratio - static_cast<double>(steps)) > 1e-8 * ratio)
-      throw BadInput("--h-list: h = " + number_text(h) + " does not divide t_end = " + number_text(t_end));
+      throw BadInput("--t-end " + number_text(t_end) + " is not a multiple of h = " + number_text(h) +
+                     " of --h-list (T/h = " + number_text(ratio) + ")");
   }
   for (double h : h_list) {
     const long steps = std::lround(t_end / h);

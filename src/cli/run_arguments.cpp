@@ -42,7 +42,7 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
   }
   if (groups & kStepCount) {
     add(c, "--steps", steps_, "N", "number of steps, 0.." + std::to_string(max_steps));
-    add(c, "--t-end", t_end_, "NUMBER", "final time T > 0 (steps = T/h, rounded up); give --steps or --t-end");
+    add(c, "--t-end", t_end_, "NUMBER", "final time T > 0, a multiple of --h (steps = T/h); give --steps or --t-end");
   }
   if (groups & kEvery) add(c, "--every", every_, "K", "write every K-th step (and the last), K >= 1 (default 1)");
   if (groups & kInitialData) {
@@ -78,10 +78,15 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
 
 long RunArguments::steps_for(double t_end, double h, const std::string& t_end_text, const std::string& h_text) {
   if (!(t_end > 0)) throw BadInput("--t-end: the final time must be positive, got " + t_end_text);
-  const double steps = std::ceil(t_end / h - 1e-9);
-  if (!(steps <= static_cast<double>(max_steps)))
-    throw BadInput("--t-end " + t_end_text + " with --h " + h_text + " makes " + format_number(t_end / h) +
+  const double ratio = t_end / h;
+  if (!(ratio <= static_cast<double>(max_steps)))
+    throw BadInput("--t-end " + t_end_text + " with --h " + h_text + " makes " + format_number(ratio) +
                    " steps, more than the limit of " + std::to_string(max_steps));
+  // the same rule as convergence's --h-list (analysis/study.cpp): T/h within 1e-8 T/h of a whole number >= 1
+  const double steps = std::round(ratio);
+  if (steps < 1 || std::abs(ratio - steps) > 1e-8 * ratio)
+    throw BadInput("--t-end " + t_end_text + " is not a multiple of --h " + h_text + " (T/h = " + format_number(ratio) +
+                   "); give a multiple, or --steps");
   return static_cast<long>(steps);
 }
 

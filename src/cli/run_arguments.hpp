@@ -46,8 +46,8 @@ class RunArguments {
   /// --param name=value ...
   std::vector<std::pair<std::string, double>> parameters() const;
 
-  /// The number of steps for a final time T: T/h rounded up (T within 1e-9 steps of a multiple of
-  /// h counts as that multiple). Throws BadInput if T is not positive or the count is too large.
+  /// The number of steps for a final time T: T/h, which must be within 1e-8 T/h of a whole number.
+  /// Throws BadInput if T is not positive, not such a multiple of h, or the count is too large.
   static long steps_for(double t_end, double h, const std::string& t_end_text, const std::string& h_text);
 
  private:
