@@ -1,10 +1,12 @@
 #pragma once
 // Running the built executable without a shell (the security and fuzz tests pass payloads with
 // quotes, semicolons and newlines as single arguments): posix_spawn with an argument vector,
-// extra environment variables, a working directory, a time limit, and stdout/stderr captured.
+// extra environment variables, a working directory, a time limit, a signal sent after a delay,
+// stdout/stderr captured and the peak resident memory measured.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +30,7 @@ struct Outcome {
   int signal = 0;          ///< the signal that ended it
   bool timed_out = false;  ///< killed after the time limit
   double seconds = 0.0;
+  long max_resident_kb = 0;  ///< peak resident memory of the process (getrusage's ru_maxrss)
   std::string out, err;
 };
 
@@ -96,9 +99,13 @@ inline Outcome run(const std::vector<std::string>& argv, const Options& options 
   o.started = true;
   bool signalled = false;
   int status = 0;
+  struct rusage usage {};
   for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
+    const pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
+    if (done == pid) {
+      o.max_resident_kb = usage.ru_maxrss;
+      break;
+    }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!signalled && options.signal_after_ms >= 0 && elapsed * 1000 >= options.signal_after_ms) {
       ::kill(pid, options.signal_to_send);

@@ -1,6 +1,10 @@
 // The run layer behind the command line: columns, thinning, summaries, two-point starts, failures.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <csignal>
+#include <span>
+
 #include "catalogue/catalogue.hpp"
 #include "dalembert/io/run.hpp"
 #include "dalembert/models/particle.hpp"
@@ -30,6 +34,25 @@ struct Failing {
     s.t += 0.1;
   }
   Vecd<3> velocity(const State&) const { return Vecd<3>(0.3, 0.7, 0.15); }
+};
+
+// A row sink that keeps what it is given, and asks the run to stop at a given step.
+struct KeepingSink final : RowSink {
+  std::vector<std::string> columns;
+  std::vector<long> steps;
+  std::vector<double> values;
+  int begun = 0;
+  long stop_at = -1;
+  std::atomic<int> stop{0};
+  void begin(const std::vector<std::string>& c) override {
+    columns = c;
+    ++begun;
+  }
+  void row(long k, std::span<const double> v) override {
+    steps.push_back(k);
+    values.insert(values.end(), v.begin(), v.end());
+    if (k == stop_at) stop = SIGINT;
+  }
 };
 }  // namespace
 
@@ -106,6 +129,48 @@ TEST(Run, SolverFailureKeepsTheCompletedSteps) {
   EXPECT_EQ(r.trajectory.rows(), 5u);
   EXPECT_NE(r.summary.message.find("step 5"), std::string::npos);
   EXPECT_EQ(r.summary.newton_iterations_max, 2);
+}
+
+TEST(Run, RowsGoToTheSinkAsTheyComeAndAreNotStored) {
+  // The rows a sink receives are those the trajectory holds without it, every K-th and the last.
+  for (const std::string system : {"particle", "suslov"}) {
+    auto o = options(system == "particle" ? "dla" : "fim-lie", 0.1, 100);
+    o.every = 7;
+    const auto& entry = catalogue::find(system);
+    const auto stored = entry.run({}, {}, o);
+    KeepingSink sink;
+    o.rows = &sink;
+    const auto streamed = entry.run({}, {}, o);
+    EXPECT_EQ(sink.begun, 1) << system;
+    EXPECT_EQ(sink.columns, stored.trajectory.columns) << system;
+    EXPECT_EQ(streamed.trajectory.columns, stored.trajectory.columns) << system;
+    EXPECT_TRUE(streamed.trajectory.values.empty()) << system;
+    EXPECT_EQ(sink.values, stored.trajectory.values) << system;  // bit for bit
+    EXPECT_EQ(sink.steps.back(), 100) << system;
+    EXPECT_EQ(sink.steps.size(), 16u) << system;  // k = 0, 7, ..., 98 and 100
+    EXPECT_EQ(streamed.summary.max_energy_error, stored.summary.max_energy_error) << system;
+  }
+}
+
+TEST(Run, AStopRequestEndsTheRunAfterTheCurrentStep) {
+  // RunOptions::stop, set (as by a signal) while step 37 is recorded: the run ends after it,
+  // with status "interrupted", the rows up to it kept and the last row written although --every
+  // skips it.
+  for (const std::string system : {"chaplygin-sleigh", "suslov"}) {
+    auto o = options(system == "chaplygin-sleigh" ? "mla" : "rk4", 0.05, 1000);
+    KeepingSink sink;
+    sink.stop_at = 35;
+    o.every = 5;
+    o.rows = &sink;
+    o.stop = &sink.stop;
+    const auto r = catalogue::find(system).run({}, {}, o);
+    EXPECT_EQ(r.summary.status, "interrupted") << system;
+    EXPECT_TRUE(r.failed());
+    EXPECT_EQ(r.summary.steps, 35) << system;
+    EXPECT_EQ(r.summary.message, "stopped by SIGINT after step 35 (t = 1.750000)") << system;
+    EXPECT_EQ(sink.steps.back(), 35) << system;
+    EXPECT_EQ(sink.steps.size(), 8u) << system;  // k = 0, 5, ..., 35
+  }
 }
 
 TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {

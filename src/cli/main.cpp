@@ -16,6 +16,7 @@
 #include "cli/ensemble_command.hpp"
 #include "cli/output.hpp"
 #include "cli/parse.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
 #include "cli/study_commands.hpp"
 #include "support/output_file.hpp"
@@ -86,9 +87,9 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
 }
 
 int run_command(const std::string& system, const RunArguments& a, const std::string& out,
-                const std::optional<std::string>& summary) {
+                const std::optional<std::string>& summary, bool progress) {
   const auto& entry = catalogue::find(system);
-  const RunOptions options = a.options();
+  RunOptions options = a.options();
   const InitialData init = a.initial();
   const auto parameters = a.parameters();
   // Open the outputs before running: a path that cannot be written fails now, not after the run.
@@ -96,11 +97,18 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   std::optional<support::OutputFile> summary_file;
   if (summary) summary_file.emplace("--summary", *summary);
 
+  // Rows go to the file as they are computed; SIGINT or SIGTERM ends the run after its current
+  // step, with what was computed written as after a failure.
+  CsvRowWriter csv(csv_file);
+  ProgressLine line("steps", options.steps, progress);
+  RowsWithProgress rows(csv, line);
+  const support::StopOnSignal stop;
+  options.rows = &rows;
+  options.stop = &stop.requested();
   const RunResult result = entry.run(parameters, init, options);
+  line.finish(result.summary.steps);
 
-  std::ostringstream csv;
-  write_csv(csv, result.trajectory);
-  csv_file.write(csv.str());
+  csv.finish(result.trajectory.columns);
   csv_file.commit();
   if (summary_file) {
     summary_file->write(summary_json(result.summary).dump(2) + "\n");
@@ -109,9 +117,9 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   if (result.failed()) {
     std::cerr << "dalembert: " << result.summary.message << "; kept " << result.summary.steps
               << " completed step(s)\n";
-    return 3;
   }
-  return 0;
+  if (const int signal = stop.requested().load(); signal != 0) return 128 + signal;
+  return result.failed() ? 3 : 0;
 }
 
 }  // namespace
@@ -143,6 +151,10 @@ int main(int argc, char** argv) {
   auto* run_out_option =
       run->add_option("--out", run_out, "CSV output file (default: standard output; - is standard output)")->type_name("FILE");
   auto* run_summary_option = run->add_option("--summary", run_summary, "JSON summary file")->type_name("FILE");
+  bool run_progress = false, run_quiet = false;
+  run->add_flag("--progress", run_progress,
+                "show progress on standard error (percentage, rate, time left); the default on a terminal");
+  run->add_flag("--quiet", run_quiet, "no progress line");
 
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
@@ -176,7 +188,8 @@ int main(int argc, char** argv) {
     if (*describe) return describe_command(describe_name, describe_json, describe_params);
     if (*run)
       return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
-                         run_summary_option->count() ? std::optional(run_summary) : std::nullopt);
+                         run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
+                         show_progress(run_progress, run_quiet));
     if (const int status = run_study_command(*studies); status >= 0) return status;
     if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
   } catch (const BadInput& e) {

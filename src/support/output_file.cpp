@@ -74,6 +74,18 @@ void release_cleanup_slot(int i) {
   if (i >= 0) cleanup_slots[i].used.store(false, std::memory_order_release);
 }
 
+// --- A run asked to stop by SIGINT or SIGTERM --------------------------------------------------
+
+constexpr std::array<int, 2> kStopSignals = {SIGINT, SIGTERM};
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "read and written in a signal handler");
+
+extern "C" void request_stop(int signal_number) {
+  int none = 0;
+  // the first signal asks the run to stop; a second one ends the process at once
+  if (!stop_signal.compare_exchange_strong(none, signal_number)) remove_temporaries_and_reraise(signal_number);
+}
+
 // --- Paths ---------------------------------------------------------------------------------------
 
 std::string quoted(const std::string& path) { return "'" + path + "'"; }
@@ -135,6 +147,28 @@ Target classify(const std::string& option, const std::string& path) {
 }  // namespace
 
 void check_output_path(const std::string& option, const std::string& path) { classify(option, path); }
+
+StopOnSignal::StopOnSignal() {
+  install_cleanup_handler();
+  stop_signal.store(0);
+  for (std::size_t i = 0; i < kStopSignals.size(); ++i) {
+    struct sigaction old{};
+    if (::sigaction(kStopSignals[i], nullptr, &old) != 0) continue;
+    if (old.sa_handler != SIG_DFL && old.sa_handler != remove_temporaries_and_reraise) continue;  // not ours
+    struct sigaction action{};
+    action.sa_handler = request_stop;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    if (::sigaction(kStopSignals[i], &action, &previous_[i]) == 0) installed_[i] = true;
+  }
+}
+
+StopOnSignal::~StopOnSignal() {
+  for (std::size_t i = 0; i < kStopSignals.size(); ++i)
+    if (installed_[i]) ::sigaction(kStopSignals[i], &previous_[i], nullptr);
+}
+
+const std::atomic<int>& StopOnSignal::requested() const { return stop_signal; }
 
 OutputFile::OutputFile(const std::string& option, const std::string& path) : option_(option), path_(path) {
   const Target target = classify(option, path);

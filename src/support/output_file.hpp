@@ -10,7 +10,11 @@
 //   anything else              refused (BadInput naming the option and the path): a directory, a
 //                              block device, a symbolic link to a regular file or to nothing.
 // A temporary file never outlives its OutputFile, nor the process when SIGINT, SIGTERM, SIGHUP or
-// SIGQUIT ends it.
+// SIGQUIT ends it. While a StopOnSignal lives, SIGINT and SIGTERM ask the run to stop instead.
+#include <signal.h>
+
+#include <array>
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -37,6 +41,25 @@ class OutputFile {
   int fd_ = -1;
   int cleanup_slot_ = -1;
   bool committed_ = false;
+};
+
+/// While a StopOnSignal lives, SIGINT and SIGTERM do not end the process: the first one is recorded
+/// in requested() (a run reads it through RunOptions::stop and ends after its current step, its
+/// outputs complete), and a second one ends the process as before, temporaries removed. Handlers an
+/// embedding program installed are left alone. One at a time.
+class StopOnSignal {
+ public:
+  StopOnSignal();
+  ~StopOnSignal();  ///< restores the previous handlers
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+  /// 0, or the number of the first signal received.
+  const std::atomic<int>& requested() const;
+
+ private:
+  std::array<struct sigaction, 2> previous_{};
+  std::array<bool, 2> installed_{};
 };
 
 /// Throws the BadInput that OutputFile(option, path) would throw, without creating anything: for

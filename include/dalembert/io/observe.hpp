@@ -133,7 +133,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     columns.insert(columns.end(), names.begin(), names.end());
     derived = names.size();
   }
-  RunRecorder recorder(result, std::move(columns), options.every, has_discrete);
+  RunRecorder recorder(result, std::move(columns), options, has_discrete);
 
   std::vector<double> row(recorder.width());
   LogSlopeFit decay;
@@ -168,7 +168,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   const long remaining = options.steps - state.k;
   const long k_start = state.k;
-  try {
+  recorder.record([&] {
     if (first_row) record(0, 0.0, first_row->q, first_row->v, first_z, nullptr, 0.0, 0, false, nullptr);
     integrate(method, state, remaining, [&](const State& s) {
       double discrete = 0.0, z = 0.0;
@@ -187,12 +187,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, nullptr);
       }
     });
-  } catch (const SolverError& e) {
-    recorder.fail(e.what());
-  } catch (const NonFiniteDiagnostics& e) {
-    recorder.fail(e.what(), "non-finite");
-  }
-  recorder.finish();
+  });
   if (contact) sum.energy_decay_rate = decay.slope();
   return result;
 }

@@ -1,15 +1,18 @@
 #pragma once
-// Recording a run: the rows kept in the trajectory (every K-th and the last) and the statistics of
-// the summary (energy error, constraint residuals, Newton iterations, wall time). observe_run()
-// (io/observe.hpp) records every compile-time sized method through it; systems sized at run time
-// (the knife-edge chain of the catalogue) use it directly, so every run reports the same numbers.
+// Recording a run: the rows kept (every K-th and the last), stored in the trajectory or handed to a
+// RowSink as they come, and the statistics of the summary (energy error, constraint residuals,
+// Newton iterations, wall time). observe_run() (io/observe.hpp) and the rigid-body runner record
+// every method through it, so every run reports the same numbers and stops the same way.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
 
 namespace dalembert {
@@ -29,13 +32,31 @@ class NonFiniteDiagnostics : public std::runtime_error {
   }
 };
 
+/// Thrown by RunRecorder::add when RunOptions::stop asks the run to end: the run ends after the
+/// row just added, with status "interrupted".
+class RunInterrupted : public std::runtime_error {
+ public:
+  RunInterrupted(int signal, long step, double t)
+      : std::runtime_error("stopped by " + signal_name(signal) + " after step " + std::to_string(step) +
+                           " (t = " + std::to_string(t) + ")") {}
+
+ private:
+  static std::string signal_name(int signal) {
+    if (signal == SIGINT) return "SIGINT";
+    if (signal == SIGTERM) return "SIGTERM";
+    return "signal " + std::to_string(signal);
+  }
+};
+
 class RunRecorder {
  public:
   /// `columns` start with t; `has_discrete`: the method reports a discrete constraint residual.
-  RunRecorder(RunResult& result, std::vector<std::string> columns, long every, bool has_discrete)
-      : result_(result), every_(every), has_discrete_(has_discrete),
-        start_(std::chrono::steady_clock::now()) {
+  /// Takes `every`, the row sink and the stop flag from `options`.
+  RunRecorder(RunResult& result, std::vector<std::string> columns, const RunOptions& options, bool has_discrete)
+      : result_(result), every_(options.every), sink_(options.rows), stop_(options.stop),
+        has_discrete_(has_discrete), start_(std::chrono::steady_clock::now()) {
     result_.trajectory.columns = std::move(columns);
+    if (sink_) sink_->begin(result_.trajectory.columns);
   }
 
   std::size_t width() const { return result_.trajectory.columns.size(); }
@@ -43,7 +64,8 @@ class RunRecorder {
   /// Adds the row of step k (width() numbers, kept if k is a multiple of `every`). Its energy and
   /// residuals enter the summary; `stepped`: the row follows a step of the method, whose Newton
   /// iterations count in the summary (not so the rows of a start). Throws NonFiniteDiagnostics,
-  /// keeping nothing of the row, if the energy or the constraint residual is not finite.
+  /// keeping nothing of the row, if the energy or the constraint residual is not finite, and
+  /// RunInterrupted, the row kept, if the run was asked to stop.
   void add(long k, const std::vector<double>& row, double energy, double constraint, double discrete,
            int iterations, bool stepped) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
@@ -62,35 +84,57 @@ class RunRecorder {
     }
     last_row_ = row;
     last_k_ = k;
-    if (k % every_ == 0) {
-      auto& values = result_.trajectory.values;
-      values.insert(values.end(), row.begin(), row.end());
-      last_stored_ = k;
+    if (k % every_ == 0) keep(k, row);
+    if (stop_) {
+      if (const int signal = stop_->load(std::memory_order_relaxed); signal != 0) throw RunInterrupted(signal, k, row[0]);
     }
   }
 
-  /// A failed step ("solver-failure") or non-finite diagnostics ("non-finite"): the run ends with
-  /// this status and message.
-  void fail(const std::string& message, const std::string& status = "solver-failure") {
+  /// Calls `steps()`, which adds the rows, and ends the run: a SolverError ("solver-failure"),
+  /// NonFiniteDiagnostics ("non-finite") or RunInterrupted ("interrupted") ends it with that
+  /// status and message, the rows before kept. Then keeps the last row and completes the summary.
+  template <class Steps>
+  void record(Steps&& steps) {
+    try {
+      steps();
+    } catch (const SolverError& e) {
+      fail(e.what(), "solver-failure");
+    } catch (const NonFiniteDiagnostics& e) {
+      fail(e.what(), "non-finite");
+    } catch (const RunInterrupted& e) {
+      fail(e.what(), "interrupted");
+    }
+    finish();
+  }
+
+ private:
+  void fail(const std::string& message, const std::string& status) {
     result_.summary.status = status;
     result_.summary.message = message;
   }
 
-  /// Keeps the last row (if `every` skipped it) and completes the summary.
   void finish() {
     auto& sum = result_.summary;
     sum.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (last_k_ >= 0 && last_stored_ != last_k_) {
-      auto& values = result_.trajectory.values;
-      values.insert(values.end(), last_row_.begin(), last_row_.end());
-    }
+    if (last_k_ >= 0 && last_stored_ != last_k_) keep(last_k_, last_row_);
     sum.steps = std::max(last_k_, 0L);
     sum.newton_iterations_mean = newton_steps_ > 0 ? newton_total_ / static_cast<double>(newton_steps_) : 0.0;
   }
 
- private:
+  void keep(long k, const std::vector<double>& row) {
+    if (sink_) {
+      sink_->row(k, row);
+    } else {
+      auto& values = result_.trajectory.values;
+      values.insert(values.end(), row.begin(), row.end());
+    }
+    last_stored_ = k;
+  }
+
   RunResult& result_;
   long every_;
+  RowSink* sink_;
+  const std::atomic<int>* stop_;
   bool has_discrete_;
   std::chrono::steady_clock::time_point start_;
   bool have_energy0_ = false;

@@ -1,11 +1,13 @@
 #pragma once
 // What a run is asked to do: the method and its options, the step size and count, and the initial
 // data. The command line builds these in one place (src/cli/run_arguments.cpp).
+#include <atomic>
 #include <optional>
 #include <string>
 
 #include <Eigen/Core>
 
+#include "dalembert/io/trajectory.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -24,6 +26,12 @@ struct RunOptions {
   std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)
   std::string dsocs_start = "taylor2";  ///< dsocs from (q0, v0): "taylor2" or "euler" (the paper's)
   double shooting_tolerance = 1e-12;  ///< inner integration and shooting of the exact discrete flow
+  /// Not owned. Null: the kept rows are stored in RunResult::trajectory. Otherwise each kept row
+  /// goes to the sink as soon as it is computed and is not stored.
+  RowSink* rows = nullptr;
+  /// Not owned, may be null. Read after every step: a non-zero value (the number of the signal that
+  /// asked for it) ends the run after that step, with status "interrupted" and its rows kept.
+  const std::atomic<int>* stop = nullptr;
 };
 
 struct InitialData {

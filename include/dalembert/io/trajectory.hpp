@@ -2,6 +2,7 @@
 // What a run produces: a table of samples and a summary of its diagnostics.
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +24,17 @@ struct Trajectory {
   }
 };
 
+/// Where a run's rows go as they are computed, instead of into RunResult::trajectory (which then
+/// holds the column names only): memory stays bounded whatever the number of steps.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  /// Called once, before the first row.
+  virtual void begin(const std::vector<std::string>& columns) = 0;
+  /// The row of step k (one number per column).
+  virtual void row(long k, std::span<const double> values) = 0;
+};
+
 struct RunSummary {
   std::string system;
   std::string method;
@@ -36,7 +48,7 @@ struct RunSummary {
   double newton_iterations_mean = 0.0;
   int newton_iterations_max = 0;
   double wall_time_seconds = 0.0;
-  std::string status = "ok";         ///< "ok", "solver-failure" or "non-finite" (energy or constraint)
+  std::string status = "ok";  ///< "ok", "solver-failure", "non-finite" (energy or constraint) or "interrupted"
   std::string message;
 };
 

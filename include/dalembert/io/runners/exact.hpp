@@ -28,6 +28,7 @@ struct ExactNonholonomicFlow {
       // The columns of a normal run (from an empty one), no rows.
       RunOptions none = o;
       none.steps = 0;
+      none.rows = nullptr;  // the row of k = 0 below is not one of the run's
       const VecN<S> q0 = detail::point_of<S>(init.q0);
       RunResult r = detail::observe_run(sys, method, method.initial_state(q0, VecN<S>::Zero(coordinate_count(sys))), none, "exact",
                                         std::nullopt);

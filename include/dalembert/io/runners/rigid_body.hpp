@@ -4,8 +4,6 @@
 // (g11 … g33), energy = ½ΩᵀIΩ, constraint = |A(g)Ω|, newton_iterations, omega1..omega3 (the
 // method's body angular velocity; for fim-lie that of p~), then the method's extra columns.
 // Initial data: --q0 is g0 (9 numbers, row by row), --v0 is Ω0 (3 numbers).
-#include <chrono>
-
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/method/momentum_energy_lie.hpp"
@@ -20,34 +18,23 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
                                  const RunOptions& options, const std::string& method_name) {
   using State = typename Method::State;
   RunResult result;
-  auto& traj = result.trajectory;
   auto& sum = result.summary;
   sum.system = std::string(B::name);
   sum.method = method_name;
   sum.h = options.h;
-  traj.columns.push_back("t");
-  for (const auto& c : rotation_matrix_coordinates) traj.columns.emplace_back(c);
-  traj.columns.insert(traj.columns.end(), {"energy", "constraint", "newton_iterations", "omega1", "omega2", "omega3"});
+  std::vector<std::string> columns{"t"};
+  for (const auto& c : rotation_matrix_coordinates) columns.emplace_back(c);
+  columns.insert(columns.end(), {"energy", "constraint", "newton_iterations", "omega1", "omega2", "omega3"});
   if constexpr (HasExtraColumns<Method>)
-    for (const auto& c : Method::extra_columns) traj.columns.emplace_back(c);
-  const std::size_t width = traj.columns.size();
+    for (const auto& c : Method::extra_columns) columns.emplace_back(c);
+  RunRecorder recorder(result, std::move(columns), options, false);
 
-  std::vector<double> row(width);
-  long last_stored = -1, newton_steps = 0, last_k = 0;
-  double newton_total = 0.0;
+  std::vector<double> row(recorder.width());
   const long k_start = state.k;
   const auto record = [&](const State& s) {
     const Vecd<3> omega = method.velocity(s);
     const double E = rigid_body_energy(body, omega);
-    if (s.k == k_start) sum.energy0 = E;
     const double c = rigid_body_constraint_residual(body, s.g, omega);
-    sum.max_energy_error = std::max(sum.max_energy_error, std::abs(E - sum.energy0));
-    sum.max_constraint_residual = std::max(sum.max_constraint_residual, c);
-    if (s.k > k_start) {
-      newton_total += s.iterations;
-      ++newton_steps;
-      sum.newton_iterations_max = std::max(sum.newton_iterations_max, s.iterations);
-    }
     std::size_t i = 0;
     row[i++] = s.t;
     for (int r = 0; r < 3; ++r)
@@ -58,24 +45,10 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
     for (int j = 0; j < 3; ++j) row[i++] = omega[j];
     if constexpr (HasExtraColumns<Method>)
       for (double x : method.extra_values(s)) row[i++] = x;
-    if (s.k % options.every == 0) {
-      traj.values.insert(traj.values.end(), row.begin(), row.end());
-      last_stored = s.k;
-    }
-    last_k = s.k;
+    recorder.add(s.k, row, E, c, 0.0, s.iterations, s.k > k_start);
   };
 
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    integrate(method, state, options.steps - state.k, record);
-  } catch (const SolverError& e) {
-    sum.status = "solver-failure";
-    sum.message = e.what();
-  }
-  sum.wall_time_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (last_stored != last_k) traj.values.insert(traj.values.end(), row.begin(), row.end());
-  sum.steps = last_k;
-  sum.newton_iterations_mean = newton_steps > 0 ? newton_total / static_cast<double>(newton_steps) : 0.0;
+  recorder.record([&] { integrate(method, state, options.steps - state.k, record); });
   return result;
 }
 
