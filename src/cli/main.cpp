@@ -86,8 +86,47 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   return 0;
 }
 
+std::vector<double> values_of(const Eigen::VectorXd& x) { return {x.data(), x.data() + x.size()}; }
+
+/// What a run's summary records about where it came from, enough to run it again: the version and
+/// build of dalembert, the command line, the parameters and initial data actually used (the
+/// system's defaults where none were given) and every run option.
+nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_line, const catalogue::Entry& entry,
+                                       const catalogue::ParameterValues& given, const InitialData& init,
+                                       const RunOptions& o) {
+  const auto d = entry.describe(given);
+  nlohmann::ordered_json j;
+  j["dalembert"] = {{"version", std::string(dalembert::version)},
+                    {"compiler", __VERSION__},
+                    {"build_type", DALEMBERT_BUILD_TYPE}};
+  j["command_line"] = command_line;
+  nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
+  for (const auto& p : d.parameters) parameters[p.name] = p.value;
+  j["parameters"] = parameters;
+  nlohmann::ordered_json initial;
+  initial["q0"] = init.q0.size() ? values_of(init.q0) : d.q0;
+  if (init.q1) initial["q1"] = values_of(*init.q1);
+  else initial["v0"] = init.v0.size() ? values_of(init.v0) : d.v0;
+  if (init.z0 || d.z0) initial["z0"] = init.z0 ? *init.z0 : *d.z0;
+  j["initial"] = initial;
+  j["options"] = {{"method", o.method},
+                  {"h", o.h},
+                  {"steps", o.steps},
+                  {"every", o.every},
+                  {"alpha", o.alpha},
+                  {"rule", o.rule},
+                  {"fim_start", o.fim_start},
+                  {"tolerance", o.newton.tolerance},
+                  {"max_iterations", o.newton.max_iterations},
+                  {"reference_tolerance", o.reference_tolerance},
+                  {"root_rule", o.root_rule},
+                  {"dsocs_start", o.dsocs_start},
+                  {"shooting_tolerance", o.shooting_tolerance}};
+  return j;
+}
+
 int run_command(const std::string& system, const RunArguments& a, const std::string& out,
-                const std::optional<std::string>& summary, bool progress) {
+                const std::optional<std::string>& summary, bool progress, const std::vector<std::string>& command_line) {
   const auto& entry = catalogue::find(system);
   RunOptions options = a.options();
   const InitialData init = a.initial();
@@ -111,7 +150,10 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   csv.finish(result.trajectory.columns);
   csv_file.commit();
   if (summary_file) {
-    summary_file->write(summary_json(result.summary).dump(2) + "\n");
+    nlohmann::ordered_json j = summary_json(result.summary);
+    j["provenance"] = provenance_json(command_line, entry, parameters, init, options);
+    // a command line need not be UTF-8: invalid bytes are replaced, not refused
+    summary_file->write(j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     summary_file->commit();
   }
   if (result.failed()) {
@@ -189,7 +231,7 @@ int main(int argc, char** argv) {
     if (*run)
       return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
                          run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
-                         show_progress(run_progress, run_quiet));
+                         show_progress(run_progress, run_quiet), std::vector<std::string>(argv, argv + argc));
     if (const int status = run_study_command(*studies); status >= 0) return status;
     if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
   } catch (const BadInput& e) {

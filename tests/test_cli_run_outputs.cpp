@@ -1,6 +1,7 @@
-// `run` writes its rows as they are computed: memory stays bounded whatever the number of steps,
-// and a run stopped by SIGINT or SIGTERM, or one that fails, leaves a well-formed CSV of the rows
-// computed so far and a summary that says why it ended.
+// What `run` writes. Its rows, as they are computed: memory stays bounded whatever the number of
+// steps, and a run stopped by SIGINT or SIGTERM, or one that fails, leaves a well-formed CSV of the
+// rows computed so far and a summary that says why it ended. Its summary, with where the run came
+// from: version, build, command line, parameters, initial data and options.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -116,4 +117,39 @@ TEST(Streaming, AFailedRunKeepsItsRowsOnStandardOutput) {
   EXPECT_EQ(r.status, 3) << r.err;
   expect_well_formed(r.out, 1);
   EXPECT_EQ(lines_of(r.out).size(), 2u);  // the header and the row of step 0
+}
+
+TEST(Provenance, TheSummarySaysWhereTheRunCameFrom) {
+  const fs::path dir = fresh_directory("provenance");
+  const std::string summary = (dir / "s.json").string();
+  // an argument that is not UTF-8 (a file name may be any bytes) is kept, replaced, in valid JSON
+  const std::string odd_name = (dir / "out\xff.csv").string();
+  const std::vector<std::string> args = {"run", "knife-edge", "--method", "fim", "--h", "0.1", "--steps", "3",
+                                         "--param", "g=2", "--tolerance", "1e-12", "--out", odd_name,
+                                         "--summary", summary};
+  const auto r = dalembert(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto p = summary_in(summary)["provenance"];
+  const auto version = dalembert({"--version"});
+  EXPECT_EQ("dalembert " + p["dalembert"]["version"].get<std::string>() + "\n", version.out);
+  EXPECT_FALSE(p["dalembert"]["compiler"].get<std::string>().empty());
+  EXPECT_FALSE(p["dalembert"]["build_type"].get<std::string>().empty());
+  ASSERT_EQ(p["command_line"].size(), args.size() + 1);
+  EXPECT_EQ(p["command_line"][0], kExecutable);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == odd_name) continue;
+    EXPECT_EQ(p["command_line"][i + 1], args[i]);
+  }
+  const std::string replaced = p["command_line"][args.size() - 2];  // --out's value
+  EXPECT_NE(replaced.find("out\xef\xbf\xbd.csv"), std::string::npos) << replaced;  // U+FFFD for the byte 0xff
+  // the parameters and initial data used: the override and the defaults
+  EXPECT_EQ(p["parameters"]["g"], 2.0);
+  EXPECT_EQ(p["parameters"]["m"], 1.0);
+  EXPECT_EQ(p["initial"]["q0"], nlohmann::json::parse("[0.0, 0.0, 0.0]"));
+  EXPECT_EQ(p["initial"]["v0"], nlohmann::json::parse("[0.5, 0.0, 1.0]"));
+  EXPECT_EQ(p["options"]["method"], "fim");
+  EXPECT_EQ(p["options"]["steps"], 3);
+  EXPECT_EQ(p["options"]["tolerance"], 1e-12);
+  EXPECT_EQ(p["options"]["fim_start"], "B");
+  fs::remove_all(dir);
 }
