@@ -153,3 +153,36 @@ TEST(Provenance, TheSummarySaysWhereTheRunCameFrom) {
   EXPECT_EQ(p["options"]["fim_start"], "B");
   fs::remove_all(dir);
 }
+
+TEST(Warnings, GoToTheSummaryAndStandardErrorAndFailAStrictRun) {
+  // FIM's parasitic mode on the Chaplygin sleigh: the run completes (status ok, exit 0) with two
+  // warnings in the summary and on standard error; --strict makes them exit status 3. The same run
+  // with dla has none.
+  const fs::path dir = fresh_directory("warnings");
+  const std::string summary = (dir / "s.json").string();
+  const auto sleigh = [&](const std::string& method, bool strict) {
+    std::vector<std::string> args = {
+        "run",   "chaplygin-sleigh", "--method",  method, "--h", "0.01", "--steps", "10000",
+        "--out", "/dev/null",        "--summary", summary};
+    if (strict) args.push_back("--strict");
+    return dalembert(args);
+  };
+  for (const bool strict : {false, true}) {
+    const auto r = sleigh("fim", strict);
+    EXPECT_EQ(r.status, strict ? 3 : 0) << r.err;
+    EXPECT_NE(r.err.find("dalembert: warning: FIM's period-2 mode |Q* p+| = "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("dalembert: warning: energy error |E - E0| = "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("--strict: the run has 2 warning(s)") != std::string::npos, strict) << r.err;
+    const auto s = summary_in(summary);
+    EXPECT_EQ(s["status"], "ok");
+    ASSERT_EQ(s["warnings"].size(), 2u);
+    EXPECT_EQ(s["warnings"][0]["kind"], "energy-growth");
+    EXPECT_EQ(s["warnings"][1]["kind"], "parasitic-mode");
+    EXPECT_GT(s["warnings"][1]["step"].get<long>(), 2000);
+  }
+  const auto healthy = sleigh("dla", true);
+  EXPECT_EQ(healthy.status, 0) << healthy.err;
+  EXPECT_EQ(healthy.err, "");
+  EXPECT_TRUE(summary_in(summary)["warnings"].empty());
+  fs::remove_all(dir);
+}

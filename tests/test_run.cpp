@@ -1,11 +1,14 @@
 // The run layer behind the command line: columns, thinning, summaries, two-point starts, failures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <span>
 
 #include "catalogue/catalogue.hpp"
+#include "dalembert/io/monitors.hpp"
 #include "dalembert/io/run.hpp"
 #include "dalembert/models/particle.hpp"
 
@@ -193,6 +196,7 @@ TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
         continue;
       }
       EXPECT_FALSE(r.failed()) << e.name << " " << m << ": " << r.summary.message;
+      EXPECT_TRUE(r.summary.warnings.empty()) << e.name << " " << m << ": " << r.summary.warnings.front().message;
       EXPECT_EQ(r.trajectory.rows(), 21u) << e.name << " " << m;
       if (contact) {  // dissipative: E = E0 e^{γt}, γ = −0.05 in every contact system of the catalogue; over
                       // t = 1 the discrete energy's O(h²) oscillation moves the fitted rate of the thesis'
@@ -203,5 +207,89 @@ TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
         EXPECT_LT(r.summary.max_energy_error, 1e-2) << e.name << " " << m;
       }
     }
+  }
+}
+
+// --- The monitors of a run's known failure modes (io/monitors.hpp) ---------------------------------
+
+TEST(Warnings, GrowthMonitorReportsOnceBeyondBothBounds) {
+  GrowthMonitor m(10, 100.0, 1e-6);
+  for (long k = 0; k <= 10; ++k) EXPECT_FALSE(m.grew(k, k == 4 ? 1e-5 : 1e-7));  // the envelope: 1e-5
+  EXPECT_EQ(m.envelope(), 1e-5);
+  EXPECT_FALSE(m.grew(11, 0.99e-3));  // below 100 times the envelope
+  EXPECT_TRUE(m.grew(12, 1.01e-3));
+  EXPECT_FALSE(m.grew(13, 1.0));  // once
+  GrowthMonitor tiny(10, 100.0, 1e-6);
+  for (long k = 0; k <= 10; ++k) tiny.grew(k, 1e-12);
+  EXPECT_FALSE(tiny.grew(11, 0.9e-6));  // 9e5 times the envelope, but below the floor
+  EXPECT_FALSE(tiny.grew(12, std::nan("")));
+  EXPECT_TRUE(tiny.grew(13, 1.1e-6));
+}
+
+TEST(Warnings, KnownFailureModesAreReported) {
+  // The failure modes measured in docs/methods.md ("Failure modes and the run's warnings"), each
+  // reported once by its monitor, at a step in the range where it shows, with that step in the message.
+  struct Case {
+    std::string system, method;
+    double h;
+    long steps;
+    catalogue::ParameterValues parameters;
+    std::vector<double> v0;
+    std::string kind;
+    long first, last;  ///< the step of the warning lies in [first, last]
+  };
+  const std::vector<Case> cases = {
+      {"chaplygin-sleigh", "fim", 0.01, 10000, {}, {}, "parasitic-mode", 2000, 3500},
+      {"chaplygin-sleigh", "fim", 0.01, 10000, {}, {}, "energy-growth", 2000, 3500},
+      {"vertical-disk", "gf-cp", 0.025, 8000, {}, {1, 0, 1, 20}, "energy-growth", 3500, 5500},
+      {"knife-edge", "gf", 0.1, 4000, {{"k", 2}, {"g", 0}, {"J", 0.5}}, {}, "energy-growth", 2000, 3000},
+      {"knife-edge", "gf", 0.1, 4000, {{"k", 2}, {"g", 0}, {"J", 0.5}}, {}, "constraint-drift", 3200, 3999},
+      {"rigid-body-attitude-constraint", "fim-lie", 0.1, 1000, {}, {}, "parasitic-mode", 300, 600},
+  };
+  for (const auto& c : cases) {
+    InitialData init;
+    if (!c.v0.empty()) init.v0 = Eigen::Map<const Eigen::VectorXd>(c.v0.data(), static_cast<long>(c.v0.size()));
+    const auto r = catalogue::find(c.system).run(c.parameters, init, options(c.method, c.h, c.steps));
+    const std::string label = c.system + " " + c.method + " " + c.kind;
+    EXPECT_FALSE(r.failed()) << label;  // a warning does not end the run
+    const auto w = std::find_if(r.summary.warnings.begin(), r.summary.warnings.end(),
+                                [&](const RunWarning& x) { return x.kind == c.kind; });
+    ASSERT_NE(w, r.summary.warnings.end()) << label;
+    EXPECT_EQ(std::count_if(r.summary.warnings.begin(), r.summary.warnings.end(),
+                            [&](const RunWarning& x) { return x.kind == c.kind; }),
+              1)
+        << label;
+    EXPECT_GE(w->step, c.first) << label;
+    EXPECT_LE(w->step, c.last) << label;
+    EXPECT_DOUBLE_EQ(w->t, static_cast<double>(w->step) * c.h) << label;
+    EXPECT_NE(w->message.find("at step " + std::to_string(w->step)), std::string::npos) << w->message;
+  }
+}
+
+TEST(Warnings, HealthyLongRunsHaveNone) {
+  // No false alarms: 10^5 steps of the sleigh and the particle with dla and mla, the pendulum with
+  // del, the knife edge and the vertical disk with dla and fim.
+  struct Case {
+    std::string system, method;
+    double h;
+    catalogue::ParameterValues parameters;
+  };
+  const std::vector<Case> cases = {
+      {"chaplygin-sleigh", "dla", 0.01, {}},
+      {"chaplygin-sleigh", "mla", 0.01, {}},
+      {"particle", "dla", 0.1, {{"potential", 1}}},
+      {"particle", "mla", 0.1, {{"potential", 1}}},
+      {"particle", "dla", 0.1, {}},
+      {"pendulum", "del", 0.1, {}},
+      {"knife-edge", "dla", 0.01, {}},
+      {"knife-edge", "fim", 0.01, {}},
+      {"vertical-disk", "dla", 0.05, {}},
+      {"vertical-disk", "fim", 0.05, {}},
+  };
+  for (const auto& c : cases) {
+    const auto r = catalogue::find(c.system).run(c.parameters, {}, options(c.method, c.h, 100000));
+    EXPECT_FALSE(r.failed()) << c.system << " " << c.method << ": " << r.summary.message;
+    EXPECT_TRUE(r.summary.warnings.empty())
+        << c.system << " " << c.method << ": " << r.summary.warnings.front().message;
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 #include "dalembert/diagnostics/convergence.hpp"
 
@@ -26,7 +27,17 @@ int coordinate_count(const Problem& p) {
   return static_cast<int>(p.system->describe(p.parameters).coordinates.size());
 }
 
+thread_local std::vector<std::string> noted_warnings;
+
 }  // namespace
+
+void note_warnings(const RunResult& run) {
+  for (const auto& w : run.summary.warnings)
+    noted_warnings.push_back(run.summary.system + ", " + run.summary.method + ", h = " + number_text(run.summary.h) +
+                             ": " + w.message);
+}
+
+std::vector<std::string> take_warnings() { return std::exchange(noted_warnings, {}); }
 
 ReferencePositions reference_positions(const Problem& problem, const RunOptions& options,
                                        const std::vector<double>& times) {
@@ -50,6 +61,7 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
   RunOptions o = options;
   o.method = "reference";
   const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
+  note_warnings(r);
   if (r.failed()) throw NumericalFailure("the reference solver failed: " + r.summary.message);
   const int n = coordinate_count(problem);
   // The reference run uses the same grid and thinning, so its rows are at the same times.
@@ -73,6 +85,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     RunOptions o = options;
     o.method = m;
     c.runs.push_back(problem.system->run(problem.parameters, problem.initial, o));
+    note_warnings(c.runs.back());
     for (const char* col : {"energy_error", "constraint", "error"}) c.table.columns.push_back(m + ":" + col);
   }
   // The output times of a complete run. A failed run ends with the row of its last completed
@@ -144,6 +157,7 @@ Convergence convergence_study(const Problem& problem, const std::string& method,
     o.steps = steps;
     o.every = steps;  // only the first and last rows are needed
     const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
+    note_warnings(r);
     ConvergenceRow row{h, steps, std::nan(""), false, ""};
     if (r.failed()) {
       row.failure = method + " failed at h = " + number_text(h) + ": " + r.summary.message;

@@ -11,6 +11,12 @@
 
 namespace dalembert::analysis {
 
+/// The warnings of the runs (RunSummary::warnings) made by the studies below on this thread, and of
+/// the runs passed to note_warnings, since the last take_warnings(); each names the system, the
+/// method and h. `reproduce` lists them under each experiment.
+void note_warnings(const RunResult& run);
+std::vector<std::string> take_warnings();
+
 /// What a study needs to know about one system and its initial data.
 struct Problem {
   const catalogue::Entry* system;

@@ -126,7 +126,8 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
 }
 
 int run_command(const std::string& system, const RunArguments& a, const std::string& out,
-                const std::optional<std::string>& summary, bool progress, const std::vector<std::string>& command_line) {
+                const std::optional<std::string>& summary, bool progress, bool strict,
+                const std::vector<std::string>& command_line) {
   const auto& entry = catalogue::find(system);
   RunOptions options = a.options();
   const InitialData init = a.initial();
@@ -156,12 +157,18 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
     summary_file->write(j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     summary_file->commit();
   }
+  for (const auto& w : result.summary.warnings) std::cerr << "dalembert: warning: " << w.message << '\n';
   if (result.failed()) {
     std::cerr << "dalembert: " << result.summary.message << "; kept " << result.summary.steps
               << " completed step(s)\n";
   }
   if (const int signal = stop.requested().load(); signal != 0) return 128 + signal;
-  return result.failed() ? 3 : 0;
+  if (result.failed()) return 3;
+  if (strict && !result.summary.warnings.empty()) {
+    std::cerr << "dalembert: --strict: the run has " << result.summary.warnings.size() << " warning(s)\n";
+    return 3;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -197,6 +204,9 @@ int main(int argc, char** argv) {
   run->add_flag("--progress", run_progress,
                 "show progress on standard error (percentage, rate, time left); the default on a terminal");
   run->add_flag("--quiet", run_quiet, "no progress line");
+  bool run_strict = false;
+  run->add_flag("--strict", run_strict,
+                "exit with status 3 if the run has warnings (they are in the summary either way)");
 
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
@@ -231,7 +241,8 @@ int main(int argc, char** argv) {
     if (*run)
       return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
                          run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
-                         show_progress(run_progress, run_quiet), std::vector<std::string>(argv, argv + argc));
+                         show_progress(run_progress, run_quiet), run_strict,
+                         std::vector<std::string>(argv, argv + argc));
     if (const int status = run_study_command(*studies); status >= 0) return status;
     if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
   } catch (const BadInput& e) {

@@ -78,6 +78,10 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
   j["wall_time_seconds"] = s.wall_time_seconds;
   j["status"] = s.status;
   if (!s.message.empty()) j["message"] = s.message;
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const auto& w : s.warnings)
+    warnings.push_back({{"kind", w.kind}, {"step", w.step}, {"t", w.t}, {"message", w.message}});
+  j["warnings"] = warnings;
   return j;
 }
 

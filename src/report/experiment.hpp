@@ -34,6 +34,7 @@ struct Outcome {
   std::string explanation;   ///< why this verdict; corrections of the papers used
   std::vector<Number> numbers;
   std::vector<Figure> figures;
+  std::vector<std::string> warnings;  ///< of the runs made through the run layer (RunSummary::warnings)
 };
 
 struct Context {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "analysis/study.hpp"
 #include "cli/output.hpp"
 #include "support/output_file.hpp"
 #include "dalembert/io/errors.hpp"
@@ -105,7 +106,9 @@ void write_markdown(const std::vector<ExperimentResult>& results, const fs::path
        << "- **experiment**: `" << e.name << "` (" << format(r.seconds, 2) << " s)\n"
        << "- **paper**: " << e.paper << "\n- **figure**: " << e.figure << "\n- **system**: " << e.system
        << "\n- **methods**: " << e.methods << "\n- **data**: " << e.data << "\n- **claim**: " << e.claim << "\n"
-       << "- **verdict**: **" << verdict_text(r) << "** — " << r.outcome.explanation << "\n\n";
+       << "- **verdict**: **" << verdict_text(r) << "** — " << r.outcome.explanation << "\n";
+    for (const auto& w : r.outcome.warnings) md << "- **warning of a run**: " << w << "\n";
+    md << "\n";
     if (!r.outcome.numbers.empty()) {
       md << "| quantity | ours | for comparison |\n|---|---|---|\n";
       for (const auto& n : r.outcome.numbers)
@@ -152,8 +155,10 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
       << "<dt>paper</dt><dd>" << html_escape(e.paper) << "</dd><dt>figure</dt><dd>" << html_escape(e.figure)
       << "</dd><dt>system</dt><dd>" << html_escape(e.system) << "</dd><dt>methods</dt><dd>" << html_escape(e.methods)
       << "</dd><dt>data</dt><dd>" << html_escape(e.data) << "</dd><dt>claim</dt><dd>" << html_escape(e.claim)
-      << "</dd><dt>verdict</dt><dd><span class=\"" << css(verdict_text(r)) << "\">" << verdict_text(r)
-      << "</span> — " << html_escape(r.outcome.explanation) << "</dd></dl>\n";
+      << "</dd><dt>verdict</dt><dd><span class=\"" << css(verdict_text(r)) << "\">" << verdict_text(r) << "</span> — "
+      << html_escape(r.outcome.explanation) << "</dd>";
+    for (const auto& w : r.outcome.warnings) h << "<dt>warning of a run</dt><dd>" << html_escape(w) << "</dd>";
+    h << "</dl>\n";
     if (!r.outcome.numbers.empty()) {
       h << "<table><tr><th>quantity</th><th>ours</th><th>for comparison</th></tr>\n";
       for (const auto& n : r.outcome.numbers)
@@ -204,14 +209,18 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
     const fs::path dir = out / e->name;
     try {
       fs::create_directories(dir);
+      analysis::take_warnings();  // only this experiment's
       r.outcome = e->run(Context{dir.string(), quick});
+      r.outcome.warnings = analysis::take_warnings();
       render(r.outcome.figures, dir.string());
     } catch (const std::exception& ex) {
       r.error = true;
       r.outcome.explanation = std::string("the experiment failed: ") + ex.what();
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress << verdict_text(r) << " (" << format(r.seconds, 2) << " s)\n";
+    progress << verdict_text(r) << " (" << format(r.seconds, 2) << " s";
+    if (!r.outcome.warnings.empty()) progress << ", " << r.outcome.warnings.size() << " warning(s) of its runs";
+    progress << ")\n";
     results.push_back(std::move(r));
   }
   write_markdown(results, out, quick);

@@ -134,6 +134,11 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     derived = names.size();
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
+  // The energy is a conserved quantity to watch unless forces, the action variable of a contact
+  // system or second-order constraints change it.
+  bool conserves_energy = !contact && !SecondOrderSystem<S>;
+  if constexpr (Model<S>) conserves_energy = conserves_energy && !has_external_force(sys);
+  recorder.watch_energy(conserves_energy);
 
   std::vector<double> row(recorder.width());
   LogSlopeFit decay;
@@ -185,6 +190,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, extras.data());
       } else {
         record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, nullptr);
+      }
+      if constexpr (requires { method.parasitic_mode(s); }) {
+        if (s.k > k_start) recorder.parasitic_mode(s.k, s.t, method.parasitic_mode(s), Method::parasitic_mode_name);
       }
     });
   });

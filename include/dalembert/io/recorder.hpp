@@ -1,17 +1,21 @@
 #pragma once
 // Recording a run: the rows kept (every K-th and the last), stored in the trajectory or handed to a
-// RowSink as they come, and the statistics of the summary (energy error, constraint residuals,
-// Newton iterations, wall time). observe_run() (io/observe.hpp) and the rigid-body runner record
-// every method through it, so every run reports the same numbers and stops the same way.
+// RowSink as they come, the statistics of the summary (energy error, constraint residuals, Newton
+// iterations, wall time) and the warnings of the monitors (io/monitors.hpp). observe_run()
+// (io/observe.hpp) and the rigid-body runner record every method through it, so every run reports
+// the same numbers and stops the same way.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "dalembert/io/monitors.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
 
@@ -53,13 +57,21 @@ class RunRecorder {
   /// `columns` start with t; `has_discrete`: the method reports a discrete constraint residual.
   /// Takes `every`, the row sink and the stop flag from `options`.
   RunRecorder(RunResult& result, std::vector<std::string> columns, const RunOptions& options, bool has_discrete)
-      : result_(result), every_(options.every), sink_(options.rows), stop_(options.stop),
-        has_discrete_(has_discrete), start_(std::chrono::steady_clock::now()) {
+      : result_(result),
+        every_(options.every),
+        sink_(options.rows),
+        stop_(options.stop),
+        has_discrete_(has_discrete),
+        early_until_(std::max(1000L, options.steps / 10)),
+        start_(std::chrono::steady_clock::now()) {
     result_.trajectory.columns = std::move(columns);
     if (sink_) sink_->begin(result_.trajectory.columns);
   }
 
   std::size_t width() const { return result_.trajectory.columns.size(); }
+
+  /// Whether the energy of the system is conserved (then its growth is watched); by default it is.
+  void watch_energy(bool conserved) { watch_energy_ = conserved; }
 
   /// Adds the row of step k (width() numbers, kept if k is a multiple of `every`). Its energy and
   /// residuals enter the summary; `stepped`: the row follows a step of the method, whose Newton
@@ -73,9 +85,15 @@ class RunRecorder {
     if (!have_energy0_) {
       sum.energy0 = energy;
       have_energy0_ = true;
+      if (watch_energy_) energy_growth_.emplace(early_until_, 100.0, 1e-6 * std::max(1.0, std::abs(energy)));
     }
-    sum.max_energy_error = std::max(sum.max_energy_error, std::abs(energy - sum.energy0));
+    const double energy_error = std::abs(energy - sum.energy0);
+    sum.max_energy_error = std::max(sum.max_energy_error, energy_error);
     sum.max_constraint_residual = std::max(sum.max_constraint_residual, constraint);
+    if (energy_growth_ && energy_growth_->grew(k, energy_error))
+      warn_growth("energy-growth", "energy error |E - E0|", k, row[0], energy_error, *energy_growth_);
+    if (constraint_drift_.grew(k, constraint))
+      warn_growth("constraint-drift", "constraint residual |M v|", k, row[0], constraint, constraint_drift_);
     if (has_discrete_) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
     if (stepped) {
       newton_total_ += iterations;
@@ -88,6 +106,25 @@ class RunRecorder {
     if (stop_) {
       if (const int signal = stop_->load(std::memory_order_relaxed); signal != 0) throw RunInterrupted(signal, k, row[0]);
     }
+  }
+
+  /// The amplitude of the method's known parasitic mode (`what` names it) after step k: warns once
+  /// when it grows beyond 50 times its value after the first step (io/monitors.hpp).
+  void parasitic_mode(long k, double t, double amplitude, std::string_view what) {
+    if (!parasitic_first_) {
+      parasitic_first_ = amplitude;
+      return;
+    }
+    if (parasitic_reported_ || !(amplitude > 50.0 * *parasitic_first_)) return;
+    const double floor = 1e-6 + 1e-3 * std::sqrt(2.0 * std::abs(result_.summary.energy0));
+    if (!(amplitude > floor)) return;
+    parasitic_reported_ = true;
+    result_.summary.warnings.push_back(
+        {"parasitic-mode", k, t,
+         std::string(what) + " = " + short_number(amplitude) + " at step " + std::to_string(k) +
+             " (t = " + short_number(t) + "), more than 50 times its value after the first step (" +
+             short_number(*parasitic_first_) +
+             "): the parasitic mode has grown and the trajectory is no longer reliable"});
   }
 
   /// Calls `steps()`, which adds the rows, and ends the run: a SolverError ("solver-failure"),
@@ -108,6 +145,15 @@ class RunRecorder {
   }
 
  private:
+  void warn_growth(const std::string& kind, const std::string& what, long k, double t, double value,
+                   const GrowthMonitor& monitor) {
+    result_.summary.warnings.push_back(
+        {kind, k, t,
+         what + " = " + short_number(value) + " at step " + std::to_string(k) + " (t = " + short_number(t) +
+             "), more than " + short_number(monitor.factor()) + " times its largest value over steps 0.." +
+             std::to_string(monitor.early_until()) + " (" + short_number(monitor.envelope()) + ")"});
+  }
+
   void fail(const std::string& message, const std::string& status) {
     result_.summary.status = status;
     result_.summary.message = message;
@@ -136,6 +182,12 @@ class RunRecorder {
   RowSink* sink_;
   const std::atomic<int>* stop_;
   bool has_discrete_;
+  long early_until_;  ///< the first tenth of the steps, at least 1000: their values set the envelopes
+  bool watch_energy_ = true;
+  std::optional<GrowthMonitor> energy_growth_;
+  GrowthMonitor constraint_drift_{early_until_, 100.0, 1e-6};
+  std::optional<double> parasitic_first_;
+  bool parasitic_reported_ = false;
   std::chrono::steady_clock::time_point start_;
   bool have_energy0_ = false;
   long last_k_ = -1, last_stored_ = -1, newton_steps_ = 0;

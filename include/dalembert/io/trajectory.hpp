@@ -35,6 +35,14 @@ class RowSink {
   virtual void row(long k, std::span<const double> values) = 0;
 };
 
+/// A warning of a run's monitors (io/monitors.hpp): what, where, and the numbers in the message.
+struct RunWarning {
+  std::string kind;  ///< "energy-growth", "constraint-drift" or "parasitic-mode"
+  long step = 0;
+  double t = 0.0;
+  std::string message;
+};
+
 struct RunSummary {
   std::string system;
   std::string method;
@@ -50,6 +58,7 @@ struct RunSummary {
   double wall_time_seconds = 0.0;
   std::string status = "ok";  ///< "ok", "solver-failure", "non-finite" (energy or constraint) or "interrupted"
   std::string message;
+  std::vector<RunWarning> warnings;  ///< from the run's monitors; a run with warnings is still "ok"
 };
 
 struct RunResult {

@@ -117,7 +117,14 @@ class MomentumEnergyIntegrator {
       qstar_p_average = (covector_projectors(system_, s.q).Q * s.p_average).template lpNorm<Eigen::Infinity>();
     }
     return {hamiltonian(system_, s.q, s.p_minus), hamiltonian(system_, s.q, s.p_plus), qstar_p_average,
-            (0.5 * (s.p_plus - s.p_minus)).template lpNorm<Eigen::Infinity>()};
+            parasitic_mode(s)};
+  }
+
+  /// The amplitude of the parasitic period-2 mode, |Q* p⁺|_inf = ½|p⁺ − p⁻|_inf, which the run's
+  /// monitors watch (io/monitors.hpp).
+  static constexpr std::string_view parasitic_mode_name = "FIM's period-2 mode |Q* p+|";
+  double parasitic_mode(const State& s) const {
+    return (0.5 * (s.p_plus - s.p_minus)).template lpNorm<Eigen::Infinity>();
   }
 
  private:
