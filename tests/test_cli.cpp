@@ -1,6 +1,6 @@
-// The command-line contract of ../shared/DESIGN.md: list, describe --json, run's CSV and summary,
-// exit status 2 for each kind of bad input (with a message naming the bad value) and 3 for a
-// solver failure with the completed rows kept.
+// The command-line contract (docs/architecture.md, *Running and the command line*): list,
+// describe --json, run's CSV and summary, exit status 2 for each kind of bad input (with a message
+// naming the bad value) and 3 for a solver failure with the completed rows kept.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

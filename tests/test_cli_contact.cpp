@@ -1,4 +1,4 @@
-// The command line for contact systems (../shared/DESIGN.md): the catalogue entries, describe with
+// The command line for contact systems (docs/architecture.md): the catalogue entries, describe with
 // z0, the CSV contract t, coordinates, z, energy, constraint, ..., the thesis' figures reproduced
 // from the command line (spec X8/X9), the energy decay rate in the summary, and bad input.
 #include <gtest/gtest.h>

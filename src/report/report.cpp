@@ -90,13 +90,50 @@ std::string timestamp() {
   return buf;
 }
 
+/// What the report is and how to read it, the same in both formats.
+const std::vector<std::string>& introduction() {
+  static const std::vector<std::string> paragraphs = {
+      "Each experiment reruns a numerical experiment of one of the papers listed under References, with the "
+      "paper's data where it gives them and ours where it does not (the data line says which), states the "
+      "paper's claim, our numbers and a verdict on the claim.",
+      "Verdicts: supported: our numbers show what the paper claims. Differs: the claim holds in substance but "
+      "our numbers differ from the paper's in a way the explanation gives (a misprint, unstated data, another "
+      "reading of the method). Not supported: our numbers contradict the claim, for the reason given. Error: "
+      "the experiment could not run.",
+      "In the tables, 'independent check' is a value computed before the method was implemented, by a "
+      "separate implementation of the paper's equations (plain numpy, scipy and sympy), and 'paper' a value "
+      "printed in the paper. A warning of a run is a known failure mode of a method detected while it ran "
+      "(docs/methods.md, 'Failure modes and the run's warnings').",
+  };
+  return paragraphs;
+}
+
+/// The papers the experiments cite, by the keys they use.
+const std::vector<std::string>& references() {
+  static const std::vector<std::string> entries = {
+      "[CM01] J. Cortés, S. Martínez, Non-holonomic integrators, Nonlinearity 14 (2001) 1365-1392, "
+      "doi:10.1088/0951-7715/14/5/322.",
+      "[dLMS04] M. de León, D. Martín de Diego, A. Santamaría-Merino, Geometric integrators and nonholonomic "
+      "mechanics, J. Math. Phys. 45 (2004) 1042-1064, doi:10.1063/1.1644325.",
+      "[FIM08] S. Ferraro, D. Iglesias, D. Martín de Diego, Momentum and energy preserving integrators for "
+      "nonholonomic dynamics, Nonlinearity 21 (2008) 1911-1928, doi:10.1088/0951-7715/21/8/009.",
+      "[ASMM22] A. Anahory Simoes, J. C. Marrero, D. Martín de Diego, Exact discrete Lagrangian mechanics for "
+      "nonholonomic mechanics, Numer. Math. 151 (2022) 49-98, doi:10.1007/s00211-022-01283-w.",
+      "[AS21] A. Anahory Simoes, Geometric and numerical analysis of nonholonomic systems, PhD thesis, "
+      "Universidad Autónoma de Madrid (ICMAT), 2021.",
+      "[BFG13] N. Borda, J. Fernández, S. Grillo, Discrete second order constrained Lagrangian systems: first "
+      "results, J. Geom. Mech. 5 (2013) 381-397, doi:10.3934/jgm.2013.5.381.",
+  };
+  return entries;
+}
+
 void write_markdown(const std::vector<ExperimentResult>& results, const fs::path& out, bool quick) {
   std::ostringstream md;
   md << "# dalembert: reproduction of the papers' experiments\n\n"
      << "Generated " << timestamp() << " by `dalembert reproduce`" << (quick ? " --quick (reduced step counts)" : "")
-     << ". Each experiment reruns a numerical experiment of the papers in `../shared/papers/` with the data of "
-        "the specs in `../shared/spec/`, states the paper's claim, our numbers and a verdict.\n\n"
-     << "| experiment | paper | figure | verdict |\n|---|---|---|---|\n";
+     << ".\n\n";
+  for (const auto& paragraph : introduction()) md << paragraph << "\n\n";
+  md << "| experiment | paper | figure | verdict |\n|---|---|---|---|\n";
   for (const auto& r : results)
     md << "| [" << r.experiment->title << "](#" << r.experiment->name << ") | " << r.experiment->paper << " | "
        << r.experiment->figure << " | " << verdict_text(r) << " |\n";
@@ -120,6 +157,8 @@ void write_markdown(const std::vector<ExperimentResult>& results, const fs::path
       md << "![" << f.title << "](" << rel.string() << ")\n\n";
     }
   }
+  md << "\n## References\n\n";
+  for (const auto& entry : references()) md << "- " << entry << "\n";
   support::write_file("--out", (out / "report.md").string(), md.str());
 }
 
@@ -134,9 +173,9 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
     << "section{border-top:1px solid #ddd;margin-top:2rem}dt{font-weight:600;float:left;width:7rem}dd{margin-left:7.5rem}\n"
     << "</style></head><body>\n<h1>dalembert: reproduction of the papers' experiments</h1>\n<p>Generated "
     << timestamp() << " by <code>dalembert reproduce</code>" << (quick ? " --quick (reduced step counts)" : "")
-    << ". Each experiment reruns a numerical experiment of the papers with the data of the specs, states the "
-       "paper's claim, our numbers and a verdict.</p>\n<table><tr><th>experiment</th><th>paper</th><th>figure</th>"
-       "<th>verdict</th></tr>\n";
+    << ".</p>\n";
+  for (const auto& paragraph : introduction()) h << "<p>" << html_escape(paragraph) << "</p>\n";
+  h << "<table><tr><th>experiment</th><th>paper</th><th>figure</th><th>verdict</th></tr>\n";
   const auto css = [](const std::string& v) {
     std::string c = v;
     for (auto& ch : c)
@@ -174,7 +213,9 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
     }
     h << "</section>\n";
   }
-  h << "</body></html>\n";
+  h << "<section><h2>References</h2><ul>";
+  for (const auto& entry : references()) h << "<li>" << html_escape(entry) << "</li>";
+  h << "</ul></section>\n</body></html>\n";
   support::write_file("--out", (out / "report.html").string(), h.str());
 }
 
