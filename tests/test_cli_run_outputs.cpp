@@ -180,9 +180,42 @@ TEST(Warnings, GoToTheSummaryAndStandardErrorAndFailAStrictRun) {
     EXPECT_EQ(s["warnings"][1]["kind"], "parasitic-mode");
     EXPECT_GT(s["warnings"][1]["step"].get<long>(), 2000);
   }
+  // compare prints the warnings of its runs, naming the method and h
+  const auto cmp = dalembert({"compare", "chaplygin-sleigh", "--methods", "dla,fim", "--h", "0.01", "--t-end", "100",
+                              "--out-dir", (dir / "compare").string()});
+  EXPECT_EQ(cmp.status, 0) << cmp.err;
+  EXPECT_NE(cmp.err.find("dalembert: warning: chaplygin-sleigh, fim, h = 0.01: FIM's period-2 mode"), std::string::npos)
+      << cmp.err;
+  EXPECT_EQ(cmp.err.find("chaplygin-sleigh, dla,"), std::string::npos) << cmp.err;
   const auto healthy = sleigh("dla", true);
   EXPECT_EQ(healthy.status, 0) << healthy.err;
   EXPECT_EQ(healthy.err, "");
   EXPECT_TRUE(summary_in(summary)["warnings"].empty());
+  fs::remove_all(dir);
+}
+
+TEST(Progress, IsShownWhenAskedAndNotWhenQuiet) {
+  // --progress forces the line on standard error (it is on by default only on a terminal); it ends
+  // at 100 % with the count of steps or runs. --quiet turns it off.
+  const fs::path dir = fresh_directory("progress");
+  const std::vector<std::string> run = {"run", "particle", "--method", "dla", "--h", "0.1", "--steps", "1000",
+                                        "--out", (dir / "p.csv").string()};
+  auto with = [](std::vector<std::string> args, const std::string& flag) {
+    args.push_back(flag);
+    return args;
+  };
+  const auto shown = dalembert(with(run, "--progress"));
+  EXPECT_EQ(shown.status, 0) << shown.err;
+  EXPECT_NE(shown.err.find("100.0 %  1000/1000 steps"), std::string::npos) << shown.err;
+  EXPECT_EQ(shown.err.back(), '\n');
+  const auto quiet = dalembert(with(run, "--quiet"));
+  EXPECT_EQ(quiet.err, "");
+  const auto unasked = dalembert(run);  // standard error is a file here, not a terminal
+  EXPECT_EQ(unasked.err, "");
+  const auto ensemble = dalembert({"ensemble", "particle", "--method", "dla", "--h", "0.1", "--steps", "10",
+                                   "--param-range", "potential=0:1", "--samples", "4", "--progress", "--out",
+                                   (dir / "e.csv").string()});
+  EXPECT_EQ(ensemble.status, 0) << ensemble.err;
+  EXPECT_NE(ensemble.err.find("100.0 %  4/4 runs"), std::string::npos) << ensemble.err;
   fs::remove_all(dir);
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cli/parse.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
 #include "support/output_file.hpp"
 #include "ensemble/ensemble.hpp"
@@ -18,6 +19,7 @@ struct EnsembleCommand {
   std::string system, samples, initial_file, threads, out, seed;
   std::string sampling = "grid";
   std::vector<std::string> ranges;
+  bool progress = false, quiet = false;
   RunArguments run;
 };
 
@@ -39,6 +41,9 @@ std::shared_ptr<EnsembleCommand> add_ensemble_command(CLI::App& app) {
                   "CSV of samples: columns named like the coordinates (q0), v_<coordinate> (v0), or parameters");
   cmd->add_option("--threads", c->threads, "threads (per MPI rank); default: all cores");
   cmd->add_option("--out", c->out, "CSV output file (default: standard output)");
+  cmd->add_flag("--progress", c->progress,
+                "show progress on standard error (runs done, rate, time left); the default on a terminal");
+  cmd->add_flag("--quiet", c->quiet, "no progress line");
   return c;
 }
 
@@ -90,7 +95,10 @@ int run_ensemble_command(const EnsembleCommand& a) {
 #ifdef DALEMBERT_WITH_MPI
   if (ensemble::mpi::launched()) return ensemble::mpi::run(plan, threads, a.out);
 #endif
-  const auto all = ensemble::run_chunk(plan, 0, plan.samples.size(), threads.value_or(ensemble::default_threads()));
+  ProgressLine line("runs", static_cast<long>(plan.samples.size()), show_progress(a.progress, a.quiet));
+  const auto all = ensemble::run_chunk(plan, 0, plan.samples.size(), threads.value_or(ensemble::default_threads()),
+                                       [&](std::size_t finished) { line.update(static_cast<long>(finished)); });
+  line.finish(static_cast<long>(plan.samples.size()));
   return ensemble::finish(plan, all, a.out);
 }
 

@@ -96,6 +96,7 @@ int compare(const StudyCommands& c) {
   const auto methods = split(c.methods);
   if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + c.methods + "'");
   const std::string dir = c.compare_args.prepare_out_dir("compare-" + c.compare_args.label());
+  analysis::take_warnings();
   const auto cmp = analysis::compare_methods(problem, methods, o);
   const std::string csv = dir + "/compare.csv";
   report::write_table(csv, cmp.table);
@@ -126,6 +127,7 @@ int compare(const StudyCommands& c) {
                 r.failed() ? "  (failed; partial)" : "");
   }
   std::cout << "wrote " << csv << " and " << dir << "/{energy_error,constraint,error}.{png,svg}\n";
+  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << w << '\n';
   if (!cmp.reference_failure.empty()) std::cerr << "dalembert: " << cmp.reference_failure << "; no errors\n";
   for (std::size_t i = 0; i < methods.size(); ++i)
     if (cmp.runs[i].failed())
@@ -141,6 +143,7 @@ int convergence(const StudyCommands& c) {
   const double T = parse_number("--t-end", c.convergence_t_end);
   if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
   const std::string dir = c.convergence_args.prepare_out_dir("convergence-" + c.convergence_args.label() + "-" + base.method);
+  analysis::take_warnings();
   const auto conv = analysis::convergence_study(problem, base.method, std::vector<double>(hs.begin(), hs.end()), T, base);
   std::vector<double> h, steps, error, fitted;
   for (const auto& row : conv.rows) {
@@ -166,6 +169,7 @@ int convergence(const StudyCommands& c) {
   if (std::isfinite(conv.order)) std::printf("fitted order: %.3f\n", conv.order);
   else std::printf("fitted order: none (fewer than two usable errors)\n");
   std::cout << "wrote " << dir << "/convergence.csv and " << dir << "/convergence.{png,svg}\n";
+  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << w << '\n';
   for (const auto& row : conv.rows)
     if (!row.failure.empty()) std::cerr << "dalembert: " << row.failure << '\n';
   return conv.failure().empty() ? 0 : 3;

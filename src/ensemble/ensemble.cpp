@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -241,15 +242,24 @@ std::string csv_header(const Plan& plan) {
   return h + "\n";
 }
 
-Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads) {
+Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads,
+                const std::function<void(std::size_t)>& finished) {
   end = std::min(end, plan.samples.size());
   begin = std::min(begin, end);
   std::vector<Outcome> outcomes(end - begin);
   // Threads take the next sample from a shared counter (samples differ in cost); each outcome is
   // stored at its own index, so the rows are the same for any number of threads.
   std::atomic<std::size_t> next{begin};
+  std::size_t finished_count = 0;
+  std::mutex finishing;
   const auto work = [&]() {
-    for (std::size_t i; (i = next.fetch_add(1)) < end;) outcomes[i - begin] = run_sample(plan, plan.samples[i]);
+    for (std::size_t i; (i = next.fetch_add(1)) < end;) {
+      outcomes[i - begin] = run_sample(plan, plan.samples[i]);
+      if (finished) {
+        const std::lock_guard lock(finishing);
+        finished(++finished_count);
+      }
+    }
   };
   const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(outcomes.size())));
   std::vector<std::thread> pool;

@@ -7,6 +7,7 @@
 // index, so the rows do not depend on the number of threads (or of MPI ranks, ensemble_mpi.cpp).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -81,8 +82,11 @@ struct Chunk {
 /// The CSV header line (with newline).
 std::string csv_header(const Plan& plan);
 
-/// Runs samples [begin, end) on `threads` threads (at least one) and formats their rows.
-Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads);
+/// Runs samples [begin, end) on `threads` threads (at least one) and formats their rows. `finished`,
+/// if given, is called after each sample with the number finished so far (from the thread that
+/// ran it, one call at a time): for a progress line.
+Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads,
+                const std::function<void(std::size_t)>& finished = {});
 
 /// Appends `more` (the chunk that follows) to `chunk`.
 void append(Chunk& chunk, Chunk&& more);
