@@ -11,8 +11,8 @@
 //   constraint-drift |M(q_k) v_k| beyond 100 times its largest value over the early steps, and
 //                    beyond 1e-6.
 //   parasitic-mode   the amplitude of a method's known parasitic mode (FIM's period-2 mode,
-//                    |Q* p⁺| = ½|p⁺ − p⁻|) beyond 50 times its value after the first step, and
-//                    beyond 1e-6 + 1e-3 sqrt(2|E_0|).
+//                    |Q* p⁺| = ½|p⁺ − p⁻|) beyond 20 times its largest value over the first 100
+//                    steps, and beyond 1e-6 + 1e-3 sqrt(2|E_0|).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -109,21 +109,21 @@ class RunRecorder {
   }
 
   /// The amplitude of the method's known parasitic mode (`what` names it) after step k: warns once
-  /// when it grows beyond 50 times its value after the first step (io/monitors.hpp).
+  /// when it grows beyond 20 times its largest value over the first 100 steps (io/monitors.hpp).
   void parasitic_mode(long k, double t, double amplitude, std::string_view what) {
-    if (!parasitic_first_) {
-      parasitic_first_ = amplitude;
+    if (parasitic_steps_++ < 100) {
+      parasitic_envelope_ = std::max(parasitic_envelope_, amplitude);
       return;
     }
-    if (parasitic_reported_ || !(amplitude > 50.0 * *parasitic_first_)) return;
+    if (parasitic_reported_ || !(amplitude > 20.0 * parasitic_envelope_)) return;
     const double floor = 1e-6 + 1e-3 * std::sqrt(2.0 * std::abs(result_.summary.energy0));
     if (!(amplitude > floor)) return;
     parasitic_reported_ = true;
     result_.summary.warnings.push_back(
         {"parasitic-mode", k, t,
          std::string(what) + " = " + short_number(amplitude) + " at step " + std::to_string(k) +
-             " (t = " + short_number(t) + "), more than 50 times its value after the first step (" +
-             short_number(*parasitic_first_) +
+             " (t = " + short_number(t) + "), more than 20 times its largest value over the first 100 steps (" +
+             short_number(parasitic_envelope_) +
              "): the parasitic mode has grown and the trajectory is no longer reliable"});
   }
 
@@ -186,7 +186,8 @@ class RunRecorder {
   bool watch_energy_ = true;
   std::optional<GrowthMonitor> energy_growth_;
   GrowthMonitor constraint_drift_{early_until_, 100.0, 1e-6};
-  std::optional<double> parasitic_first_;
+  long parasitic_steps_ = 0;
+  double parasitic_envelope_ = 0.0;
   bool parasitic_reported_ = false;
   std::chrono::steady_clock::time_point start_;
   bool have_energy0_ = false;
