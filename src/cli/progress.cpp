@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 namespace dalembert::cli {
 
@@ -18,7 +19,8 @@ ProgressLine::ProgressLine(std::string unit, long total, bool enabled)
       start_(std::chrono::steady_clock::now()), last_(start_) {}
 
 void ProgressLine::finish(long done) {
-  if (enabled_ && !finished_ && printed_) print(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+  if (enabled_ && !finished_ && printed_)
+    print(done, std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
   finish();
 }
 
