@@ -51,6 +51,15 @@ inline fs::path capture_directory() {
   return dir;
 }
 
+/// A fresh, empty directory `name` for one test, under a directory of this process named after the
+/// test file's `suite` ("security", "run_outputs").
+inline fs::path fresh_directory(const std::string& suite, const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("dalembert_" + suite + "_" + std::to_string(::getpid())) / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
 struct Options {
   std::vector<std::string> environment;  ///< NAME=value, added to (or replacing in) this process's environment
   std::vector<std::string> unset;        ///< names removed from the environment

@@ -24,12 +24,8 @@ namespace {
 
 const std::string kExecutable = DALEMBERT_EXECUTABLE;
 
-fs::path fresh_directory(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("dalembert_streaming_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+/// A fresh directory for one test.
+fs::path fresh_directory(const std::string& name) { return spawn_test::fresh_directory("streaming", name); }
 
 spawn_test::Outcome dalembert(const std::vector<std::string>& args, const spawn_test::Options& options = {}) {
   std::vector<std::string> argv{kExecutable};

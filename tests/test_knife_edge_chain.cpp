@@ -35,6 +35,20 @@ PhasePoint<Eigen::Dynamic> perturbed_start(const KnifeEdgeChain& chain) {
   return x;
 }
 
+/// Steps `a` from `sa` and `b` from `sb` side by side `steps` times (the states end where the steps
+/// leave them) and returns the largest difference(sa, sb) after a step.
+template <class A, class B, class Difference>
+double largest_difference_side_by_side(const A& a, typename A::State& sa, const B& b, typename B::State& sb, int steps,
+                                       Difference difference) {
+  double largest = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    a.step(sa);
+    b.step(sb);
+    largest = std::max(largest, difference(sa, sb));
+  }
+  return largest;
+}
+
 }  // namespace
 
 TEST(KnifeEdgeChain, TermsDescribeTheDenseSystem) {
@@ -64,12 +78,9 @@ TEST(KnifeEdgeChain, StepsByTermsEqualTheDenseDla) {
     const auto dense_dla = make_dla(dense, h);
     auto s = sparse_dla.initial_state(x.q, x.v);
     auto d = dense_dla.initial_state(x.q, x.v);
-    double largest = 0.0;
-    for (int k = 0; k < 200; ++k) {
-      sparse_dla.step(s);
-      dense_dla.step(d);
-      largest = std::max(largest, (s.q - d.q).lpNorm<Eigen::Infinity>());
-    }
+    const double largest = largest_difference_side_by_side(
+        sparse_dla, s, dense_dla, d, 200,
+        [](const auto& a, const auto& b) { return (a.q - b.q).template lpNorm<Eigen::Infinity>(); });
     test::report("chain N=" + std::to_string(N) + " max |q_terms - q_dense| over 200 steps", largest);
     EXPECT_LT(largest, 1e-12) << N;
     EXPECT_LT((s.p - d.p).lpNorm<Eigen::Infinity>(), 1e-11) << N;
@@ -95,14 +106,12 @@ TEST(KnifeEdgeChain, FimByTermsEqualsTheDenseFim) {
     auto s = by_terms.initial_state(x.q, x.v);
     auto d = whole.initial_state(x.q, x.v);
     EXPECT_LT((s.p_minus - d.p_minus).lpNorm<Eigen::Infinity>(), 1e-13) << N;  // start B: Λ~ by terms
-    double largest = 0.0;
-    for (int k = 0; k < 200; ++k) {
-      by_terms.step(s);
-      whole.step(d);
-      largest = std::max({largest, (s.q - d.q).lpNorm<Eigen::Infinity>(),
-                          (s.p_minus - d.p_minus).lpNorm<Eigen::Infinity>(),
-                          (s.p_average - d.p_average).lpNorm<Eigen::Infinity>()});
-    }
+    const double largest =
+        largest_difference_side_by_side(by_terms, s, whole, d, 200, [](const auto& a, const auto& b) {
+          return std::max({(a.q - b.q).template lpNorm<Eigen::Infinity>(),
+                           (a.p_minus - b.p_minus).template lpNorm<Eigen::Infinity>(),
+                           (a.p_average - b.p_average).template lpNorm<Eigen::Infinity>()});
+        });
     test::report("chain N=" + std::to_string(N) + " fim max |x_terms - x_dense| over 200 steps", largest);
     EXPECT_LT(largest, 1e-12) << N;
     EXPECT_LT((by_terms.velocity(s) - whole.velocity(d)).lpNorm<Eigen::Infinity>(), 1e-12) << N;
@@ -125,12 +134,10 @@ TEST(KnifeEdgeChain, Rk4ByTermsEqualsTheDenseRk4) {
     const RungeKutta4<DenseChain> whole(dense, 0.05);
     auto s = by_terms.initial_state(x.q, x.v);
     auto d = whole.initial_state(x.q, x.v);
-    double largest = 0.0;
-    for (int k = 0; k < 200; ++k) {
-      by_terms.step(s);
-      whole.step(d);
-      largest = std::max(largest, (s.q - d.q).lpNorm<Eigen::Infinity>() + (s.v - d.v).lpNorm<Eigen::Infinity>());
-    }
+    const double largest =
+        largest_difference_side_by_side(by_terms, s, whole, d, 200, [](const auto& a, const auto& b) {
+          return (a.q - b.q).template lpNorm<Eigen::Infinity>() + (a.v - b.v).template lpNorm<Eigen::Infinity>();
+        });
     test::report("chain N=" + std::to_string(N) + " rk4 max |x_terms - x_dense| over 200 steps", largest);
     EXPECT_LT(largest, 1e-12) << N;
     const auto a = constrained_acceleration(chain, x.q, x.v), b = constrained_acceleration(dense, x.q, x.v);

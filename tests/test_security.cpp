@@ -31,12 +31,7 @@ namespace {
 const std::string kExecutable = DALEMBERT_EXECUTABLE;
 
 /// A fresh directory for one test.
-fs::path fresh_directory(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("dalembert_security_" + std::to_string(::getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path fresh_directory(const std::string& name) { return spawn_test::fresh_directory("security", name); }
 
 /// `dalembert args...` with the model cache in `cache` (and no plotting surprises).
 Outcome dalembert(const std::vector<std::string>& args, const fs::path& cache, spawn_test::Options options = {}) {
