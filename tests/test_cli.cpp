@@ -18,7 +18,7 @@ using namespace cli_test;
 namespace fs = std::filesystem;
 
 TEST(Cli, ListPrintsSystemsAndMethodsInTwoSections) {
-  const auto r = dalembert("list");
+  const auto r = dalembert("list --names");
   ASSERT_EQ(r.status, 0);
   const auto l = lines(r.out);
   const auto methods = std::find(l.begin(), l.end(), "methods:");
@@ -27,6 +27,29 @@ TEST(Cli, ListPrintsSystemsAndMethodsInTwoSections) {
   for (const char* s : {"particle", "knife-edge", "perturbed-knife-edge", "vertical-disk", "chaplygin-sleigh"})
     EXPECT_NE(std::find(l.begin(), methods, s), methods) << s;
   for (const char* m : {"del", "dla", "rk4", "reference"}) EXPECT_NE(std::find(methods, l.end(), m), l.end()) << m;
+}
+
+TEST(Cli, ListDescribesEverySystemAndMethod) {
+  const auto r = dalembert("list");
+  ASSERT_EQ(r.status, 0);
+  const auto l = lines(r.out);
+  const auto starting = [&](const std::string& name) {
+    return std::find_if(l.begin(), l.end(), [&](const std::string& s) { return s.rfind(name + "  ", 0) == 0; });
+  };
+  ASSERT_NE(starting("particle"), l.end());
+  EXPECT_NE(starting("particle")->find("nonholonomic particle in R^3"), std::string::npos) << *starting("particle");
+  ASSERT_NE(starting("dla"), l.end());
+  EXPECT_NE(starting("dla")->find("Cortes and Martinez (2001)"), std::string::npos);
+  EXPECT_NE(starting("dla")->find("[nonholonomic]"), std::string::npos);
+  ASSERT_NE(starting("fim-lie"), l.end());
+  EXPECT_NE(starting("fim-lie")->find("[rigid body]"), std::string::npos);
+  // every line of both sections has a description
+  const auto names = lines(dalembert("list --names").out);
+  ASSERT_EQ(names.size(), l.size());
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    if (names[i].empty() || names[i].back() == ':') continue;
+    EXPECT_GT(l[i].size(), names[i].size() + 10) << l[i];
+  }
 }
 
 TEST(Cli, DescribeJsonHasTheContractKeys) {
@@ -52,7 +75,7 @@ TEST(Cli, RunWritesTheContractCsvAndSummary) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(slurp(csv));
   ASSERT_EQ(l.size(), 12u);  // header + 11 rows (k = 0..10)
-  EXPECT_EQ(l[0].rfind("t,x,y,theta,phi,energy,constraint", 0), 0u) << l[0];
+  EXPECT_EQ(l[0].rfind("t,x,y,theta,phi,x_t,y_t,theta_t,phi_t,energy,constraint", 0), 0u) << l[0];
   EXPECT_EQ(l[11].rfind("1,", 0), 0u) << l[11];
   const auto j = nlohmann::json::parse(slurp(summary));
   EXPECT_EQ(j["system"], "vertical-disk");
@@ -62,7 +85,7 @@ TEST(Cli, RunWritesTheContractCsvAndSummary) {
   // The summary's numbers are those of the rows: the largest |E_k − E_0| of the energy column.
   double max_energy_error = 0.0, E0 = 0.0;
   for (std::size_t k = 1; k < l.size(); ++k) {
-    const double E = cli_test::numbers(l[k])[5];
+    const double E = cli_test::numbers(l[k])[9];  // t, 4 coordinates, 4 velocities, energy
     if (k == 1) E0 = E;
     max_energy_error = std::max(max_energy_error, std::abs(E - E0));
   }
@@ -86,7 +109,7 @@ TEST(Cli, RunToStdoutWithEveryAndParameters) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
   ASSERT_EQ(l.size(), 5u);  // header, k = 0, 4, 8, 10
-  EXPECT_EQ(l[0], "t,x,y,z,energy,constraint,newton_iterations");
+  EXPECT_EQ(l[0], "t,x,y,z,x_t,y_t,z_t,energy,constraint,newton_iterations");
   EXPECT_EQ(l[4].rfind("1,", 0), 0u);
   // E0 = ½(0.09 + 0.49 + 0.0225) + 1 + 0.25 = 1.55125 with the potential switched on
   EXPECT_NE(l[1].find(",1.55125,"), std::string::npos) << l[1];

@@ -18,7 +18,7 @@ using namespace cli_test;
 namespace fs = std::filesystem;
 
 TEST(CliContact, ListHasTheContactSystemsAndMethodsOnce) {
-  const auto r = dalembert("list");
+  const auto r = dalembert("list --names");
   ASSERT_EQ(r.status, 0);
   const auto l = lines(r.out);
   const auto methods = std::find(l.begin(), l.end(), "methods:");
@@ -51,15 +51,15 @@ TEST(CliContact, ThesisFigureOneFromTheCommandLine) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
   ASSERT_EQ(l.size(), 202u);
-  EXPECT_EQ(l[0], "t,q,z,energy,constraint,newton_iterations");
+  EXPECT_EQ(l[0], "t,q,q_t,z,energy,constraint,newton_iterations,p_q");
   const double q[] = {1, 2, 2.975, 3.925625}, z[] = {0, 1, 1.925625, 2.781172265625};
   for (int k = 0; k < 4; ++k) {
     const auto v = numbers(l[k + 1]);
     EXPECT_DOUBLE_EQ(v[0], 0.5 * k);
     EXPECT_NEAR(v[1], q[k], 1e-14);
-    EXPECT_NEAR(v[2], z[k], 1e-14);
+    EXPECT_NEAR(v[3], z[k], 1e-14);  // t, q, q_t, z
   }
-  EXPECT_NEAR(numbers(l[1])[3], 2.1038790, 5e-8);  // H0 = H ∘ F⁻L_d(q0, q1, z0)
+  EXPECT_NEAR(numbers(l[1])[4], 2.1038790, 5e-8);  // H0 = H ∘ F⁻L_d(q0, q1, z0)
   const auto j = nlohmann::json::parse(slurp(summary));
   EXPECT_NEAR(j["energy_decay_rate"].get<double>(), -0.05082, 5e-6);
   EXPECT_EQ(j["method"], "herglotz");
@@ -85,9 +85,9 @@ TEST(CliContact, ExactAgreesWithTheReferenceSolver) {
   const auto r = dalembert("run damped-oscillator-2d --param c=0.5 --method reference --h 0.25 --steps 40 --every 40");
   ASSERT_EQ(e.status, 0) << e.err;
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(lines(e.out)[0], "t,x,y,z,energy,constraint,newton_iterations");
+  EXPECT_EQ(lines(e.out)[0], "t,x,y,x_t,y_t,z,energy,constraint,newton_iterations,p_x,p_y");
   const auto a = numbers(lines(e.out)[2]), b = numbers(lines(r.out)[2]);
-  for (int c = 0; c < 5; ++c) EXPECT_NEAR(a[c], b[c], 1e-10) << c;
+  for (int c = 0; c < 7; ++c) EXPECT_NEAR(a[c], b[c], 1e-10) << c;  // t, x, y, x_t, y_t, z, energy
 }
 
 TEST(CliContact, ExponentialRuleAndTheDampedKnifeEdge) {
@@ -95,7 +95,9 @@ TEST(CliContact, ExponentialRuleAndTheDampedKnifeEdge) {
   const auto r = dalembert("run damped-knife-edge --method herglotz --rule exponential --h 0.1 --t-end 50 --every 100 --summary " +
                            summary.string());
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(lines(r.out)[0], "t,x,y,phi,z,energy,constraint,discrete_constraint,newton_iterations");
+  EXPECT_EQ(lines(r.out)[0],
+            "t,x,y,phi,x_t,y_t,phi_t,z,energy,constraint,discrete_constraint,newton_iterations,p_x,p_y,p_phi,"
+            "lambda_1");
   const auto j = nlohmann::json::parse(slurp(summary));
   EXPECT_LT(j["max_discrete_constraint"].get<double>(), 1e-12);
   EXPECT_LT(j["max_constraint_residual"].get<double>(), 1e-13);

@@ -19,7 +19,7 @@ using namespace cli_test;
 namespace fs = std::filesystem;
 
 TEST(CliDsocs, ListsAndDescribesTheSecondOrderSystems) {
-  const auto l = lines(dalembert("list").out);
+  const auto l = lines(dalembert("list --names").out);
   for (const char* name : {"curvature-particle", "inertia-wheel-pendulum", "dsocs"})
     EXPECT_NE(std::find(l.begin(), l.end(), name), l.end()) << name;
   EXPECT_EQ(std::count(l.begin(), l.end(), "reference"), 1);  // shared by two families, listed once
@@ -47,7 +47,7 @@ TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
   ASSERT_EQ(two_point.status, 0) << two_point.err;
   const auto l = lines(euler.out), m = lines(two_point.out);
   ASSERT_EQ(l.size(), 7u);
-  EXPECT_EQ(l[0], "t,x,y,energy,constraint,discrete_constraint,newton_iterations");
+  EXPECT_EQ(l[0], "t,x,y,x_t,y_t,energy,constraint,discrete_constraint,newton_iterations");
   for (int k = 2; k <= 6; ++k) {  // rows k = 1..5: the same positions
     EXPECT_EQ(numbers(l[k])[1], numbers(m[k])[1]);
     EXPECT_EQ(numbers(l[k])[2], numbers(m[k])[2]);
@@ -55,7 +55,7 @@ TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
   const auto q5 = numbers(l[6]);  // spec §3.6
   EXPECT_NEAR(q5[1], 0.334580886942684, 1e-14);
   EXPECT_NEAR(q5[2], 0.607063514750447, 1e-14);
-  EXPECT_LT(q5[5], 1e-14);  // D_K holds to round-off
+  EXPECT_LT(q5[7], 1e-14);  // D_K holds to round-off
   // the second-order start (default) gives a different q1
   const auto taylor = lines(dalembert("run curvature-particle --method dsocs --h 0.1 --steps 1").out);
   EXPECT_NEAR(numbers(taylor[2])[1], 0.1 - 0.005 * std::sqrt(2.0), 1e-15);  // x1 = h ẋ0 + ½h²ẍ0, ẍ0 = −k|v|ẏ
@@ -66,13 +66,13 @@ TEST(CliDsocs, PendulumRunReachesTheSpecStateWithTheLyapunovColumn) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
   ASSERT_EQ(l.size(), 6u);  // header, k = 0, 5000, 10000, 15000, 20000
-  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,discrete_constraint,newton_iterations,lyapunov");
+  EXPECT_EQ(l[0], "t,theta,psi,theta_t,psi_t,energy,constraint,discrete_constraint,newton_iterations,lyapunov");
   const auto last = numbers(l[5]);
   EXPECT_EQ(last[0], 2000.0);
   EXPECT_NEAR(last[1], -3.759721559554e-4, 1e-8);  // spec §4.6 anchors
   EXPECT_NEAR(last[2], 84.65335311304, 1e-7);
-  EXPECT_NEAR(last[7], 197.43, 0.05);  // V at the method's velocity; levels off near 200
-  EXPECT_NEAR(numbers(l[1])[7], 14770.16245, 1e-5);
+  EXPECT_NEAR(last[9], 197.43, 0.05);  // V at the method's velocity; levels off near 200
+  EXPECT_NEAR(numbers(l[1])[9], 14770.16245, 1e-5);
 }
 
 TEST(CliDsocs, ClosestRootRuleLeavesThePhysicalBranch) {
@@ -87,18 +87,18 @@ TEST(CliDsocs, ReferenceSolvesTheSecondOrderSystem) {
   const auto r = dalembert("run inertia-wheel-pendulum --method reference --h 50 --t-end 500");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);
-  EXPECT_EQ(l[0], "t,theta,psi,energy,constraint,newton_iterations,lyapunov");
+  EXPECT_EQ(l[0], "t,theta,psi,theta_t,psi_t,energy,constraint,newton_iterations,lyapunov");
   const auto last = numbers(l.back());
   EXPECT_NEAR(last[1], -0.03895, 5e-6);  // spec §4.6 reference
-  EXPECT_NEAR(last[6], 262.94, 5e-3);
-  EXPECT_LT(last[4], 1e-6);  // the kinematic residual |dV/dt + F| at the continuous acceleration
+  EXPECT_NEAR(last[8], 262.94, 5e-3);    // lyapunov
+  EXPECT_LT(last[6], 1e-6);  // constraint: the kinematic residual |dV/dt + F| at the continuous acceleration
   const auto c = lines(dalembert("run curvature-particle --method reference --h 0.5 --steps 4 --param k=2").out);
   const auto end = numbers(c.back());
   // circle of radius ½ through the origin: centre (−1/(2√2), 1/(2√2)), angular rate k|v| = 2√2
   const double angle = 2 * std::sqrt(2.0) * 2.0, r0 = 0.5, cx = -r0 / std::sqrt(2.0), cy = r0 / std::sqrt(2.0);
   EXPECT_NEAR(end[1], cx + std::cos(angle - M_PI / 4) * r0, 1e-10);
   EXPECT_NEAR(end[2], cy + std::sin(angle - M_PI / 4) * r0, 1e-10);
-  EXPECT_LT(end[4], 1e-12);
+  EXPECT_LT(end[6], 1e-12);  // constraint
 }
 
 TEST(CliDsocs, BadInputExitsWithStatusTwoAndNamesTheValue) {

@@ -72,8 +72,8 @@ TEST(Ensemble, GridHasEveryCombinationWithTheLastRangeFastest) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto t = parse_csv(r.out);
   const std::vector<std::string> expected_header = {
-      "sample", "a", "m", "status", "steps", "energy0", "energy_drift", "max_constraint",
-      "t_final", "x_final", "y_final", "theta_final", "energy_final"};
+      "sample",  "a",       "m",       "status",      "steps",     "energy0",   "energy_drift",  "max_constraint",
+      "t_final", "x_final", "y_final", "theta_final", "x_t_final", "y_t_final", "theta_t_final", "energy_final"};
   EXPECT_EQ(t.header, expected_header);
   ASSERT_EQ(t.rows.size(), 9u);
   const double a[] = {0.1, 0.30000000000000004, 0.5}, m[] = {1, 2, 3};  // lo + (hi - lo) i / (N - 1)
@@ -108,7 +108,7 @@ TEST(Ensemble, EachRowHasTheStatisticsOfDalembertRunForThatSample) {
     EXPECT_EQ(t.num(s, "energy0"), j["energy0"].get<double>()) << s;
     const auto traj = parse_csv(slurp(csv));
     ASSERT_EQ(traj.rows.size(), 201u);
-    for (const char* c : {"t", "x", "y", "theta", "energy"})
+    for (const char* c : {"t", "x", "y", "theta", "x_t", "y_t", "theta_t", "energy"})
       EXPECT_EQ(t.num(s, std::string(c) + "_final"), traj.num(200, c)) << c;
     // DLA on the sleigh: the energy drifts only a little (a sanity check of the statistic itself).
     EXPECT_GT(t.num(s, "energy_drift"), 0.0);
@@ -260,7 +260,7 @@ TEST(KnifeEdgeChainCli, AThousandSkatesKeepTheirConstraintsAndEnergy) {
                            csv.string() + " --summary " + summary.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const auto t = parse_csv(slurp(csv));
-  ASSERT_EQ(t.header.size(), 1u + 3000u + 4u);
+  ASSERT_EQ(t.header.size(), 1u + 3000u + 3000u + 4u + 3000u + 1000u);  // t, q, v, 4 diagnostics, p, λ
   EXPECT_EQ(t.header[1], "x1");
   EXPECT_EQ(t.header[3000], "phi1000");
   ASSERT_EQ(t.rows.size(), 3u);  // k = 0, 50, 100

@@ -17,7 +17,7 @@ using namespace cli_test;
 namespace fs = std::filesystem;
 
 TEST(CliGeneratingFunction, ListHasTheNewMethodsAndSystemsOnce) {
-  const auto r = dalembert("list");
+  const auto r = dalembert("list --names");
   ASSERT_EQ(r.status, 0);
   const auto l = lines(r.out);
   const auto methods = std::find(l.begin(), l.end(), "methods:");
@@ -67,7 +67,8 @@ double spread(const std::vector<double>& x) {
 TEST(CliGeneratingFunction, GfAndGfCpRunsWriteTheContractColumns) {
   const auto gf = dalembert("run particle --method gf --h 0.1 --steps 20 --param potential=1");
   ASSERT_EQ(gf.status, 0) << gf.err;
-  EXPECT_EQ(lines(gf.out)[0], "t,x,y,z,energy,constraint,discrete_constraint,newton_iterations");
+  EXPECT_EQ(lines(gf.out)[0],
+            "t,x,y,z,x_t,y_t,z_t,energy,constraint,discrete_constraint,newton_iterations,p_x,p_y,p_z");
   EXPECT_EQ(lines(gf.out).size(), 22u);
   const auto cp = dalembert("run knife-edge --method gf-cp --h 0.1 --steps 200 --param k=0.5");
   ASSERT_EQ(cp.status, 0) << cp.err;
@@ -80,8 +81,10 @@ TEST(CliGeneratingFunction, GfAndGfCpRunsWriteTheContractColumns) {
 TEST(CliGeneratingFunction, FimWritesTheMomentumDiagnostics) {
   const auto r = dalembert("run particle --method fim --h 0.1 --steps 500 --param potential=1 --every 10");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(lines(r.out)[0],
-            "t,x,y,z,energy,constraint,newton_iterations,energy_pminus,energy_pplus,qstar_p_average,qstar_p_plus");
+  EXPECT_EQ(
+      lines(r.out)[0],
+      "t,x,y,z,x_t,y_t,z_t,energy,constraint,newton_iterations,p_x,p_y,p_z,energy_pminus,energy_pplus,qstar_p_average,"
+      "qstar_p_plus");
   EXPECT_LT(spread(column(r.out, "energy_pminus")), 1e-12);  // constant metric, quadratic V
   EXPECT_GT(spread(column(r.out, "energy")), 1e-4);          // the energy of p~ is not exact
   const auto b = dalembert("run knife-edge --method fim --fim-start B --h 0.1 --steps 10");

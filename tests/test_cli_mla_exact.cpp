@@ -55,7 +55,7 @@ void expect_bad_input(const std::string& args, const std::string& mentions) {
 }  // namespace
 
 TEST(CliMlaExact, ListedMethods) {
-  const auto r = dalembert("list");
+  const auto r = dalembert("list --names");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("\nmla\n"), std::string::npos);
   EXPECT_NE(r.out.find("\nexact\n"), std::string::npos);
@@ -68,8 +68,8 @@ TEST(CliMlaExact, ParticleExperimentOfThePaper) {
                              "--summary " + summary.string());
   ASSERT_EQ(mla.status, 0) << mla.err;
   const Csv csv = parse(mla.out);
-  EXPECT_EQ(csv.header, (std::vector<std::string>{"t", "x", "y", "z", "energy", "constraint", "discrete_constraint",
-                                                  "newton_iterations"}));
+  EXPECT_EQ(csv.header, (std::vector<std::string>{"t", "x", "y", "z", "x_t", "y_t", "z_t", "energy", "constraint",
+                                                  "discrete_constraint", "newton_iterations", "p_x", "p_y", "p_z"}));
   ASSERT_EQ(csv.rows.size(), 3u);  // k = 0, 600, 1200
   EXPECT_NEAR(csv.rows[0][csv.column("energy")], 0.665088757396, 1e-11);  // H|D* at F^−l_d(q0, q1)
   EXPECT_NEAR(csv.rows[2][csv.column("x")], 7.117945976832498, 1e-8);
@@ -134,7 +134,7 @@ TEST(CliMlaExact, ConjugatePointIsANumericalFailure) {
   const auto pair = dalembert("run harmonic-oscillator --method exact --h 3.141592653589793 --steps 3 --q0 1 --q1 -1");
   EXPECT_EQ(pair.status, 3);
   EXPECT_NE(pair.err.find("conjugate point"), std::string::npos) << pair.err;
-  EXPECT_EQ(pair.out, "t,q,energy,constraint,newton_iterations\n");
+  EXPECT_EQ(pair.out, "t,q,q_t,energy,constraint,newton_iterations,p_q\n");
   const auto ok = dalembert("run harmonic-oscillator --method exact --h 3 --steps 3");
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_NEAR(parse(ok.out).rows.back()[1], std::cos(9.0), 1e-10);

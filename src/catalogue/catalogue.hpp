@@ -22,6 +22,7 @@ struct SystemDescription {
   std::string name;
   std::string summary;
   std::vector<std::string> coordinates;
+  std::vector<std::string> velocities;  ///< a run's velocity columns: <coordinate>_t (rigid bodies: omega1..3)
   std::vector<ParameterInfo> parameters;
   int constraints = 0;
   std::vector<double> q0, v0;  ///< default initial data

@@ -109,12 +109,14 @@ void describe_start(const S& sys, SystemDescription& d) {
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) d.q0.push_back(x0.g(r, c));
     d.v0.assign(x0.omega.data(), x0.omega.data() + 3);
+    d.velocities = {"omega1", "omega2", "omega3"};
     d.closed_form = sys.exact_solution(x0, 1.0).has_value();
   } else {
     const auto x0 = sys.default_initial();
     d.q0.assign(x0.q.data(), x0.q.data() + x0.q.size());
     d.v0.assign(x0.v.data(), x0.v.data() + x0.v.size());
     if constexpr (ContactCatalogueSystem<S>) d.z0 = x0.z;
+    for (const auto& c : d.coordinates) d.velocities.push_back(c + "_t");
     d.closed_form = sys.exact_solution(x0, 1.0).has_value();
   }
 }

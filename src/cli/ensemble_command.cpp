@@ -29,18 +29,21 @@ std::shared_ptr<EnsembleCommand> add_ensemble_command(CLI::App& app) {
                                  "many runs over a parameter range or a file of initial data, one CSV row of "
                                  "summary statistics per run, on all cores (and MPI ranks)");
   c->app = cmd;
-  cmd->add_option("SYSTEM", c->system, "catalogue system")->required();
+  cmd->add_option("SYSTEM", c->system, "catalogue system or model file (.toml)")->required();
   c->run.add_to(*cmd, kMethod | kStepSize | kStepCount | kDiscretisation | kNewton | kParameters);
   cmd->add_option("--samples", c->samples,
                   "grid: values per ranged parameter (N^d samples); random: number of samples; "
-                  "--initial-file: use the first N rows");
-  cmd->add_option("--param-range", c->ranges, "vary a parameter: name=lo:hi (repeatable)");
-  cmd->add_option("--sampling", c->sampling, "grid (default: equally spaced, ends included) or random (uniform)");
-  cmd->add_option("--seed", c->seed, "seed of --sampling random (default 1)");
+                  "--initial-file: use the first N rows")
+      ->type_name("N");
+  cmd->add_option("--param-range", c->ranges, "vary a parameter: name=lo:hi (repeatable)")->type_name("NAME=LO:HI ...");
+  cmd->add_option("--sampling", c->sampling, "grid (default: equally spaced, ends included) or random (uniform)")
+      ->type_name("NAME");
+  cmd->add_option("--seed", c->seed, "seed of --sampling random, 0..2^63-1 (default 1)")->type_name("N");
   cmd->add_option("--initial-file", c->initial_file,
-                  "CSV of samples: columns named like the coordinates (q0), v_<coordinate> (v0), or parameters");
-  cmd->add_option("--threads", c->threads, "threads (per MPI rank); default: all cores");
-  cmd->add_option("--out", c->out, "CSV output file (default: standard output)");
+                  "CSV of samples: columns named like the coordinates (q0), v_<coordinate> (v0), or parameters")
+      ->type_name("FILE");
+  cmd->add_option("--threads", c->threads, "threads per MPI rank, 1..4096 (default: all cores)")->type_name("N");
+  cmd->add_option("--out", c->out, "CSV output file (default: standard output)")->type_name("FILE");
   cmd->add_flag("--progress", c->progress,
                 "show progress on standard error (runs done, rate, time left); the default on a terminal");
   cmd->add_flag("--quiet", c->quiet, "no progress line");

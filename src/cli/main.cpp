@@ -4,6 +4,7 @@
 // Exit status: 0 success, 2 bad input (message on stderr), 3 numerical failure (partial output kept)
 // or, with run --strict, warnings; 4 internal error; 128 + signal for a run stopped by SIGINT or
 // SIGTERM (its rows kept).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <dalembert/io/method_descriptions.hpp>
 #include <dalembert/version.hpp>
 
 #include "catalogue/catalogue.hpp"
@@ -42,11 +44,20 @@ std::string printable(const std::string& message) {
   return out;
 }
 
-int list_command() {
+/// Systems and methods in two sections, a line each: the name, then (unless `names_only`) a
+/// one-line description and, for a method, the kinds of system it runs on.
+int list_command(bool names_only) {
+  std::size_t width = 0;
+  for (const auto& e : catalogue::entries()) width = std::max(width, e.name.size());
+  const auto line = [&](std::string_view name, const std::string& description) {
+    std::cout << name;
+    if (!names_only) std::cout << std::string(width + 2 - name.size(), ' ') << description;
+    std::cout << '\n';
+  };
   std::cout << "systems:\n";
-  for (const auto& e : catalogue::entries()) std::cout << e.name << '\n';
+  for (const auto& e : catalogue::entries()) line(e.name, e.describe({}).summary);
   std::cout << "\nmethods:\n";
-  for (const auto& m : method_names()) std::cout << m << '\n';
+  for (const auto& m : method_descriptions) line(m.name, std::string(m.summary) + " [" + std::string(m.systems) + "]");
   return 0;
 }
 
@@ -56,6 +67,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     nlohmann::ordered_json j;
     j["name"] = d.name;
     j["coordinates"] = d.coordinates;
+    j["velocities"] = d.velocities;
     nlohmann::ordered_json p = nlohmann::ordered_json::object();
     for (const auto& x : d.parameters) p[x.name] = x.value;
     j["parameters"] = p;
@@ -183,7 +195,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "dalembert " + std::string(dalembert::version), "print `dalembert VERSION` and exit");
 
-  auto* list = app.add_subcommand("list", "systems and methods, one name per line, in two sections");
+  auto* list = app.add_subcommand(
+      "list",
+      "systems and methods in two sections, one per line: the name, a description and, for a method, the "
+      "kinds of system it runs on in brackets");
+  bool list_names_only = false;
+  list->add_flag("--names", list_names_only, "the names only");
 
   std::string describe_name;
   bool describe_json = false;
@@ -191,7 +208,7 @@ int main(int argc, char** argv) {
   auto* describe = app.add_subcommand("describe", "coordinates, parameters, default initial data of a system");
   describe->add_option("SYSTEM", describe_name, "catalogue system or model file (.toml)")->required();
   describe->add_flag("--json", describe_json, "machine-readable output");
-  describe->add_option("--param", describe_params, "override a parameter: name=value");
+  describe->add_option("--param", describe_params, "override a parameter (repeatable)")->type_name("NAME=NUMBER ...");
 
   std::string run_system, run_out, run_summary;
   RunArguments run_arguments;
@@ -238,7 +255,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (*list) return list_command();
+    if (*list) return list_command(list_names_only);
     if (*describe) return describe_command(describe_name, describe_json, describe_params);
     if (*run)
       return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",

@@ -229,6 +229,7 @@ std::vector<Sample> file_samples(const std::string& path, const catalogue::Syste
 std::vector<std::string> state_columns(const catalogue::SystemDescription& system) {
   std::vector<std::string> c{"t"};
   c.insert(c.end(), system.coordinates.begin(), system.coordinates.end());
+  c.insert(c.end(), system.velocities.begin(), system.velocities.end());
   if (system.z0) c.push_back("z");
   c.push_back("energy");
   return c;

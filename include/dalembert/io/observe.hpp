@@ -55,6 +55,20 @@ concept HasExtraColumns = requires(const Method& m, const typename Method::State
   { m.extra_values(s) };
 };
 
+/// A method that carries a momentum: `carried_momentum(state)`, the momentum whose velocity
+/// `velocity(state)` is (written as the columns p_<coordinate>).
+template <class Method>
+concept CarriesMomentum = requires(const Method& m, const typename Method::State& s) {
+  m.carried_momentum(s);
+};
+
+/// A method that carries multipliers: `carried_multiplier(state)`, its estimate of the continuous λ
+/// of M(q)ᵀλ (written as the columns lambda_1 … lambda_m; not a number on rows of no step).
+template <class Method>
+concept CarriesMultiplier = requires(const Method& m, const typename Method::State& s) {
+  m.carried_multiplier(s);
+};
+
 /// The systems a run can observe: catalogue systems on TQ and contact ones on TQ × R.
 template <class S>
 concept RunnableSystem = CatalogueMetadata<S> || ContactCatalogueSystem<S>;
@@ -96,8 +110,12 @@ struct LogSlopeFit {
 
 /// Drives `method` from `state` and records every `every`-th row plus the last one.
 /// `first_row` (optional) is a row for k = 0 already known, used by two-point starts; `first_z` is
-/// its action variable for contact systems. Contact systems add the column `z` after the
-/// coordinates, their `energy` is E_L(q, v, z) and the summary carries its decay rate.
+/// its action variable for contact systems. The columns: t, the coordinates, the method's velocity
+/// `<coordinate>_t`, `z` for a contact system, energy, constraint, discrete_constraint (methods with
+/// one), newton_iterations, then momenta `p_<coordinate>` and multipliers `lambda_<k>` where the
+/// method carries them, then the system's monitor, the method's extra columns and the system's
+/// derived quantities. A contact system's `energy` is E_L(q, v, z) and its summary carries the decay
+/// rate.
 template <RunnableSystem S, class Method>
 RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
                       const RunOptions& options, const std::string& method_name,
@@ -115,12 +133,19 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   sum.system = name_of(sys);
   sum.method = method_name;
   sum.h = options.h;
+  const int multipliers = CarriesMultiplier<Method> ? constraints_of(sys) : 0;
+  const std::vector<std::string> coordinates = coordinate_names_of(sys);
   std::vector<std::string> columns{"t"};
-  for (auto& c : coordinate_names_of(sys)) columns.push_back(std::move(c));
+  columns.insert(columns.end(), coordinates.begin(), coordinates.end());
+  for (const auto& c : coordinates) columns.push_back(c + "_t");
   if (contact) columns.push_back("z");
   columns.insert(columns.end(), {"energy", "constraint"});
   if (has_discrete) columns.push_back("discrete_constraint");
   columns.push_back("newton_iterations");
+  if constexpr (CarriesMomentum<Method>) {
+    for (const auto& c : coordinates) columns.push_back("p_" + c);
+  }
+  for (int j = 1; j <= multipliers; ++j) columns.push_back("lambda_" + std::to_string(j));
   if constexpr (HasMonitor<S>) columns.emplace_back(S::monitor_name);
   std::size_t method_extras = 0;
   if constexpr (HasExtraColumns<Method>) {
@@ -143,9 +168,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   std::vector<double> row(recorder.width());
   LogSlopeFit decay;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
-  // `a` (may be null) is the method's acceleration, `extras` (may be null) its extra columns.
-  const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a,
-                          double discrete, int iterations, bool stepped, const double* extras) {
+  // `a` (may be null) is the method's acceleration, `s` (null on a start's first row) its state.
+  const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a, double discrete,
+                          int iterations, bool stepped, const State* s) {
     double E, c;
     if constexpr (contact) {
       E = contact_energy(sys, q, v, z);
@@ -158,13 +183,40 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     std::size_t i = 0;
     row[i++] = t;
     for (int j = 0; j < n; ++j) row[i++] = q[j];
+    for (int j = 0; j < n; ++j) row[i++] = v[j];
     if (contact) row[i++] = z;
     row[i++] = E;
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    if constexpr (CarriesMomentum<Method>) {
+      if (s) {
+        const Point p = method.carried_momentum(*s);
+        for (int j = 0; j < n; ++j) row[i++] = p[j];
+      } else {
+        for (int j = 0; j < n; ++j) row[i++] = none;
+      }
+    }
+    if constexpr (CarriesMultiplier<Method>) {
+      if (multipliers > 0) {
+        if (s && stepped) {
+          const auto lambda = method.carried_multiplier(*s);
+          for (int j = 0; j < multipliers; ++j) row[i++] = lambda[j];
+        } else {
+          for (int j = 0; j < multipliers; ++j) row[i++] = none;
+        }
+      }
+    }
     if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
-    for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = extras ? extras[j] : std::nan("");
+    if constexpr (HasExtraColumns<Method>) {
+      if (s) {
+        const auto extras = method.extra_values(*s);
+        for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = extras[j];
+      } else {
+        for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = none;
+      }
+    }
     if constexpr (HasDerivedQuantities<S>) {
       if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
     }
@@ -185,12 +237,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         acceleration = method.acceleration(s);
         a = &acceleration;
       }
-      if constexpr (HasExtraColumns<Method>) {
-        const auto extras = method.extra_values(s);
-        record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, extras.data());
-      } else {
-        record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, nullptr);
-      }
+      record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, &s);
       if constexpr (requires { method.parasitic_mode(s); }) {
         if (s.k > k_start) recorder.parasitic_mode(s.k, s.t, method.parasitic_mode(s), Method::parasitic_mode_name);
       }

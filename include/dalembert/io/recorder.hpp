@@ -13,8 +13,10 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
+#include "dalembert/io/errors.hpp"
 #include "dalembert/io/monitors.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
@@ -64,6 +66,10 @@ class RunRecorder {
         has_discrete_(has_discrete),
         early_until_(std::max(1000L, options.steps / 10)),
         start_(std::chrono::steady_clock::now()) {
+    // A model file's names can meet the generated ones (a coordinate `p_x` beside `x`).
+    std::unordered_set<std::string_view> seen;
+    for (const auto& c : columns)
+      if (!seen.insert(c).second) throw BadInput("two columns of the run would be named " + c + "; rename one");
     result_.trajectory.columns = std::move(columns);
     if (sink_) sink_->begin(result_.trajectory.columns);
   }

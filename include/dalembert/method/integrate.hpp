@@ -3,6 +3,8 @@
 //   using State = ...;           holding at least  long k; double t; Vecd<n> q;
 //   void step(State&) const;     advance one step (throws SolverError on failure)
 //   Vecd<n> velocity(const State&) const;   its own velocity estimate at step k
+// and optionally carried_momentum(state) and carried_multiplier(state), written by a run as the
+// columns p_<coordinate> and lambda_<k> (io/observe.hpp).
 // integrate() calls the observer on the initial state and after every step, Boost.Odeint style.
 namespace dalembert {
 
