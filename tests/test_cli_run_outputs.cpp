@@ -213,5 +213,14 @@ TEST(Progress, IsShownWhenAskedAndNotWhenQuiet) {
                                    (dir / "e.csv").string()});
   EXPECT_EQ(ensemble.status, 0) << ensemble.err;
   EXPECT_NE(ensemble.err.find("100.0 %  4/4 runs"), std::string::npos) << ensemble.err;
+  // The studies count their runs: two methods and, without a closed form (c = 1), the reference.
+  const auto compare = dalembert({"compare", "particle", "--param", "potential=1", "--methods", "dla,rk4", "--h", "0.1",
+                                  "--steps", "10", "--progress", "--out-dir", (dir / "c").string()});
+  EXPECT_EQ(compare.status, 0) << compare.err;
+  EXPECT_NE(compare.err.find("100.0 %  3/3 runs"), std::string::npos) << compare.err;
+  const auto convergence = dalembert({"convergence", "particle", "--method", "dla", "--h-list", "0.1,0.05", "--t-end",
+                                      "1", "--progress", "--out-dir", (dir / "v").string()});
+  EXPECT_EQ(convergence.status, 0) << convergence.err;
+  EXPECT_NE(convergence.err.find("100.0 %  2/2 runs"), std::string::npos) << convergence.err;  // closed form
   fs::remove_all(dir);
 }

@@ -28,14 +28,18 @@ int coordinate_count(const Problem& p) {
 }
 
 thread_local std::vector<std::string> noted_warnings;
+thread_local std::function<void()> run_noted;
 
 }  // namespace
 
-void note_warnings(const RunResult& run) {
+void note_run(const RunResult& run) {
   for (const auto& w : run.summary.warnings)
     noted_warnings.push_back(run.summary.system + ", " + run.summary.method + ", h = " + number_text(run.summary.h) +
                              ": " + w.message);
+  if (run_noted) run_noted();
 }
+
+void after_each_run(std::function<void()> callback) { run_noted = std::move(callback); }
 
 std::vector<std::string> take_warnings() { return std::exchange(noted_warnings, {}); }
 
@@ -61,7 +65,7 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
   RunOptions o = options;
   o.method = "reference";
   const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
-  note_warnings(r);
+  note_run(r);
   if (r.failed()) throw NumericalFailure("the reference solver failed: " + r.summary.message);
   const int n = coordinate_count(problem);
   // The reference run uses the same grid and thinning, so its rows are at the same times.
@@ -85,7 +89,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     RunOptions o = options;
     o.method = m;
     c.runs.push_back(problem.system->run(problem.parameters, problem.initial, o));
-    note_warnings(c.runs.back());
+    note_run(c.runs.back());
     for (const char* col : {"energy_error", "constraint", "error"}) c.table.columns.push_back(m + ":" + col);
   }
   // The output times of a complete run. A failed run ends with the row of its last completed
@@ -157,7 +161,7 @@ Convergence convergence_study(const Problem& problem, const std::string& method,
     o.steps = steps;
     o.every = steps;  // only the first and last rows are needed
     const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
-    note_warnings(r);
+    note_run(r);
     ConvergenceRow row{h, steps, std::nan(""), false, ""};
     if (r.failed()) {
       row.failure = method + " failed at h = " + number_text(h) + ": " + r.summary.message;

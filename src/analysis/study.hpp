@@ -3,6 +3,7 @@
 // data (compare), and errors against a reference for a sequence of step sizes (convergence).
 // The reference is the closed form where the system has one, the Bulirsch–Stoer reference solver
 // otherwise. Used by the `compare`, `convergence` and `reproduce` commands.
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -11,11 +12,16 @@
 
 namespace dalembert::analysis {
 
-/// The warnings of the runs (RunSummary::warnings) made by the studies below on this thread, and of
-/// the runs passed to note_warnings, since the last take_warnings(); each names the system, the
-/// method and h. `reproduce` lists them under each experiment.
-void note_warnings(const RunResult& run);
+/// Notes a run made on this thread by the studies below or by an experiment of `reproduce`: its
+/// warnings (RunSummary::warnings, each then named by system, method and h) are kept until
+/// take_warnings(), which `reproduce` lists under each experiment; then the callback of
+/// after_each_run is called.
+void note_run(const RunResult& run);
 std::vector<std::string> take_warnings();
+
+/// Calls `callback` after each run noted on this thread (a progress line counts them); an empty
+/// function stops that.
+void after_each_run(std::function<void()> callback);
 
 /// What a study needs to know about one system and its initial data.
 struct Problem {

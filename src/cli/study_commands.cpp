@@ -6,6 +6,7 @@
 
 #include "analysis/study.hpp"
 #include "cli/parse.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
 #include "report/figures.hpp"
 #include "report/report.hpp"
@@ -51,7 +52,41 @@ struct StudyCommands {
   ProblemArguments compare_args, convergence_args;
   std::string methods;
   std::string h_list, convergence_t_end;
+  bool progress = false, quiet = false;
 };
+
+namespace {
+
+void add_progress_flags(CLI::App* cmd, StudyCommands& c) {
+  cmd->add_flag("--progress", c.progress,
+                "show progress on standard error (runs done, rate, time left); the default on a terminal");
+  cmd->add_flag("--quiet", c.quiet, "no progress line");
+}
+
+/// The runs of the reference solver a study makes per time grid: none where there is a closed form.
+long reference_runs(const analysis::Problem& problem) {
+  return problem.system->describe(problem.parameters).closed_form ? 0 : 1;
+}
+
+/// A progress line counting the runs a study makes (at most `most` of them) while it lives.
+class RunsWithProgress {
+ public:
+  RunsWithProgress(long most, const StudyCommands& c) : line_("runs", most, show_progress(c.progress, c.quiet)) {
+    analysis::after_each_run([this] { line_.update(++done_); });
+  }
+  ~RunsWithProgress() {
+    analysis::after_each_run({});
+    line_.finish(done_);
+  }
+  RunsWithProgress(const RunsWithProgress&) = delete;
+  RunsWithProgress& operator=(const RunsWithProgress&) = delete;
+
+ private:
+  ProgressLine line_;
+  long done_ = 0;
+};
+
+}  // namespace
 
 std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   auto c = std::make_shared<StudyCommands>();
@@ -63,6 +98,7 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
   c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
   c->compare->add_option("--methods", c->methods, "comma-separated methods")->required()->type_name("LIST");
+  add_progress_flags(c->compare, *c);
 
   c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
   c->convergence_args.add_to(c->convergence, kMethod);
@@ -70,6 +106,7 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
       ->required()
       ->type_name("LIST");
   c->convergence->add_option("--t-end", c->convergence_t_end, "final time T > 0")->required()->type_name("NUMBER");
+  add_progress_flags(c->convergence, *c);
   return c;
 }
 
@@ -97,7 +134,10 @@ int compare(const StudyCommands& c) {
   if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + c.methods + "'");
   const std::string dir = c.compare_args.prepare_out_dir("compare-" + c.compare_args.label());
   analysis::take_warnings();
-  const auto cmp = analysis::compare_methods(problem, methods, o);
+  const auto cmp = [&] {
+    RunsWithProgress progress(static_cast<long>(methods.size()) + reference_runs(problem), c);
+    return analysis::compare_methods(problem, methods, o);
+  }();
   const std::string csv = dir + "/compare.csv";
   report::write_table(csv, cmp.table);
   std::vector<report::Figure> figures;
@@ -144,7 +184,10 @@ int convergence(const StudyCommands& c) {
   if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
   const std::string dir = c.convergence_args.prepare_out_dir("convergence-" + c.convergence_args.label() + "-" + base.method);
   analysis::take_warnings();
-  const auto conv = analysis::convergence_study(problem, base.method, std::vector<double>(hs.begin(), hs.end()), T, base);
+  const auto conv = [&] {
+    RunsWithProgress progress(static_cast<long>(hs.size()) * (1 + reference_runs(problem)), c);
+    return analysis::convergence_study(problem, base.method, std::vector<double>(hs.begin(), hs.end()), T, base);
+  }();
   std::vector<double> h, steps, error, fitted;
   for (const auto& row : conv.rows) {
     h.push_back(row.h);

@@ -23,7 +23,7 @@ inline analysis::Convergence complete_convergence(const analysis::Problem& probl
 inline RunResult run_system(const std::string& system, const catalogue::ParameterValues& params,
                             const InitialData& init, const RunOptions& options) {
   RunResult r = catalogue::find(system).run(params, init, options);
-  analysis::note_warnings(r);
+  analysis::note_run(r);
   if (r.failed()) throw std::runtime_error(system + " with " + options.method + ": " + r.summary.message);
   return r;
 }

@@ -242,6 +242,7 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
   const fs::path out = fs::absolute(out_dir);
   std::vector<ExperimentResult> results;
   std::size_t i = 0;
+  const auto begin = std::chrono::steady_clock::now();
   for (const Experiment* e : selected) {
     ++i;
     progress << "[" << i << "/" << selected.size() << "] " << e->name << " ... " << std::flush;
@@ -261,6 +262,12 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     progress << verdict_text(r) << " (" << format(r.seconds, 2) << " s";
     if (!r.outcome.warnings.empty()) progress << ", " << r.outcome.warnings.size() << " warning(s) of its runs";
+    if (i < selected.size()) {  // time left, at the mean time per experiment so far
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      const double left = elapsed / static_cast<double>(i) * static_cast<double>(selected.size() - i);
+      const long rounded = std::lround(std::ceil(left < 90 ? left : left / 60));
+      progress << "; about " << rounded << (left < 90 ? " s" : " min") << " left";
+    }
     progress << ")\n";
     results.push_back(std::move(r));
   }
