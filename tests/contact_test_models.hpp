@@ -5,7 +5,7 @@
 
 namespace dalembert::test {
 
-/// spec seed-003 T31: L = ½ v² − ½ q² + γ z + c z v² (regular while 1 + 2cz > 0).
+/// A Lagrangian nonlinear in z (ours): L = ½ v² − ½ q² + γ z + c z v² (regular while 1 + 2cz > 0).
 struct ZNonlinearOscillator {
   static constexpr int n = 1;
   double gamma = -0.05, c = 0.1;

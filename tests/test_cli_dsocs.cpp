@@ -52,7 +52,7 @@ TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
     EXPECT_EQ(numbers(l[k])[1], numbers(m[k])[1]);
     EXPECT_EQ(numbers(l[k])[2], numbers(m[k])[2]);
   }
-  const auto q5 = numbers(l[6]);  // spec §3.6
+  const auto q5 = numbers(l[6]);  // independent reference values
   EXPECT_NEAR(q5[1], 0.334580886942684, 1e-14);
   EXPECT_NEAR(q5[2], 0.607063514750447, 1e-14);
   EXPECT_LT(q5[7], 1e-14);  // D_K holds to round-off
@@ -69,7 +69,7 @@ TEST(CliDsocs, PendulumRunReachesTheSpecStateWithTheLyapunovColumn) {
   EXPECT_EQ(l[0], "t,theta,psi,theta_t,psi_t,energy,constraint,discrete_constraint,newton_iterations,lyapunov");
   const auto last = numbers(l[5]);
   EXPECT_EQ(last[0], 2000.0);
-  EXPECT_NEAR(last[1], -3.759721559554e-4, 1e-8);  // spec §4.6 anchors
+  EXPECT_NEAR(last[1], -3.759721559554e-4, 1e-8);  // independent reference anchors
   EXPECT_NEAR(last[2], 84.65335311304, 1e-7);
   EXPECT_NEAR(last[9], 197.43, 0.05);  // V at the method's velocity; levels off near 200
   EXPECT_NEAR(numbers(l[1])[9], 14770.16245, 1e-5);
@@ -89,7 +89,7 @@ TEST(CliDsocs, ReferenceSolvesTheSecondOrderSystem) {
   const auto l = lines(r.out);
   EXPECT_EQ(l[0], "t,theta,psi,theta_t,psi_t,energy,constraint,newton_iterations,lyapunov");
   const auto last = numbers(l.back());
-  EXPECT_NEAR(last[1], -0.03895, 5e-6);  // spec §4.6 reference
+  EXPECT_NEAR(last[1], -0.03895, 5e-6);  // independent reference solution
   EXPECT_NEAR(last[8], 262.94, 5e-3);    // lyapunov
   EXPECT_LT(last[6], 1e-6);  // constraint: the kinematic residual |dV/dt + F| at the continuous acceleration
   const auto c = lines(dalembert("run curvature-particle --method reference --h 0.5 --steps 4 --param k=2").out);

@@ -62,7 +62,7 @@ TEST(CliMlaExact, ListedMethods) {
 }
 
 TEST(CliMlaExact, ParticleExperimentOfThePaper) {
-  // Paper 002 Example 3 / thesis Ex. 7.5.1: q0 = 0, q1 = (0.4, 0.4, 0.08), h = 0.5, N = 1200.
+  // [ASMM22] Example 3 / thesis Ex. 7.5.1: q0 = 0, q1 = (0.4, 0.4, 0.08), h = 0.5, N = 1200.
   const fs::path summary = scratch() / "particle.json";
   const auto mla = dalembert("run particle --method mla --h 0.5 --steps 1200 --q0 0,0,0 --q1 0.4,0.4,0.08 --every 600 "
                              "--summary " + summary.string());
@@ -115,7 +115,7 @@ TEST(CliMlaExact, ExactFlowMatchesTheClosedForm) {
   EXPECT_LT(last[csv.column("discrete_constraint")], 1e-10);
 
   // Two-point start on the exact constraint submanifold: the particle through q0 = 0 and
-  // (x1, y1) = (0.4, 0.4) has z1 = 0.07900101095683879 (spec seed-002 §4.5).
+  // (x1, y1) = (0.4, 0.4) has z1 = 0.07900101095683879 (an independently computed value).
   const auto two = dalembert("run particle --method exact --h 0.5 --steps 4 --q0 0,0,0 --q1 0.4,0.4,0.07900101095683879");
   ASSERT_EQ(two.status, 0) << two.err;
   const Csv c = parse(two.out);

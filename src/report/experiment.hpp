@@ -26,7 +26,7 @@ inline const char* to_string(Verdict v) {
 struct Number {
   std::string quantity;
   std::string value;
-  std::string note;  ///< e.g. the paper's or the spec's value for comparison
+  std::string note;  ///< e.g. the paper's value or an independently computed one, for comparison
 };
 
 struct Outcome {

@@ -11,13 +11,13 @@ namespace {
 
 struct ThesisFigure {
   std::string system, figure;
-  std::vector<double> spec_q;  ///< the spec's q_0.. of the thesis' rule
-  double spec_rate;            ///< the spec's fitted slope of log H over 100 time units
+  std::vector<double> spec_q;  ///< independently computed q_0.. of the thesis' rule
+  double spec_rate;            ///< independently computed fitted slope of log H over 100 time units
 };
 
 Outcome thesis_contact_figure(const Context& ctx, const ThesisFigure& f) {
   // thesis §8.3: γ = −0.05, h = 0.5, q0 = 1, q1 = 2, z0 = 0; N = 200 and "exact dynamics" = the
-  // trajectory with q(0) = q0, q(h) = q1, z(0) = z0 (spec A8).
+  // trajectory with q(0) = q0, q(h) = q1, z(0) = z0 (our reading: the thesis gives neither).
   const double h = 0.5, gamma = -0.05;
   const long N = 200;
   InitialData init;
@@ -90,7 +90,7 @@ Outcome thesis_contact_figure(const Context& ctx, const ThesisFigure& f) {
 }
 
 Outcome contact_convergence(const Context& ctx) {
-  // The spec's order claims [ext] (T33): thesis' rule first order for gamma != 0, the exponential
+  // Our order claims (docs/methods.md): thesis' rule first order for gamma != 0, the exponential
   // rule second order; here with gamma = -0.5 so that the difference is visible.
   const std::vector<double> hs = ctx.quick ? std::vector<double>{0.1, 0.05, 0.025, 0.0125}
                                            : std::vector<double>{0.2, 0.1, 0.05, 0.025, 0.0125, 0.00625};

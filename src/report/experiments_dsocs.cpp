@@ -1,4 +1,4 @@
-// Experiments of Borda, Fernández and Grillo (paper 004, spec seed-004): the DSOCS integrator on the
+// Experiments of Borda, Fernández and Grillo ([BFG13] §4): the DSOCS integrator on the
 // particle with prescribed curvature (Figs. 2-3) and on the inertia wheel pendulum with a Lyapunov
 // constraint (Figs. 5-6), with the paper's forward-Euler start and with a second-order start.
 #include <cmath>
@@ -34,7 +34,7 @@ Outcome curvature_particle(const Context& ctx) {
   auto s = paper.initial_state(x0.q, x0.v);
   double radius_min = 1e300, radius_max = 0.0, chord_drift = 0.0;
   const double chord = std::sqrt(2.0) * h;
-  // the exact discrete circle (spec §3.5): radius R_d, centre shifted by about (h/2, h/2) by the start
+  // the exact discrete circle (our derivation): radius R_d, centre shifted by about (h/2, h/2) by the start
   const double R_d = (1.0 + std::sqrt(1.0 + 2.0 * h * h)) / 2.0;
   const Vecd<2> centre = Vecd<2>(h / 2, h / 2) + std::sqrt(R_d * R_d - h * h / 2) * Vecd<2>(-1.0, 1.0) / std::sqrt(2.0);
   Vecd<2> previous = s.q;

@@ -1,6 +1,6 @@
-// Experiments of de León–Martín de Diego–Santamaría-Merino (paper 000: generating-function
-// integrators) and Ferraro–Iglesias–Martín de Diego (paper 001: the momentum–energy integrator),
-// with the data of spec seed-000-001 (the papers give none).
+// Experiments of de León–Martín de Diego–Santamaría-Merino ([dLMS04]: generating-function
+// integrators) and Ferraro–Iglesias–Martín de Diego ([FIM08]: the momentum–energy integrator),
+// with data of our own (the papers give none).
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -11,7 +11,7 @@ namespace dalembert::report {
 
 namespace {
 
-/// The spec's knife edge (seed-000-001 §3.3): m = J = 1, g = 1, k = 0.5, q0 = (0.2, −0.1, 0.7),
+/// Our knife edge test system (not in the papers): m = J = 1, g = 1, k = 0.5, q0 = (0.2, −0.1, 0.7),
 /// blade speed 0.5, turning rate 1.3.
 const catalogue::ParameterValues knife_params = {{"g", 1.0}, {"k", 0.5}};
 InitialData knife_initial() {
@@ -114,7 +114,7 @@ Outcome gf_constraint(const Context& ctx) {
     const double worst = r.summary.max_constraint_residual;
     if (!knife) particle_worst = std::max(particle_worst, worst);
     else (c.method == "gf" ? knife_gf : knife_cp) = worst;
-    if (knife) {  // long run for the energy: GF-CP drifts on the knife edge (spec §2.4)
+    if (knife) {  // long run for the energy: GF-CP drifts on the knife edge (docs/methods.md)
       const auto longer = run_system(c.system, knife_params, knife_initial(), options(c.method, 0.1, ctx.quick ? 2000 : 5000, 10));
       (c.method == "gf" ? drift_gf : drift_cp) = longer.trajectory.at(longer.trajectory.rows() - 1, longer.trajectory.column("energy")) - longer.summary.energy0;
     }
@@ -138,7 +138,7 @@ Outcome gf_constraint(const Context& ctx) {
 }
 
 Outcome fim_theorem(const Context& ctx) {
-  // spec §3.4 (ii): I = identity (bi-invariant), constraint covector a(g) = (g11 + 2, g22, g33).
+  // Our test of [FIM08] Theorem 1: I = identity (bi-invariant), constraint covector a(g) = (g11 + 2, g22, g33).
   const long N = 3000;
   const auto r = run_system("rigid-body-attitude-constraint", {}, {}, options("fim-lie", 0.1, N));
   write_table(ctx.path("fim_lie.csv"), r.trajectory);

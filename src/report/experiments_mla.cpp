@@ -1,8 +1,8 @@
-// Experiments of Anahory Simoes–Marrero–Martín de Diego (paper 002, exact discrete Lagrangian
+// Experiments of Anahory Simoes–Marrero–Martín de Diego ([ASMM22], exact discrete Lagrangian
 // mechanics for nonholonomic systems, §5.4 Examples 3–5) = [AS21] Ex. 7.5.1–7.5.3 and Fig.
 // 7.4: the modified Lagrange–d'Alembert integrator (MLA) against DLA, the exact discrete constraint
 // surface of the nonholonomic particle, and the convergence of the MLA family. Data and
-// corrections: spec seed-002 §4 and §6, seed-003 §4 (X4–X7).
+// corrections: docs/methods.md.
 #include <cmath>
 
 #include "dalembert/discrete/exact_nonholonomic.hpp"
@@ -17,15 +17,15 @@ namespace dalembert::report {
 namespace {
 
 /// DLA written as MLA with F_d^± = 0 and the midpoint L_d and ω: the same iterates as DLA (test
-/// MLA.WithoutForcesIsDLA), and its discrete Legendre map F^−l_d = i_D*(−D1 L_d) (spec seed-002
-/// §6.7) for the energy the papers plot.
+/// MLA.WithoutForcesIsDLA), and its discrete Legendre map F^−l_d = i_D*(−D1 L_d) (our choice; the
+/// papers do not say) for the energy the papers plot.
 template <class S>
 auto dla_as_mla(const S& sys, double h) {
   return make_mla(sys, AlphaRule<S>(sys, h), ZeroForce<S::n>{}, AlphaConstraint<S>(sys, h));
 }
 
 /// H_k = H|_{D*}(q_k, F^−l_d(q_k, q_{k+1})) for k = 0..N−1 and q_0..q_N from the two-point start
-/// (q0, q1), as in the papers' Figs. 2, 5, 6 (spec seed-002 §6.7).
+/// (q0, q1), as in the papers' Figs. 2, 5, 6 (our reading of them).
 struct TwoPointRun {
   std::vector<double> H;
   std::vector<Vecd<3>> q;
@@ -75,7 +75,7 @@ void energy_figures(const Context& ctx, Outcome& out, const std::string& what, c
 const Vecd<3> kOrigin = Vecd<3>::Zero();
 
 Outcome mla_particle(const Context& ctx) {
-  // thesis Ex. 7.5.1 / paper 002 Example 3 (X4): q0 = 0, q1 = (0.4, 0.4, 0.08) (z1 from the midpoint
+  // thesis Ex. 7.5.1 / [ASMM22] Example 3: q0 = 0, q1 = (0.4, 0.4, 0.08) (z1 from the midpoint
   // constraint), h = 0.5, N = 1200; fast (explicit-size Newton steps), no reduction for --quick.
   const models::NonholonomicParticle particle;
   const double h = 0.5;
@@ -88,7 +88,7 @@ Outcome mla_particle(const Context& ctx) {
   Outcome out;
   energy_figures(ctx, out, "Nonholonomic particle (thesis Fig. 7.2)", mla, dla);
 
-  // Fig. 3 / 7.3, "error": the reference is not stated; spec seed-002 §6.6 reading (b): the exact
+  // Fig. 3 / 7.3, "error": the reference is not stated; our reading: the exact
   // trajectory through q0 whose velocity is the exact retraction matched to (x1, y1), in closed
   // form: x'0 = x1 y1/(h asinh y1), y'0 = y1/h, z'0 = 0. Reading (a), v0 = (q1 − q0)/h, for contrast.
   const auto error_series = [&](const PhasePoint<3>& start, const TwoPointRun& run) {
@@ -151,8 +151,8 @@ Outcome mla_particle(const Context& ctx) {
 
 template <class S>
 Outcome knife_edge_energy(const Context& ctx, const S& knife, double y1, const std::string& what, bool perturbed) {
-  // thesis Ex. 7.5.2–7.5.3 (X6, X7): q0 = 0, "q1 = (0.4, 0.4, y1)" lists (x1, phi1, y1) (spec seed-002
-  // §6.2); the library orders q = (x, y, phi). h = 0.5, N = 600.
+  // thesis Ex. 7.5.2–7.5.3: q0 = 0, "q1 = (0.4, 0.4, y1)" lists (x1, phi1, y1) (the order of the
+  // thesis' H(x, φ, y, p1, p2)); the library orders q = (x, y, phi). h = 0.5, N = 600.
   const double h = 0.5;
   const long N = 600;
   const Vecd<3> q1(0.4, y1, 0.4);
@@ -206,9 +206,9 @@ Outcome mla_perturbed_knife_edge(const Context& ctx) {
 }
 
 Outcome exact_discrete_constraint(const Context& ctx) {
-  // thesis Fig. 7.4 / paper 002 Fig. 4 (X5): q0 = 0; z1 on the exact discrete constraint surface
+  // thesis Fig. 7.4 / [ASMM22] Fig. 4: q0 = 0; z1 on the exact discrete constraint surface
   // M^{e,nh}_h (by shooting, ExactNonholonomic::complete) and on the midpoint one M^d_h (z1 = x1 y1/2),
-  // over (x1, y1) in [-1, 1]^2 (spec seed-003 X5; the paper gives no range).
+  // over (x1, y1) in [-1, 1]^2 (our choice; the paper gives no range).
   const models::NonholonomicParticle particle;
   const double h = 0.5;
   const ExactNonholonomic<models::NonholonomicParticle> exact(particle, h);
@@ -243,7 +243,7 @@ Outcome exact_discrete_constraint(const Context& ctx) {
   }
   write_table(ctx.path("slice_x1_1.csv"), table({"y1", "z_exact", "z_midpoint", "difference", "leading_term"},
                                                 {sy, sze, szd, sdiff, lead}));
-  // h-independence (spec seed-002 §2.3: L is homogeneous quadratic) and the fourth-order contact.
+  // h-independence (L is homogeneous quadratic) and the fourth-order contact.
   double h_dependence = 0.0;
   for (double other : {0.2, 1.0}) {
     const ExactNonholonomic<models::NonholonomicParticle> e2(particle, other);

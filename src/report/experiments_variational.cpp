@@ -65,7 +65,7 @@ Outcome pendulum_phase_portrait(const Context& ctx) {
 
 Outcome satellite(const Context& ctx) {
   // thesis Ex. 3.7.9: the left-endpoint L_d (the α = 0 rule), m = 1, γM = 1, h = 0.01,
-  // r0 = r1 = 1, θ0 = 0, θ1 = 1.2 h (spec seed-003 §4 X2).
+  // r0 = r1 = 1, θ0 = 0, θ1 = 1.2 h (our data; the thesis gives none).
   const models::Satellite sat;
   const double h = 0.01;
   const long N = 100000;  // 0.05 s: no reduction needed for --quick

@@ -1,5 +1,5 @@
 #pragma once
-// Nonholonomic Jacobi fields along a trajectory (thesis ch. 6; spec seed-003 §3.6, route 1).
+// Nonholonomic Jacobi fields along a trajectory ([AS21] ch. 6, Def. 6.1.1).
 //
 // A Jacobi field is the variation W(t) = ∂/∂s|₀ c_s(t) of a family of nonholonomic trajectories
 // c_s. It solves the variational equation of the multiplier-extended dynamics q̈ = ξ(q, q̇),

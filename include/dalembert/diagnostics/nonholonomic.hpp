@@ -1,5 +1,5 @@
 #pragma once
-// Diagnostics of the nonholonomic integrators (spec seed-000-001 §2.6, §5 points 3, 4, 7, 10):
+// Diagnostics of the nonholonomic integrators ([FIM08] §2, §5, §6; docs/methods.md):
 // the discrete nonholonomic momentum of a horizontal symmetry, the constraint residual of a
 // momentum, and the energies of FIM's pre-, post- and average momenta.
 #include "dalembert/discrete/discrete_lagrangian.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Discrete contact Lagrangians L_d(q0, q1, z0) ≈ z(h) − z0 = ∫_0^h L dt and their derivatives
-// (spec seed-003 §2.6, thesis §8.1).
+// ([AS21] §8.1).
 //
 // A discrete contact Lagrangian is any object with
 //   static constexpr int n;  double step_size() const;
@@ -134,7 +134,7 @@ ContactDiscreteHessian<Ld::n, max_n_of<Ld>()> second_derivatives(const Ld& ld, c
 /// The thesis' rule (§8.3), generalised to an α-point: midpoint in q (α = ½), left end in z,
 ///   L_d = h L((1−α) q0 + α q1, (q1 − q0)/h, z0).
 /// For L = L0 + γz, σ_d = 1 + hγ: the discrete flow damps by 1 + hγ per step instead of e^{γh},
-/// which makes it first order in every variable once γ ≠ 0 (spec §2.6).
+/// which makes it first order in every variable once γ ≠ 0 (our observation, docs/methods.md).
 template <ContactModel S>
 class ContactAlphaRule {
  public:
@@ -179,7 +179,7 @@ class ContactTrapezoidRule {
   double h_;
 };
 
-/// The exponentially weighted rule for L = L0(q, v) + γ z — ours, not the thesis' (spec §2.6 [ext]):
+/// The exponentially weighted rule for L = L0(q, v) + γ z — ours, not the thesis':
 ///   L_d = (e^{γh} − 1) z0 + h e^{γh/2} L0((1−α) q0 + α q1, (q1 − q0)/h).
 /// z's linear equation ż = L0 + γz is integrated exactly in its z0 part (σ_d = e^{γh}, so momenta of
 /// symmetries decay exactly like the continuous ones) and the L0 part by the midpoint rule with

@@ -1,5 +1,5 @@
 #pragma once
-// Discrete forces F_d^±: Q×Q → T*Q (forced discrete mechanics, thesis §3.7.7, spec seed-002 §3.1).
+// Discrete forces F_d^±: Q×Q → T*Q (forced discrete mechanics, [AS21] §3.7.7, [ASMM22] §4.2).
 //
 // MidpointForce: for models with an external force F(q, v), F_d^-(q0, q1) = F_d^+(q0, q1) =
 // (h/2) F((q0 + q1)/2, (q1 − q0)/h), second order with any second-order discrete Lagrangian; DEL and
@@ -15,7 +15,7 @@
 // q_{k+1}) (modulo D° for MLA). A "forced discrete Lagrangian" is anything that evaluates both maps
 // and ∂F^{f−}/∂q1 (the Newton Jacobian) at a pair: (L_d, F_d^±) through automatic
 // differentiation (WithForces below), or the exact objects of discrete/exact_nonholonomic.hpp
-// through the closed identities of spec seed-002 §2.4.
+// through the closed identities of [ASMM22] Lemma 4.4.
 #include <concepts>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
@@ -110,7 +110,7 @@ VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   return F;
 }
 
-/// The α-rule discrete force (spec seed-002 §3.4 for α = ½): with q_α = (1−α) q0 + α q1 and
+/// The α-rule discrete force (that of the examples of [ASMM22] §5.4 for α = ½): with q_α = (1−α) q0 + α q1 and
 /// v_d = (q1 − q0)/h, F_d^− = (1−α) h F(q_α, v_d) and F_d^+ = α h F(q_α, v_d), F = total_force.
 /// These are the quadrature of ∫ F·δq dt with δq linear between δq0 and δq1, the companion of
 /// AlphaRule; for α = ½ both are (h/2) F_nh(q_mid, v_d), the forces of thesis Ex. 7.5.1–7.5.3.

@@ -1,5 +1,5 @@
 #pragma once
-// The exact discrete contact Lagrangian (thesis §8.2.2, spec seed-003 §3.5)
+// The exact discrete contact Lagrangian ([AS21] §8.2.2)
 //   L^e_h(q0, q1, z0) = ∫_0^h L dt = z(h) − z0
 // along the Herglotz trajectory with q(0) = q0, q(h) = q1, z(0) = z0, found by shooting on the
 // initial velocity: v0 = R^{e−}_h(q0, q1, z0), the exact retraction (inverse of exp_h).

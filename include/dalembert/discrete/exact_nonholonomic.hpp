@@ -1,17 +1,17 @@
 #pragma once
-// Exact discrete nonholonomic objects at step h, by shooting (spec seed-002 §2, seed-003 §3,
-// thesis ch. 4 and 7). Everything is built on the multiplier-extended dynamics (seed-003 §0.3
-// (C3)), the SODE extension for which M(q)q̇ is a first integral, so that on D it is the
+// Exact discrete nonholonomic objects at step h, by shooting ([ASMM22] §3–5,
+// [AS21] ch. 4 and 7). Everything is built on the multiplier-extended dynamics (see
+// model/dynamics.hpp), the SODE extension for which M(q)q̇ is a first integral, so that on D it is the
 // nonholonomic flow and off D it is still a well-defined SODE whose two-point problem is square:
 //   exp_h(v0) = q(h)                       nonholonomic exponential map for v0 ∈ D_{q0}
 //   R^{e−}(q0, q1) = q̇(0), R^{e+} = q̇(h)   exact retractions: the arc with q(0) = q0, q(h) = q1
 //   ω_e(q0, q1) = M(q0) R^{e−}(q0, q1)     exact discrete constraint: zero iff (q0, q1) ∈ M^{e,nh}_h
 //   L^e(q0, q1) = ∫_0^h L dt,  F^{e,+} = U(h)^{-T} ∫Uᵀ F̃ dt,  F^{e,−} = ∫Yᵀ F̃ dt − Y(h)ᵀ F^{e,+}
-// and the derivatives from the closed identities (Lemma 4.4 / thesis Lemma 3.7.15, §3.2–3.3):
+// and the derivatives from the closed identities ([ASMM22] Lemma 4.4 / [AS21] Lemmas 3.7.12, 3.7.15):
 //   D2 L^e + F^{e,+} = ∂L/∂v(q1, R^{e+}),   −D1 L^e − F^{e,−} = ∂L/∂v(q0, R^{e−}),
 //   ∂R^{e−}/∂q1 = U(h)⁻¹,  ∂R^{e−}/∂q0 = −U(h)⁻¹Y(h),  ∂ω_e/∂q1 = M(q0) U(h)⁻¹.
 // Off M^{e,nh} the Lagrangian and forces depend on the extension of F_nh; on M^{e,nh} they do not
-// (spec seed-002 §2.4, seed-003 A23), and neither does anything the integrators use there.
+// ([ASMM22] Lemma 4.4, Prop. 6.3; [AS21] Thm 7.3.1), and neither does anything the integrators use there.
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -89,8 +89,8 @@ class ExactNonholonomic {
   }
 
   /// Completes q1 from its coordinates `independent` (the rest of q1 is ignored) so that
-  /// (q0, q1) ∈ M^{e,nh}_h: Newton in u ∈ R^k on the selected rows of exp_h(E(q0)u) (spec seed-002
-  /// §2.3 item 5), e.g. z1 of the particle from (x1, y1), y1 of the knife edge from (x1, φ1).
+  /// (q0, q1) ∈ M^{e,nh}_h: Newton in u ∈ R^k on the selected rows of exp_h(E(q0)u) (for initial
+  /// data given as in [ASMM22] §5.4), e.g. z1 of the particle from (x1, y1), y1 of the knife edge from (x1, φ1).
   Completion<n, max_n> complete(const VecN<S>& q0, const VecN<S>& q1, const Indices& independent) const {
     using MatKN = Matd<k, n, max_n, max_n>;
     const MatNK<S> E = constraint_frame(system(), q0);

@@ -1,5 +1,5 @@
 #pragma once
-// Discrete second-order constrained systems (DSOCS, spec seed-004 §1.4): a discrete Lagrangian
+// Discrete second-order constrained systems (DSOCS, [BFG13] Def. 3.1): a discrete Lagrangian
 // L_d(q0, q1), discrete kinematic constraints D_K = {g_K(q0, q1, q2) = 0} ⊂ Q³ and discrete
 // variational constraints D_V|_(q0,q1,q2) ⊂ T_{q1}Q spanned by the columns of B_d(q0, q1, q2).
 // A DSOCS is any object with
@@ -12,7 +12,7 @@
 // system() returning the continuous SOCS it discretizes (for second-order starts and diagnostics).
 //
 // Two ways to obtain one:
-//  * discretize(socs, h): the paper's recipe (spec §2): L_d = L ∘ φ_{L_d}⁻¹, D_K = φ_{D_K}(C_K),
+//  * discretize(socs, h): the paper's recipe ([BFG13] §4): L_d = L ∘ φ_{L_d}⁻¹, D_K = φ_{D_K}(C_K),
 //    D_V = C_V ∘ φ_{D_K}⁻¹, with the discretization maps below;
 //  * CortesMartinezEmbedding: a discrete nonholonomic system (L_d, ω, D) as a DSOCS (Remark 3.4).
 #include <concepts>
@@ -90,7 +90,7 @@ concept HasContinuousSystem = DiscreteSecondOrderSystem<Ds> && requires(const Ds
   requires SecondOrderSystem<std::decay_t<decltype(d.system())>>;
 };
 
-/// The DSOCS of a SOCS by the paper's recipe (spec §2). L_d carries no factor h (spec §6.4): the
+/// The DSOCS of a SOCS by the paper's recipe ([BFG13] §4). L_d carries no factor h (as there): the
 /// discrete equations are homogeneous in L_d, so the trajectories are the same.
 template <SecondOrderSystem S, class TangentMap = TangentDiscretization, class SecondOrderMap = CentralDifferences>
 class DiscretizedSecondOrderSystem {
@@ -144,7 +144,7 @@ class DiscretizedSecondOrderSystem {
   SecondOrderMap second_order_;
 };
 
-/// The paper's DSOCS of a SOCS: forward-difference L_d and central-difference D_K, D_V (spec §2).
+/// The paper's DSOCS of a SOCS: forward-difference L_d and central-difference D_K, D_V ([BFG13] §4).
 template <SecondOrderSystem S>
 DiscretizedSecondOrderSystem<S> discretize(const S& system, double h) {
   return DiscretizedSecondOrderSystem<S>(system, h, TangentDiscretization(h), CentralDifferences(h));

@@ -1,6 +1,6 @@
 #pragma once
 // Flows and shooting on the multiplier-extended Lagrange–d'Alembert equations q̈ = ξ(q, q̇)
-// (model/dynamics.hpp), with the variational equations of spec seed-003 §3 / seed-002 §2.1, 2.4:
+// (model/dynamics.hpp), with the variational equations of [AS21] (4.1.6) / [ASMM22] (24), §5.3:
 //   U(t) = ∂q(t)/∂q̇(0):  Ü = B U + F U̇,  U(0) = 0, U̇(0) = I
 //   Y(t) = ∂q(t)/∂q(0):   Ÿ = B Y + F Ẏ,  Y(0) = I, Ẏ(0) = 0,     B = ∂ξ/∂q, F = ∂ξ/∂q̇,
 // and, for the exact discrete Lagrangian and forces, ℓ̇ = L, ġ_U = Uᵀ F̃, ġ_Y = Yᵀ F̃ with
@@ -170,7 +170,7 @@ class ExtendedFlow {
   Arc flow(const VecN<S>& q0, const VecN<S>& v0, double h) const { return integrate<Variations::none>(q0, v0, h); }
 
   /// The arc from q0 to q1 in time h whose initial velocity is found by Newton from `guess`
-  /// (the local solution of the boundary-value problem, spec seed-002 §2.2 SHOOT). Throws a
+  /// (the local solution of the boundary-value problem, [ASMM22] Thm 3.5). Throws a
   /// SolverError when U(h) is numerically singular (a conjugate point) or Newton fails.
   template <Variations V = Variations::velocity>
   Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h, const VecN<S>& guess) const {

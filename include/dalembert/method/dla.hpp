@@ -1,6 +1,6 @@
 #pragma once
-// Discrete Lagrange–d'Alembert integrator of Cortés and Martínez (spec seed-000-001 §2.8,
-// seed-003 §2.3): with a discrete Lagrangian L_d and a discrete constraint space {ω = 0},
+// Discrete Lagrange–d'Alembert integrator of Cortés and Martínez ([CM01]; [dLMS04] §1.3,
+// [AS21] §3.7.8): with a discrete Lagrangian L_d and a discrete constraint space {ω = 0},
 //   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) = M(q_k)ᵀ λ_k,     ω(q_k, q_{k+1}) = 0.
 // Position–momentum form, state (q_k, p⁺_k) with p⁺_k = D2 L_d(q_{k−1}, q_k): solve
 //   p⁺_k + D1 L_d(q_k, q_{k+1}) − M(q_k)ᵀ λ = 0,   ω(q_k, q_{k+1}) = 0

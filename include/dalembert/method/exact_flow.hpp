@@ -1,5 +1,5 @@
 #pragma once
-// The exact discrete nonholonomic flow (spec seed-002 §2.5, thesis §7.2, Thm 5.5 / 7.2.3):
+// The exact discrete nonholonomic flow ([ASMM22] §5.2, Thm 5.5; [AS21] §7.2, Thm 7.2.3):
 //   F^+_{h,nh}l(q_{k−1}, q_k) = F^−_{h,nh}l(q_k, q_{k+1}),   (q_k, q_{k+1}) ∈ M^{e,nh}_h,
 // with the exact discrete nonholonomic Legendre maps F^±_{h,nh}l = Fl∘R^{e±}_{h,nh}. Position–
 // momentum form, state (q_k, p_k = FL(q_k, v_k)), v_k = R^{e+}(q_{k−1}, q_k) ∈ D: solve

@@ -1,13 +1,13 @@
 #pragma once
 // Generating-function nonholonomic integrators of de León, Martín de Diego and Santamaría-Merino
-// (dLMS; spec seed-000-001 §2.2–2.4). The approximate generating function S~ is a discrete
+// (dLMS: [dLMS04] §4, Remark 4.1, §5). The approximate generating function S~ is a discrete
 // Lagrangian and the constraint force enters as a discrete force built from Λ~ = −Mᵀλ:
 //
 //   GF-α      S~ = S_α = h L(q_α, v),  q_α = (1−α) q0 + α q1,  v = (q1 − q0)/h
 //             α0 = (1−α) h Λ~(q_α, v),   α1 = α h Λ~(q_α, v)
 //   GF-sym-α  S~ = ½ S_α + ½ S_{1−α},   α0 = ½ h [(1−α) Λ~(q_α, v) + α Λ~(q_{1−α}, v)],
 //             α1 = ½ h [α Λ~(q_α, v) + (1−α) Λ~(q_{1−α}, v)]    (the paper leaves the force open,
-//             spec §5 point 5: this symmetric average is second order for every α)
+//             ours: this symmetric average is second order for every α)
 //   two-step  D2 S~(q_{k−1}, q_k) + D1 S~(q_k, q_{k+1}) = α1(q_{k−1}, q_k) + α0(q_k, q_{k+1})
 //   GF-CP     the same with P*(q_k) applied to the first slot's terms (dLMS (33), §5.1).
 //
@@ -18,7 +18,7 @@
 // Leg(D); it keeps φ~(q_k, q_{k+1}) = Ψ(q_k, p_k) = 0 at every step. The Newton Jacobian
 // D12 S~ − ∂α0/∂q1 comes from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
-// (spec §5 point 11). External forces are not part of the scheme: the runner rejects them.
+// (as in [dLMS04] Example 4.2). External forces are not part of the scheme: the runner rejects them.
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -105,7 +105,7 @@ class GeneratingFunctionIntegrator {
     return f;
   }
 
-  /// Start from (q0, v0), v0 ∈ D: p0 = ∂L/∂v(q0, v0) (spec §5 point 2); the first solve then
+  /// Start from (q0, v0), v0 ∈ D: p0 = ∂L/∂v(q0, v0) (ours; dLMS do not say); the first solve then
   /// satisfies the paper's initial condition φ~(q0, q1, h) = 0.
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;

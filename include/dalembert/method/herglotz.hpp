@@ -1,5 +1,5 @@
 #pragma once
-// Discrete Herglotz integrators (contact variational integrators; thesis §8.1, spec seed-003 §2.6)
+// Discrete Herglotz integrators (contact variational integrators; [AS21] §8.1, §8.3)
 // and, with linear constraints, discrete Herglotz–d'Alembert integrators (ours; docs/methods.md).
 //
 // The discrete Herglotz equations (8.1.5), z-recursion (8.1.1):

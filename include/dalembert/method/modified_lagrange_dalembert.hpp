@@ -1,6 +1,6 @@
 #pragma once
 // Modified Lagrange–d'Alembert integrators (MLA) of Anahory Simoes, Marrero and Martín de Diego
-// (spec seed-002 §3.3, seed-003 §2.4): with a discrete Lagrangian L_d, discrete forces F_d^± and a
+// ([ASMM22] Def. 5.1, Prop. 5.3; [AS21] §7.1): with a discrete Lagrangian L_d, discrete forces F_d^± and a
 // discrete constraint space {ω = 0},
 //   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) + F_d^+(q_{k−1}, q_k) + F_d^−(q_k, q_{k+1}) ∈ D°_{q_k},
 //   ω(q_k, q_{k+1}) = 0.                                                           (41)/(42)
@@ -10,7 +10,7 @@
 // the momentum on D*: the discrete nonholonomic Legendre maps F^±l_d = E(q)ᵀ F^{f±}L_d agree at
 // every q_k (momentum matching). With F_d^± = 0 this is DLA (method/dla.hpp), with no constraints
 // the forced discrete Euler–Lagrange equations. The default ingredients are the midpoint recipe
-// of spec seed-002 §3.4: L_d = h L(q_mid, v_d), F_d^± = (h/2) F_nh(q_mid, v_d), ω = M(q_mid) v_d.
+// behind the examples of [ASMM22] §5.4: L_d = h L(q_mid, v_d), F_d^± = (h/2) F_nh(q_mid, v_d), ω = M(q_mid) v_d.
 // Exact ingredients (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow.
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
@@ -146,7 +146,7 @@ auto make_mla(const S& system, Ld ld, Fd fd, Dc dc, NewtonOptions options = {}) 
       system, WithForces<Ld, Fd>(std::move(ld), std::move(fd)), std::move(dc), options);
 }
 
-/// The generic midpoint MLA of spec seed-002 §3.4 (α = ½), or its α-rule generalisation:
+/// The generic midpoint MLA of the examples of [ASMM22] §5.4 (α = ½), or its α-rule generalisation:
 /// L_d = h L(q_α, v_d), F_d^− = (1−α) h F_nh(q_α, v_d), F_d^+ = α h F_nh(q_α, v_d), ω = M(q_α) v_d.
 template <Model S>
 auto make_midpoint_mla(const S& system, double h, double alpha = 0.5, NewtonOptions options = {}) {

@@ -1,6 +1,6 @@
 #pragma once
-// Momentum–energy nonholonomic integrator of Ferraro, Iglesias and Martín de Diego (FIM; spec
-// seed-000-001 §2.6). With the covector projectors P*, Q* of the metric at q_k:
+// Momentum–energy nonholonomic integrator of Ferraro, Iglesias and Martín de Diego (FIM;
+// [FIM08] §2). With the covector projectors P*, Q* of the metric at q_k:
 //   (1a)  P*(D1 L_d(q_k, q_{k+1})) + P*(D2 L_d(q_{k−1}, q_k)) = 0      (DEL projected onto D)
 //   (1b)  Q*(D1 L_d(q_k, q_{k+1})) − Q*(D2 L_d(q_{k−1}, q_k)) = 0      (elastic impact against D)
 // or, with p⁺_k = D2 L_d(q_{k−1}, q_k) and p⁻_k = −D1 L_d(q_k, q_{k+1}), the momentum jump
@@ -8,7 +8,7 @@
 // One step: solve −D1 L_d(q_k, q_{k+1}) = p⁻_k (Newton, Jacobian D12 L_d), then
 // p⁺_{k+1} = D2 L_d(q_k, q_{k+1}), p⁻_{k+1} = R* p⁺_{k+1}, p~_{k+1} = P* p⁺_{k+1}.
 // No constraint force and no derivative of M is needed. Q* p± alternates in sign from step to
-// step (a period-2 mode of size O(h), spec §5 point 4); p~ is the momentum to compare with the
+// step (a period-2 mode of size O(h), docs/methods.md); p~ is the momentum to compare with the
 // continuous solution, H(q_k, p⁻_k) the energy the method conserves (exactly on Lie groups with a
 // bi-invariant metric, and for a constant metric with a quadratic potential and midpoint L_d).
 // A locally coupled model (model/local_terms.hpp) with the α-rule is stepped term by term: Newton
@@ -25,7 +25,7 @@
 
 namespace dalembert {
 
-/// How the first pre-momentum is chosen from (q0, v0) (the poster does not say; spec §2.6):
+/// How the first pre-momentum is chosen from (q0, v0) (the poster of [FIM08] does not say):
 /// A: p⁻_0 = G v0, no jump at k = 0. Needs no Λ~; the conserved H(q, p⁻) equals the true E0. But
 ///    it starts the parasitic period-2 mode at amplitude O(h).
 /// B: p⁻_0 = G v0 − (h/2) Λ~(q0, v0), half the constraint impulse, so that p⁺_0 and p⁻_0 straddle

@@ -1,5 +1,5 @@
 #pragma once
-// FIM on the Lie group SO(3) (spec seed-000-001 §2.7; FIM eq. (2)) in body (left-trivialised)
+// FIM on the Lie group SO(3) ([FIM08] §3, eq. (2)) in body (left-trivialised)
 // form, with the Moser–Veselov discrete Lagrangian
 //   L_d(g_k, g_{k+1}) = l_d(W_k),  W_k = g_k⁻¹ g_{k+1},  l_d(W) = (1/h) tr((I₃ − W) J_d),
 //   J_d = ½ tr(I) I₃ − I.

@@ -1,19 +1,19 @@
 #pragma once
-// DSOCS integrator of Borda, Fernández and Grillo (spec seed-004 §2, Theorem 3.3): given
+// DSOCS integrator of Borda, Fernández and Grillo ([BFG13] Theorem 3.3): given
 // (q_{k−1}, q_k), solve for q_{k+1}
 //   g_K(q_{k−1}, q_k, q_{k+1}) = 0                                               (m equations, D_K)
 //   B_d(q_{k−1}, q_k, q_{k+1})ᵀ [D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1})] = 0  (n − m, β = 0)
 // by Newton from the predictor 2 q_k − q_{k−1}, the Jacobian by automatic differentiation through
 // L_d, g_K and B_d (B_d may depend on q_{k+1}).
 //
-// Several roots (spec §4.3, §4.5). Where the kinematic constraint factors as spurious ⊙ physical,
+// Several roots ([BFG13] §4.2; docs/methods.md). Where the kinematic constraint factors as spurious ⊙ physical,
 // RootRule::physical (the default) solves the physical factor: a unique, well-conditioned root.
 // RootRule::closest reproduces the paper's rule (§4.2 of the paper): the roots of both factors are
 // the candidates and the one whose root-selection coordinate (θ for the inertia wheel pendulum) is
 // closer to that of q_k is taken; when the candidates are closer than `root_separation` the paper
 // takes "the solution that decreases F", which is the physical root (the spurious one has F = 0).
 //
-// Starts (spec §2): from (q0, v0) the first step is q1 = q0 + h v0 (SecondOrderStart::forward_euler, the
+// Starts: from (q0, v0) the first step is q1 = q0 + h v0 (SecondOrderStart::forward_euler, the
 // paper's) or q1 = q0 + h v0 + ½h² a0 with a0 from the continuous SOCS (SecondOrderStart::taylor2). The first
 // makes an O(h²) error in q1, which the two-step recurrence turns into an O(h) global error: it
 // caps the order at 1. The second keeps the scheme's order 2.
@@ -37,7 +37,7 @@ struct SecondOrderMethodOptions {
   SecondOrderStart start = SecondOrderStart::taylor2;
   /// Candidates closer than this (relative to max(1, |coordinate|)) count as "not sufficiently
   /// apart" for RootRule::closest. 1e-8 is about where the two roots of the unfactored equation
-  /// (10) stop being distinguishable in double precision at h = 0.1 (√(ε C/A), spec §4.5).
+  /// (10) stop being distinguishable in double precision at h = 0.1 (√(ε C/A), docs/methods.md).
   double root_separation = 1e-8;
   NewtonOptions newton;
 };
@@ -154,12 +154,12 @@ class DiscreteSecondOrderConstrained {
     return HasFactoredDiscreteConstraint<Ds> ? Branch::physical : Branch::literal;
   }
 
-  /// The step residual R(q2) from (q0, q1) (spec §2): [branch equations; B_dᵀ(D2 L_d + D1 L_d)].
+  /// The step residual R(q2) from (q0, q1) ([BFG13] Thm 3.3): [branch equations; B_dᵀ(D2 L_d + D1 L_d)].
   Vector residual(const Vector& q0, const Vector& q1, const Vector& q2, Branch branch = Branch::literal) const {
     return step_equations<double>(branch, q0, q1, momentum(q0, q1), q2);
   }
 
-  /// ∂R/∂q2, the Newton Jacobian; its nonsingularity is condition 2 of Theorem 5.1 (spec §1.6).
+  /// ∂R/∂q2, the Newton Jacobian; its nonsingularity is condition 2 of [BFG13] Theorem 5.1.
   Matrix residual_jacobian(const Vector& q0, const Vector& q1, const Vector& q2,
                            Branch branch = Branch::literal) const {
     const Vector p = momentum(q0, q1);
@@ -216,7 +216,7 @@ class DiscreteSecondOrderConstrained {
     return 0;
   }
 
-  /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, spec §6.4).
+  /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, [BFG13] §4).
   Vector momentum(const Vector& q0, const Vector& q1) const {
     double value;
     Vector p;

@@ -4,8 +4,8 @@
 // acceleration at every evaluation (solve_acceleration, model/second_order.hpp) and integrated as
 // q̇ = v, v̇ = a(q, v) by Bulirsch–Stoer extrapolation with step-size control (solve/bulirsch_stoer.hpp), as
 // method/reference.hpp does for Lagrange–d'Alembert models (and for the same reason not by
-// Runge–Kutta–Fehlberg 7(8)). Where the constraint factors (spec §4.3) the physical factor is used:
-// that is the regularised closed-loop ODE of spec §4.1, equal to (8) wherever σ ≠ 0 and regular
+// Runge–Kutta–Fehlberg 7(8)). Where the constraint factors (docs/methods.md) the physical factor is used:
+// for [BFG13] Ex. 4.2 that is our regularised closed-loop ODE, equal to (8) wherever σ ≠ 0 and regular
 // where the unfactored equations are singular.
 #include <array>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #pragma once
-// Momenta on D* and the energy restricted to D* (spec seed-002 §1.5).
+// Momenta on D* and the energy restricted to D* ([ASMM22] (33)).
 //
 // The nonholonomic Legendre map Fl = i*_D ∘ FL ∘ i_D sends v ∈ D_q to the components of the
 // momentum ∂L/∂v on the frame E(q) of D (constraint_frame): p̄ = E(q)ᵀ ∂L/∂v(q, v) ∈ R^{n−m}.

@@ -1,12 +1,12 @@
 #pragma once
 // Contact (Herglotz) Lagrangian systems L(q, v, z): z is the action variable, ż = L, and the
-// Herglotz equations (spec seed-003 §0.3 (C6), thesis (3.5.8))
+// Herglotz equations ([AS21] (3.5.8))
 //   d/dt ∂L/∂v − ∂L/∂q = ∂L/∂v ∂L/∂z  (+ M(q)ᵀλ with linear constraints M(q) v = 0),   ż = L.
 // Expanding d/dt ∂L/∂v = W q̈ + B v + (∂²L/∂v∂z) ż gives
 //   W q̈ = r := ∂L/∂q − B v − (∂²L/∂v∂z) L + (∂L/∂v)(∂L/∂z),
 // and the multipliers are eliminated exactly as in model/dynamics.hpp: f = W⁻¹r,
 // λ = −(M W⁻¹ Mᵀ)⁻¹ (a + M f), q̈ = f + W⁻¹ Mᵀ λ, valid at every (q, v, z), so M(q) v is a first
-// integral (the multiplier extension of (C3)). Constrained contact systems follow de León, Jiménez
+// integral (the multiplier extension of model/dynamics.hpp). Constrained contact systems follow de León, Jiménez
 // and Lainz's Herglotz–d'Alembert equations; with v ∈ D the energy still obeys dE_L/dt = (∂L/∂z) E_L
 // because the constraint force does no work (docs/methods.md).
 //

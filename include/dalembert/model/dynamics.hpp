@@ -1,11 +1,11 @@
 #pragma once
 // Continuous Lagrange–d'Alembert dynamics with the multiplier eliminated.
 //
-// Sign convention (../shared/DESIGN.md):  d/dt ∂L/∂v − ∂L/∂q = F_ext + M(q)ᵀλ,  M(q) v = 0.
+// Sign convention (docs/references.md):  d/dt ∂L/∂v − ∂L/∂q = F_ext + M(q)ᵀλ,  M(q) v = 0.
 // With W = ∂²L/∂v², B_ij = ∂²L/∂v_i∂q_j, r = ∂L/∂q − B v + F_ext and a = (∂(M v)/∂q) v:
 //   f = W⁻¹ r,   C = M W⁻¹ Mᵀ,   λ = −C⁻¹ (a + M f),   q̈ = f + W⁻¹ Mᵀ λ.
 // These formulas are evaluated at every (q, v), also off D (the "multiplier extension",
-// ../shared/spec/seed-003.md §0.3 (C3)): along its flow d/dt (M v) = 0, so every level set of the
+// the multiplier of [AS21] Thm 3.6.8 used on all of TQ): along its flow d/dt (M v) = 0, so every level set of the
 // constraint functions, and D in particular, is invariant. All functions are generic in the scalar
 // type so that the reference and shooting solvers can differentiate through them.
 #include <algorithm>
@@ -61,7 +61,7 @@ struct LagrangianDuals {
 };
 
 /// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
-/// acceleration, spec seed-003 §3): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
+/// acceleration, as in [AS21] (4.1.6)): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
 /// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
 /// third AutoDiffScalar level); every entry then carries its K directional derivatives.
 /// Flattened: g++ otherwise calls the inner dual products out of line, and MLA's step, whose cost

@@ -1,5 +1,5 @@
 #pragma once
-// Metric geometry of the constraints (spec seed-000-001 §1.2–1.3): the constraint-force 1-form Λ~,
+// Metric geometry of the constraints ([dLMS04] §2, §5; [FIM08] §1): the constraint-force 1-form Λ~,
 // the covector projectors P*, Q* built from the metric G(q) and M(q), and the momentum side of the
 // constraints Ψ(q, p) = M(q) G⁻¹ p. Used by the generating-function integrators and FIM.
 //
@@ -28,7 +28,7 @@ MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
   }
 }
 
-/// Λ~(q, v) = −M(q)ᵀλ(q, v) of a mechanical model, by the formula of spec §1.2,
+/// Λ~(q, v) = −M(q)ᵀλ(q, v) of a mechanical model, by [dLMS04] (27) (printed there with the wrong sign),
 /// λ = −C⁻¹(M a0 + (∂(Mv)/∂q) v) with the unconstrained acceleration a0 = G⁻¹(∂L/∂q − (∂(Gv)/∂q) v),
 /// computed from one pass of first derivatives of G, V and M. It equals the multiplier of
 /// constrained_acceleration(), which needs second derivatives of L: differentiating that once more

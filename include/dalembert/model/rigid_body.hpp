@@ -1,6 +1,6 @@
 #pragma once
 // Rigid bodies on SO(3) with nonholonomic constraints on the body angular velocity Ω
-// (spec seed-000-001 §3.4): configuration g ∈ SO(3), ġ = g hat(Ω), L = ½ Ωᵀ I Ω (left-invariant,
+// (our test systems for [FIM08] §3): configuration g ∈ SO(3), ġ = g hat(Ω), L = ½ Ωᵀ I Ω (left-invariant,
 // no potential), m constraints A(g) Ω = 0 whose rows are body-frame covectors. A(g) constant is a
 // left-invariant distribution (the Suslov problem); A depending on g is an arbitrary one.
 //
@@ -94,7 +94,7 @@ RigidBodyAcceleration rigid_body_acceleration(const B& body, const Matd<3, 3>& g
   return out;
 }
 
-/// Λ~ in the body frame, −Aᵀλ (the constraint-force 1-form of spec §1.2).
+/// Λ~ in the body frame, −Aᵀλ (the constraint-force 1-form of [dLMS04] §2).
 template <RigidBodyModel B>
 Vecd<3> rigid_body_constraint_force_form(const B& body, const Matd<3, 3>& g, const Vecd<3>& omega) {
   if constexpr (B::m == 0) {
@@ -120,7 +120,7 @@ double rigid_body_constraint_residual(const B& body, const Matd<3, 3>& g, const 
   }
 }
 
-/// Body covector projectors for the inertia metric (left-trivialised P*, Q* of spec §2.7):
+/// Body covector projectors for the inertia metric (left-trivialised P*, Q* of [FIM08] §3):
 /// Q* μ = Aᵀ C⁻¹ A I⁻¹ μ, P* = I − Q*.
 struct BodyProjectors {
   Matd<3, 3> P, Q;

@@ -1,15 +1,15 @@
 #pragma once
-// Second-order constrained systems (SOCS, Borda–Fernández–Grillo; ../shared/spec/seed-004.md §1.2):
+// Second-order constrained systems (SOCS, Borda–Fernández–Grillo; [BFG13] Def. 2.1):
 // a Lagrangian L(q, v), kinematic constraints C_K = {Φ(q, v, a) = 0} that may involve accelerations,
 // and variational constraints C_V|_(q,v,a) = span of the columns of a frame B(q, v, a). Trajectories
-// satisfy (spec §1.2, eq. (1))
+// satisfy ([BFG13] eq. (1))
 //   Φ(q, q̇, q̈) = 0,   B(q, q̇, q̈)ᵀ D_EL L(q, q̇, q̈) = 0,   D_EL L = ∂L/∂q − d/dt ∂L/∂v.
 // A SOCS is a struct, generic in the scalar type like every model, with
 //   static constexpr int n, m;                                   coordinates, kinematic constraints
 //   template <class T> T lagrangian(const Vec<T,n>& q, const Vec<T,n>& v) const;
 //   template <class T> Vec<T,m> kinematic_constraint(q, v, a) const;      Φ
 //   template <class T> Mat<T,n,n-m> variational_frame(q, v, a) const;     B: C_V has n − m directions
-// so that m kinematic and n − m variational equations determine the acceleration (spec §1.2). Optional:
+// so that m kinematic and n − m variational equations determine the acceleration. Optional:
 //   template <class T> Vec<T,n> acceleration(q, v) const;    an explicit form of the equations of motion
 //   template <class T> Vec<T,m> physical_factor(q, v, a) const;   ┐ on the variational equations
 //   template <class T> Vec<T,m> spurious_factor(q, v, a) const;   ┘ Φ = spurious ⊙ physical
@@ -17,7 +17,7 @@
 // constraint_count() at run time and optional bounds max_n, max_m; the types are then VecN<S, T>,
 // VecM<S, T> and MatNK<S, T> (n × (n − m)), Eigen's fixed-size types when the sizes are fixed.
 // The factors describe a kinematic constraint whose solution set has a spurious branch (the
-// Lyapunov constraint of spec §4.3: Φ = σ·g, and σ = 0 is a branch without dissipation); the
+// Lyapunov constraint of [BFG13] Ex. 4.2, by our derivation Φ = σ·g, and σ = 0 is a branch without dissipation); the
 // physical factor is then used to compute accelerations and to select the discrete root.
 // Nonholonomic systems embed as SOCS (Remark 2.3): see NonholonomicAsSecondOrder below.
 #include <concepts>
@@ -154,7 +154,7 @@ struct LagrangianOf {
 };
 }  // namespace detail
 
-/// The Euler–Lagrange covector D_EL L(q, v, a) = ∂L/∂q − ∂²L/∂v∂q v − ∂²L/∂v² a (spec §1.2).
+/// The Euler–Lagrange covector D_EL L(q, v, a) = ∂L/∂q − ∂²L/∂v∂q v − ∂²L/∂v² a ([BFG13] eq. (1)).
 template <SecondOrderSystem S, class T>
 VecN<S, T> euler_lagrange_covector(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, const VecN<S, T>& a) {
   const auto d = lagrangian_derivatives(detail::LagrangianOf<S>{&sys}, q, v);

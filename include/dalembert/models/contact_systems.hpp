@@ -1,8 +1,8 @@
 #pragma once
-// Contact (Herglotz) examples of thesis §8.3 (spec seed-003 §1, K1–K3), with closed forms:
-//   contact-particle        L = ½ q̇² + γ z                          (Ex. 8.3.1, K1)
-//   damped-oscillator       L = ½ q̇² − ½ q² + γ z                   (Ex. 8.3.2, K2)
-//   damped-oscillator-2d    L = ½|v|² − ½ k|q|² − ¼ c|q|⁴ + γ z     (rotation invariant, K3)
+// Contact (Herglotz) examples of [AS21] §8.3, with closed forms:
+//   contact-particle        L = ½ q̇² + γ z                          (Ex. 8.3.1)
+//   damped-oscillator       L = ½ q̇² − ½ q² + γ z                   (Ex. 8.3.2)
+//   damped-oscillator-2d    L = ½|v|² − ½ k|q|² − ¼ c|q|⁴ + γ z     (rotation invariant, of the form of §8.3)
 // γ < 0 dissipates: the energy E_L = ½|v|² + V − γ z obeys E(t) = E(0) e^{γt} exactly.
 // Default data follow the thesis' figures 8.1–8.2: q0 = 1, z0 = 0, γ = −0.05 (the figures start
 // from q1 = 2 with h = 0.5: `--q1 2 --h 0.5`); the default velocity is 2.
@@ -65,7 +65,7 @@ struct ContactParticle : LinearContact<ContactParticle, 1> {
     return ContactPoint<1>{Vecd<1>(x0.q[0] + v0 * f), Vecd<1>(v0 * e), e * (x0.z + 0.5 * v0 * v0 * f)};
   }
 
-  /// The exact discrete Lagrangian (8.3.2) with the sign of its z0 term corrected (spec A6):
+  /// The exact discrete Lagrangian (8.3.2) with the sign of its z0 term corrected (the thesis prints −z0(e^{γh} − 1)):
   /// L^e = γ (q1 − q0)² e^{γh} / (2 (e^{γh} − 1)) + z0 (e^{γh} − 1).
   double exact_discrete_lagrangian(double q0, double q1, double z0, double h) const {
     const double e = std::exp(gamma * h), dq = q1 - q0;

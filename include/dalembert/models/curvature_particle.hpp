@@ -1,6 +1,6 @@
 #pragma once
-// Particle in the plane with prescribed signed curvature (Borda–Fernández–Grillo Ex. 4.1, spec
-// seed-004 §3): L = ½(ẋ² + ẏ²) (the mass cancels, spec §6.3), the kinematic constraint (5)
+// Particle in the plane with prescribed signed curvature (Borda–Fernández–Grillo,
+// [BFG13] Ex. 4.1): L = ½(ẋ² + ẏ²) (the paper leaves the mass open; it cancels), the kinematic constraint (5)
 //   (ẋ ÿ − ẍ ẏ) / |(ẋ, ẏ)|³ = k,
 // and C_V = span{(ẋ, ẏ)}: the constraint force is normal to the velocity, so the speed is conserved
 // and the path is a circle of radius 1/k traversed at constant speed.

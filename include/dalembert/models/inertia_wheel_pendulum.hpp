@@ -1,12 +1,12 @@
 #pragma once
-// Inertia wheel pendulum with a Lyapunov constraint (Borda–Fernández–Grillo Ex. 4.2, spec seed-004
-// §4): θ is the pendulum angle from the upright position, ψ the wheel angle relative to the
-// pendulum, both on the universal cover R² (never wrapped, spec §2).
+// Inertia wheel pendulum with a Lyapunov constraint (Borda–Fernández–Grillo, [BFG13]
+// Ex. 4.2): θ is the pendulum angle from the upright position, ψ the wheel angle relative to the
+// pendulum, both on the universal cover R² (never wrapped, as in the paper).
 //   L = ½ I θ̇² + ½ J (θ̇ + ψ̇)² − M (1 + cos θ),
 // the kinematic constraint (8) dV/dt = −F with the V and F of Grillo–Marsden–Nair (paper §4.2.1),
 // and C_V = span{∂/∂θ}: the constraint force, the control torque, acts on the wheel.
 // With P = ∂L/∂θ̇, W = ∂L/∂ψ̇ and σ = g_c P + h_c W = −dIJ(ψ̇ − nθ̇), F = ρ σ tanh σ and, on the
-// variational equation Ṗ = M sin θ, the constraint factors exactly (spec §4.3):
+// variational equation Ṗ = M sin θ, the constraint factors exactly (our derivation, docs/methods.md):
 //   dV/dt + F = σ · g,   g = Ẇ + Mκ sin θ − (χ/(dIJ)) sin(ψ − nθ) + ρ tanh σ.
 // σ = 0 is a spurious branch without dissipation; g = 0 is the control law (the physical branch).
 #include <cmath>

@@ -60,7 +60,7 @@ struct KnifeEdge : Mechanical<KnifeEdge, 3> {
   }
 
   /// Closed form for k = 0, ε = 0: φ = φ0 + ωt and the blade speed s obeys ṡ = g cos φ, so
-  /// s = c + (g/ω) sin φ with c = s0 − (g/ω) sin φ0 (spec seed-000-001 §3.3 is the case c = 0).
+  /// s = c + (g/ω) sin φ with c = s0 − (g/ω) sin φ0 (a start at rest with φ0 = 0 is the case c = 0).
   std::optional<PhasePoint<3>> exact_solution(const PhasePoint<3>& x0, double t) const {
     if (spring != 0.0 || eps != 0.0) return std::nullopt;
     const double g = slope, phi0 = x0.q[2], w = x0.v[2];

@@ -46,7 +46,7 @@ struct NonholonomicParticle : Mechanical<NonholonomicParticle, 3> {
     return E;
   }
 
-  /// dLMS §4 / spec seed-000-001 §3.1 defaults: q0 = (1, 0.5, 0), (ẋ, ẏ) = (0.3, 0.7).
+  /// Defaults for [dLMS04] Example 4.2, which gives no initial data: q0 = (1, 0.5, 0), (ẋ, ẏ) = (0.3, 0.7).
   PhasePoint<3> default_initial() const {
     return {Vecd<3>(1.0, 0.5, 0.0), Vecd<3>(0.3, 0.7, 0.5 * 0.3)};
   }

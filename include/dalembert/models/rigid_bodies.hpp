@@ -1,5 +1,5 @@
 #pragma once
-// Rigid bodies on SO(3) with one constraint on the body angular velocity (spec seed-000-001 §3.4).
+// Rigid bodies on SO(3) with one constraint on the body angular velocity (our test systems for [FIM08] §3).
 // Coordinates for the command line: the nine entries of g, row by row; the velocity is Ω (3 numbers).
 #include <cmath>
 
@@ -8,7 +8,7 @@
 
 namespace dalembert::models {
 
-/// Suslov problem (spec §3.4 (i)): L = ½ ΩᵀIΩ, I = diag(I1, I2, I3), body-fixed constraint a·Ω = 0
+/// Suslov problem: L = ½ ΩᵀIΩ, I = diag(I1, I2, I3), body-fixed constraint a·Ω = 0
 /// (a left-invariant distribution).
 struct Suslov {
   static constexpr int m = 1;
@@ -53,7 +53,7 @@ struct Suslov {
   }
 };
 
-/// Rigid body with an attitude-dependent constraint (spec §3.4 (ii), the setting of FIM's
+/// Rigid body with an attitude-dependent constraint (ours; the setting of FIM's
 /// Theorem 1 for I = identity): body constraint covector a(g) = (g11 + 2, g22, g33), a
 /// distribution that is neither left- nor right-invariant.
 struct RigidBodyAttitudeConstraint {

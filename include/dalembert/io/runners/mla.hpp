@@ -1,6 +1,6 @@
 #pragma once
 // Runner of the modified Lagrange–d'Alembert integrators: `mla`, the generic midpoint recipe of
-// spec seed-002 §3.4 (α = ½), or its α-rule generalisation with --alpha.
+// the examples of [ASMM22] §5.4 (α = ½), or its α-rule generalisation with --alpha.
 #include "dalembert/io/observe.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Runner of the second-order constrained systems (spec seed-004): `dsocs` (the DSOCS integrator of
+// Runner of the second-order constrained systems ([BFG13]): `dsocs` (the DSOCS integrator of
 // Borda–Fernández–Grillo with the paper's discretization) and `reference` (Bulirsch–Stoer on the
 // continuous SOCS). It supports only SOCS catalogue systems, so `reference` for Lagrange–d'Alembert
 // systems stays with runners::Continuous.
