@@ -61,7 +61,7 @@ TEST(CliDsocs, CurvatureParticleRunsThePaperSteps) {
   EXPECT_NEAR(numbers(taylor[2])[1], 0.1 - 0.005 * std::sqrt(2.0), 1e-15);  // x1 = h ẋ0 + ½h²ẍ0, ẍ0 = −k|v|ẏ
 }
 
-TEST(CliDsocs, PendulumRunReachesTheSpecStateWithTheLyapunovColumn) {
+TEST(CliDsocs, PendulumRunReachesTheReferenceStateWithTheLyapunovColumn) {
   const auto r = dalembert("run inertia-wheel-pendulum --method dsocs --h 0.1 --t-end 2000 --dsocs-start euler --every 5000");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto l = lines(r.out);

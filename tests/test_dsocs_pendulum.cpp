@@ -75,7 +75,7 @@ double max_theta_error(double h, const SecondOrderMethodOptions& options) {
 
 }  // namespace
 
-TEST(DsocsPendulum, ReproducesTheSpecDiscreteTrajectory) {
+TEST(DsocsPendulum, ReproducesTheIndependentDiscreteTrajectory) {
   // independent reference values, h = 0.1, physical branch (two independent root solvers agree to 2e-13 / 5e-11)
   const auto& q = paper_run();
   EXPECT_NEAR(q[2][0], 0.4652992658316, 1e-12);
@@ -96,7 +96,7 @@ TEST(DsocsPendulum, ReproducesTheSpecDiscreteTrajectory) {
   }
 }
 
-TEST(DsocsPendulum, FirstStepHasTheSpecPhysicalAndSpuriousRoots) {
+TEST(DsocsPendulum, FirstStepHasThePhysicalAndSpuriousRoots) {
   // computed independently at h = 0.1: the spurious root −E/D = 0.426612354175 (σ_d = 0, no dissipation) and the
   // physical one 0.465299265832, closer to θ1 = 0.5 here
   const InertiaWheelPendulum p;

@@ -110,7 +110,7 @@ TEST(SecondOrderModel, CurvatureParticleCircleSolvesTheConstraintAndTheVariation
   EXPECT_NEAR(x.q[1], std::sin(r2 * t - M_PI / 4) + r2 / 2, 1e-14);
 }
 
-TEST(SecondOrderModel, InertiaWheelPendulumConstantsMatchTheSpec) {
+TEST(SecondOrderModel, InertiaWheelPendulumConstantsMatchThePaper) {
   // [BFG13] §4.2: the controller constants from the paper's definitions, and V, F, σ at t = 0
   const InertiaWheelPendulum p;
   EXPECT_NEAR(p.h_c(), 5.3116, 1e-9 * 5.3116);
@@ -184,7 +184,7 @@ TEST(SecondOrderModel, CoefficientsOfThePapersEquationTen) {
     // σ_d is σ at the central-difference velocity
     EXPECT_NEAR(sigma, p.sigma<double>((q2 - q0) / (2 * h)), 1e-9 * (1 + std::abs(sigma)));
   }
-  test::report("inertia wheel pendulum: (10) with the spec's A-E against the literal (8), relative", worst);
+  test::report("inertia wheel pendulum: (10) with the coefficients A-E against the literal (8), relative", worst);
   EXPECT_LT(worst, 1e-10);
 }
 
@@ -206,7 +206,7 @@ TEST(SecondOrderModel, InertiaWheelPendulumAccelerationIsTheRegularisedClosedLoo
   }
 }
 
-TEST(SecondOrderModel, ReferenceSolverReproducesTheSpecReferenceTrajectory) {
+TEST(SecondOrderModel, ReferenceSolverReproducesTheIndependentReferenceTrajectory) {
   // independent reference (DOP853 at 1e-12, agreeing with a 1e-13 run to 2e-10 in θ): t, θ, ψ, V
   const InertiaWheelPendulum p;
   const auto x0 = p.default_initial();

@@ -6,9 +6,10 @@
 //   E(q_k)ᵀ[∂L/∂v(q_k, R^{e−}(q_k, q_{k+1})) − p_k] = 0,   M(q_k) R^{e−}(q_k, q_{k+1}) = 0
 // for q_{k+1} by Newton, each residual a shooting solve (discrete/shooting.hpp) and the Jacobian
 // [E(q_k)ᵀW; M(q_k)] U(h)⁻¹ from its sensitivities; then v_{k+1} = R^{e+}(q_k, q_{k+1}). The first
-// guess is one classical Runge–Kutta step, always corrected by at least one Newton step. Its iterates are the continuous trajectory at t_k = k h
-// to the shooting tolerance, for any h below the first conjugate point; at a conjugate point the
-// shooting Jacobian U(h) is singular and the step fails with a SolverError that says so.
+// guess is one classical Runge–Kutta step, always corrected by at least one Newton step. Its
+// iterates are the continuous trajectory at t_k = k h to the shooting tolerance, for any h below
+// the first conjugate point; at a conjugate point the shooting Jacobian U(h) is singular and the
+// step fails with a SolverError that says so.
 //
 // This is the library's reference for any Lagrange–d'Alembert model. For C++ use:
 //   const ExactDiscreteFlow<MySystem> exact(sys, h);            // or exact_samples(sys, q0, v0, h, N)
@@ -108,15 +109,18 @@ class ExactDiscreteFlow {
     };
     NewtonReport r;
     try {
-      // Positions are known to the relative shooting tolerance, velocities (and momenta) therefore
-      // to tolerance·|q|/h: the residual's scale includes that.
-      const double scale = std::max({s.p.template lpNorm<Eigen::Infinity>(), s.v.template lpNorm<Eigen::Infinity>(),
-                                     (1.0 + s.q.template lpNorm<Eigen::Infinity>()) / h});
       // Always one Newton correction of the predictor, so that the result is the solution of the
       // exact discrete equations and not the predictor accepted within the tolerance.
       VecN<S> F(dn);
       MatNN<S> J(dn, dn);
       evaluate(x, F, J);
+      // Positions are known to the relative shooting tolerance, the shot velocity R^{e−} therefore
+      // to tolerance·(1 + |q|)·|U(h)⁻¹|: about 1/h for small h, and growing without bound towards
+      // a conjugate point, where U(h) becomes singular. The residual's scale includes that.
+      const double amplification =
+          std::max(1.0 / h, MatNN<S>(arc.U.partialPivLu().inverse()).cwiseAbs().rowwise().sum().maxCoeff());
+      const double scale = std::max({s.p.template lpNorm<Eigen::Infinity>(), s.v.template lpNorm<Eigen::Infinity>(),
+                                     (1.0 + s.q.template lpNorm<Eigen::Infinity>()) * amplification});
       x -= J.partialPivLu().solve(F);
       r = newton_solve<n, max_n_of<S>()>(evaluate, x, scale, newton_);
       r.iterations += 1;

@@ -264,7 +264,7 @@ VecN<S> second_order_acceleration(const S& sys, const VecN<S>& q, const VecN<S>&
 /// comes from the Lagrange–d'Alembert equations with the multiplier eliminated.
 template <Model S>
 struct NonholonomicAsSecondOrder {
-  static_assert(!HasExternalForce<S>, "a SOCS has no external forces (spec §1.2)");
+  static_assert(!HasExternalForce<S>, "a SOCS has no external forces ([BFG13] Def. 2.1)");
   static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
   S system;
 
