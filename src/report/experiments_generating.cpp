@@ -217,8 +217,10 @@ Outcome fim_momentum(const Context& ctx) {
   out.figures.push_back(fig);
   const double w = *std::max_element(worst.begin(), worst.end());
   out.verdict = w < 1e-10 ? Verdict::supported : Verdict::not_supported;
-  out.explanation = "the momentum of the horizontal symmetry is conserved to round-off by FIM, and also by DLA and GF "
-                    "(the symmetry is a coordinate translation and the constraint force has no component along it).";
+  out.explanation = "the momentum of the horizontal symmetry is conserved to round-off by FIM, and also by DLA and GF. "
+                    "That is no accident of this system: for any horizontal symmetry (xi_Q(q) in D_q) the constraint "
+                    "impulse M(q_k)^T lambda pairs to zero with xi_Q(q_k), so every method whose constraint force lies "
+                    "in the annihilator of D and whose L_d is invariant conserves it; the claim does not single out FIM.";
   return out;
 }
 
