@@ -192,7 +192,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     const double none = std::numeric_limits<double>::quiet_NaN();
     if constexpr (CarriesMomentum<Method>) {
       if (s) {
-        const Point p = method.carried_momentum(*s);
+        const auto& p = method.carried_momentum(*s);
         for (int j = 0; j < n; ++j) row[i++] = p[j];
       } else {
         for (int j = 0; j < n; ++j) row[i++] = none;

@@ -71,6 +71,7 @@ class RunRecorder {
     for (const auto& c : columns)
       if (!seen.insert(c).second) throw BadInput("two columns of the run would be named " + c + "; rename one");
     result_.trajectory.columns = std::move(columns);
+    last_row_.resize(width());
     if (sink_) sink_->begin(result_.trajectory.columns);
   }
 
@@ -83,9 +84,10 @@ class RunRecorder {
   /// residuals enter the summary; `stepped`: the row follows a step of the method, whose Newton
   /// iterations count in the summary (not so the rows of a start). Throws NonFiniteDiagnostics,
   /// keeping nothing of the row, if the energy or the constraint residual is not finite, and
-  /// RunInterrupted, the row kept, if the run was asked to stop.
-  void add(long k, const std::vector<double>& row, double energy, double constraint, double discrete,
-           int iterations, bool stepped) {
+  /// RunInterrupted, the row kept, if the run was asked to stop. `row` is kept by swapping it with
+  /// the recorder's copy of the last row (no copy per step): the caller writes every entry anew.
+  void add(long k, std::vector<double>& row, double energy, double constraint, double discrete, int iterations,
+           bool stepped) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
     auto& sum = result_.summary;
     if (!have_energy0_) {
@@ -106,11 +108,12 @@ class RunRecorder {
       ++newton_steps_;
       sum.newton_iterations_max = std::max(sum.newton_iterations_max, iterations);
     }
-    last_row_ = row;
-    last_k_ = k;
     if (k % every_ == 0) keep(k, row);
+    last_row_.swap(row);
+    last_k_ = k;
     if (stop_) {
-      if (const int signal = stop_->load(std::memory_order_relaxed); signal != 0) throw RunInterrupted(signal, k, row[0]);
+      if (const int signal = stop_->load(std::memory_order_relaxed); signal != 0)
+        throw RunInterrupted(signal, k, last_row_[0]);
     }
   }
 

@@ -90,7 +90,7 @@ class DiscreteEulerLagrange {
 
   /// The velocity of the discrete momentum (inverse Legendre map).
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(unconstrained(), s.q, s.p); }
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
  private:
   // DEL ignores constraints: the velocity of p is the plain inverse Legendre map.

@@ -117,10 +117,10 @@ class DiscreteLagrangeDAlembert {
 
   /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
   /// −λ/h of the last step: the impulse −M(q_{k−1})ᵀλ over h estimates the continuous multiplier at
   /// t_{k−1} (to O(h²) for the midpoint rule; the first step from (q0, v0) covers half an impulse).
-  VecM<S> carried_multiplier(const State& s) const { return -s.multiplier / step_size(); }
+  auto carried_multiplier(const State& s) const { return -s.multiplier / step_size(); }
 
  private:
   /// The step with dense derivatives, with the midpoint discrete force if Forced.

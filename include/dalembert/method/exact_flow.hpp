@@ -141,7 +141,7 @@ class ExactDiscreteFlow {
 
   /// The velocity in D of the momentum on D* (v_k itself, projected onto D).
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system(), s.q, s.p); }
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
   /// p̄_k = E(q_k)ᵀ p_k, the momentum on D*.
   VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }

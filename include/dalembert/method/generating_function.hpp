@@ -167,7 +167,7 @@ class GeneratingFunctionIntegrator {
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
   /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
   VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
   /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
   VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {

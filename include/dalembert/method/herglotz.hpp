@@ -155,9 +155,9 @@ class DiscreteHerglotz {
 
   /// The velocity in D of the momentum p_k at (q_k, z_k) (inverse contact Legendre map).
   VecN<S> velocity(const State& s) const { return contact_velocity(system_, s.q, s.p, s.z); }
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
   /// −λ/h of the last step, an estimate of the continuous multiplier at t_{k−1} (to O(h)).
-  VecM<Sizes> carried_multiplier(const State& s) const { return -s.multiplier / step_size(); }
+  auto carried_multiplier(const State& s) const { return -s.multiplier / step_size(); }
 
   /// The contact Hamiltonian H(q_k, p_k, z_k) = H ∘ F⁻L_d(q_k, q_{k+1}, z_k), the thesis' energy monitor.
   double hamiltonian(const State& s) const { return contact_hamiltonian(system_, s.q, s.p, s.z); }

@@ -127,7 +127,7 @@ class ModifiedLagrangeDAlembert {
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
   /// The multipliers are not carried: the constraint force is in F_d^±, and λ is only a
   /// higher-order correction of the momentum jump.
-  VecN<S> carried_momentum(const State& s) const { return s.p; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
   /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
   double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }

@@ -97,7 +97,7 @@ class MomentumEnergyIntegrator {
 
   /// The velocity of the average momentum p~_k (in D).
   VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p_average); }
-  VecN<S> carried_momentum(const State& s) const { return s.p_average; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p_average; }
 
   /// (1a) + (1b) at (q0, q1, q2), as one n-vector: zero along the method's trajectories.
   VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
