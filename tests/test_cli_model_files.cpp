@@ -130,6 +130,21 @@ TEST(CliModelFiles, ModelFilesAreAcceptedWhereverSystemsAre) {
   EXPECT_TRUE(fs::exists(scratch() / "compare-double-pendulum" / "compare.csv"));
 }
 
+TEST(CliModelFiles, AColumnNameThatWouldRepeatIsRefused) {
+  // The momentum column of x would be named like the coordinate p_x.
+  const std::string path = write_model("repeated_column", R"toml(name = "two particles"
+coordinates = ["x", "p_x"]
+lagrangian = "0.5*(x_t^2 + p_x_t^2)"
+[initial]
+q = [0, 0]
+v = [1, 0]
+)toml");
+  const auto r = dalembert("run " + path + " --method dla --h 0.1 --steps 2");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("two columns of the run would be named p_x"), std::string::npos) << r.err;
+  EXPECT_EQ(dalembert("run " + path + " --method rk4 --h 0.1 --steps 2").status, 0);  // rk4 carries no momentum
+}
+
 TEST(CliModelFiles, DerivedQuantitiesAreColumns) {
   const auto r = dalembert("run " + model("double-pendulum") + " --method dla --h 0.1 --steps 3");
   ASSERT_EQ(r.status, 0) << r.err;
