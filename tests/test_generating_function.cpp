@@ -32,7 +32,7 @@ NonholonomicParticle example_particle() {
   return p;
 }
 
-/// Our knife edge test system (not in the papers): m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
+/// Our knife edge test case, not one of the papers: m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
 KnifeEdge test_knife_edge(double k = 0.5, double m = 1.0, double J = 1.0) {
   KnifeEdge s;
   s.mass = m;

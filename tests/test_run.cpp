@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <span>
 
@@ -132,6 +133,9 @@ TEST(Run, VelocityMomentumAndMultiplierColumnsAreTheMethods) {
     errors.push_back(std::abs(lambda - exact));
     EXPECT_LT(errors.back(), 0.05 * std::abs(exact)) << h;  // λ(t = 1) = −0.049: a wrong sign is far off
   }
+  std::printf("[ measured ] dla lambda_1 at t = 1 against the continuous multiplier: %.3g, %.3g, %.3g at h = "
+              "0.1, 0.05, 0.025\n",
+              errors[0], errors[1], errors[2]);
   EXPECT_NEAR(std::log2(errors[0] / errors[1]), 2.0, 0.1);
   EXPECT_NEAR(std::log2(errors[1] / errors[2]), 2.0, 0.1);
   // Continuous methods carry neither: rk4 has the velocity columns only.

@@ -62,7 +62,7 @@ SystemDescription describe_chain(const ParameterValues& values) {
   d.name = chain_name;
   d.summary = std::string(chain.summary());
   d.coordinates = chain.coordinate_names();
-  for (const auto& name : d.coordinates) d.velocities.push_back(name + "_t");
+  for (const auto& name : d.coordinates) d.velocities.push_back(velocity_column(name));
   d.parameters = {{"N", static_cast<double>(c.skates), "number of skates (3N coordinates)"},
                   {"m", p.mass, "mass of each skate"},
                   {"J", p.inertia, "moment of inertia of each skate about its vertical axis"},

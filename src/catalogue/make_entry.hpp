@@ -116,7 +116,7 @@ void describe_start(const S& sys, SystemDescription& d) {
     d.q0.assign(x0.q.data(), x0.q.data() + x0.q.size());
     d.v0.assign(x0.v.data(), x0.v.data() + x0.v.size());
     if constexpr (ContactCatalogueSystem<S>) d.z0 = x0.z;
-    for (const auto& c : d.coordinates) d.velocities.push_back(c + "_t");
+    for (const auto& c : d.coordinates) d.velocities.push_back(velocity_column(c));
     d.closed_form = sys.exact_solution(x0, 1.0).has_value();
   }
 }

@@ -46,7 +46,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     d.name = spec.name;
     d.summary = spec.summary.empty() ? "model file " + spec.path : spec.summary;
     d.coordinates = spec.coordinates;
-    for (const auto& c : spec.coordinates) d.velocities.push_back(velocity_name(c));
+    for (const auto& c : spec.coordinates) d.velocities.push_back(velocity_column(c));
     for (std::size_t k = 0; k < spec.parameters.size(); ++k)
       d.parameters.push_back({spec.parameters[k].name, bound->parameters[k], spec.parameters[k].description});
     d.constraints = spec.m();

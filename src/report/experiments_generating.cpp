@@ -11,7 +11,7 @@ namespace dalembert::report {
 
 namespace {
 
-/// Our knife edge test system (not in the papers): m = J = 1, g = 1, k = 0.5, q0 = (0.2, −0.1, 0.7),
+/// Our knife edge test case, not one of the papers: m = J = 1, g = 1, k = 0.5, q0 = (0.2, −0.1, 0.7),
 /// blade speed 0.5, turning rate 1.3.
 const catalogue::ParameterValues knife_params = {{"g", 1.0}, {"k", 0.5}};
 InitialData knife_initial() {

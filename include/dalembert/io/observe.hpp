@@ -137,7 +137,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   const std::vector<std::string> coordinates = coordinate_names_of(sys);
   std::vector<std::string> columns{"t"};
   columns.insert(columns.end(), coordinates.begin(), coordinates.end());
-  for (const auto& c : coordinates) columns.push_back(c + "_t");
+  for (const auto& c : coordinates) columns.push_back(velocity_column(c));
   if (contact) columns.push_back("z");
   columns.insert(columns.end(), {"energy", "constraint"});
   if (has_discrete) columns.push_back("discrete_constraint");
@@ -189,33 +189,32 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     row[i++] = c;
     if (has_discrete) row[i++] = discrete;
     row[i++] = iterations;
-    const double none = std::numeric_limits<double>::quiet_NaN();
+    // The method's own columns come from its state; a start's first row has none (not a number),
+    // and its multipliers exist only after a step.
+    const auto put = [&](const auto& values, std::size_t count) {
+      for (std::size_t j = 0; j < count; ++j) row[i++] = values[j];
+    };
+    const auto put_none = [&](std::size_t count) {
+      for (std::size_t j = 0; j < count; ++j) row[i++] = std::numeric_limits<double>::quiet_NaN();
+    };
     if constexpr (CarriesMomentum<Method>) {
-      if (s) {
-        const auto& p = method.carried_momentum(*s);
-        for (int j = 0; j < n; ++j) row[i++] = p[j];
-      } else {
-        for (int j = 0; j < n; ++j) row[i++] = none;
-      }
+      if (s)
+        put(method.carried_momentum(*s), n);
+      else
+        put_none(n);
     }
     if constexpr (CarriesMultiplier<Method>) {
-      if (multipliers > 0) {
-        if (s && stepped) {
-          const auto lambda = method.carried_multiplier(*s);
-          for (int j = 0; j < multipliers; ++j) row[i++] = lambda[j];
-        } else {
-          for (int j = 0; j < multipliers; ++j) row[i++] = none;
-        }
-      }
+      if (s && stepped)
+        put(method.carried_multiplier(*s), multipliers);
+      else
+        put_none(multipliers);
     }
     if constexpr (HasMonitor<S>) row[i++] = sys.monitor(q, v);
     if constexpr (HasExtraColumns<Method>) {
-      if (s) {
-        const auto extras = method.extra_values(*s);
-        for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = extras[j];
-      } else {
-        for (std::size_t j = 0; j < method_extras; ++i, ++j) row[i] = none;
-      }
+      if (s)
+        put(method.extra_values(*s), method_extras);
+      else
+        put_none(method_extras);
     }
     if constexpr (HasDerivedQuantities<S>) {
       if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);

@@ -24,6 +24,9 @@ struct Trajectory {
   }
 };
 
+/// The name of the velocity column of a coordinate in a run's output: `<coordinate>_t`.
+inline std::string velocity_column(const std::string& coordinate) { return coordinate + "_t"; }
+
 /// Where a run's rows go as they are computed, instead of into RunResult::trajectory (which then
 /// holds the column names only): memory stays bounded whatever the number of steps.
 class RowSink {
