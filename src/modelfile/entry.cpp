@@ -118,4 +118,14 @@ const catalogue::Entry& model_file_entry(const std::string& path) {
   return *loaded.emplace(key, std::move(entry)).first->second;
 }
 
+const catalogue::Entry& model_text_entry(const std::string& text, const std::string& label) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, std::string>, std::unique_ptr<catalogue::Entry>> loaded;
+  const std::lock_guard lock(mutex);
+  auto key = std::make_pair(label, text);
+  if (const auto it = loaded.find(key); it != loaded.end()) return *it->second;
+  auto entry = std::make_unique<catalogue::Entry>(make_entry(label, load_text(text, label)));
+  return *loaded.emplace(std::move(key), std::move(entry)).first->second;
+}
+
 }  // namespace dalembert::modelfile

@@ -15,4 +15,8 @@ bool is_model_file_name(const std::string& name);
 /// and kept for the life of the process. Throws ModelFileError for mistakes in the file.
 const catalogue::Entry& model_file_entry(const std::string& path);
 
+/// The entry of a model given as TOML text (the Python package's dalembert.model), named `label`
+/// in messages; loaded on first use of this text and kept for the life of the process.
+const catalogue::Entry& model_text_entry(const std::string& text, const std::string& label);
+
 }  // namespace dalembert::modelfile

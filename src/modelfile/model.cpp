@@ -78,10 +78,14 @@ std::optional<Eigen::VectorXd> LoadedModel::solution(const Eigen::VectorXd& x0, 
   return x;
 }
 
-std::shared_ptr<const LoadedModel> load(const std::string& path) {
+namespace {
+
+/// Checks, differentiates and compiles (or finds in the cache) a model read from `read()`.
+template <class Read>
+std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read) {
   auto model = std::make_shared<LoadedModel>();
   const auto start = std::chrono::steady_clock::now();
-  model->spec = parse_spec(path);
+  model->spec = read();
   const SymbolicModel symbolic = analyse(model->spec);
   model->layout = symbolic.layout;
   const std::string source = c_source(symbolic);
@@ -102,6 +106,16 @@ std::shared_ptr<const LoadedModel> load(const std::string& path) {
   model->spec.v0.assign(defaults->v0.data(), defaults->v0.data() + model->n());
   check_initial_point(*defaults, defaults->q0, defaults->v0, InitialSource::File, defaults->z0);
   return model;
+}
+
+}  // namespace
+
+std::shared_ptr<const LoadedModel> load(const std::string& path) {
+  return load_with(path, [&] { return parse_spec(path); });
+}
+
+std::shared_ptr<const LoadedModel> load_text(const std::string& text, const std::string& label) {
+  return load_with(label, [&] { return parse_spec_text(text, label); });
 }
 
 std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides) {

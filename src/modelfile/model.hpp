@@ -43,6 +43,8 @@ struct LoadedModel {
 /// Reads, checks and compiles (or finds in the cache) a model file, and checks its own initial
 /// data. Throws ModelFileError for every mistake in the file.
 std::shared_ptr<const LoadedModel> load(const std::string& path);
+/// The same for a model given as TOML text, named `label` in messages.
+std::shared_ptr<const LoadedModel> load_text(const std::string& text, const std::string& label);
 
 /// A loaded model with values for its parameters.
 struct BoundModel {

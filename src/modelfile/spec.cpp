@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 
 #include <toml++/toml.h>
@@ -129,9 +131,18 @@ ModelSpec parse_spec(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, error)) throw BadInput("model file '" + path + "' not found");
   if (std::filesystem::file_size(path, error) > kLargestModelFile)
     throw BadInput("model file '" + path + "' is larger than the limit of 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw BadInput("model file '" + path + "' cannot be read");
+  return parse_spec_text(text.str(), path);
+}
+
+ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
+  if (text.size() > kLargestModelFile) throw BadInput("model " + path + " is larger than the limit of 1 MiB");
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw ModelFileError(path, static_cast<long>(e.source().begin.line),
                          "TOML syntax error (column " + std::to_string(e.source().begin.column) + "): " +

@@ -78,6 +78,9 @@ struct ModelSpec {
 
 /// Reads and checks the shape of a model file; throws ModelFileError (or BadInput if unreadable).
 ModelSpec parse_spec(const std::string& path);
+/// The same for a model given as TOML text; `path` names it in messages (the Python package's
+/// dalembert.model passes `dalembert.model(name="...")`).
+ModelSpec parse_spec_text(const std::string& text, const std::string& path);
 
 /// The velocity symbol of a coordinate ("x" -> "x_t") and the initial-value symbols used by
 /// closed-form solutions ("x" -> "x_0", "x_t_0").
