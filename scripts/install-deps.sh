@@ -17,6 +17,8 @@ packages=(
   libopenmpi-dev openmpi-bin             # optional: `dalembert ensemble` over MPI ranks (docs/ensembles.md)
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
   python3-numpy python3-scipy            # bench/python_dla_baseline.py, tests/python/model_file_reference.py
+  python3-dev pybind11-dev python3-pybind11 # the Python package (docs/python.md)
+  python3-pytest python3-sympy           # its tests and tutorial
   chromium                               # test that the HTML report renders (headless)
 )
 

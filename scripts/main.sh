@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++
-cmake --build build --target dalembert
+cmake --build build --target dalembert dalembert_python  # the command line and the Python package (docs/python.md)
 build/dalembert reproduce --out results

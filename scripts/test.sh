@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything and runs every test (the README's test command).
+# Installs what is missing, builds everything and runs every test (the README's test command): the
+# C++ tests in parallel, then the Python package's tests (pytest, label `python`) alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++
 cmake --build build
-ctest --test-dir build --output-on-failure -j "$(nproc)"
+ctest --test-dir build --output-on-failure -j "$(nproc)" --label-exclude python
+ctest --test-dir build --output-on-failure --label-regex python

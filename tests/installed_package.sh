@@ -5,14 +5,16 @@
 # (examples/rolling_disk.cpp, a 5-coordinate system of its own), and run the installed
 # `dalembert --version` and the installed `dalembert` on models/rolling-disk.toml, which must give
 # the positions of the C++ example to 1e-12. No network; everything is written under SCRATCH,
-# which is recreated.
+# which is recreated. With a tenth argument, the Python interpreter of the build's package, the
+# installed package is imported from the prefix (PYTHONPATH) and runs the model file too.
 # Exit 0 if every step works and every output is the expected one, 1 otherwise.
 set -euo pipefail
-if [ "$#" -ne 9 ]; then
-  echo "usage: $0 CMAKE BUILD_DIR CONFIG CONSUMER_SOURCE CXX GENERATOR MAKE_PROGRAM VERSION SCRATCH" >&2
+if [ "$#" -ne 9 ] && [ "$#" -ne 10 ]; then
+  echo "usage: $0 CMAKE BUILD_DIR CONFIG CONSUMER_SOURCE CXX GENERATOR MAKE_PROGRAM VERSION SCRATCH [PYTHON]" >&2
   exit 1
 fi
 cmake=$1 build=$2 config=$3 consumer=$4 cxx=$5 generator=$6 make_program=$7 version=$8 scratch=$9
+python=${10:-}
 case "$scratch" in
   "$build"/?*) ;;
   *) echo "the scratch directory must be inside the build tree: $scratch" >&2; exit 1 ;;
@@ -78,4 +80,19 @@ awk -F, -v a="$cpp_q" -v b="$file_q" 'BEGIN {
   for (i = 1; i <= n; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > worst) worst = d }
   printf "largest difference %.1e\n", worst
   exit (n == 5 && worst <= 1e-12) ? 0 : 1 }' || fail "the C++ rolling disk and models/rolling-disk.toml differ"
+# (f) the installed Python package, with the build tree out of its path: the same positions
+if [ -n "$python" ]; then
+  site=$(ls -d "$prefix"/lib*/python*/site-packages 2>/dev/null | head -n 1)
+  [ -n "$site" ] && [ -f "$site/dalembert/__init__.py" ] || fail "no Python package under $prefix/lib*/python*/site-packages"
+  python_q=$(cd "$scratch" && DALEMBERT_CACHE_DIR=$scratch/cache PYTHONPATH=$site "$python" -c '
+import sys, dalembert
+assert dalembert.__file__.startswith(sys.argv[1]), dalembert.__file__
+r = dalembert.run(dalembert.model_file(sys.argv[2]), "dla", h=0.05, steps=40, every=40)
+print(",".join(repr(x) for x in r.q[-1]))' "$site" "$consumer/../../models/rolling-disk.toml") ||
+    fail "the installed Python package could not run models/rolling-disk.toml"
+  echo "Python package: q = $python_q"
+  awk -v a="$python_q" -v b="$file_q" 'BEGIN { n = split(a, x, ","); split(b, y, ","); worst = 0
+    for (i = 1; i <= n; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > worst) worst = d }
+    exit (n == 5 && worst <= 1e-14) ? 0 : 1 }' || fail "the installed Python package and dalembert differ"
+fi
 echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok; the installed dalembert runs a 5-coordinate model file"

@@ -1,0 +1,405 @@
+"""dalembert: structure-preserving integrators for nonholonomic mechanics, from Python.
+
+    import dalembert
+    disk = dalembert.model_file("models/rolling-disk.toml")
+    result = dalembert.run(disk, method="dla", h=0.01, t_end=10)
+    result.q          # positions, shape (rows, n)
+    result.energy     # energy per row, shape (rows,)
+    result.summary    # the run's JSON summary as a dict, warnings included
+
+The runs are those of the command line `dalembert run` (same code, same numbers); the C++ runs
+with the GIL released and never calls back into Python during a run. docs/python.md has a tutorial.
+Errors: BadInput (a ValueError) names the value that is wrong; SolverError (a RuntimeError) is
+raised when a method fails, with the rows computed before the failure in its `.result`.
+"""
+import csv
+import io
+import json
+import math
+import numbers
+import threading
+
+import numpy as np
+
+from . import _core
+from ._core import BadInput, SolverError
+from ._model import model_text
+
+__version__ = _core.version
+__all__ = ["systems", "methods", "system", "model", "model_file", "run", "compare", "convergence", "ensemble",
+           "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
+
+# The most steps a run accepts (as on the command line): below 2^53, so that t = k h is exact.
+MAX_STEPS = _core.max_steps
+
+
+def systems():
+    """The catalogue: {name: one-line description}."""
+    return dict(_core.systems())
+
+
+def methods():
+    """The methods: {name: one-line description [the kinds of system it runs on]}."""
+    return {name: "%s [%s]" % (summary, kinds) for name, summary, kinds in _core.methods()}
+
+
+class System:
+    """A system with values for its parameters: a catalogue entry, a model file or a model.
+
+    Attributes (from its description): name, summary, coordinates, velocities (the velocity
+    columns of a run), parameters ({name: value}), parameter_descriptions, constraints (m),
+    q0, v0, z0 (default initial data; z0 for contact systems, else None), closed_form,
+    external_force.
+    """
+
+    def __init__(self, handle, parameters, source):
+        self._handle = handle
+        self._source = source
+        self._given = [(str(k), _finite(v, "parameter " + str(k))) for k, v in parameters.items()]
+        d = handle.describe(self._given)  # unknown names and bad values are BadInput here
+        for key, value in d.items():
+            setattr(self, key, value)
+
+    def with_parameters(self, **parameters):
+        """The same system with more parameters set (those given before are kept)."""
+        merged = dict(self._given)
+        merged.update(parameters)
+        return System(self._handle, merged, self._source)
+
+    @property
+    def n(self):
+        """The number of coordinates."""
+        return len(self.coordinates)
+
+    def exact(self, t, q0=None, v0=None):
+        """The closed-form positions q(t) from (q0, v0) (defaults: the system's), or None if the
+        system has no closed form for these parameters."""
+        q = self._handle.exact(self._given, _vector(q0, "q0", self.n), _vector(v0, "v0", self.n),
+                               _finite(t, "t"))
+        return None if q is None else np.array(q)
+
+    def __repr__(self):
+        given = "".join(", %s=%r" % kv for kv in self._given)
+        return "dalembert.System(%r%s)" % (self._source, given)
+
+
+def system(name, **parameters):
+    """The catalogue system `name` (see systems()) with parameters set by keyword, e.g.
+    system("knife-edge", g=2.0). A path to a model file is accepted too (see model_file)."""
+    if not isinstance(name, str):
+        raise TypeError("the system's name must be a string, got %r" % (name,))
+    return System(_core.find(name), parameters, name)
+
+
+def model_file(path, **parameters):
+    """The model file at `path` (docs/model-files.md), compiled on first use (a few seconds at
+    most, then cached), with parameters set by keyword."""
+    path = str(path)
+    return System(_core.model_file(path), parameters, path)
+
+
+def model(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), parameters=None, force=None,
+          action=None, q0=None, v0=None, z0=None, solution=None, valid_when_zero=None, derived=None, name="model",
+          summary=None):
+    """A model from strings or sympy expressions, with the keys of a model file
+    (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
+    metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
+    (linear in the velocities), parameters ({name: value}, or value (value, description)), force
+    (n expressions in q, v), action (the action variable of a contact system), q0, v0, z0 (default
+    initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}).
+    Expressions are strings in the model files' syntax, numbers, or sympy expressions.
+    The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
+    """
+    text = model_text(coordinates=coordinates, lagrangian=lagrangian, metric=metric, potential=potential,
+                      constraints=constraints, parameters=parameters, force=force, action=action, q0=q0, v0=v0,
+                      z0=z0, solution=solution, valid_when_zero=valid_when_zero, derived=derived, name=name,
+                      summary=summary)
+    return System(_core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name))), {}, "model " + str(name))
+
+
+class Result:
+    """A run: its rows and summary.
+
+    data: all columns, shape (rows, len(columns)); t: (rows,); q, v: (rows, n); energy,
+    constraint: (rows,); z: (rows,) for contact systems, else None; p: (rows, n) for methods that
+    carry a momentum, else None; lam: (rows, m) for methods that carry the multipliers, else None
+    (its first row is NaN); summary: the JSON summary of `dalembert run --summary` as a dict.
+    column(name) gives any column, including a model's derived ones.
+    """
+
+    def __init__(self, system, columns, data, summary):
+        self.system = system
+        self.columns = list(columns)
+        self.data = data
+        self.summary = summary
+        index = {c: i for i, c in enumerate(self.columns)}
+
+        def block(names):
+            if not names or any(c not in index for c in names):
+                return None
+            return data[:, [index[c] for c in names]]
+
+        self.t = data[:, 0]
+        self.q = block(system.coordinates)
+        self.v = block(system.velocities)
+        self.energy = self.column("energy") if "energy" in index else None
+        self.constraint = self.column("constraint") if "constraint" in index else None
+        self.z = self.column("z") if "z" in index and system.z0 is not None else None
+        self.p = block(["p_" + c for c in system.coordinates])
+        self.lam = block([c for c in self.columns if c.startswith("lambda_")])
+
+    def column(self, name):
+        """The column called `name`, shape (rows,)."""
+        try:
+            return self.data[:, self.columns.index(name)]
+        except ValueError:
+            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+
+    @property
+    def status(self):
+        return self.summary["status"]
+
+    @property
+    def warnings(self):
+        return self.summary["warnings"]
+
+    def __repr__(self):
+        return "<dalembert.Result %s by %s, h=%g: %d rows, status %s>" % (
+            self.summary["system"], self.summary["method"], self.summary["h"], len(self.t), self.status)
+
+
+def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1=None, z0=None, every=1,
+        **method_options):
+    """Runs `method` (see methods()) on `system` (a System, or a catalogue name) with step h for
+    `steps` steps or up to `t_end` (a multiple of h), from (q0, v0) (defaults: the system's), or
+    from (q0, q1) for a two-step start, keeping every `every`-th row and the last.
+
+    method_options, as on the command line: alpha (in [0, 1]), rule ("alpha", "trapezoid",
+    "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"),
+    root_rule ("physical", "closest"), dsocs_start ("taylor2", "euler"), shooting_tolerance
+    (1e-12..1e-6).
+
+    Returns a Result. Raises BadInput for a bad value, SolverError if the method fails (the rows
+    before the failure in its .result), KeyboardInterrupt on Ctrl-C (after the current step, the
+    rows so far in its .result).
+    """
+    system = _as_system(system)
+    options = _options(method, h, steps, t_end, every, method_options)
+    n = system.n
+    columns, data, summary = system._handle.run(
+        system._given, _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n),
+        None if z0 is None else _finite(z0, "z0"), options, threading.current_thread() is threading.main_thread())
+    result = Result(system, columns, data, json.loads(summary))
+    if result.status == "interrupted":
+        error = KeyboardInterrupt(result.summary["message"])
+        error.result = result
+        raise error
+    if result.status != "ok":
+        error = SolverError("%s; kept %d completed step(s)" % (result.summary["message"], result.summary["steps"]))
+        error.result = result
+        raise error
+    return result
+
+
+class Comparison:
+    """Several methods from the same initial data: table (rows: output times of the longest run)
+    with columns t and, per method, '<method>:energy_error', '<method>:constraint' and
+    '<method>:error' (|q - q_ref|_inf against `reference`: "closed form" or the reference solver);
+    summaries: the JSON summary of each run, in the order of `methods`."""
+
+    def __init__(self, d):
+        self.columns = list(d["columns"])
+        self.table = d["table"]
+        self.summaries = [json.loads(s) for s in d["summaries"]]
+        self.reference = d["reference"]
+        self.reference_failure = d["reference_failure"]
+        self.t = self.table[:, 0]
+
+    def column(self, name):
+        try:
+            return self.table[:, self.columns.index(name)]
+        except ValueError:
+            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+
+
+def compare(system, methods, *, h, steps=None, t_end=None, q0=None, v0=None, every=1, **method_options):
+    """Runs each of `methods` on `system` from the same initial data, with errors against the
+    closed form or the reference solver (as `dalembert compare`). Returns a Comparison."""
+    system = _as_system(system)
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise TypeError("methods must be a list of method names, got %r" % (methods,))
+    options = _options("dla", h, steps, t_end, every, method_options)
+    d = system._handle.compare(system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n),
+                               list(methods), options)
+    return Comparison(d)
+
+
+class Convergence:
+    """Errors |q - q_ref|_inf at t_end for each step size: h, error (NaN where a run failed),
+    fitted (the step sizes the order was fitted on), order (the least-squares slope), reference."""
+
+    def __init__(self, d):
+        self.method = d["method"]
+        self.h = np.array(d["h"])
+        self.steps = np.array(d["steps"])
+        self.error = np.array(d["error"])
+        self.fitted = np.array(d["fitted"], dtype=bool)
+        self.failures = list(d["failures"])
+        self.order = d["order"]
+        self.reference = d["reference"]
+        self.failure = d["failure"]
+
+    def __repr__(self):
+        return "<dalembert.Convergence %s: order %.3f over %d step sizes>" % (self.method, self.order, len(self.h))
+
+
+def convergence(system, method, *, h, t_end, q0=None, v0=None, **method_options):
+    """The error at t_end of `method` for each step size in `h` (each dividing t_end), and the
+    fitted order (as `dalembert convergence`). Returns a Convergence."""
+    system = _as_system(system)
+    h_list = [_finite(x, "h") for x in np.atleast_1d(h)]
+    options = _options(method, min(h_list) if h_list else 0.1, None, t_end, 1, method_options, check_steps=False)
+    d = system._handle.convergence(system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n), method,
+                                   h_list, _finite(t_end, "t_end"), options)
+    return Convergence(d)
+
+
+class Ensemble:
+    """One row per sample (as `dalembert ensemble`): data, shape (samples, len(columns)), with the
+    columns sample, steps, energy0, energy_drift, max_constraint and the final state
+    '<column>_final'; status (one string per sample: "ok", "solver-failure", ...); issues: (sample,
+    kind, message) of the samples that failed."""
+
+    def __init__(self, d):
+        reader = csv.reader(io.StringIO(d["csv"]))
+        header = next(reader)
+        rows = list(reader)
+        status_at = header.index("status")
+        self.columns = [c for i, c in enumerate(header) if i != status_at]
+        self.status = [r[status_at] for r in rows]
+        values = [[float(x) if x else math.nan for i, x in enumerate(r) if i != status_at] for r in rows]
+        self.data = np.array(values, dtype=float).reshape(len(rows), len(self.columns))
+        self.issues = list(d["issues"])
+
+    def column(self, name):
+        try:
+            return self.data[:, self.columns.index(name)]
+        except ValueError:
+            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+
+
+def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, threads=None, **method_options):
+    """Many runs of `system`, one per sample, on `threads` threads (default: every core). Each
+    sample is a dict with any of 'parameters' ({name: value}), 'q0', 'v0'. Returns an Ensemble."""
+    system = _as_system(system)
+    options = _options(method, h, steps, t_end, 1, method_options)
+    parameters, q0s, v0s = [], [], []
+    for k, s in enumerate(samples):
+        if not isinstance(s, dict) or set(s) - {"parameters", "q0", "v0"}:
+            raise TypeError("samples[%d] must be a dict with keys among 'parameters', 'q0', 'v0', got %r" % (k, s))
+        given = dict(system._given)
+        given.update(s.get("parameters", {}))
+        parameters.append([(str(a), _finite(b, "samples[%d] parameter %s" % (k, a))) for a, b in given.items()])
+        q0s.append(_vector(s.get("q0"), "samples[%d] q0" % k, system.n))
+        v0s.append(_vector(s.get("v0"), "samples[%d] v0" % k, system.n))
+    if threads is None:
+        threads = 0
+    elif isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 1024:
+        raise BadInput("threads must be a whole number from 1 to 1024, got %r" % (threads,))
+    return Ensemble(system._handle.ensemble(parameters, q0s, v0s, options, int(threads)))
+
+
+# ---- checking the arguments (the checks of the command line, with Python's names) -------------
+
+_CHOICES = {"rule": ("alpha", "trapezoid", "exponential"), "fim_start": ("A", "B"),
+            "root_rule": ("physical", "closest"), "dsocs_start": ("taylor2", "euler")}
+_DEFAULTS = _core.default_options()  # those of the command line
+_METHOD_OPTIONS = sorted(set(_DEFAULTS) - {"reference_tolerance"})
+
+
+def _as_system(target):
+    if isinstance(target, System):
+        return target
+    if isinstance(target, str):
+        return system(target)
+    raise TypeError("expected a dalembert.System or a system's name, got %r" % (target,))
+
+
+def _finite(x, what):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise BadInput("%s must be a number, got %r" % (what, x))
+    x = float(x)
+    if not math.isfinite(x):
+        raise BadInput("%s must be a finite number, got %r" % (what, x))
+    return x
+
+
+def _whole(x, what, lo, hi):
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral) or not lo <= x <= hi:
+        raise BadInput("%s must be a whole number from %d to %d, got %r" % (what, lo, hi, x))
+    return int(x)
+
+
+def _vector(x, what, n):
+    """n finite numbers as a list, or None (the default)."""
+    if x is None:
+        return None
+    a = np.asarray(x)
+    if a.ndim != 1 or a.size != n or not (np.issubdtype(a.dtype, np.number) and not np.issubdtype(a.dtype, np.bool_)):
+        raise BadInput("%s must be %d number(s), one per coordinate, got %r" % (what, n, x))
+    a = a.astype(float)
+    if not np.all(np.isfinite(a)):
+        raise BadInput("%s must be finite, got %r" % (what, x))
+    return a.tolist()
+
+
+def _options(method, h, steps, t_end, every, method_options, check_steps=True):
+    unknown = set(method_options) - set(_METHOD_OPTIONS)
+    if unknown:
+        raise TypeError("unexpected keyword argument(s) %s (method options: %s)"
+                        % (", ".join(sorted(unknown)), ", ".join(_METHOD_OPTIONS)))
+    if not isinstance(method, str):
+        raise BadInput("method must be a method's name (see dalembert.methods()), got %r" % (method,))
+    o = dict(_DEFAULTS)
+    o.update(method_options)
+    o["method"] = method
+    o["h"] = _finite(h, "h")
+    if not o["h"] > 0:
+        raise BadInput("h must be positive, got %r" % (h,))
+    if check_steps:
+        if (steps is None) == (t_end is None):
+            raise BadInput("give exactly one of steps and t_end")
+        o["steps"] = _whole(steps, "steps", 0, MAX_STEPS) if steps is not None else _steps_for(t_end, o["h"])
+    else:
+        o["steps"] = 1
+    o["every"] = _whole(every, "every", 1, MAX_STEPS)
+    o["alpha"] = _finite(o["alpha"], "alpha")
+    if not 0 <= o["alpha"] <= 1:
+        raise BadInput("alpha must lie in [0, 1], got %r" % (o["alpha"],))
+    for key, known in _CHOICES.items():
+        if o[key] not in known:
+            raise BadInput("%s must be one of %s, got %r" % (key, ", ".join(known), o[key]))
+    o["tolerance"] = _finite(o["tolerance"], "tolerance")
+    if not o["tolerance"] > 0:
+        raise BadInput("tolerance must be positive, got %r" % (o["tolerance"],))
+    if "tolerance" in method_options:  # as on the command line: the reference solver follows --tolerance
+        o["reference_tolerance"] = max(o["tolerance"], 1e-15)
+    o["max_iterations"] = _whole(o["max_iterations"], "max_iterations", 1, 1000)
+    o["shooting_tolerance"] = _finite(o["shooting_tolerance"], "shooting_tolerance")
+    if not 1e-12 <= o["shooting_tolerance"] <= 1e-6:
+        raise BadInput("shooting_tolerance must lie in [1e-12, 1e-6], got %r" % (o["shooting_tolerance"],))
+    return o
+
+
+def _steps_for(t_end, h):
+    """T/h for a final time T that is a multiple of h (within 1e-8 T/h), as on the command line."""
+    t_end = _finite(t_end, "t_end")
+    if not t_end > 0:
+        raise BadInput("t_end must be positive, got %r" % (t_end,))
+    ratio = t_end / h
+    if not ratio <= MAX_STEPS:
+        raise BadInput("t_end=%r with h=%r makes %g steps, more than the limit of %d" % (t_end, h, ratio, MAX_STEPS))
+    steps = round(ratio)
+    if steps < 1 or abs(ratio - steps) > 1e-8 * ratio:
+        raise BadInput("t_end=%r is not a multiple of h=%r (t_end/h = %.10g); give a multiple, or steps" % (t_end, h, ratio))
+    return steps

@@ -1,0 +1,328 @@
+// dalembert._core: the compiled half of the Python package (docs/python.md). It hands Python the
+// catalogue, model files and model text, runs, studies and ensembles of the library as they are
+// behind the command line, with the GIL released while C++ computes; python/dalembert/__init__.py
+// turns its plain values into the package's API (keyword arguments, numpy arrays, exceptions).
+//
+// Nothing here calls back into Python during a run: rows are stored by the recorder in C++ and
+// handed over once, as one numpy array that owns them.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <csignal>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <dalembert/io/method_descriptions.hpp>
+#include <dalembert/version.hpp>
+
+#include "analysis/study.hpp"
+#include "catalogue/catalogue.hpp"
+#include "cli/output.hpp"
+#include "ensemble/ensemble.hpp"
+#include "modelfile/entry.hpp"
+
+namespace py = pybind11;
+
+namespace dalembert::python {
+namespace {
+
+using Parameters = catalogue::ParameterValues;
+using OptionalVector = std::optional<std::vector<double>>;  ///< None: the system's default
+
+/// A table of doubles as a (rows × columns) numpy array that owns them (no copy).
+py::array_t<double> to_array(std::vector<double>&& values, std::size_t columns) {
+  auto* owned = new std::vector<double>(std::move(values));
+  py::capsule release(owned, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  const auto width = static_cast<py::ssize_t>(columns);
+  const py::ssize_t rows = width == 0 ? 0 : static_cast<py::ssize_t>(owned->size()) / width;
+  const auto item = static_cast<py::ssize_t>(sizeof(double));
+  return py::array_t<double>(std::vector<py::ssize_t>{rows, width}, std::vector<py::ssize_t>{width * item, item},
+                             owned->data(), release);
+}
+
+Eigen::VectorXd to_vector(const std::vector<double>& x) {
+  return Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
+}
+
+/// The options of a run, as the Python layer checked them (`_options` in python/dalembert/__init__.py).
+RunOptions run_options(const py::dict& o) {
+  RunOptions r;
+  r.method = o["method"].cast<std::string>();
+  r.h = o["h"].cast<double>();
+  r.steps = o["steps"].cast<long>();
+  r.every = o["every"].cast<long>();
+  r.alpha = o["alpha"].cast<double>();
+  r.rule = o["rule"].cast<std::string>();
+  r.fim_start = o["fim_start"].cast<std::string>();
+  r.newton.tolerance = o["tolerance"].cast<double>();
+  r.newton.max_iterations = o["max_iterations"].cast<int>();
+  r.reference_tolerance = o["reference_tolerance"].cast<double>();
+  r.root_rule = o["root_rule"].cast<std::string>();
+  r.dsocs_start = o["dsocs_start"].cast<std::string>();
+  r.shooting_tolerance = o["shooting_tolerance"].cast<double>();
+  return r;
+}
+
+InitialData initial_data(const OptionalVector& q0, const OptionalVector& v0, const OptionalVector& q1,
+                         std::optional<double> z0) {
+  InitialData init;
+  if (q0) init.q0 = to_vector(*q0);
+  if (v0) init.v0 = to_vector(*v0);
+  if (q1) init.q1 = to_vector(*q1);
+  init.z0 = z0;
+  return init;
+}
+
+/// While it lives on the main thread, SIGINT asks the run to stop after its current step (status
+/// "interrupted", rows kept) instead of going to Python's handler, which cannot run while C++ holds
+/// the thread; the Python layer then raises KeyboardInterrupt. On other threads it does nothing.
+class StopOnInterrupt {
+ public:
+  explicit StopOnInterrupt(bool install) {
+    if (!install) return;
+    requested_.store(0);
+    struct sigaction action {};
+    action.sa_handler = [](int signal) { requested_.store(signal); };
+    sigemptyset(&action.sa_mask);
+    installed_ = ::sigaction(SIGINT, &action, &previous_) == 0;
+  }
+  ~StopOnInterrupt() {
+    if (installed_) ::sigaction(SIGINT, &previous_, nullptr);
+  }
+  StopOnInterrupt(const StopOnInterrupt&) = delete;
+  StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
+  const std::atomic<int>* flag() const { return installed_ ? &requested_ : nullptr; }
+
+ private:
+  static inline std::atomic<int> requested_{0};
+  struct sigaction previous_ {};
+  bool installed_ = false;
+};
+
+py::dict description(const catalogue::SystemDescription& d) {
+  py::dict j;
+  j["name"] = d.name;
+  j["summary"] = d.summary;
+  j["coordinates"] = d.coordinates;
+  j["velocities"] = d.velocities;
+  py::dict parameters, descriptions;
+  for (const auto& p : d.parameters) {
+    parameters[py::str(p.name)] = p.value;
+    descriptions[py::str(p.name)] = p.description;
+  }
+  j["parameters"] = parameters;
+  j["parameter_descriptions"] = descriptions;
+  j["constraints"] = d.constraints;
+  j["q0"] = d.q0;
+  j["v0"] = d.v0;
+  j["z0"] = d.z0 ? py::cast(*d.z0) : py::none();
+  j["closed_form"] = d.closed_form;
+  j["external_force"] = d.external_force;
+  return j;
+}
+
+/// A run, as the Python layer receives it: column names, the rows, the JSON summary.
+struct RunOutput {
+  std::vector<std::string> columns;
+  py::array_t<double> rows;
+  std::string summary;
+};
+
+RunOutput run(const catalogue::Entry& entry, const Parameters& parameters, const InitialData& init,
+              const py::dict& options, bool catch_interrupt) {
+  RunOptions o = run_options(options);
+  RunResult result;
+  {
+    const py::gil_scoped_release unlocked;
+    const StopOnInterrupt interrupt(catch_interrupt);
+    o.stop = interrupt.flag();
+    result = entry.run(parameters, init, o);
+  }
+  const std::size_t width = result.trajectory.columns.size();
+  return {std::move(result.trajectory.columns), to_array(std::move(result.trajectory.values), width),
+          cli::summary_json(result.summary).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
+}
+
+/// A handle on a catalogue entry or a loaded model (entries live as long as the process).
+struct System {
+  const catalogue::Entry* entry;
+};
+
+analysis::Problem problem(const System& s, const Parameters& parameters, InitialData init) {
+  return {s.entry, parameters, std::move(init)};
+}
+
+py::dict run_comparison(const System& s, const Parameters& parameters, const OptionalVector& q0,
+                        const OptionalVector& v0, const std::vector<std::string>& methods, const py::dict& options) {
+  const InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  const RunOptions o = run_options(options);
+  analysis::Comparison c;
+  {
+    const py::gil_scoped_release unlocked;
+    c = analysis::compare_methods(problem(s, parameters, init), methods, o);
+  }
+  py::dict j;
+  const std::size_t width = c.table.columns.size();
+  j["columns"] = c.table.columns;
+  j["table"] = to_array(std::move(c.table.values), width);
+  py::list runs;
+  for (const auto& r : c.runs)
+    runs.append(cli::summary_json(r.summary).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  j["summaries"] = runs;
+  j["reference"] = c.reference_kind;
+  j["reference_failure"] = c.reference_failure;
+  return j;
+}
+
+py::dict run_convergence(const System& s, const Parameters& parameters, const OptionalVector& q0,
+                         const OptionalVector& v0, const std::string& method, const std::vector<double>& h_list,
+                         double t_end, const py::dict& options) {
+  const InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  const RunOptions o = run_options(options);
+  analysis::Convergence c;
+  {
+    const py::gil_scoped_release unlocked;
+    c = analysis::convergence_study(problem(s, parameters, init), method, h_list, t_end, o);
+  }
+  py::dict j;
+  std::vector<double> h, error;
+  std::vector<long> steps;
+  std::vector<bool> fitted;
+  std::vector<std::string> failures;
+  for (const auto& row : c.rows) {
+    h.push_back(row.h);
+    steps.push_back(row.steps);
+    error.push_back(row.error);
+    fitted.push_back(row.fitted);
+    failures.push_back(row.failure);
+  }
+  j["method"] = c.method;
+  j["h"] = h;
+  j["steps"] = steps;
+  j["error"] = error;
+  j["fitted"] = fitted;
+  j["failures"] = failures;
+  j["order"] = c.order;
+  j["reference"] = c.reference_kind;
+  j["failure"] = c.failure();
+  return j;
+}
+
+/// An ensemble over explicit samples (parameters and initial data per sample): the CSV text of
+/// `dalembert ensemble`, one row per sample, and the problems of the samples that failed.
+py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters, const std::vector<OptionalVector>& q0,
+                      const std::vector<OptionalVector>& v0, const py::dict& options, unsigned threads) {
+  ensemble::Plan plan;
+  plan.entry = s.entry;
+  plan.options = run_options(options);
+  plan.state_columns = ensemble::state_columns(s.entry->describe({}));
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    ensemble::Sample sample;
+    sample.parameters = parameters[k];
+    sample.initial = initial_data(q0[k], v0[k], std::nullopt, std::nullopt);
+    plan.samples.push_back(std::move(sample));
+  }
+  ensemble::Chunk chunk;
+  {
+    const py::gil_scoped_release unlocked;
+    chunk = ensemble::run_chunk(plan, 0, plan.samples.size(), threads > 0 ? threads : ensemble::default_threads());
+  }
+  py::dict j;
+  j["csv"] = ensemble::csv_header(plan) + chunk.rows;
+  py::list issues;
+  for (const auto& issue : chunk.issues) {
+    static const char* kinds[] = {"solver-failure", "bad-input", "internal-error"};
+    issues.append(py::make_tuple(issue.sample, kinds[issue.kind], issue.message));
+  }
+  j["issues"] = issues;
+  return j;
+}
+
+}  // namespace
+}  // namespace dalembert::python
+
+PYBIND11_MODULE(_core, m) {
+  using namespace dalembert;
+  using namespace dalembert::python;
+  m.doc() = "dalembert's compiled core; use the package `dalembert` (docs/python.md)";
+  m.attr("version") = std::string(dalembert::version);
+
+  // The package's exceptions (python/dalembert/__init__.py re-exports them): BadInput is a
+  // ValueError, SolverError a RuntimeError.
+  static py::exception<BadInput> bad_input(m, "BadInput", PyExc_ValueError);
+  static py::exception<NumericalFailure> solver_error(m, "SolverError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const BadInput& e) {
+      bad_input(e.what());
+    } catch (const NumericalFailure& e) {
+      solver_error(e.what());
+    }
+  });
+
+  // The defaults of RunOptions, so that the Python layer has them from one place.
+  m.def("default_options", [] {
+    const RunOptions o;
+    py::dict j;
+    j["alpha"] = o.alpha;
+    j["rule"] = o.rule;
+    j["fim_start"] = o.fim_start;
+    j["tolerance"] = o.newton.tolerance;
+    j["max_iterations"] = o.newton.max_iterations;
+    j["reference_tolerance"] = o.reference_tolerance;
+    j["root_rule"] = o.root_rule;
+    j["dsocs_start"] = o.dsocs_start;
+    j["shooting_tolerance"] = o.shooting_tolerance;
+    return j;
+  });
+  m.attr("max_steps") = max_steps;
+
+  m.def("systems", [] {
+    std::vector<std::pair<std::string, std::string>> all;
+    for (const auto& e : catalogue::entries()) all.emplace_back(e.name, e.describe({}).summary);
+    return all;
+  });
+  m.def("methods", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> all;
+    for (const auto& d : method_descriptions) all.emplace_back(d.name, d.summary, d.systems);
+    return all;
+  });
+
+  py::class_<System>(m, "System")
+      .def("describe", [](const System& s, const Parameters& p) { return description(s.entry->describe(p)); })
+      .def("run",
+           [](const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+              const OptionalVector& q1, std::optional<double> z0, const py::dict& options, bool catch_interrupt) {
+             const RunOutput out = run(*s.entry, p, initial_data(q0, v0, q1, z0), options, catch_interrupt);
+             return py::make_tuple(out.columns, out.rows, out.summary);
+           })
+      .def("exact",
+           [](const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+              double t) -> std::optional<std::vector<double>> {
+             const auto q = s.entry->exact(p, initial_data(q0, v0, std::nullopt, std::nullopt), t);
+             if (!q) return std::nullopt;
+             return std::vector<double>(q->data(), q->data() + q->size());
+           })
+      .def("compare", &run_comparison)
+      .def("convergence", &run_convergence)
+      .def("ensemble", &run_ensemble);
+
+  m.def("find", [](const std::string& name) {
+    const py::gil_scoped_release unlocked;  // a model file may be compiled
+    return System{&catalogue::find(name)};
+  });
+  m.def("model_file", [](const std::string& path) {
+    const py::gil_scoped_release unlocked;
+    return System{&modelfile::model_file_entry(path)};
+  });
+  m.def("model_text", [](const std::string& text, const std::string& label) {
+    const py::gil_scoped_release unlocked;
+    return System{&modelfile::model_text_entry(text, label)};
+  });
+}

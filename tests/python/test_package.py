@@ -1,0 +1,158 @@
+"""The package's API: the catalogue and methods as the command line lists them, systems and their
+descriptions, models from strings and sympy, and the errors, each with its message."""
+import json
+import subprocess
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import dalembert
+
+
+def cli_json(cli, *args):
+    return json.loads(subprocess.run([cli, *args], capture_output=True, text=True, check=True).stdout)
+
+
+def cli_names(cli):
+    out = subprocess.run([cli, "list", "--names"], capture_output=True, text=True, check=True).stdout
+    systems, methods = out.split("\n\n")
+    return systems.split()[1:], methods.split()[1:]
+
+
+def test_systems_and_methods_are_those_of_the_command_line(cli):
+    systems, methods = cli_names(cli)
+    assert list(dalembert.systems()) == systems
+    assert list(dalembert.methods()) == methods
+    assert all(d for d in dalembert.systems().values())
+    assert dalembert.methods()["dla"].endswith("]")
+
+
+def test_a_system_describes_itself_as_describe_json_does(cli):
+    knife = dalembert.system("knife-edge", g=2.0)
+    d = cli_json(cli, "describe", "knife-edge", "--json", "--param", "g=2")
+    assert knife.name == d["name"]
+    assert knife.coordinates == d["coordinates"] and knife.velocities == d["velocities"]
+    assert knife.parameters == d["parameters"]
+    assert knife.q0 == d["initial"]["q"] and knife.v0 == d["initial"]["v"]
+    assert knife.constraints == d["constraints"] == 1
+    assert knife.z0 is None
+    assert knife.with_parameters(m=3.0).parameters == dict(d["parameters"], m=3.0)
+
+
+def test_a_contact_system_has_an_initial_action():
+    oscillator = dalembert.system("damped-oscillator")
+    assert oscillator.z0 is not None
+    r = dalembert.run(oscillator, "herglotz", h=0.1, steps=10)
+    assert r.z is not None and r.z.shape == (11,)
+    assert r.z[0] == oscillator.z0
+
+
+def test_result_arrays_have_the_documented_shapes():
+    r = dalembert.run("knife-edge", "dla", h=0.1, steps=20, every=5)
+    assert r.columns[:4] == ["t", "x", "y", "phi"]
+    assert r.t.tolist() == pytest.approx([0, 0.5, 1.0, 1.5, 2.0], abs=1e-15)
+    assert r.q.shape == r.v.shape == r.p.shape == (5, 3)
+    assert r.lam.shape == (5, 1) and np.isnan(r.lam[0, 0]) and np.all(np.isfinite(r.lam[1:]))
+    assert r.energy.shape == r.constraint.shape == (5,)
+    assert np.array_equal(r.q[:, 2], r.column("phi"))
+    assert r.summary["status"] == "ok" and r.summary["steps"] == 20 and r.warnings == []
+    # rk4 carries neither a momentum nor multipliers
+    rk4 = dalembert.run("knife-edge", "rk4", h=0.1, steps=2)
+    assert rk4.p is None and rk4.lam is None
+
+
+def test_t_end_must_be_a_multiple_of_h():
+    assert dalembert.run("particle", h=0.1, t_end=1).summary["steps"] == 10
+    with pytest.raises(dalembert.BadInput, match=r"t_end=1\.05 is not a multiple of h=0\.1"):
+        dalembert.run("particle", h=0.1, t_end=1.05)
+    with pytest.raises(dalembert.BadInput, match="exactly one of steps and t_end"):
+        dalembert.run("particle", h=0.1, steps=3, t_end=1)
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (dict(h=-0.1, steps=3), r"h must be positive, got -0\.1"),
+    (dict(h=float("nan"), steps=3), r"h must be a finite number, got nan"),
+    (dict(h=0.1, steps=-1), r"steps must be a whole number from 0 to \d+, got -1"),
+    (dict(h=0.1, steps=2.5), r"steps must be a whole number .* got 2\.5"),
+    (dict(h=0.1, steps=3, every=0), r"every must be a whole number from 1 .* got 0"),
+    (dict(h=0.1, steps=3, q0=[1, 2]), r"q0 must be 3 number\(s\), one per coordinate, got \[1, 2\]"),
+    (dict(h=0.1, steps=3, v0=[0, 0, float("inf")]), r"v0 must be finite"),
+    (dict(h=0.1, steps=3, alpha=1.5), r"alpha must lie in \[0, 1\], got 1\.5"),
+    (dict(h=0.1, steps=3, rule="simpson"), r"rule must be one of alpha, trapezoid, exponential, got 'simpson'"),
+    (dict(h=0.1, steps=3, tolerance=0), r"tolerance must be positive, got 0"),
+    (dict(h=0.1, steps=3, max_iterations=0), r"max_iterations must be a whole number from 1 to 1000, got 0"),
+])
+def test_bad_values_are_bad_input_naming_the_value(arguments, message):
+    with pytest.raises(dalembert.BadInput, match=message) as error:
+        dalembert.run("knife-edge", "dla", **arguments)
+    assert isinstance(error.value, ValueError)
+
+
+def test_the_library_s_own_checks_are_bad_input_too():
+    with pytest.raises(dalembert.BadInput, match=r"unknown system 'nope' \(known: particle, "):
+        dalembert.system("nope")
+    with pytest.raises(dalembert.BadInput, match=r"unknown parameter 'mass' for system knife-edge \(known: m, J, g, k\)"):
+        dalembert.system("knife-edge", mass=2)
+    with pytest.raises(dalembert.BadInput, match=r"unknown method 'dlb' \(known: del, dla, "):
+        dalembert.run("knife-edge", "dlb", h=0.1, steps=1)
+    with pytest.raises(dalembert.BadInput, match="violates"):  # v0 off the constraint x_t sin(phi) = y_t cos(phi)
+        dalembert.run("knife-edge", "dla", h=0.1, steps=1, q0=[0, 0, 0], v0=[0, 1, 0])
+    with pytest.raises(TypeError, match=r"unexpected keyword argument\(s\) alpah"):
+        dalembert.run("knife-edge", "dla", h=0.1, steps=1, alpah=0.5)
+
+
+def test_a_solver_failure_keeps_the_rows_computed_before_it():
+    # the sleigh needs three Newton iterations per step: with one, step 1 fails
+    with pytest.raises(dalembert.SolverError, match=r"step 1.*kept 0 completed step\(s\)") as error:
+        dalembert.run("chaplygin-sleigh", "dla", h=0.1, steps=10, max_iterations=1)
+    assert isinstance(error.value, RuntimeError)
+    failed = error.value.result
+    assert failed.status == "solver-failure" and failed.summary["steps"] == 0
+    assert failed.q.shape == (1, 3) and failed.q[0].tolist() == dalembert.system("chaplygin-sleigh").q0
+    # L = x_t^2/2 + x^4/4 blows up in finite time: step 12 has no solution, after 11 good ones
+    blow_up = dalembert.model(name="blow-up", coordinates=["x"], lagrangian="x_t^2/2 + x^4/4", q0=[1], v0=[1])
+    with pytest.raises(dalembert.SolverError, match=r"failed at step 12.*kept 11 completed step\(s\)") as error:
+        dalembert.run(blow_up, "dla", h=0.1, steps=40, every=5)
+    rows = error.value.result
+    assert rows.summary["steps"] == 11
+    assert rows.t.tolist() == pytest.approx([0, 0.5, 1.0, 1.1], abs=1e-15)  # every 5th and the last good row
+
+
+def test_a_model_from_strings_and_from_sympy_run_the_same():
+    strings = dalembert.model(
+        name="knife edge", coordinates=["x", "y", "phi"], parameters={"g": (1.0, "gravity")},
+        lagrangian="0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2", constraints=["sin(phi)*x_t - cos(phi)*y_t"],
+        q0=[0, 0, 0], v0=[1, 0, 0.5])
+    x, phi, x_t, y_t, phi_t, g = sp.symbols("x phi x_t y_t phi_t g")
+    symbolic = dalembert.model(
+        name="knife edge", coordinates=["x", "y", "phi"], parameters={"g": 1.0},
+        lagrangian=sp.Rational(1, 2) * (x_t**2 + y_t**2 + phi_t**2) + g * x / 2,
+        constraints=[sp.sin(phi) * x_t - sp.cos(phi) * y_t], q0=[0, 0, 0], v0=[1, 0, 0.5])
+    assert strings.parameter_descriptions == {"g": "gravity"}
+    a = dalembert.run(strings, h=0.1, steps=100)
+    b = dalembert.run(symbolic, h=0.1, steps=100)
+    assert np.max(np.abs(a.q - b.q)) < 1e-13
+    # the catalogue's knife edge (L = m/2 (x_t^2 + y_t^2) + J/2 phi_t^2 + m g x) with g = 1/2
+    c = dalembert.run(dalembert.system("knife-edge", g=0.5), h=0.1, steps=100, q0=[0, 0, 0], v0=[1, 0, 0.5])
+    assert np.max(np.abs(a.q - c.q)) < 1e-12
+
+
+def test_a_model_s_mistakes_are_bad_input_naming_the_key():
+    with pytest.raises(dalembert.BadInput, match=r"lagrangian: unknown symbol 'c'"):
+        dalembert.model(coordinates=["x"], lagrangian="x_t^2/2 + c*x")
+    with pytest.raises(dalembert.BadInput, match=r"constraints\[0\]: not linear in the velocities"):
+        dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2", constraints=["x_t^2"])
+    # names and text are encoded: quotes, newlines and TOML syntax in them stay text
+    with pytest.raises(dalembert.BadInput, match=r"(?s)coordinate .x\"\].*is not a name"):
+        dalembert.model(coordinates=['x"]\nlagrangian = "1'], lagrangian="x_t^2/2")
+    with pytest.raises(dalembert.BadInput, match=r"parameter k must be a number"):
+        dalembert.model(coordinates=["x"], lagrangian="x_t^2/2 + k*x", parameters={"k": "1; rm -rf /"})
+    with pytest.raises(TypeError, match=r"q0\[0\] must be a number, got True"):
+        dalembert.model(coordinates=["x"], lagrangian="x_t^2/2", q0=[True])
+
+
+def test_a_model_file_takes_parameters_by_keyword(source_dir):
+    disk = dalembert.model_file(source_dir / "models" / "rolling-disk.toml", C=0.6)
+    assert disk.n == 5 and disk.constraints == 2 and disk.parameters["C"] == 0.6
+    assert dalembert.run(disk, h=0.01, steps=10).summary["max_constraint_residual"] < 1e-14
