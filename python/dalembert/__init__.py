@@ -17,6 +17,7 @@ import io
 import json
 import math
 import numbers
+import platform
 import threading
 
 import numpy as np
@@ -123,7 +124,8 @@ class Result:
     data: all columns, shape (rows, len(columns)); t: (rows,); q, v: (rows, n); energy,
     constraint: (rows,); z: (rows,) for contact systems, else None; p: (rows, n) for methods that
     carry a momentum, else None; lam: (rows, m) for methods that carry the multipliers, else None
-    (its first row is NaN); summary: the JSON summary of `dalembert run --summary` as a dict.
+    (its first row is NaN); summary: the JSON summary of `dalembert run --summary` as a dict, with
+    its provenance (version, system, parameters, initial data, options).
     column(name) gives any column, including a model's derived ones.
     """
 
@@ -186,10 +188,13 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
     system = _as_system(system)
     options = _options(method, h, steps, t_end, every, method_options)
     n = system.n
-    columns, data, summary = system._handle.run(
-        system._given, _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n),
-        None if z0 is None else _finite(z0, "z0"), options, threading.current_thread() is threading.main_thread())
-    result = Result(system, columns, data, json.loads(summary))
+    q0, v0, q1 = _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n)
+    z0 = None if z0 is None else _finite(z0, "z0")
+    columns, data, summary = system._handle.run(system._given, q0, v0, q1, z0, options,
+                                                threading.current_thread() is threading.main_thread())
+    summary = json.loads(summary)
+    summary["provenance"] = _provenance(system, options, q0, v0, q1, z0)
+    result = Result(system, columns, data, summary)
     if result.status == "interrupted":
         error = KeyboardInterrupt(result.summary["message"])
         error.result = result
@@ -266,8 +271,8 @@ def convergence(system, method, *, h, t_end, q0=None, v0=None, **method_options)
 
 class Ensemble:
     """One row per sample (as `dalembert ensemble`): data, shape (samples, len(columns)), with the
-    columns sample, steps, energy0, energy_drift, max_constraint and the final state
-    '<column>_final'; status (one string per sample: "ok", "solver-failure", ...); issues: (sample,
+    columns sample, the ranged parameters (if any), steps, energy0, energy_drift, max_constraint and
+    the final state '<column>_final'; status (one string per sample: "ok", "solver-failure", ...); issues: (sample,
     kind, message) of the samples that failed."""
 
     def __init__(self, d):
@@ -288,11 +293,26 @@ class Ensemble:
             raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
 
 
-def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, threads=None, **method_options):
-    """Many runs of `system`, one per sample, on `threads` threads (default: every core). Each
-    sample is a dict with any of 'parameters' ({name: value}), 'q0', 'v0'. Returns an Ensemble."""
+def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges=None, sampling="grid", seed=None,
+             threads=None, **method_options):
+    """Many runs of `system`, one per sample, on `threads` threads (default: every core), as
+    `dalembert ensemble`. Either `samples` is a list of dicts with any of 'parameters'
+    ({name: value}), 'q0', 'v0'; or `ranges` is {parameter: (lo, hi)} and `samples` an int: with
+    sampling="grid" the values per range (both ends included; samples**len(ranges) runs), with
+    sampling="random" the number of runs, each parameter uniform on [lo, hi) from `seed` (default 1),
+    the same samples as the command line's for the same seed. Returns an Ensemble."""
     system = _as_system(system)
     options = _options(method, h, steps, t_end, 1, method_options)
+    if threads is None:
+        threads = 0
+    elif isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 4096:
+        raise BadInput("threads must be a whole number from 1 to 4096, got %r" % (threads,))
+    if ranges is not None:
+        return Ensemble(_ensemble_ranges(system, ranges, samples, sampling, seed, options, int(threads)))
+    if sampling != "grid" or seed is not None:
+        raise BadInput("sampling and seed apply to ranges; give ranges={name: (lo, hi)}")
+    if isinstance(samples, numbers.Integral):
+        raise BadInput("samples=%r is a count: give ranges={name: (lo, hi)} to sample, or a list of samples" % samples)
     parameters, q0s, v0s = [], [], []
     for k, s in enumerate(samples):
         if not isinstance(s, dict) or set(s) - {"parameters", "q0", "v0"}:
@@ -302,11 +322,55 @@ def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, thread
         parameters.append([(str(a), _finite(b, "samples[%d] parameter %s" % (k, a))) for a, b in given.items()])
         q0s.append(_vector(s.get("q0"), "samples[%d] q0" % k, system.n))
         v0s.append(_vector(s.get("v0"), "samples[%d] v0" % k, system.n))
-    if threads is None:
-        threads = 0
-    elif isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 1024:
-        raise BadInput("threads must be a whole number from 1 to 1024, got %r" % (threads,))
+    if len(parameters) > _core.max_samples:
+        raise BadInput("at most %d samples, got %d" % (_core.max_samples, len(parameters)))
     return Ensemble(system._handle.ensemble(parameters, q0s, v0s, options, int(threads)))
+
+
+def _ensemble_ranges(system, ranges, samples, sampling, seed, options, threads):
+    if not isinstance(ranges, dict) or not ranges:
+        raise BadInput("ranges must be a non-empty dict {parameter: (lo, hi)}, got %r" % (ranges,))
+    checked = []
+    for name, bounds in ranges.items():
+        name = str(name)
+        if name in dict(system._given):
+            raise BadInput("ranges: %s is also a fixed parameter of the system" % name)
+        try:
+            lo, hi = bounds
+        except (TypeError, ValueError):
+            raise BadInput("ranges[%r] must be (lo, hi), got %r" % (name, bounds)) from None
+        lo, hi = _finite(lo, "ranges[%r] lo" % name), _finite(hi, "ranges[%r] hi" % name)
+        if lo > hi:
+            raise BadInput("ranges[%r]: lo must not exceed hi, got (%r, %r)" % (name, lo, hi))
+        checked.append((name, lo, hi))
+    count = _whole(samples, "samples", 1, _core.max_samples)
+    if sampling == "grid":
+        if seed is not None:
+            raise BadInput("seed applies to sampling='random'; the grid is not random")
+        if count ** len(checked) > _core.max_samples:
+            raise BadInput("samples=%d per parameter on a grid of %d parameters gives more than %d runs"
+                           % (count, len(checked), _core.max_samples))
+        seed = 0
+    elif sampling == "random":
+        seed = 1 if seed is None else _whole(seed, "seed", 0, 2**63 - 1)
+    else:
+        raise BadInput("sampling must be 'grid' or 'random', got %r" % (sampling,))
+    return system._handle.ensemble_ranges(system._given, checked, sampling, count, seed, options, threads)
+
+
+def _provenance(system, options, q0, v0, q1, z0):
+    """What the summary of `dalembert run` records about a run, for a run from Python: the version,
+    the system, the parameters and initial data actually used (the defaults where none were given)
+    and every option."""
+    initial = {"q0": q0 if q0 is not None else system.q0}
+    if q1 is not None:
+        initial["q1"] = q1
+    else:
+        initial["v0"] = v0 if v0 is not None else system.v0
+    if z0 is not None or system.z0 is not None:
+        initial["z0"] = z0 if z0 is not None else system.z0
+    return {"dalembert": {"version": __version__, "python": platform.python_version()}, "system": system._source,
+            "parameters": dict(system.parameters), "initial": initial, "options": dict(options)}
 
 
 # ---- checking the arguments (the checks of the command line, with Python's names) -------------

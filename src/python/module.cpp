@@ -213,20 +213,9 @@ py::dict run_convergence(const System& s, const Parameters& parameters, const Op
   return j;
 }
 
-/// An ensemble over explicit samples (parameters and initial data per sample): the CSV text of
-/// `dalembert ensemble`, one row per sample, and the problems of the samples that failed.
-py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters, const std::vector<OptionalVector>& q0,
-                      const std::vector<OptionalVector>& v0, const py::dict& options, unsigned threads) {
-  ensemble::Plan plan;
-  plan.entry = s.entry;
-  plan.options = run_options(options);
-  plan.state_columns = ensemble::state_columns(s.entry->describe({}));
-  for (std::size_t k = 0; k < parameters.size(); ++k) {
-    ensemble::Sample sample;
-    sample.parameters = parameters[k];
-    sample.initial = initial_data(q0[k], v0[k], std::nullopt, std::nullopt);
-    plan.samples.push_back(std::move(sample));
-  }
+/// Runs an ensemble's samples on `threads` threads (0: every core): the CSV text of `dalembert
+/// ensemble`, one row per sample, and the problems of the samples that failed.
+py::dict run_plan(const ensemble::Plan& plan, unsigned threads) {
   ensemble::Chunk chunk;
   {
     const py::gil_scoped_release unlocked;
@@ -241,6 +230,46 @@ py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters
   }
   j["issues"] = issues;
   return j;
+}
+
+/// An ensemble over explicit samples (parameters and initial data per sample).
+py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters, const std::vector<OptionalVector>& q0,
+                      const std::vector<OptionalVector>& v0, const py::dict& options, unsigned threads) {
+  ensemble::Plan plan;
+  plan.entry = s.entry;
+  plan.options = run_options(options);
+  plan.state_columns = ensemble::state_columns(s.entry->describe({}));
+  for (std::size_t k = 0; k < parameters.size(); ++k) {
+    ensemble::Sample sample;
+    sample.parameters = parameters[k];
+    sample.initial = initial_data(q0[k], v0[k], std::nullopt, std::nullopt);
+    plan.samples.push_back(std::move(sample));
+  }
+  return run_plan(plan, threads);
+}
+
+/// An ensemble over parameter ranges, as `dalembert ensemble --param-range ... --sampling grid|random`:
+/// the same samples, in the same order, so the same rows. `count`: values per range (grid) or
+/// samples (random).
+py::dict run_ensemble_ranges(const System& s, const Parameters& fixed,
+                             const std::vector<std::tuple<std::string, double, double>>& ranges,
+                             const std::string& sampling, long count, std::uint64_t seed, const py::dict& options,
+                             unsigned threads) {
+  ensemble::Plan plan;
+  plan.entry = s.entry;
+  plan.options = run_options(options);
+  plan.state_columns = ensemble::state_columns(s.entry->describe(fixed));
+  std::vector<ensemble::Range> checked;
+  Parameters check = fixed;  // unknown names fail in describe(), with the known ones listed
+  for (const auto& [name, lo, hi] : ranges) {
+    checked.push_back({name, lo, hi});
+    plan.varied_columns.push_back(name);
+    check.emplace_back(name, lo);
+  }
+  s.entry->describe(check);
+  plan.samples = sampling == "grid" ? ensemble::grid_samples(fixed, checked, count)
+                                    : ensemble::random_samples(fixed, checked, count, seed);
+  return run_plan(plan, threads);
 }
 
 }  // namespace
@@ -282,6 +311,7 @@ PYBIND11_MODULE(_core, m) {
     return j;
   });
   m.attr("max_steps") = max_steps;
+  m.attr("max_samples") = ensemble::max_samples;
 
   m.def("systems", [] {
     std::vector<std::pair<std::string, std::string>> all;
@@ -311,7 +341,8 @@ PYBIND11_MODULE(_core, m) {
            })
       .def("compare", &run_comparison)
       .def("convergence", &run_convergence)
-      .def("ensemble", &run_ensemble);
+      .def("ensemble", &run_ensemble)
+      .def("ensemble_ranges", &run_ensemble_ranges);
 
   m.def("find", [](const std::string& name) {
     const py::gil_scoped_release unlocked;  // a model file may be compiled

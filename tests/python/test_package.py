@@ -62,6 +62,20 @@ def test_result_arrays_have_the_documented_shapes():
     assert rk4.p is None and rk4.lam is None
 
 
+def test_the_summary_s_provenance_runs_the_run_again():
+    knife = dalembert.system("knife-edge", g=0.7)
+    first = dalembert.run(knife, "gf-sym", h=0.05, steps=30, alpha=0.25, v0=[1, 0, 0.5])
+    p = first.summary["provenance"]
+    assert p["dalembert"]["version"] == dalembert.__version__ and p["system"] == "knife-edge"
+    assert p["parameters"] == {"m": 1.0, "J": 1.0, "g": 0.7, "k": 0.0}
+    assert p["initial"] == {"q0": [0.0, 0.0, 0.0], "v0": [1.0, 0.0, 0.5]}
+    assert p["options"]["alpha"] == 0.25 and p["options"]["method"] == "gf-sym" and p["options"]["steps"] == 30
+    options = {k: p["options"][k] for k in ("h", "steps", "every", "alpha", "rule", "tolerance", "max_iterations")}
+    again = dalembert.run(dalembert.system(p["system"], **p["parameters"]), p["options"]["method"],
+                          q0=p["initial"]["q0"], v0=p["initial"]["v0"], **options)
+    assert np.array_equal(again.data, first.data)
+
+
 def test_t_end_must_be_a_multiple_of_h():
     assert dalembert.run("particle", h=0.1, t_end=1).summary["steps"] == 10
     with pytest.raises(dalembert.BadInput, match=r"t_end=1\.05 is not a multiple of h=0\.1"):

@@ -1,4 +1,9 @@
-"""compare, convergence and ensemble from Python: each checked against single runs and closed forms."""
+"""compare, convergence and ensemble from Python: each checked against single runs, closed forms and
+the command line's ensembles."""
+import csv
+import io
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -48,3 +53,39 @@ def test_an_ensemble_row_is_the_last_row_of_the_sample_s_run():
     # a sample that cannot run is reported, not raised
     bad = dalembert.ensemble(knife, "dla", h=0.1, steps=5, samples=[{"v0": [0, 1, 0]}])
     assert bad.issues and bad.issues[0][1] == "bad-input" and "violates" in bad.issues[0][2]
+
+
+def cli_ensemble(cli, *args):
+    out = subprocess.run([cli, "ensemble", *args, "--quiet"], capture_output=True, text=True, check=True).stdout
+    rows = list(csv.reader(io.StringIO(out)))
+    return rows[0], rows[1:]
+
+
+@pytest.mark.parametrize("sampling, count, seed", [("random", 6, 3), ("grid", 3, None)])
+def test_ranged_ensembles_are_those_of_the_command_line(cli, sampling, count, seed):
+    arguments = ["chaplygin-sleigh", "--method", "dla", "--h", "0.05", "--steps", "40", "--param-range", "a=0.1:0.9",
+                 "--param-range", "I=0.5:1.5", "--samples", str(count), "--sampling", sampling, "--threads", "2"]
+    if seed is not None:
+        arguments += ["--seed", str(seed)]
+    header, rows = cli_ensemble(cli, *arguments)
+    e = dalembert.ensemble("chaplygin-sleigh", "dla", h=0.05, steps=40, ranges={"a": (0.1, 0.9), "I": (0.5, 1.5)},
+                           samples=count, sampling=sampling, seed=seed, threads=2)
+    assert e.columns == [c for c in header if c != "status"]
+    assert len(e.status) == (count if sampling == "random" else count**2)
+    assert e.status == [r[header.index("status")] for r in rows]
+    expected = np.array([[float(x) for i, x in enumerate(r) if header[i] != "status"] for r in rows])
+    assert np.array_equal(e.data, expected)
+    if sampling == "grid":  # both ends included, the last range fastest
+        assert e.column("a").tolist() == pytest.approx([0.1] * 3 + [0.5] * 3 + [0.9] * 3)
+        assert e.column("I").tolist() == pytest.approx([0.5, 1.0, 1.5] * 3)
+
+
+def test_ensemble_arguments_are_checked():
+    with pytest.raises(dalembert.BadInput, match="seed applies to sampling='random'"):
+        dalembert.ensemble("chaplygin-sleigh", h=0.1, steps=2, ranges={"a": (0, 1)}, samples=2, seed=4)
+    with pytest.raises(dalembert.BadInput, match=r"ranges\['a'\]: lo must not exceed hi"):
+        dalembert.ensemble("chaplygin-sleigh", h=0.1, steps=2, ranges={"a": (1, 0)}, samples=2)
+    with pytest.raises(dalembert.BadInput, match=r"unknown parameter 'mass'"):
+        dalembert.ensemble("chaplygin-sleigh", h=0.1, steps=2, ranges={"mass": (1, 2)}, samples=2)
+    with pytest.raises(dalembert.BadInput, match="samples=3 is a count"):
+        dalembert.ensemble("chaplygin-sleigh", h=0.1, steps=2, samples=3)
