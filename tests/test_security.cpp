@@ -367,6 +367,38 @@ TEST(Security, NoTemporaryFileIsLeftBehind) {
   EXPECT_EQ(names, (std::vector<std::string>{"failed.csv", "failed.json"}));
 }
 
+// Ended by a signal while a model file compiles (Ctrl-C at the first run of a new file): the
+// compiler is ended too, and neither the generated source nor a half-written library is left in
+// the cache.
+TEST(Security, ASignalDuringAModelsCompileEndsTheCompilerAndLeavesNothing) {
+  const fs::path dir = fresh_directory("compile-signal");
+  const fs::path pid_file = dir / "compiler.pid", compiler = dir / "slow-cc";
+  write(compiler, "#!/bin/sh\necho $$ > '" + pid_file.string() + "'\nexec sleep 60\n");
+  fs::permissions(compiler, fs::perms::owner_all);
+  spawn_test::Options options;
+  options.environment.push_back("DALEMBERT_CC=" + compiler.string());
+  options.signal_after_ms = 2000;
+  options.signal_to_send = SIGINT;
+  const auto r = dalembert({"run", model_path("knife-edge"), "--method", "dla", "--h", "0.1", "--steps", "5"},
+                           dir / "cache", options);
+  EXPECT_EQ(r.signal, SIGINT) << r.status << r.err;
+  ASSERT_TRUE(fs::exists(pid_file)) << "the compiler did not start within 2 s";
+  const std::string pid = spawn_test::slurp(pid_file).substr(0, spawn_test::slurp(pid_file).find('\n'));
+  // gone, or a zombie waiting for its new parent to reap it
+  const auto ended = [&] {
+    const std::string stat = spawn_test::slurp("/proc/" + pid + "/stat");
+    const auto state = stat.rfind(')');
+    return stat.empty() || (state != std::string::npos && stat.substr(state + 2, 1) == "Z");
+  };
+  bool gone = ended();
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    gone = ended();
+  }
+  EXPECT_TRUE(gone) << "the compiler (pid " << pid << ") still runs";
+  for (const auto& name : names_in(dir / "cache")) ADD_FAILURE() << "left in the cache: " << name;
+}
+
 // --- 5. Bounded resources ----------------------------------------------------------------------------
 
 TEST(Security, HostileExpressionsAreRefusedQuickly) {

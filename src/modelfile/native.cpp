@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "support/digest.hpp"
+#include "support/output_file.hpp"
 #include "support/process.hpp"
 
 namespace dalembert::modelfile {
@@ -281,6 +282,8 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
   // concurrent runs never load a half-written library, and each loads the library it compiled.
   const std::string unique = "." + random_suffix();
   const std::string source = stem + unique + ".c", library = stem + unique + ".so", record = stem + unique + ".digest";
+  // A signal that ends the process while the compiler runs removes them too (and ends the compiler).
+  const support::RemovedOnSignal removed_source(source), removed_library(library), removed_record(record);
   struct Cleanup {
     std::vector<std::string> paths;
     ~Cleanup() {

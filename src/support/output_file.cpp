@@ -32,7 +32,14 @@ struct CleanupSlot {
 std::array<CleanupSlot, kCleanupSlots> cleanup_slots;
 constexpr std::array<int, 4> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
+// Child processes (a model's compiler) ended with the process, so that they do not go on alone.
+constexpr int kChildSlots = 8;
+std::array<std::atomic<pid_t>, kChildSlots> child_slots{};
+static_assert(std::atomic<pid_t>::is_always_lock_free, "read in a signal handler");
+
 extern "C" void remove_temporaries_and_reraise(int signal_number) {
+  for (auto& child : child_slots)
+    if (const pid_t pid = child.load(std::memory_order_acquire); pid > 0) ::kill(pid, SIGTERM);
   for (auto& slot : cleanup_slots)
     if (slot.used.load(std::memory_order_acquire)) ::unlink(slot.path);
   ::signal(signal_number, SIG_DFL);
@@ -60,6 +67,7 @@ int claim_cleanup_slot(const std::string& path) {
   install_cleanup_handler();
   static std::mutex claiming;
   const std::lock_guard lock(claiming);
+  if (path.size() >= sizeof(CleanupSlot::path)) return -1;  // longer than any path open() accepts
   for (int i = 0; i < kCleanupSlots; ++i) {
     auto& slot = cleanup_slots[i];
     if (slot.used.load(std::memory_order_relaxed)) continue;
@@ -72,6 +80,15 @@ int claim_cleanup_slot(const std::string& path) {
 
 void release_cleanup_slot(int i) {
   if (i >= 0) cleanup_slots[i].used.store(false, std::memory_order_release);
+}
+
+int claim_child_slot(pid_t pid) {
+  install_cleanup_handler();
+  for (int i = 0; i < kChildSlots; ++i) {
+    pid_t free = 0;
+    if (child_slots[i].compare_exchange_strong(free, pid, std::memory_order_acq_rel)) return i;
+  }
+  return -1;  // more than kChildSlots children at once: this one is left to finish alone
 }
 
 // --- A run asked to stop by SIGINT or SIGTERM --------------------------------------------------
@@ -238,6 +255,14 @@ void prepare_directory(const std::string& option, const std::string& path) {
   if (fs::exists(status)) refuse(option, path, "exists and is not a directory");
   fs::create_directories(path, error);
   if (error) refuse(option, path, "cannot be created: " + error.message());
+}
+
+RemovedOnSignal::RemovedOnSignal(const std::string& path) : slot_(claim_cleanup_slot(path)) {}
+RemovedOnSignal::~RemovedOnSignal() { release_cleanup_slot(slot_); }
+
+EndedOnSignal::EndedOnSignal(pid_t child) : slot_(claim_child_slot(child)) {}
+EndedOnSignal::~EndedOnSignal() {
+  if (slot_ >= 0) child_slots[slot_].store(0, std::memory_order_release);
 }
 
 }  // namespace dalembert::support

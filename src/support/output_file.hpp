@@ -12,6 +12,7 @@
 // A temporary file never outlives its OutputFile, nor the process when SIGINT, SIGTERM, SIGHUP or
 // SIGQUIT ends it. While a StopOnSignal lives, SIGINT and SIGTERM ask the run to stop instead.
 #include <signal.h>
+#include <sys/types.h>
 
 #include <array>
 #include <atomic>
@@ -60,6 +61,33 @@ class StopOnSignal {
  private:
   std::array<struct sigaction, 2> previous_{};
   std::array<bool, 2> installed_{};
+};
+
+/// While it lives, `path` is removed if SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the process, as an
+/// OutputFile's temporary is: for a file a computation creates and removes itself (a model's
+/// generated source and library while they compile). It does not remove the file otherwise.
+class RemovedOnSignal {
+ public:
+  explicit RemovedOnSignal(const std::string& path);
+  ~RemovedOnSignal();
+  RemovedOnSignal(const RemovedOnSignal&) = delete;
+  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
+/// While it lives, the child process `child` is sent SIGTERM if one of those signals ends this
+/// process, so that it does not go on alone (run_process: a model's compiler).
+class EndedOnSignal {
+ public:
+  explicit EndedOnSignal(pid_t child);
+  ~EndedOnSignal();
+  EndedOnSignal(const EndedOnSignal&) = delete;
+  EndedOnSignal& operator=(const EndedOnSignal&) = delete;
+
+ private:
+  int slot_ = -1;
 };
 
 /// Throws the BadInput that OutputFile(option, path) would throw, without creating anything: for

@@ -1,5 +1,7 @@
 #include "support/process.hpp"
 
+#include "support/output_file.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -54,6 +56,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::size_t limi
     ::close(pipe_fds[0]);
     return result;
   }
+  const EndedOnSignal ended(pid);  // a signal that ends dalembert ends the child too
   char buffer[4096];
   for (;;) {
     const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
