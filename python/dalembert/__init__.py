@@ -53,9 +53,10 @@ class System:
     external_force.
     """
 
-    def __init__(self, handle, parameters, source):
+    def __init__(self, handle, parameters, source, text=None):
         self._handle = handle
         self._source = source
+        self._text = text  # a model's TOML text (dalembert.model), recorded in a run's provenance
         self._given = [(str(k), _finite(v, "parameter " + str(k))) for k, v in parameters.items()]
         d = handle.describe(self._given)  # unknown names and bad values are BadInput here
         for key, value in d.items():
@@ -65,7 +66,7 @@ class System:
         """The same system with more parameters set (those given before are kept)."""
         merged = dict(self._given)
         merged.update(parameters)
-        return System(self._handle, merged, self._source)
+        return System(self._handle, merged, self._source, self._text)
 
     @property
     def n(self):
@@ -115,7 +116,8 @@ def model(*, coordinates, lagrangian=None, metric=None, potential=None, constrai
                       constraints=constraints, parameters=parameters, force=force, action=action, q0=q0, v0=v0,
                       z0=z0, solution=solution, valid_when_zero=valid_when_zero, derived=derived, name=name,
                       summary=summary)
-    return System(_core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name))), {}, "model " + str(name))
+    handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
+    return System(handle, {}, "model " + str(name), text)
 
 
 class Result:
@@ -360,8 +362,8 @@ def _ensemble_ranges(system, ranges, samples, sampling, seed, options, threads):
 
 def _provenance(system, options, q0, v0, q1, z0):
     """What the summary of `dalembert run` records about a run, for a run from Python: the version,
-    the system, the parameters and initial data actually used (the defaults where none were given)
-    and every option."""
+    the system (for a model made in Python, its model-file text), the parameters and initial data
+    actually used (the defaults where none were given) and every option."""
     initial = {"q0": q0 if q0 is not None else system.q0}
     if q1 is not None:
         initial["q1"] = q1
@@ -369,8 +371,11 @@ def _provenance(system, options, q0, v0, q1, z0):
         initial["v0"] = v0 if v0 is not None else system.v0
     if z0 is not None or system.z0 is not None:
         initial["z0"] = z0 if z0 is not None else system.z0
-    return {"dalembert": {"version": __version__, "python": platform.python_version()}, "system": system._source,
-            "parameters": dict(system.parameters), "initial": initial, "options": dict(options)}
+    provenance = {"dalembert": {"version": __version__, "python": platform.python_version()}, "system": system._source,
+                  "parameters": dict(system.parameters), "initial": initial, "options": dict(options)}
+    if system._text is not None:
+        provenance["model"] = system._text  # the model file it was read as: run it with `dalembert run`
+    return provenance
 
 
 # ---- checking the arguments (the checks of the command line, with Python's names) -------------

@@ -76,6 +76,19 @@ def test_the_summary_s_provenance_runs_the_run_again():
     assert np.array_equal(again.data, first.data)
 
 
+def test_a_model_s_provenance_is_its_model_file(cli, tmp_path):
+    """A run of a model made in Python records the model's text: as a file, the command line runs it."""
+    spring = dalembert.model(name="spring", coordinates=["x"], lagrangian="x_t^2/2 - k*x^2/2", parameters={"k": 2.0},
+                             q0=[1], v0=[0])
+    r = dalembert.run(spring, "dla", h=0.1, steps=20)
+    path = tmp_path / "spring.toml"
+    path.write_text(r.summary["provenance"]["model"])
+    out = subprocess.run([cli, "run", str(path), "--method", "dla", "--h", "0.1", "--steps", "20", "--quiet"],
+                         capture_output=True, text=True, check=True).stdout
+    last = [float(x) for x in out.strip().splitlines()[-1].split(",")]
+    assert last == r.data[-1].tolist()
+
+
 def test_t_end_must_be_a_multiple_of_h():
     assert dalembert.run("particle", h=0.1, t_end=1).summary["steps"] == 10
     with pytest.raises(dalembert.BadInput, match=r"t_end=1\.05 is not a multiple of h=0\.1"):
