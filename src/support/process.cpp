@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 
 extern char** environ;
 
@@ -56,7 +57,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::size_t limi
     ::close(pipe_fds[0]);
     return result;
   }
-  const EndedOnSignal ended(pid);  // a signal that ends dalembert ends the child too
+  std::optional<EndedOnSignal> ended(std::in_place, pid);  // a signal that ends dalembert ends the child too
   char buffer[4096];
   for (;;) {
     const ssize_t got = ::read(pipe_fds[0], buffer, sizeof buffer);
@@ -69,6 +70,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::size_t limi
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return result;
+  ended.reset();          // reaped: from now on its pid may belong to another process
   result.started = true;  // glibc's posix_spawnp reports a program it cannot execute as an error
   if (WIFEXITED(status)) result.status = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
