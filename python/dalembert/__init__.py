@@ -120,6 +120,14 @@ def model(*, coordinates, lagrangian=None, metric=None, potential=None, constrai
     return System(handle, {}, "model " + str(name), text)
 
 
+def _column(table, columns, name):
+    """The column of `table` called `name`; KeyError listing the columns if there is none."""
+    try:
+        return table[:, columns.index(name)]
+    except ValueError:
+        raise KeyError("no column %r (columns: %s)" % (name, ", ".join(columns))) from None
+
+
 class Result:
     """A run: its rows and summary.
 
@@ -154,10 +162,7 @@ class Result:
 
     def column(self, name):
         """The column called `name`, shape (rows,)."""
-        try:
-            return self.data[:, self.columns.index(name)]
-        except ValueError:
-            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+        return _column(self.data, self.columns, name)
 
     @property
     def status(self):
@@ -223,10 +228,7 @@ class Comparison:
         self.t = self.table[:, 0]
 
     def column(self, name):
-        try:
-            return self.table[:, self.columns.index(name)]
-        except ValueError:
-            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+        return _column(self.table, self.columns, name)
 
 
 def compare(system, methods, *, h, steps=None, t_end=None, q0=None, v0=None, every=1, **method_options):
@@ -289,10 +291,7 @@ class Ensemble:
         self.issues = list(d["issues"])
 
     def column(self, name):
-        try:
-            return self.data[:, self.columns.index(name)]
-        except ValueError:
-            raise KeyError("no column %r (columns: %s)" % (name, ", ".join(self.columns))) from None
+        return _column(self.data, self.columns, name)
 
 
 def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges=None, sampling="grid", seed=None,

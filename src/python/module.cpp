@@ -126,6 +126,11 @@ py::dict description(const catalogue::SystemDescription& d) {
   return j;
 }
 
+/// A run's JSON summary as text (invalid UTF-8 in a message replaced, as in `dalembert run --summary`).
+std::string summary_text(const RunSummary& summary) {
+  return cli::summary_json(summary).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 /// A run, as the Python layer receives it: column names, the rows, the JSON summary.
 struct RunOutput {
   std::vector<std::string> columns;
@@ -145,7 +150,7 @@ RunOutput run(const catalogue::Entry& entry, const Parameters& parameters, const
   }
   const std::size_t width = result.trajectory.columns.size();
   return {std::move(result.trajectory.columns), to_array(std::move(result.trajectory.values), width),
-          cli::summary_json(result.summary).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
+          summary_text(result.summary)};
 }
 
 /// A handle on a catalogue entry or a loaded model (entries live as long as the process).
@@ -171,8 +176,7 @@ py::dict run_comparison(const System& s, const Parameters& parameters, const Opt
   j["columns"] = c.table.columns;
   j["table"] = to_array(std::move(c.table.values), width);
   py::list runs;
-  for (const auto& r : c.runs)
-    runs.append(cli::summary_json(r.summary).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  for (const auto& r : c.runs) runs.append(summary_text(r.summary));
   j["summaries"] = runs;
   j["reference"] = c.reference_kind;
   j["reference_failure"] = c.reference_failure;
