@@ -46,7 +46,9 @@ def test_many_short_runs_cost_little():
     start = time.perf_counter()
     for _ in range(2000):
         dalembert.run(knife, "dla", h=0.1, steps=10)
-    assert time.perf_counter() - start < 2.0
+    elapsed = time.perf_counter() - start
+    print(f"2000 runs of 10 steps: {elapsed:.3f} s")
+    assert elapsed < 2.0
 
 
 def test_sigint_ends_the_run_after_its_step_with_its_rows():
