@@ -183,9 +183,10 @@ T taylor_hyperdual(const TaylorTerms& f, const double* c, int count, Variable&& 
 #endif
 
 /// Per-thread room for kernel arguments and results: it grows to the largest model seen and is
-/// then reused, so a step allocates nothing. Slot 0 holds the point, slot 1 the coefficients.
+/// then reused, so a step allocates nothing. Slot 0 holds the point, slot 1 the coefficients and
+/// slot 2 a gradient.
 inline double* scratch(int slot, std::size_t size) {
-  thread_local std::vector<double> buffers[2];
+  thread_local std::vector<double> buffers[3];
   std::vector<double>& b = buffers[slot];
   if (b.size() < size) b.resize(size);
   return b.data();
@@ -270,30 +271,57 @@ class FileModel {
     return F;
   }
 
-  /// L, its gradient and its Hessian in x = (q, v) at one point, from one kernel call of order 2.
-  /// The coefficients are those of c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j, so H(i, j) = c_ij + c_ji.
-  template <class Gradient, class Hessian>
-  void lagrangian_second_order(const Point<double>& q, const Point<double>& v, double& L, Gradient& gradient,
-                               Hessian& hessian) const {
+  /// The α-rule's derivatives at q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h from one kernel call of
+  /// order 2, whose coefficients are those of L(q̄ + δq, v + δv) = c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j
+  /// in δ = (δq, δv): L_x(i) = c_i and L_xx(i, j) = L_xx(j, i) gets c_ij (twice on the diagonal).
+  /// Each coefficient goes straight to where the formulas of differentiate(AlphaRule) below put it,
+  /// with no 2n × 2n Hessian in between (docs/benchmarks.md, Model files).
+  template <class Derivatives>
+  void alpha_rule_derivatives(const Point<double>& q0, const Point<double>& q1, double h, double alpha,
+                              Derivatives& d) const {
     const LoadedModel& model = *bound_->model;
     const int N = dimension();
+    const double a = alpha, b = 1.0 - alpha;
     double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) {
-      x[i] = q[i];
-      x[N + i] = v[i];
+      x[i] = b * q0[i] + a * q1[i];
+      x[N + i] = (q1[i] - q0[i]) / h;
     }
     double* c = detail::scratch(1, model.layout.lagrangian_size);
     model.evaluator->lagrangian(2, x, bound_->parameters.data(), c);
     const TaylorTerms& f = model.layout.lagrangian;
     const double* k = c + f.offset;
-    L = *k++;
-    gradient.setZero(2 * N);
-    for (int i : f.first) gradient[i] = *k++;
-    hessian.setZero(2 * N, 2 * N);
+    d.value = h * *k++;
+    // The gradient, in increasing order of the variables as the layout lists them (zero where L
+    // does not depend on one); D1 and D2 written once each, not zeroed and then updated.
+    double* gradient = detail::scratch(2, 2 * N);
+    auto listed = f.first.begin();
+    for (int i = 0; i < 2 * N; ++i) {
+      const bool is_listed = listed != f.first.end() && *listed == i;
+      gradient[i] = is_listed ? *k++ : 0.0;
+      if (is_listed) ++listed;
+    }
+    d.D1.resize(N);
+    d.D2.resize(N);
+    for (int i = 0; i < N; ++i) {  // D1 = h(1−α) L_q − L_v, D2 = hα L_q + L_v
+      d.D1[i] = h * b * gradient[i] - gradient[N + i];
+      d.D2[i] = h * a * gradient[i] + gradient[N + i];
+    }
+    // D12 = hα(1−α) L_qq + (1−α) L_qv − α L_vq − L_vv/h: the weight of the entry (i, j) of L_xx.
+    const double weight[2][2] = {{h * a * b, b}, {-a, -1.0 / h}};
+    d.D12.setZero(N, N);
+    const auto add = [&](int i, int j, double value) {
+      const int bi = i < N ? 0 : 1, bj = j < N ? 0 : 1;
+      d.D12(i - bi * N, j - bj * N) += weight[bi][bj] * value;
+    };
     for (const auto& [i, j] : f.second) {
       const double cij = *k++;
-      hessian(i, j) += cij;
-      hessian(j, i) += cij;
+      if (i == j) {
+        add(i, i, 2.0 * cij);
+      } else {
+        add(i, j, cij);
+        add(j, i, cij);
+      }
     }
   }
 
@@ -453,23 +481,10 @@ class FileModel {
 /// to the generic path.
 template <int MaxN>
 DerivativesOf<AlphaRule<FileModel<MaxN>>> differentiate(const AlphaRule<FileModel<MaxN>>& ld,
-                                                         const Vecd<Eigen::Dynamic, MaxN>& q0,
-                                                         const Vecd<Eigen::Dynamic, MaxN>& q1) {
-  constexpr int Max2N = multiple_of_size(2, MaxN);
-  const int N = ld.dimension();
-  const double h = ld.step_size(), a = ld.alpha(), b = 1.0 - a;
-  double L;
-  Vecd<Eigen::Dynamic, Max2N> g;
-  Matd<Eigen::Dynamic, Eigen::Dynamic, Max2N, Max2N> H;
-  ld.system().lagrangian_second_order(b * q0 + a * q1, (q1 - q0) / h, L, g, H);
-  const auto Lq = g.head(N);
-  const auto Lv = g.tail(N);
+                                                        const Vecd<Eigen::Dynamic, MaxN>& q0,
+                                                        const Vecd<Eigen::Dynamic, MaxN>& q1) {
   DerivativesOf<AlphaRule<FileModel<MaxN>>> d;
-  d.value = h * L;
-  d.D1 = h * b * Lq - Lv;
-  d.D2 = h * a * Lq + Lv;
-  d.D12 = (h * a * b) * H.topLeftCorner(N, N) + b * H.topRightCorner(N, N) - a * H.bottomLeftCorner(N, N) -
-          H.bottomRightCorner(N, N) / h;
+  ld.system().alpha_rule_derivatives(q0, q1, ld.step_size(), ld.alpha(), d);
   return d;
 }
 

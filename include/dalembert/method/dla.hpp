@@ -132,25 +132,22 @@ class DiscreteLagrangeDAlembert {
     const MatMN<S> Mq = system_.template constraint_matrix<double>(s.q);
     Vecd<N, MaxN> x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
-    // By-products of the last residual evaluation, which Newton makes at the solution.
-    SlotDerivativesOf<Ld> d;
-    VecN<S> force = VecN<S>::Zero(dn);
-    MatNN<S> force_by_q1;  // used when Forced
-    VecM<S> omega(dm);
     // Compiled models: the residual takes first derivatives only, since most residuals are
     // evaluated at an iterate that turns out converged, and the Jacobian is computed when Newton
     // needs one. Model files: the residual takes every derivative at once and the Jacobian reuses
     // them, because a generated kernel costs one call whatever the order (measured, a model-file
     // knife-edge step: 375 ns this way, 432 ns split).
     constexpr bool jacobian_with_residual = MechanicalAtRunTime<S>;
-    MatNN<S> D12(dn, dn);       // used when jacobian_with_residual
-    MatMN<S> omega_by_q1(dm, dn);  // likewise
+    // By-products of the last residual evaluation, which Newton makes at the solution.
+    std::conditional_t<jacobian_with_residual, DerivativesOf<Ld>, SlotDerivativesOf<Ld>> d;
+    VecN<S> force = VecN<S>::Zero(dn);
+    MatNN<S> force_by_q1;  // used when Forced
+    VecM<S> omega(dm);
+    MatMN<S> omega_by_q1(dm, dn);  // used when jacobian_with_residual
     const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
-        const auto full = differentiate(ld_, s.q, q1);
-        d = {full.value, full.D1, full.D2};
-        D12 = full.D12;
+        d = differentiate(ld_, s.q, q1);
       } else {
         d = slot_derivatives(ld_, s.q, q1);
       }
@@ -168,7 +165,9 @@ class DiscreteLagrangeDAlembert {
           } else {
             omega = dc_(s.q, q1);
           }
-          F.template head<n>(dn) -= Mq.transpose() * unknowns.template segment<m>(dn, dm);
+          // coefficient by coefficient, as Eigen does for fixed small sizes: at a run-time size its
+          // general matrix-vector kernel costs more than the product (docs/benchmarks.md, Model files)
+          F.template head<n>(dn) -= Mq.transpose().lazyProduct(unknowns.template segment<m>(dn, dm));
           F.template segment<m>(dn, dm) = omega;
         }
       }
@@ -176,7 +175,7 @@ class DiscreteLagrangeDAlembert {
     const auto jacobian = [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
-        J.template topLeftCorner<n, n>(dn, dn) = D12;
+        J.template topLeftCorner<n, n>(dn, dn) = d.D12;
       } else {
         J.template topLeftCorner<n, n>(dn, dn) = differentiate(ld_, s.q, q1).D12;
       }
