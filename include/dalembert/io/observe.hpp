@@ -237,9 +237,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         a = &acceleration;
       }
       record(s.k, s.t, s.q, method.velocity(s), z, a, discrete, s.iterations, s.k > k_start, &s);
-      if constexpr (requires { method.parasitic_mode(s); }) {
-        if (s.k > k_start) recorder.parasitic_mode(s.k, s.t, method.parasitic_mode(s), Method::parasitic_mode_name);
-      }
+      recorder.parasitic_mode_of(method, s, s.k > k_start);
     });
   });
   if (contact) sum.energy_decay_rate = decay.slope();

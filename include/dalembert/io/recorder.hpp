@@ -117,6 +117,15 @@ class RunRecorder {
     }
   }
 
+  /// The parasitic-mode monitor below for a method that has one (`method.parasitic_mode(s)`, named
+  /// by Method::parasitic_mode_name), after a step of this run (`stepped`); nothing otherwise.
+  template <class Method, class State>
+  void parasitic_mode_of(const Method& method, const State& s, bool stepped) {
+    if constexpr (requires { method.parasitic_mode(s); }) {
+      if (stepped) parasitic_mode(s.k, s.t, method.parasitic_mode(s), Method::parasitic_mode_name);
+    }
+  }
+
   /// The amplitude of the method's known parasitic mode (`what` names it) after step k: warns once
   /// when it grows beyond 20 times its largest value over the first 100 steps (io/monitors.hpp).
   void parasitic_mode(long k, double t, double amplitude, std::string_view what) {

@@ -46,9 +46,7 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
     if constexpr (HasExtraColumns<Method>)
       for (double x : method.extra_values(s)) row[i++] = x;
     recorder.add(s.k, row, E, c, 0.0, s.iterations, s.k > k_start);
-    if constexpr (requires { method.parasitic_mode(s); }) {
-      if (s.k > k_start) recorder.parasitic_mode(s.k, s.t, method.parasitic_mode(s), Method::parasitic_mode_name);
-    }
+    recorder.parasitic_mode_of(method, s, s.k > k_start);
   };
 
   recorder.record([&] { integrate(method, state, options.steps - state.k, record); });
