@@ -18,6 +18,7 @@
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/models/knife_edge.hpp"
+#include "modelfile/entry.hpp"
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
 #include "test_support.hpp"
@@ -624,4 +625,101 @@ TEST(ContactModelFiles, InitialActionAndParameters) {
   const auto b = catalogue::find(model_path("damped-knife-edge")).run(params, init, o);
   EXPECT_LT(largest_difference(a.trajectory, b.trajectory), 1e-12);
   EXPECT_EQ(b.trajectory.at(0, b.trajectory.column("z")), 0.7);
+}
+
+namespace {
+
+/// K copies of the catalogue's damped oscillator (one coordinate) or damped knife edge (three, one
+/// constraint) in one contact file, sharing the action: L = Σ_c L_c + γ z. Since ∂L/∂z = γ does not
+/// depend on the state, the Herglotz(–d'Alembert) equations of each copy, continuous and discrete,
+/// involve only its own coordinates, so each copy moves as the catalogue system does alone. Copy c
+/// starts from its own point; its coordinates are named with the letter 'a' + c.
+struct ContactCopies {
+  std::string text;
+  std::vector<InitialData> starts;  ///< the catalogue system's initial data of each copy
+};
+
+ContactCopies contact_copies(int K, bool knife_edge) {
+  const auto list = [](const std::vector<std::string>& items) {
+    std::string s;
+    for (const auto& item : items) s += (s.empty() ? "" : ", ") + item;
+    return "[" + s + "]";
+  };
+  std::vector<std::string> coordinates, lagrangian, constraints, q, v;
+  ContactCopies copies;
+  for (int c = 0; c < K; ++c) {
+    const std::string id(1, static_cast<char>('a' + c));
+    InitialData start;
+    if (knife_edge) {
+      const std::string x = "x" + id, y = "y" + id, phi = "phi" + id;
+      coordinates.insert(coordinates.end(), {"\"" + x + "\"", "\"" + y + "\"", "\"" + phi + "\""});
+      lagrangian.push_back("m/2*(" + x + "_t^2 + " + y + "_t^2) + J/2*" + phi + "_t^2 + m*g*" + x);
+      constraints.push_back("\"sin(" + phi + ")*" + x + "_t - cos(" + phi + ")*" + y + "_t\"");
+      start.q0 = Eigen::Vector3d(0.1 * c, -0.1 * c, 0.0);
+      start.v0 = Eigen::Vector3d(0.5 + 0.1 * c, 0.0, 1.0 - 0.2 * c);  // in the distribution at phi = 0
+    } else {
+      coordinates.push_back("\"q" + id + "\"");
+      lagrangian.push_back("(q" + id + "_t^2 - q" + id + "^2)/2");
+      start.q0 = Eigen::VectorXd::Constant(1, 1.0 + 0.1 * c);
+      start.v0 = Eigen::VectorXd::Constant(1, 2.0 - 0.2 * c);
+    }
+    for (Eigen::Index i = 0; i < start.q0.size(); ++i) {
+      q.push_back(std::to_string(start.q0[i]));
+      v.push_back(std::to_string(start.v0[i]));
+    }
+    copies.starts.push_back(start);
+  }
+  std::string L;
+  for (const auto& term : lagrangian) L += term + " + ";
+  copies.text = "name = \"copies\"\ncoordinates = " + list(coordinates) + "\naction = \"z\"\nlagrangian = \"" + L +
+                "gamma*z\"\n" + (knife_edge ? "constraints = " + list(constraints) + "\n" : "") +
+                "[parameters]\ngamma = -0.05\n" + (knife_edge ? "m = 1.0\nJ = 1.0\ng = 0.5\n" : "") +
+                "[initial]\nq = " + list(q) + "\nv = " + list(v) + "\nz = 0\n";
+  return copies;
+}
+
+}  // namespace
+
+// Contact files of more than bounded_coordinates coordinates run on the heap instances: ten damped
+// oscillators (10 coordinates) with herglotz, exact and rk4, three damped knife edges (9
+// coordinates, 3 constraints) with herglotz and rk4, each copy against the catalogue system alone.
+TEST(ContactModelFiles, MoreThanEightCoordinatesOnTheHeap) {
+  struct Case {
+    int copies;
+    bool knife_edge;
+    std::string method;
+    long steps;
+  };
+  const std::vector<Case> cases = {{10, false, "herglotz", 200},
+                                   {10, false, "exact", 20},
+                                   {10, false, "rk4", 200},
+                                   {3, true, "herglotz", 200},
+                                   {3, true, "rk4", 200}};
+  const std::vector<std::string> oscillator = {"q"}, knife_edge = {"x", "y", "phi"};
+  double worst = 0.0;
+  for (const auto& c : cases) {
+    const ContactCopies copies = contact_copies(c.copies, c.knife_edge);
+    const auto& entry = modelfile::model_text_entry(copies.text, "copies-" + std::to_string(c.copies));
+    ASSERT_GT(entry.describe({}).coordinates.size(), static_cast<std::size_t>(modelfile::bounded_coordinates));
+    const RunOptions o = options(c.method, 0.05, c.steps);
+    const RunResult all = entry.run({}, {}, o);
+    ASSERT_FALSE(all.failed()) << c.method << ": " << all.summary.message;
+    const auto& names = c.knife_edge ? knife_edge : oscillator;
+    for (int k = 0; k < c.copies; ++k) {
+      const RunResult alone =
+          catalogue::find(c.knife_edge ? "damped-knife-edge" : "damped-oscillator").run({}, copies.starts[k], o);
+      ASSERT_FALSE(alone.failed());
+      ASSERT_EQ(alone.trajectory.rows(), all.trajectory.rows());
+      const std::string id(1, static_cast<char>('a' + k));
+      for (const auto& name : names) {
+        const std::size_t a = alone.trajectory.column(name), b = all.trajectory.column(name + id);
+        for (std::size_t r = 0; r < alone.trajectory.rows(); ++r) {
+          const double d = std::abs(alone.trajectory.at(r, a) - all.trajectory.at(r, b));
+          EXPECT_LT(d, 1e-12) << c.method << " copy " << k << " " << name << " row " << r;
+          worst = std::max(worst, d);
+        }
+      }
+    }
+  }
+  test::report("contact_copies_largest_difference_from_the_catalogue", worst);
 }

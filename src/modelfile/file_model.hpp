@@ -512,7 +512,8 @@ using UnboundedFileModel = FileModel<Eigen::Dynamic>;
 /// A model file with an action variable (`action = "z"`) as a contact catalogue system
 /// (models/contact_entry.hpp): L(q, v, z), linear constraints M(q) v = 0, run by `herglotz`,
 /// contact `exact` (without constraints), `rk4` and `reference`. M is 0 (no constraints: the exact
-/// discrete flow needs that at compile time) or Eigen::Dynamic; the size is bounded by MaxN.
+/// discrete flow needs that at compile time) or Eigen::Dynamic; MaxN bounds the size, or is
+/// Eigen::Dynamic (on the heap).
 template <int MaxN, int M>
 class ContactFileModel {
  public:
@@ -556,8 +557,11 @@ class ContactFileModel {
   FileModel<MaxN> file_;
 };
 
-/// The contact instances (src/modelfile/run_contact.cpp), within the bound of contact files.
-using ContactFileModelWithoutConstraints = ContactFileModel<bounded_coordinates, 0>;
-using ContactFileModelWithConstraints = ContactFileModel<bounded_coordinates, Eigen::Dynamic>;
+/// The contact instances (src/modelfile/run_contact.cpp, run_contact_constrained.cpp): without and
+/// with constraints, each within the bound and on the heap, as for FileModel.
+template <int MaxN>
+using ContactFileModelWithoutConstraints = ContactFileModel<MaxN, 0>;
+template <int MaxN>
+using ContactFileModelWithConstraints = ContactFileModel<MaxN, Eigen::Dynamic>;
 
 }  // namespace dalembert::modelfile

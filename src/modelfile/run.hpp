@@ -12,8 +12,8 @@ namespace dalembert::modelfile {
 
 RunResult run_bounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
 RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
-/// Contact files (an action variable, at most bounded_coordinates coordinates), without and with
-/// constraints: two compiled types, since the exact discrete contact flow needs m = 0 at compile time.
+/// Contact files (an action variable), without and with constraints: two compiled types, since the
+/// exact discrete contact flow needs m = 0 at compile time, each bounded or unbounded by the size.
 RunResult run_contact(std::shared_ptr<const BoundModel> model, const InitialData& init, const RunOptions& options);
 RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                   const RunOptions& options);

@@ -8,8 +8,10 @@ namespace dalembert::modelfile {
 
 RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                   const RunOptions& options) {
-  const ContactFileModelWithConstraints file_model(std::move(model));
-  return run(file_model, init, options);
+  if (model->model->n() <= bounded_coordinates) {
+    return run(ContactFileModelWithConstraints<bounded_coordinates>(std::move(model)), init, options);
+  }
+  return run(ContactFileModelWithConstraints<Eigen::Dynamic>(std::move(model)), init, options);
 }
 
 }  // namespace dalembert::modelfile

@@ -11,8 +11,6 @@
 
 #include <toml++/toml.h>
 
-#include "modelfile/model.hpp"  // bounded_coordinates: contact files run on the bounded instance only
-
 namespace dalembert::modelfile {
 
 namespace {
@@ -350,10 +348,6 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     if (!spec.force.empty()) refuse(spec.force_line, "an external force");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
-    if (n > bounded_coordinates)
-      r.fail(spec.coordinates_line, "a contact system (action = \"" + *spec.action + "\") has at most " +
-                                        std::to_string(bounded_coordinates) + " coordinates for now; this one has " +
-                                        std::to_string(n));
   }
   return spec;
 }
