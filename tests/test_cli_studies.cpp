@@ -136,6 +136,21 @@ INSTANTIATE_TEST_SUITE_P(AllExperiments, ReproduceExperiment, ::testing::ValuesI
                            return s;
                          });
 
+// Its progress is a line per experiment on standard output, with the verdict and the time left;
+// --quiet drops the lines, not the report.
+TEST(Reproduce, ALinePerExperimentUnlessQuiet) {
+  const fs::path dir = scratch() / "reproduce_quiet";
+  const auto loud = run_dalembert("reproduce --quick --only thesis-pendulum --out " + dir.string());
+  ASSERT_EQ(loud.status, 0) << loud.err;
+  EXPECT_NE(loud.out.find("[1/1] thesis-pendulum ... " + expected_verdicts().at("thesis-pendulum")), std::string::npos)
+      << loud.out;
+  fs::remove_all(dir);
+  const auto quiet = run_dalembert("reproduce --quick --quiet --only thesis-pendulum --out " + dir.string());
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.out, "");
+  EXPECT_NE(slurp(dir / "report.md").find("thesis-pendulum"), std::string::npos);
+}
+
 TEST(Reproduce, UnknownExperimentIsBadInput) {
   const auto r = run_dalembert("reproduce --only no-such-experiment --out " + (scratch() / "none").string());
   EXPECT_EQ(r.status, 2);

@@ -94,6 +94,8 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   c->reproduce->add_option("--only", c->only, "run only these experiments (repeatable)")->type_name("NAME");
   c->reproduce->add_option("--out", c->reproduce_out, "output directory (default results)")->type_name("DIR");
   c->reproduce->add_flag("--quick", c->quick, "reduced step counts (the verdict checks stay meaningful)");
+  c->reproduce->add_flag("--quiet", c->quiet,
+                         "no line per experiment on standard output (the report is written all the same)");
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
   c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
@@ -222,7 +224,8 @@ int convergence(const StudyCommands& c) {
 
 int run_study_command(const StudyCommands& c) {
   if (*c.reproduce) {
-    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, std::cout);
+    std::ostream discard(nullptr);  // --quiet: a stream without a buffer drops what it is given
+    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, c.quiet ? discard : std::cout);
     for (const auto& r : results)
       if (r.error) return 3;
     return 0;
