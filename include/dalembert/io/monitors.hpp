@@ -8,6 +8,11 @@
 //                    tenth, at least 1000: the error has left its one-step size by then), and beyond
 //                    1e-6 max(1, |E_0|); for systems whose energy is conserved (no external force,
 //                    not a contact or second-order system).
+//   energy-error     |E_k − E_0| of a quarter or more of the size of the energy's terms,
+//                    max(|T_k| + |V_k|, |T_0| + |V_0|, |E_k|) with T, V = ½ vᵀGv, V for mechanical models
+//                    and v·∂L/∂v, −L otherwise (model/dynamics.hpp, EnergyTerms), above the floor of
+//                    energy-growth; from the first step, for the same systems. It sees errors that
+//                    are large at once or early, which the growth monitors compare with themselves.
 //   constraint-drift |M(q_k) v_k| beyond 100 times its largest value over the early steps, and
 //                    beyond 1e-6.
 //   parasitic-mode   the amplitude of a method's known parasitic mode (FIM's period-2 mode,

@@ -171,13 +171,19 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   // `a` (may be null) is the method's acceleration, `s` (null on a start's first row) its state.
   const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a, double discrete,
                           int iterations, bool stepped, const State* s) {
-    double E, c;
+    double E, c, energy_size = 0.0;
     if constexpr (contact) {
       E = contact_energy(sys, q, v, z);
       c = contact_constraint_residual(sys, q, v);
       decay.add(t, E);
     } else {
-      E = energy(sys, q, v);
+      if constexpr (Model<S> && !SecondOrderSystem<S>) {
+        const EnergyTerms terms = energy_terms(sys, q, v);
+        E = terms.energy();
+        energy_size = terms.size();
+      } else {
+        E = energy(sys, q, v);
+      }
       c = constraint_column(sys, q, v, a);
     }
     std::size_t i = 0;
@@ -219,7 +225,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if constexpr (HasDerivedQuantities<S>) {
       if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
     }
-    recorder.add(k, row, E, c, discrete, iterations, stepped);
+    recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size);
   };
 
   const long remaining = options.steps - state.k;

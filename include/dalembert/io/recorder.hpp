@@ -86,16 +86,20 @@ class RunRecorder {
   /// keeping nothing of the row, if the energy or the constraint residual is not finite, and
   /// RunInterrupted, the row kept, if the run was asked to stop. `row` is kept by swapping it with
   /// the recorder's copy of the last row (no copy per step): the caller writes every entry anew.
+  /// `energy_size`: the size of the energy's terms at this row (EnergyTerms::size(), model/dynamics.hpp),
+  /// or 0 where there is none, for the energy-error monitor.
   void add(long k, std::vector<double>& row, double energy, double constraint, double discrete, int iterations,
-           bool stepped) {
+           bool stepped, double energy_size = 0.0) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
     auto& sum = result_.summary;
     if (!have_energy0_) {
       sum.energy0 = energy;
       have_energy0_ = true;
       if (watch_energy_) energy_growth_.emplace(early_until_, 100.0, 1e-6 * std::max(1.0, std::abs(energy)));
+      energy0_size_ = std::max(energy_size, std::abs(energy));
     }
     const double energy_error = std::abs(energy - sum.energy0);
+    if (watch_energy_ && !energy_error_reported_) check_energy_error(k, row[0], energy_error, energy, energy_size);
     sum.max_energy_error = std::max(sum.max_energy_error, energy_error);
     sum.max_constraint_residual = std::max(sum.max_constraint_residual, constraint);
     if (energy_growth_ && energy_growth_->grew(k, energy_error))
@@ -163,6 +167,20 @@ class RunRecorder {
   }
 
  private:
+  /// energy-error (io/monitors.hpp): |E − E0| of at least a quarter of the size of the energy's terms,
+  /// the larger of its size now and at the start, and above the floor of energy-growth.
+  void check_energy_error(long k, double t, double energy_error, double energy, double energy_size) {
+    const double size = std::max({energy_size, std::abs(energy), energy0_size_});
+    const double floor = 1e-6 * std::max(1.0, std::abs(result_.summary.energy0));
+    if (!(energy_error > floor) || !(energy_error >= 0.25 * size)) return;
+    energy_error_reported_ = true;
+    result_.summary.warnings.push_back({"energy-error", k, t,
+                                        "energy error |E - E0| = " + short_number(energy_error) + " at step " +
+                                            std::to_string(k) + " (t = " + short_number(t) +
+                                            "), a quarter or more of the size of the energy's terms (" +
+                                            short_number(size) + "): the trajectory has left its energy level"});
+  }
+
   void warn_growth(const std::string& kind, const std::string& what, long k, double t, double value,
                    const GrowthMonitor& monitor) {
     result_.summary.warnings.push_back(
@@ -203,6 +221,8 @@ class RunRecorder {
   long early_until_;  ///< the first tenth of the steps, at least 1000: their values set the envelopes
   bool watch_energy_ = true;
   std::optional<GrowthMonitor> energy_growth_;
+  double energy0_size_ = 0.0;  ///< the size of the energy's terms at the first row
+  bool energy_error_reported_ = false;
   GrowthMonitor constraint_drift_{early_until_, 100.0, 1e-6};
   long parasitic_steps_ = 0;
   double parasitic_envelope_ = 0.0;

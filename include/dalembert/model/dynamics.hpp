@@ -9,6 +9,7 @@
 // constraint functions, and D in particular, is invariant. All functions are generic in the scalar
 // type so that the reference and shooting solvers can differentiate through them.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -175,14 +176,22 @@ VecN<S> momentum(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   return p;
 }
 
-/// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
+/// The energy E_L = v·∂L/∂v − L as the sum of two terms: ½ vᵀG(q)v and V(q) for mechanical models
+/// (without AD), v·∂L/∂v and −L otherwise; a locally coupled model gives its sum alone. |first| +
+/// |second| is the size against which an energy error is judged (io/monitors.hpp, energy-error).
+struct EnergyTerms {
+  double first = 0.0, second = 0.0;
+  double energy() const { return first + second; }
+  double size() const { return std::abs(first) + std::abs(second); }
+};
+
 template <Model S>
-double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
-  if constexpr (LocallyCoupled<S>) return local::energy(sys, q, v);
+EnergyTerms energy_terms(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  if constexpr (LocallyCoupled<S>) return {local::energy(sys, q, v), 0.0};
   if constexpr (HasMetric<S>) {
     if (is_mechanical(sys)) {
       const MatNN<S> G = sys.template metric<double>(q);
-      return 0.5 * v.dot(G * v) + sys.template potential<double>(q);
+      return {0.5 * v.dot(G * v), sys.template potential<double>(q)};
     }
   }
   double L;
@@ -193,7 +202,13 @@ double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
         return sys.template lagrangian<D>(ad::constants<D>(q, vd.size()), vd);
       },
       v, L, p);
-  return v.dot(p) - L;
+  return {v.dot(p), -L};
+}
+
+/// The energy E_L = v·∂L/∂v − L (for mechanical models ½ vᵀG(q)v + V(q), without AD).
+template <Model S>
+double energy(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  return energy_terms(sys, q, v).energy();
 }
 
 /// The constraint matrix M(q), rows = constraint 1-forms.
