@@ -167,7 +167,8 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   for (const auto& m : compared) list += " " + m;
   std::printf("[ note ] compared:%s\n", list.c_str());
   for (const auto& r : refused) std::printf("[ note ] refused for model files: %s\n", r.c_str());
-  for (const char* m : {"dla", "rk4", "reference", "del", "gf", "gf-sym", "gf-cp", "fim", "mla"})
+  for (const char* m : {"dla", "rk4", "reference", "del", "gf", "gf-sym", "gf-cp", "fim", "mla", "mclachlan-perlmutter",
+                        "discrete-gradient", "spark"})
     if (method_available(m)) {
       EXPECT_TRUE(compared.count(m)) << m << " was not compared";
     }

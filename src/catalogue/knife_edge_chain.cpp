@@ -23,7 +23,8 @@ constexpr int max_skates = 100000;
 int largest_dense_chain(const RunOptions& o) {
   if (o.method == "exact") return 3;
   if (o.method == "mla") return 6;
-  if (o.method == "gf" || o.method == "gf-sym" || o.method == "gf-cp") return 15;
+  if (o.method == "gf" || o.method == "gf-sym" || o.method == "gf-cp" || o.method == "mclachlan-perlmutter") return 15;
+  if (o.method == "discrete-gradient" || o.method == "spark") return 5;
   return 30;
 }
 

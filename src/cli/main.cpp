@@ -130,6 +130,7 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
                   {"alpha", o.alpha},
                   {"rule", o.rule},
                   {"fim_start", o.fim_start},
+                  {"stages", o.stages},
                   {"tolerance", o.newton.tolerance},
                   {"max_iterations", o.newton.max_iterations},
                   {"reference_tolerance", o.reference_tolerance},

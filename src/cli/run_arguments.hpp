@@ -30,7 +30,7 @@ enum RunOptionGroup : unsigned {
   kStartOptions = 1u << 5,    ///< --q1, --z0
   kDiscretisation = 1u << 6,  ///< --alpha, --rule
   kNewton = 1u << 7,          ///< --tolerance, --max-iterations
-  kMethodSpecific = 1u << 8,  ///< --fim-start, --root-rule, --dsocs-start, --shooting-tolerance
+  kMethodSpecific = 1u << 8,  ///< --fim-start, --stages, --root-rule, --dsocs-start, --shooting-tolerance
   kParameters = 1u << 9,      ///< --param
 };
 
@@ -53,7 +53,7 @@ class RunArguments {
  private:
   unsigned groups_ = 0;
   Given method_, h_, steps_, t_end_, every_, q0_, v0_, q1_, z0_, alpha_, rule_, tolerance_, max_iterations_;
-  Given fim_start_, root_rule_, dsocs_start_, shooting_tolerance_;
+  Given fim_start_, stages_, root_rule_, dsocs_start_, shooting_tolerance_;
   std::vector<std::string> params_;
 };
 

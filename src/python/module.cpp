@@ -59,6 +59,7 @@ RunOptions run_options(const py::dict& o) {
   r.alpha = o["alpha"].cast<double>();
   r.rule = o["rule"].cast<std::string>();
   r.fim_start = o["fim_start"].cast<std::string>();
+  r.stages = o["stages"].cast<int>();
   r.newton.tolerance = o["tolerance"].cast<double>();
   r.newton.max_iterations = o["max_iterations"].cast<int>();
   r.reference_tolerance = o["reference_tolerance"].cast<double>();
@@ -306,6 +307,7 @@ PYBIND11_MODULE(_core, m) {
     j["alpha"] = o.alpha;
     j["rule"] = o.rule;
     j["fim_start"] = o.fim_start;
+    j["stages"] = o.stages;
     j["tolerance"] = o.newton.tolerance;
     j["max_iterations"] = o.newton.max_iterations;
     j["reference_tolerance"] = o.reference_tolerance;

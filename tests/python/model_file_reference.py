@@ -137,7 +137,7 @@ def reference(system):
 
 # method: (expected order, tolerance)
 METHODS = {"dla": (2, 0.15), "mla": (2, 0.15), "gf": (2, 0.15), "gf-sym": (2, 0.15), "gf-cp": (2, 0.15),
-           "fim": (2, 0.15), "rk4": (4, 0.3)}
+           "fim": (2, 0.15), "mclachlan-perlmutter": (2, 0.15), "discrete-gradient": (2, 0.15), "spark": (4, 0.3), "rk4": (4, 0.3)}
 STEPS = [20, 40, 80, 160]
 
 

@@ -11,7 +11,7 @@ struct MethodDescription {
 };
 
 /// One description per name of method_names(), in the same order (a test checks both).
-inline constexpr std::array<MethodDescription, 13> method_descriptions = {{
+inline constexpr std::array<MethodDescription, 16> method_descriptions = {{
     {"del", "discrete Euler-Lagrange equations: the variational integrator of the Lagrangian", "unconstrained"},
     {"dla", "discrete Lagrange-d'Alembert of Cortes and Martinez (2001); order 2 with the midpoint rule",
      "nonholonomic"},
@@ -24,6 +24,11 @@ inline constexpr std::array<MethodDescription, 13> method_descriptions = {{
     {"gf-sym", "symmetrised generating-function integrator (alpha and 1 - alpha)", "nonholonomic"},
     {"gf-cp", "constraint-preserving generating-function integrator (projected momenta)", "nonholonomic"},
     {"fim", "momentum-energy integrator of Ferraro, Iglesias and Martin de Diego (2008)", "nonholonomic"},
+    {"mclachlan-perlmutter", "nonholonomic integrator of McLachlan and Perlmutter (2006), eq. (4.18); order 2",
+     "nonholonomic"},
+    {"discrete-gradient",
+     "energy-preserving discrete-gradient integrator, constraint exact at the step points; order 2", "nonholonomic"},
+    {"spark", "Jay's SPARK, Lobatto IIIA-IIIB with --stages 2, 3, 4 (default 3): orders 2, 4, 6", "nonholonomic"},
     {"fim-lie", "the momentum-energy integrator on SO(3), in body coordinates", "rigid body"},
     {"dsocs", "discrete second-order constrained systems of Borda, Fernandez and Grillo (2013)", "second-order"},
     {"herglotz", "discrete Herglotz(-d'Alembert) contact integrator (Anahory Simoes 2021, ch. 8)", "contact"},

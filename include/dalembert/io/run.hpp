@@ -18,6 +18,7 @@
 #include "dalembert/io/runners/continuous.hpp"
 #include "dalembert/io/runners/exact.hpp"
 #include "dalembert/io/runners/generating_function.hpp"
+#include "dalembert/io/runners/mechanical.hpp"
 #include "dalembert/io/runners/mla.hpp"
 #include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/io/runners/rigid_body.hpp"
@@ -28,8 +29,8 @@ namespace dalembert {
 
 using MethodFamilies =
     std::tuple<runners::Variational, runners::ModifiedLagrangeDAlembert, runners::Continuous,
-               runners::GeneratingFunction, runners::MomentumEnergy, runners::RigidBody, runners::SecondOrder,
-               runners::Contact, runners::ExactNonholonomicFlow>;
+               runners::GeneratingFunction, runners::MomentumEnergy, runners::Mechanical, runners::RigidBody,
+               runners::SecondOrder, runners::Contact, runners::ExactNonholonomicFlow>;
 
 /// The names `run` understands, in the order `dalembert list` prints them.
 inline std::vector<std::string> method_names() {

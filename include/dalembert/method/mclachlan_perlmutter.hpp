@@ -1,0 +1,135 @@
+#pragma once
+// The nonholonomic integrator of McLachlan and Perlmutter ([MP06] eq. (4.18)) for mechanical models
+// L = ½ vᵀG(q)v − V(q) with constraints M(q)v = 0 and an external force F(q, v). With
+// H(q, p) = ½ pᵀG(q)⁻¹p + V(q) and v = G(q)⁻¹p, one step from (q0, p0), v0 = G(q0)⁻¹p0:
+//   q½ = q0 + (h/2) v0,
+//   p1 = p0 − (h/2) [H_q(q½, p0) + H_q(q½, p1)] + h M(q½)ᵀλ + h F(q½, (q1 − q0)/h),
+//   q1 = q½ + (h/2) v1,   v1 = G(q1)⁻¹p1,
+//   M(q1) v1 = 0,
+// with H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p. For G = I this is (4.18) as odelab's
+// `McLachlan` reads it; for a metric the drifts move with the velocities of the step points (docs/methods.md).
+// The scheme is symmetric on D (the same equations from (q1, p1) with −h give back (q0, p0)),
+// hence of order 2, and the constraint holds at every step point to Newton's tolerance.
+// One Newton solve per step for (v1, λ), n + m unknowns, with q1 = q½ + (h/2) v1 and p1 = G(q1) v1
+// (with q1 as the unknown, v1 = 2(q1 − q½)/h would carry q's rounding error times 2/h into the
+// residual, above Newton's tolerance for small h); the Jacobian comes from forward automatic
+// differentiation of the residual.
+#include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+template <HasMetric S>
+class McLachlanPerlmutter {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    VecN<S> q;
+    VecN<S> v;           ///< v_k = G(q_k)⁻¹p_k, in D
+    VecN<S> p;           ///< p_k
+    VecM<S> multiplier;  ///< λ of the last step (impulse h M(q½)ᵀλ), Newton's initial guess
+    int iterations = 0;
+  };
+
+  McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {})
+      : system_(system), h_(h), options_(options) {}
+
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
+
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
+    State s;
+    s.q = q0;
+    s.v = v0;
+    s.p = metric_matrix(system_, q0) * v0;
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
+    return s;
+  }
+
+  void step(State& s) const {
+    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
+    using Unknowns = Vecd<N, MaxN>;
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    const VecN<S> q_half = s.q + (0.5 * h) * s.v;
+    const MetricDerivatives<S> at_half(system_, q_half);
+    const MatNN<S> G_half_inverse = at_half.metric().partialPivLu().inverse();
+    const MatMN<S> M_half = system_.template constraint_matrix<double>(q_half);
+    const bool forced = has_external_force(system_);
+    // H_q(q½, p) for the momentum p of the velocity w = G(q½)⁻¹p
+    const auto H_q = [&](const auto& p) {
+      return at_half.potential_gradient_plus_half_quadratic(times(G_half_inverse, p), -1.0);
+    };
+    const VecN<S> known = -s.p + (0.5 * h) * H_q(s.p);  // the part of the momentum residual fixed by (q0, p0)
+
+    const auto residual = [&](const auto& x) {
+      using T = typename std::decay_t<decltype(x)>::Scalar;
+      const int width = dn + dm;
+      const VecN<S, T> v1 = x.template head<n>(dn);
+      const VecM<S, T> lambda = x.template segment<m>(dn, dm);
+      const VecN<S, T> q1 = ad::constants<T>(q_half, width) + (0.5 * h) * v1;
+      const VecN<S, T> p1 = dense_metric(system_, q1) * v1;
+      VecN<S, T> momentum_residual = p1 + ad::constants<T>(known, width) + (0.5 * h) * H_q(p1);
+      if constexpr (m != 0) {
+        if (dm > 0) momentum_residual -= h * transpose_times(M_half, lambda);
+      }
+      if constexpr (HasExternalForce<S>) {
+        if (forced) {
+          const VecN<S, T> velocity = 0.5 * (ad::constants<T>(s.v, width) + v1);  // (q1 − q0)/h
+          momentum_residual -= h * system_.template force<T>(ad::constants<T>(q_half, width), velocity);
+        }
+      }
+      Vec<T, N, MaxN> r(width);
+      r << momentum_residual, VecM<S, T>(system_.template constraint_matrix<T>(q1) * v1);
+      return r;
+    };
+    const auto evaluate = [&](const Unknowns& x, Unknowns& F, Matd<N, N, MaxN, MaxN>& J) {
+      ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
+    };
+    Unknowns x(dn + dm);
+    x << s.v, s.multiplier;
+    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    s.v = x.template head<n>(dn);
+    s.q = q_half + (0.5 * h) * s.v;
+    s.p = metric_matrix(system_, s.q) * s.v;
+    s.multiplier = x.template segment<m>(dn, dm);
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
+
+  VecN<S> velocity(const State& s) const { return s.v; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+ private:
+  /// A x for a matrix of doubles and a vector of any scalar (x's derivatives keep their width).
+  template <class Matrix, class Vector>
+  static Vector times(const Matrix& A, const Vector& x) {
+    Vector out(A.rows());
+    for (Eigen::Index i = 0; i < A.rows(); ++i) {
+      out[i] = A(i, 0) * x[0];
+      for (Eigen::Index j = 1; j < A.cols(); ++j) out[i] += A(i, j) * x[j];
+    }
+    return out;
+  }
+  /// Aᵀ y, likewise (y non-empty).
+  template <class Matrix, class Vector>
+  static VecN<S, typename Vector::Scalar> transpose_times(const Matrix& A, const Vector& y) {
+    VecN<S, typename Vector::Scalar> out(A.cols());
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      out[j] = A(0, j) * y[0];
+      for (Eigen::Index i = 1; i < A.rows(); ++i) out[j] += A(i, j) * y[i];
+    }
+    return out;
+  }
+
+  S system_;
+  double h_;
+  NewtonOptions options_;
+};
+
+}  // namespace dalembert

@@ -1,0 +1,214 @@
+#pragma once
+// Jay's SPARK methods (Lobatto IIIA–IIIB) for the Lagrange–d'Alembert equations as an index-2 DAE
+// ([Jay03]; the setting of odelab's `Spark`), for mechanical models L = ½ vᵀG(q)v − V(q) with
+// constraints M(q)v = 0 and an external force F(q, v). In the variables (q, p), p = G(q)v,
+// H(q, p) = ½ pᵀG(q)⁻¹p + V(q) and g(q, p) = M(q) G(q)⁻¹p:
+//   q̇ = H_p(q, p)                             (integrated with Lobatto IIIA, coefficients a_ij)
+//   ṗ = −H_q(q, p) + M(q)ᵀλ + F(q, H_p)        (integrated with Lobatto IIIB, coefficients â_ij)
+//   0 = g(q, p).
+// One step of s stages (Q_i, P_i, Λ_i), V_i = G(Q_i)⁻¹P_i, R_i = −H_q(Q_i, P_i) + M(Q_i)ᵀΛ_i + F(Q_i, V_i):
+//   Q_i = q0 + h Σ_j a_ij V_j,   P_i = p0 + h Σ_j â_ij R_j,                   i = 1 … s
+//   q1 = q0 + h Σ_j b_j V_j,     p1 = p0 + h Σ_j b_j R_j,
+//   0 = Σ_j a_ij g(Q_j, P_j),  i = 2 … s,     0 = g(q1, p1),
+// the constraint conditions of Jay's SPARK for index-2 DAEs: the IIIA rows of the stage values of g
+// (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
+// every step point to Newton's tolerance. Order 2s − 2 (s = 2, 3, 4: orders 2, 4, 6). The tableaux
+// and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
+// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by simplified Newton: the Jacobian, from forward automatic
+// differentiation of the residual, is computed once per step.
+#include <array>
+#include <cmath>
+#include <stdexcept>
+
+#include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+/// The Lobatto IIIA (a) and IIIB (a_hat) coefficients of s stages, their common weights b and nodes c.
+struct LobattoPair {
+  int stages = 0;
+  std::array<std::array<double, 4>, 4> a{}, a_hat{};
+  std::array<double, 4> b{}, c{};
+};
+
+inline LobattoPair lobatto_pair(int stages) {
+  LobattoPair t;
+  t.stages = stages;
+  if (stages == 2) {
+    t.a = {{{0, 0}, {0.5, 0.5}}};
+    t.a_hat = {{{0.5, 0}, {0.5, 0}}};
+    t.b = {0.5, 0.5};
+    t.c = {0, 1};
+  } else if (stages == 3) {
+    t.a = {{{0, 0, 0}, {5.0 / 24, 1.0 / 3, -1.0 / 24}, {1.0 / 6, 2.0 / 3, 1.0 / 6}}};
+    t.a_hat = {{{1.0 / 6, -1.0 / 6, 0}, {1.0 / 6, 1.0 / 3, 0}, {1.0 / 6, 5.0 / 6, 0}}};
+    t.b = {1.0 / 6, 2.0 / 3, 1.0 / 6};
+    t.c = {0, 0.5, 1};
+  } else if (stages == 4) {
+    const double r = std::sqrt(5.0);
+    t.a = {{{0, 0, 0, 0},
+            {(11 + r) / 120, (25 - r) / 120, (25 - 13 * r) / 120, (-1 + r) / 120},
+            {(11 - r) / 120, (25 + 13 * r) / 120, (25 + r) / 120, (-1 - r) / 120},
+            {1.0 / 12, 5.0 / 12, 5.0 / 12, 1.0 / 12}}};
+    t.a_hat = {{{1.0 / 12, (-1 - r) / 24, (-1 + r) / 24, 0},
+                {1.0 / 12, (25 + r) / 120, (25 - 13 * r) / 120, 0},
+                {1.0 / 12, (25 + 13 * r) / 120, (25 - r) / 120, 0},
+                {1.0 / 12, (11 - r) / 24, (11 + r) / 24, 0}}};
+    t.b = {1.0 / 12, 5.0 / 12, 5.0 / 12, 1.0 / 12};
+    t.c = {0, (5 - r) / 10, (5 + r) / 10, 1};
+  } else {
+    throw std::invalid_argument("SPARK has 2, 3 or 4 stages, not " + std::to_string(stages));
+  }
+  return t;
+}
+
+template <HasMetric S>
+class Spark {
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    VecN<S> q;
+    VecN<S> v;  ///< G(q)⁻¹p, in D
+    VecN<S> p;
+    VecM<S> multiplier;  ///< Λ of the last stage of the last step, Newton's initial guess
+    int iterations = 0;
+  };
+
+  Spark(const S& system, double h, int stages, NewtonOptions options = {})
+      : system_(system), h_(h), pair_(lobatto_pair(stages)), options_(options) {}
+
+  double step_size() const { return h_; }
+  const S& system() const { return system_; }
+  int stages() const { return pair_.stages; }
+
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
+    State s;
+    s.q = q0;
+    s.v = v0;
+    s.p = metric_matrix(system_, q0) * v0;
+    s.multiplier = VecM<S>::Zero(constraint_count(system_));
+    return s;
+  }
+
+  void step(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
+    const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
+    const double h = h_;
+    const bool forced = has_external_force(system_);
+
+    // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
+    const auto advance_stages = [&](const auto& x) {
+      using T = typename std::decay_t<decltype(x)>::Scalar;
+      struct Stages {
+        std::array<VecN<S, T>, 4> Q, P, V, R;
+        std::array<VecM<S, T>, 4> constraint;  // g(Q_i, P_i)
+        VecN<S, T> q1, p1;
+      } out;
+      const int width = static_cast<int>(x.size());
+      for (int i = 0; i < st; ++i) {
+        out.Q[i] = x.template segment<n>(i * block, dn);
+        out.P[i] = x.template segment<n>(i * block + dn, dn);
+        const VecM<S, T> lambda = x.template segment<m>(i * block + 2 * dn, dm);
+        const MetricDerivatives<S, T> at(system_, out.Q[i]);
+        out.V[i] = at.metric().partialPivLu().solve(out.P[i]);
+        out.R[i] = -at.potential_gradient_plus_half_quadratic(out.V[i], -1.0);
+        const MatMN<S, T> Mi = system_.template constraint_matrix<T>(out.Q[i]);
+        if constexpr (m != 0) {
+          if (dm > 0) out.R[i] += Mi.transpose() * lambda;
+        }
+        if constexpr (HasExternalForce<S>) {
+          if (forced) out.R[i] += system_.template force<T>(out.Q[i], out.V[i]);
+        }
+        out.constraint[i] = Mi * out.V[i];
+      }
+      out.q1 = ad::constants<T>(s.q, width);
+      out.p1 = ad::constants<T>(s.p, width);
+      for (int j = 0; j < st; ++j) {
+        out.q1 += (h * pair_.b[j]) * out.V[j];
+        out.p1 += (h * pair_.b[j]) * out.R[j];
+      }
+      return out;
+    };
+
+    const auto residual = [&](const auto& x) {
+      using T = typename std::decay_t<decltype(x)>::Scalar;
+      const int width = static_cast<int>(x.size());
+      const auto y = advance_stages(x);
+      Vec<T, Dynamic, max_unknowns> r(width);
+      const VecN<S, T> q0 = ad::constants<T>(s.q, width), p0 = ad::constants<T>(s.p, width);
+      for (int i = 0; i < st; ++i) {
+        VecN<S, T> rq = y.Q[i] - q0, rp = y.P[i] - p0;
+        for (int j = 0; j < st; ++j) {
+          if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * y.V[j];
+          if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * y.R[j];
+        }
+        r.template segment<n>(i * block, dn) = rq;
+        r.template segment<n>(i * block + dn, dn) = rp;
+        if (dm == 0) continue;
+        VecM<S, T> condition;
+        if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
+          condition = pair_.a[i + 1][0] * y.constraint[0];
+          for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * y.constraint[j];
+        } else {  // g(q1, p1)
+          const MatNN<S, T> G1 = dense_metric(system_, y.q1);
+          condition = system_.template constraint_matrix<T>(y.q1) * G1.partialPivLu().solve(y.p1);
+        }
+        r.template segment<m>(i * block + 2 * dn, dm) = condition;
+      }
+      return r;
+    };
+
+    using Unknowns = Vecd<Dynamic, max_unknowns>;
+    using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
+    Unknowns x(st * block);
+    for (int i = 0; i < st; ++i) {  // the start drifting with v0
+      x.template segment<n>(i * block, dn) = s.q + (pair_.c[i] * h) * s.v;
+      x.template segment<n>(i * block + dn, dn) = s.p;
+      x.template segment<m>(i * block + 2 * dn, dm) = s.multiplier;
+    }
+    // Simplified Newton: the Jacobian of the first iterate serves the whole step. Differentiating
+    // all stages at once is most of a step's cost; with it frozen, each further iteration costs
+    // one residual in doubles and converges linearly at a rate O(h).
+    Jacobian frozen(x.size(), x.size());
+    bool have_jacobian = false;
+    const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
+    const auto jacobian_at = [&](const Unknowns& y, Jacobian& J) {
+      if (!have_jacobian) {
+        Unknowns F(y.size());
+        ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, frozen);
+        have_jacobian = true;
+      }
+      J = frozen;
+    };
+    const NewtonReport r = newton_solve<Dynamic, max_unknowns>(residual_at, jacobian_at, x,
+                                                               s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const auto y = advance_stages(x);
+    s.q = y.q1;
+    s.p = y.p1;
+    s.v = metric_matrix(system_, s.q).partialPivLu().solve(s.p);
+    s.multiplier = x.template segment<m>((st - 1) * block + 2 * dn, dm);
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
+
+  VecN<S> velocity(const State& s) const { return s.v; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+ private:
+  /// At most 4 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
+  /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
+  static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
+
+  S system_;
+  double h_;
+  LobattoPair pair_;
+  NewtonOptions options_;
+};
+
+}  // namespace dalembert

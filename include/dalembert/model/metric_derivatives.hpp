@@ -1,0 +1,74 @@
+#pragma once
+// G(q), V(q) and their first derivatives at one point of a mechanical model L = ½ vᵀG(q)v − V(q),
+// from one evaluation with duals along q: the ingredients of the methods written in terms of the
+// energy E = ½ vᵀG(q)v + V(q) or the Hamiltonian H = ½ pᵀG(q)⁻¹p + V(q)
+// (method/mclachlan_perlmutter.hpp, method/discrete_gradient.hpp). With ∂_k = ∂/∂q_k:
+//   ∂_q(½ wᵀG w)_k = ½ Σ_ij w_i w_j ∂_k G_ij,
+//   (Ω(v) y)_k = Σ_ij v_i (∂_k G_ij − ∂_j G_ik) y_j    (Ω(v) skew: the gyroscopic term of G v̇).
+// T is double, or a dual number when a Jacobian is taken through the point q.
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/model/projectors.hpp"
+
+namespace dalembert {
+
+template <HasMetric S, class T = double>
+class MetricDerivatives {
+ public:
+  static constexpr int N = S::n, MaxN = max_n_of<S>();
+  using Along = ad::Dual<T, N, MaxN>;  ///< derivatives along q
+
+  MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
+    VecN<S, Along> x(n_);
+    for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
+    G_ = dense_metric(sys, x);
+    V_ = sys.template potential<Along>(x);
+  }
+
+  int dimension() const { return n_; }
+  /// G(q) as a dense matrix.
+  MatNN<S, T> metric() const {
+    MatNN<S, T> G(n_, n_);
+    for (int j = 0; j < n_; ++j)
+      for (int i = 0; i < n_; ++i) G(i, j) = ad::value(G_(i, j));
+    return G;
+  }
+  T potential() const { return ad::value(V_); }
+  /// ∂_k G_ij
+  T metric_derivative(int k, int i, int j) const { return ad::derivative(G_(i, j), k); }
+
+  /// ∇V(q) + ∂_q(½ wᵀG w): ∂E/∂q at velocity w, and ∂H/∂q at momentum G w with a minus sign on the
+  /// quadratic term. U is T, or any scalar when T is double.
+  template <class U>
+  VecN<S, U> potential_gradient_plus_half_quadratic(const VecN<S, U>& w, double quadratic_sign = 1.0) const {
+    VecN<S, U> out(n_);
+    for (int k = 0; k < n_; ++k) {
+      U quadratic = w[0] * (w[0] * metric_derivative(k, 0, 0));
+      for (int i = 0; i < n_; ++i)
+        for (int j = 0; j < n_; ++j)
+          if (i != 0 || j != 0) quadratic += w[i] * (w[j] * metric_derivative(k, i, j));
+      out[k] = (0.5 * quadratic_sign) * quadratic + ad::derivative(V_, k);
+    }
+    return out;
+  }
+
+  /// Ω(v) y, the gyroscopic term: yᵀΩ(v) y = 0 for every y.
+  template <class U>
+  VecN<S, U> gyroscopic(const VecN<S, U>& v, const VecN<S, U>& y) const {
+    VecN<S, U> out(n_);
+    for (int k = 0; k < n_; ++k) {
+      U sum = v[0] * ((metric_derivative(k, 0, 0) - metric_derivative(0, 0, k)) * y[0]);
+      for (int i = 0; i < n_; ++i)
+        for (int j = 0; j < n_; ++j)
+          if (i != 0 || j != 0) sum += v[i] * ((metric_derivative(k, i, j) - metric_derivative(j, i, k)) * y[j]);
+      out[k] = sum;
+    }
+    return out;
+  }
+
+ private:
+  int n_;
+  MatNN<S, Along> G_;
+  Along V_;
+};
+
+}  // namespace dalembert

@@ -1,0 +1,118 @@
+// Jay's SPARK methods (Lobatto IIIA–IIIB): the tableaux satisfy the conditions the method relies
+// on, orders 2, 4, 6 for 2, 3, 4 stages by refinement against closed forms and the reference
+// solver, the constraint at every step point, and bounded energy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dalembert/method/reference.hpp"
+#include "dalembert/method/spark.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
+#include "dalembert/models/vertical_disk.hpp"
+#include "test_support.hpp"
+
+using namespace dalembert;
+using namespace dalembert::models;
+
+TEST(Spark, TableauxSatisfyTheConditionsTheMethodReliesOn) {
+  for (int s : {2, 3, 4}) {
+    const LobattoPair t = lobatto_pair(s);
+    double worst = 0.0;
+    const auto check = [&](double x) { worst = std::max(worst, std::abs(x)); };
+    for (int i = 0; i < s; ++i) {
+      double row = 0.0, row_hat = 0.0;
+      for (int j = 0; j < s; ++j) row += t.a[i][j], row_hat += t.a_hat[i][j];
+      check(row - t.c[i]);                 // the nodes of IIIA
+      if (s > 2) check(row_hat - t.c[i]);  // and of IIIB, whose rows sum to ½ for s = 2
+      check(t.a[s - 1][i] - t.b[i]);       // IIIA's last row is b (stiffly accurate)
+      check(t.a[0][i]);                    // and its first row is zero
+      check(t.a_hat[i][s - 1]);            // IIIB's last column is zero
+      for (int j = 0; j < s; ++j)
+        check(t.b[i] * t.a_hat[i][j] + t.b[j] * t.a[j][i] - t.b[i] * t.b[j]);  // symplectic pair
+    }
+    for (int k = 1; k <= 2 * s - 2; ++k) {  // B(2s − 2): Lobatto quadrature
+      double sum = 0.0;
+      for (int i = 0; i < s; ++i) sum += t.b[i] * std::pow(t.c[i], k - 1);
+      check(sum - 1.0 / k);
+    }
+    for (int k = 1; k <= s; ++k)  // C(s) for IIIA
+      for (int i = 0; i < s; ++i) {
+        double sum = 0.0;
+        for (int j = 0; j < s; ++j) sum += t.a[i][j] * std::pow(t.c[j], k - 1);
+        check(sum - std::pow(t.c[i], k) / k);
+      }
+    for (int k = 1; k <= s; ++k)  // D(s) for IIIB
+      for (int j = 0; j < s; ++j) {
+        double sum = 0.0;
+        for (int i = 0; i < s; ++i) sum += t.b[i] * std::pow(t.c[i], k - 1) * t.a_hat[i][j];
+        check(sum - t.b[j] * (1.0 - std::pow(t.c[j], k)) / k);
+      }
+    test::report("spark" + std::to_string(s) + "_largest_tableau_residual", worst);
+    EXPECT_LT(worst, 1e-15) << s << " stages";
+  }
+  EXPECT_THROW(lobatto_pair(5), std::invalid_argument);
+}
+
+namespace {
+
+/// Max-norm error in q at T = 2 against the closed form (or, without one, the reference solver).
+template <class S>
+double spark_error(const S& sys, int stages, long steps) {
+  const auto x0 = sys.default_initial();
+  const double T = 2.0;
+  const Spark<S> method(sys, T / steps, stages);
+  const auto s = test::final_state(method, x0, steps);
+  if (const auto exact = sys.exact_solution(x0, T)) return (s.q - exact->q).template lpNorm<Eigen::Infinity>();
+  return (s.q - reference_solution(sys, x0.q, x0.v, T).q).template lpNorm<Eigen::Infinity>();
+}
+
+template <class S>
+double spark_order(const S& sys, int stages, const std::vector<long>& divisions, const std::string& name) {
+  std::vector<double> errors;
+  const double order = test::measured_order(
+      2.0, divisions, [&](double, long N) { return spark_error(sys, stages, N); }, &errors);
+  test::report("spark" + std::to_string(stages) + "_order_" + name, order);
+  test::report("spark" + std::to_string(stages) + "_finest_error_" + name, errors.back());
+  return order;
+}
+
+}  // namespace
+
+TEST(Spark, OrdersTwoFourSixByRefinement) {
+  const NonholonomicParticle particle;
+  const KnifeEdge knife;
+  const VerticalDisk disk;
+  const ChaplyginSleigh sleigh;
+  const std::vector<std::vector<long>> divisions = {{20, 40, 80, 160}, {10, 20, 40, 80}, {5, 10, 20, 40}};
+  for (int s : {2, 3, 4}) {
+    const auto& N = divisions[s - 2];
+    const double expected = 2 * s - 2;
+    EXPECT_NEAR(spark_order(particle, s, N, "particle"), expected, 0.15) << s;
+    EXPECT_NEAR(spark_order(knife, s, N, "knife_edge"), expected, 0.15) << s;
+    EXPECT_NEAR(spark_order(disk, s, N, "vertical_disk"), expected, 0.15) << s;
+    EXPECT_NEAR(spark_order(sleigh, s, N, "chaplygin_sleigh"), expected, 0.15) << s;
+  }
+}
+
+TEST(Spark, ConstraintAtEveryStepPointAndBoundedEnergy) {
+  const ChaplyginSleigh sleigh;
+  const auto x0 = sleigh.default_initial();
+  const double E0 = energy(sleigh, x0.q, x0.v);
+  for (int st : {2, 3, 4}) {
+    const Spark<ChaplyginSleigh> method(sleigh, 0.1, st);
+    auto s = method.initial_state(x0.q, x0.v);
+    double constraint = 0.0, energy_error = 0.0, early_energy_error = 0.0;
+    for (int k = 1; k <= 10000; ++k) {
+      method.step(s);
+      constraint = std::max(constraint, constraint_residual(sleigh, s.q, s.v));
+      energy_error = std::max(energy_error, std::abs(energy(sleigh, s.q, s.v) - E0));
+      if (k == 1000) early_energy_error = energy_error;
+    }
+    test::report("spark" + std::to_string(st) + "_constraint_sleigh_1e4_steps", constraint);
+    test::report("spark" + std::to_string(st) + "_energy_sleigh_1e4_steps", energy_error);
+    EXPECT_LT(constraint, 1e-12) << st;
+    EXPECT_LE(energy_error, 1.05 * early_energy_error + 1e-14) << st;  // no drift after the first thousand steps
+  }
+}
