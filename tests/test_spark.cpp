@@ -112,7 +112,7 @@ TEST(Spark, ConstraintAtEveryStepPointAndBoundedEnergy) {
     }
     test::report("spark" + std::to_string(st) + "_constraint_sleigh_1e4_steps", constraint);
     test::report("spark" + std::to_string(st) + "_energy_sleigh_1e4_steps", energy_error);
-    EXPECT_LT(constraint, 1e-12) << st;
+    EXPECT_LT(constraint, 1e-14) << st;
     EXPECT_LE(energy_error, 1.05 * early_energy_error + 1e-14) << st;  // no drift after the first thousand steps
   }
 }

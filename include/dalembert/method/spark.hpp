@@ -14,10 +14,11 @@
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
 // every step point to Newton's tolerance. Order 2s − 2 (s = 2, 3, 4: orders 2, 4, 6). The tableaux
 // and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
-// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by simplified Newton: the Jacobian, from forward automatic
-// differentiation of the residual, is computed once per step.
+// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian (forward automatic
+// differentiation of the residual) kept from step to step and renewed when they contract slowly.
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "dalembert/model/metric_derivatives.hpp"
@@ -68,6 +69,9 @@ class Spark {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// At most 4 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
+  /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
+  static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
 
   struct State {
     long k = 0;
@@ -75,7 +79,12 @@ class Spark {
     VecN<S> q;
     VecN<S> v;  ///< G(q)⁻¹p, in D
     VecN<S> p;
-    VecM<S> multiplier;  ///< Λ of the last stage of the last step, Newton's initial guess
+    VecM<S> multiplier;  ///< Λ of the last stage of the last step
+    /// The last step's stages less its start, (Q_i − q, P_i − p, Λ_i): the next step's initial guess
+    /// (empty before the first step).
+    Vecd<Dynamic, max_unknowns> stage_increments;
+    /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
+    Eigen::PartialPivLU<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> factorisation;
     int iterations = 0;
   };
 
@@ -165,46 +174,88 @@ class Spark {
 
     using Unknowns = Vecd<Dynamic, max_unknowns>;
     using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
-    Unknowns x(st * block);
-    for (int i = 0; i < st; ++i) {  // the start drifting with v0
-      x.template segment<n>(i * block, dn) = s.q + (pair_.c[i] * h) * s.v;
-      x.template segment<n>(i * block + dn, dn) = s.p;
-      x.template segment<m>(i * block + 2 * dn, dm) = s.multiplier;
+    // Initial guess: the last step's stages moved to the new start (their momenta are then off by
+    // O(h²), against O(h) for P_i = p0), or, at the first step, the start drifting with v0.
+    const bool warm = s.stage_increments.size() == st * block;
+    Unknowns x = warm ? s.stage_increments : Unknowns(Unknowns::Zero(st * block));
+    for (int i = 0; i < st; ++i) {
+      x.template segment<n>(i * block, dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
+      x.template segment<n>(i * block + dn, dn) += s.p;
+      if (!warm) x.template segment<m>(i * block + 2 * dn, dm) = s.multiplier;
     }
-    // Simplified Newton: the Jacobian of the first iterate serves the whole step. Differentiating
-    // all stages at once is most of a step's cost; with it frozen, each further iteration costs
-    // one residual in doubles and converges linearly at a rate O(h).
-    Jacobian frozen(x.size(), x.size());
-    bool have_jacobian = false;
-    const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
-    const auto jacobian_at = [&](const Unknowns& y, Jacobian& J) {
-      if (!have_jacobian) {
-        Unknowns F(y.size());
-        ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, frozen);
-        have_jacobian = true;
-      }
-      J = frozen;
+    // Chord iterations (simplified Newton) on a factorised Jacobian kept from step to step: the
+    // Jacobian of all stages, by automatic differentiation, is most of a step's cost, and it changes
+    // by O(h) per step. It is computed afresh, at the current iterate, when the iterations contract
+    // by less than a factor 5 (or diverge); if even those fail, the library's damped Newton with a
+    // fresh Jacobian at every iterate decides.
+    const double scale = s.p.template lpNorm<Eigen::Infinity>();
+    const double threshold = options_.tolerance * std::max(1.0, scale);
+    int iterations = 0;
+    const auto factorise_at = [&](const Unknowns& y) {
+      Unknowns F(y.size());
+      Jacobian J(y.size(), y.size());
+      ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, J);
+      s.factorisation.compute(J);
     };
-    const NewtonReport r = newton_solve<Dynamic, max_unknowns>(residual_at, jacobian_at, x,
-                                                               s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const auto chord = [&](Unknowns& y) {
+      double last_correction = std::numeric_limits<double>::infinity();
+      for (int it = 0; it < options_.max_iterations; ++it) {
+        const Unknowns F = residual(y);
+        const double norm = F.template lpNorm<Eigen::Infinity>();
+        if (!std::isfinite(norm)) return false;
+        if (norm <= threshold) return true;
+        const Unknowns correction = s.factorisation.solve(F);
+        y -= correction;
+        ++iterations;
+        const double size = correction.template lpNorm<Eigen::Infinity>();
+        if (!(size > 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>())))
+          return std::isfinite(size);  // at round-off: x cannot improve further
+        if (size > 0.2 * last_correction) return false;
+        last_correction = size;
+      }
+      return false;
+    };
+    bool converged = false;
+    if (s.factorisation.rows() == x.size()) {
+      Unknowns y = x;
+      if ((converged = chord(y))) x = y;
+    }
+    if (!converged) {
+      factorise_at(x);
+      Unknowns y = x;
+      if ((converged = chord(y))) x = y;
+    }
+    if (!converged) {
+      const auto evaluate = [&](const Unknowns& y, Unknowns& F, Jacobian& J) {
+        ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, J);
+      };
+      const NewtonReport r = newton_solve<Dynamic, max_unknowns>(evaluate, x, scale, options_);
+      iterations += r.iterations;
+      if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+      factorise_at(x);
+    }
+    // Chord iterations stop just below the tolerance, an error that would add up over long runs as
+    // a random walk of the energy; one more correction divides it by the contraction factor.
+    const Unknowns correction = s.factorisation.solve(Unknowns(residual(x)));
+    if (correction.allFinite()) x -= correction;
     const auto y = advance_stages(x);
+    s.stage_increments = x;
+    for (int i = 0; i < st; ++i) {
+      s.stage_increments.template segment<n>(i * block, dn) -= s.q;
+      s.stage_increments.template segment<n>(i * block + dn, dn) -= s.p;
+    }
     s.q = y.q1;
     s.p = y.p1;
     s.v = metric_matrix(system_, s.q).partialPivLu().solve(s.p);
     s.multiplier = x.template segment<m>((st - 1) * block + 2 * dn, dm);
     advance(s, h);
-    s.iterations = r.iterations;
+    s.iterations = iterations;
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
  private:
-  /// At most 4 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
-  /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
-  static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
-
   S system_;
   double h_;
   LobattoPair pair_;
