@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Work-precision diagram (issue 8): error at the final time against wall time, for every
-single-trajectory method of the command line, on the particle with potential (--param
-potential=1) and the knife edge on the inclined plane (catalogue defaults).
+"""Work-precision diagram: error at the final time against wall time, for every single-trajectory
+method of the command line, on the particle with potential (--param potential=1), the knife edge on
+the inclined plane, the vertical disk and the Chaplygin sleigh (catalogue defaults).
 
     /usr/bin/python3 bench/work_precision.py [--build build] [--out docs/figures] [--t-end 100] [--repeats 5]
 
@@ -11,8 +11,8 @@ For each system, method and step size h = 0.2 / 2^j (j = 0..5) it runs
 shared: contention only ever adds wall time, so the minimum is the least disturbed run); the error is
 |q_N - q_ref(T)|_inf with q_ref(T) from `--method reference` (Bulirsch-Stoer, tolerance 1e-13) at
 the smallest h. Methods: dla, mla, gf, gf-sym (--alpha 0.25; at alpha = 1/2 it is gf), gf-cp, fim,
-rk4 (`del` integrates the unconstrained Lagrangian and is rejected by the command line for these
-constrained systems).
+mclachlan-perlmutter, discrete-gradient, spark with 2, 3 and 4 stages, rk4 (`del` integrates the
+unconstrained Lagrangian and is rejected by the command line for these constrained systems).
 Writes OUT/work_precision.csv, OUT/work_precision.png (log-log, one panel per system) and prints a
 markdown table (also OUT/work_precision.md).
 """
@@ -29,10 +29,16 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-SYSTEMS = [("particle", ["--param", "potential=1"], ["x", "y", "z"]),
-           ("knife-edge", [], ["x", "y", "phi"])]
-METHODS = [("dla", []), ("mla", []), ("gf", []), ("gf-sym", ["--alpha", "0.25"]), ("gf-cp", []),
-           ("fim", []), ("rk4", [])]
+SYSTEMS = [("particle", ["--param", "potential=1"], ["x", "y", "z"], "particle, V = x² + y²"),
+           ("knife-edge", [], ["x", "y", "phi"], "knife edge on inclined plane"),
+           ("vertical-disk", [], ["x", "y", "theta", "phi"], "vertical disk"),
+           ("chaplygin-sleigh", [], ["x", "y", "theta"], "Chaplygin sleigh")]
+# (label, method, its options)
+METHODS = [("dla", "dla", []), ("mla", "mla", []), ("gf", "gf", []), ("gf-sym (α=¼)", "gf-sym", ["--alpha", "0.25"]),
+           ("gf-cp", "gf-cp", []), ("fim", "fim", []), ("mclachlan-perlmutter", "mclachlan-perlmutter", []),
+           ("discrete-gradient", "discrete-gradient", []), ("spark, 2 stages", "spark", ["--stages", "2"]),
+           ("spark, 3 stages", "spark", ["--stages", "3"]), ("spark, 4 stages", "spark", ["--stages", "4"]),
+           ("rk4", "rk4", [])]
 STEP_SIZES = [0.2 / 2**j for j in range(6)]
 
 
@@ -59,11 +65,11 @@ def main():
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for system, extra, coords in SYSTEMS:
+        for system, extra, coords, _ in SYSTEMS:
             h_ref = STEP_SIZES[-1]
             ref, _, _ = run(args.build, system, extra, "reference", [], h_ref, round(args.t_end / h_ref), tmp)
             q_ref = [float(ref[c]) for c in coords]
-            for method, margs in METHODS:
+            for label, method, margs in METHODS:
                 for h in STEP_SIZES:
                     steps = round(args.t_end / h)
                     walls = []
@@ -72,10 +78,10 @@ def main():
                         walls.append(s["wall_time_seconds"])
                     q = [float(last[c]) for c in coords]
                     err = max(abs(a - b) for a, b in zip(q, q_ref))
-                    rows.append({"system": system, "method": method, "h": h, "steps": steps,
+                    rows.append({"system": system, "method": label, "h": h, "steps": steps,
                                  "error": err, "wall_time_seconds": min(walls),
                                  "newton_iterations_mean": s.get("newton_iterations", {}).get("mean", 0.0)})
-                    print(f"{system:10s} {method:7s} h={h:<9.6g} error={err:9.3e} "
+                    print(f"{system:16s} {label:20s} h={h:<9.6g} error={err:9.3e} "
                           f"wall={rows[-1]['wall_time_seconds']:9.3e}s", file=sys.stderr)
 
     csv_path = os.path.join(args.out, "work_precision.csv")
@@ -85,19 +91,19 @@ def main():
         for r in rows:
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.6))
-    markers = "osD^v<>"
-    for ax, (system, _, _) in zip(axes, SYSTEMS):
-        for (method, _), mk in zip(METHODS, markers):
-            pts = [r for r in rows if r["system"] == system and r["method"] == method and r["error"] > 0]
-            label = method + (" (α=¼)" if method == "gf-sym" else "")
-            ax.loglog([r["wall_time_seconds"] for r in pts], [r["error"] for r in pts], marker=mk, label=label)
-        title = "particle, V = x² + y²" if system == "particle" else "knife edge on inclined plane"
+    fig, axes = plt.subplots(2, 2, figsize=(12, 9.5))
+    markers = "osD^v<>ph*xX+"
+    colors = plt.get_cmap("tab20").colors  # one colour per method (the default cycle has ten)
+    for ax, (system, _, _, title) in zip(axes.flat, SYSTEMS):
+        for (label, _, _), mk, color in zip(METHODS, markers, colors[::2] + colors[1::2]):
+            pts = [r for r in rows if r["system"] == system and r["method"] == label and r["error"] > 0]
+            ax.loglog([r["wall_time_seconds"] for r in pts], [r["error"] for r in pts], marker=mk, color=color,
+                      label=label)
         ax.set_title(f"{title}, T = {args.t_end:g}")
         ax.set_xlabel("wall time of the run [s]")
         ax.set_ylabel("error |q(T) − q_ref(T)|∞")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7)
     fig.suptitle(f"Work–precision: h = 0.2 … 0.00625 (halving), fastest of {args.repeats} runs")
     fig.tight_layout()
     png = os.path.join(args.out, "work_precision.png")
@@ -105,13 +111,13 @@ def main():
 
     lines = ["| system | method | " + " | ".join(f"h = {h:g}" for h in STEP_SIZES) + " |",
              "|---|---|" + "---|" * len(STEP_SIZES)]
-    for system, _, _ in SYSTEMS:
-        for method, _ in METHODS:
+    for system, _, _, _ in SYSTEMS:
+        for label, _, _ in METHODS:
             cells = []
             for h in STEP_SIZES:
-                r = next(r for r in rows if r["system"] == system and r["method"] == method and r["h"] == h)
+                r = next(r for r in rows if r["system"] == system and r["method"] == label and r["h"] == h)
                 cells.append(f"{r['error']:.1e} / {r['wall_time_seconds'] * 1e3:.2f} ms")
-            lines.append(f"| {system} | {method} | " + " | ".join(cells) + " |")
+            lines.append(f"| {system} | {label} | " + " | ".join(cells) + " |")
     table = "\n".join(lines)
     with open(os.path.join(args.out, "work_precision.md"), "w") as f:
         f.write(table + "\n")
