@@ -29,29 +29,15 @@ class DiscreteGradient {
   static constexpr int n = S::n;
   static constexpr int m = S::m;
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> v;           ///< in D
-    VecN<S> p;           ///< G(q) v
-    VecM<S> multiplier;  ///< λ of the last step, Newton's initial guess
-    int iterations = 0;
-  };
+  /// The multiplier is λ of the last step.
+  using State = MetricMethodState<S>;
 
   DiscreteGradient(const S& system, double h, NewtonOptions options = {}) : system_(system), h_(h), options_(options) {}
 
   double step_size() const { return h_; }
   const S& system() const { return system_; }
 
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    State s;
-    s.q = q0;
-    s.v = v0;
-    s.p = metric_matrix(system_, q0) * v0;
-    s.multiplier = VecM<S>::Zero(constraint_count(system_));
-    return s;
-  }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
     constexpr int N = sum_of_sizes(multiple_of_size(2, n), m);

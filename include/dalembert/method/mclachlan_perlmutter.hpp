@@ -25,15 +25,8 @@ class McLachlanPerlmutter {
   static constexpr int n = S::n;
   static constexpr int m = S::m;
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> v;           ///< v_k = G(q_k)⁻¹p_k, in D
-    VecN<S> p;           ///< p_k
-    VecM<S> multiplier;  ///< λ of the last step (impulse h M(q½)ᵀλ), Newton's initial guess
-    int iterations = 0;
-  };
+  /// The multiplier is λ of the last step.
+  using State = MetricMethodState<S>;
 
   McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {})
       : system_(system), h_(h), options_(options) {}
@@ -41,14 +34,7 @@ class McLachlanPerlmutter {
   double step_size() const { return h_; }
   const S& system() const { return system_; }
 
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    State s;
-    s.q = q0;
-    s.v = v0;
-    s.p = metric_matrix(system_, q0) * v0;
-    s.multiplier = VecM<S>::Zero(constraint_count(system_));
-    return s;
-  }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());

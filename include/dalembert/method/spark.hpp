@@ -73,19 +73,13 @@ class Spark {
   /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
   static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> v;  ///< G(q)⁻¹p, in D
-    VecN<S> p;
-    VecM<S> multiplier;  ///< Λ of the last stage of the last step
+  /// The multiplier is Λ of the last stage of the last step.
+  struct State : MetricMethodState<S> {
     /// The last step's stages less its start, (Q_i − q, P_i − p, Λ_i): the next step's initial guess
     /// (empty before the first step).
     Vecd<Dynamic, max_unknowns> stage_increments;
     /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
     Eigen::PartialPivLU<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> factorisation;
-    int iterations = 0;
   };
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
@@ -97,10 +91,7 @@ class Spark {
 
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     State s;
-    s.q = q0;
-    s.v = v0;
-    s.p = metric_matrix(system_, q0) * v0;
-    s.multiplier = VecM<S>::Zero(constraint_count(system_));
+    static_cast<MetricMethodState<S>&>(s) = metric_method_start(system_, q0, v0);
     return s;
   }
 

@@ -71,4 +71,29 @@ class MetricDerivatives {
   Along V_;
 };
 
+/// The state of the one-step methods written with the metric (method/mclachlan_perlmutter.hpp,
+/// method/discrete_gradient.hpp, method/spark.hpp): the step point (q, v), v in D, its momentum
+/// p = G(q)v, and the multipliers of the last step, which start the next step's Newton.
+template <HasMetric S>
+struct MetricMethodState {
+  long k = 0;
+  double t = 0.0;
+  VecN<S> q;
+  VecN<S> v;
+  VecN<S> p;
+  VecM<S> multiplier;
+  int iterations = 0;
+};
+
+/// That state at k = 0 from (q0, v0), with no multipliers yet.
+template <HasMetric S>
+MetricMethodState<S> metric_method_start(const S& sys, const VecN<S>& q0, const VecN<S>& v0) {
+  MetricMethodState<S> s;
+  s.q = q0;
+  s.v = v0;
+  s.p = metric_matrix(sys, q0) * v0;
+  s.multiplier = VecM<S>::Zero(constraint_count(sys));
+  return s;
+}
+
 }  // namespace dalembert
