@@ -216,7 +216,7 @@ void compare(const char* name, const S& sys, const Vecd<S::n>& q_end, double T, 
   std::snprintf(setting, sizeof setting, "rtol = atol = %.1e", tolerance);
   report("SUNDIALS IDA", setting, best, [&] { return run_ida(sys, x0, q_end, T, tolerance); });
 #else
-  std::printf("| %s | SUNDIALS IDA | not built (libsundials-dev not found) | | | | | |\n", name);
+  std::printf("| %s | SUNDIALS IDA | not built (scripts/install-deps.sh --benchmarks installs it) | | | | | |\n", name);
 #endif
 }
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dalembert needs, by name, and only those that are missing.
 # Runs `apt-get update` once, and only if something has to be installed.
-# Usage: scripts/install-deps.sh            (as root, or with sudo available)
+# Usage: scripts/install-deps.sh [--benchmarks]   (as root, or with sudo available)
+#   --benchmarks  also what only the optional benchmarks use: SUNDIALS, for the IDA rows of
+#                 bench/time_to_accuracy.cpp (about 90 packages with its MPI and PETSc dependencies)
 set -euo pipefail
 
 packages=(
@@ -21,6 +23,11 @@ packages=(
   python3-pytest python3-sympy           # its tests and tutorial
   chromium                               # test that the HTML report renders (headless)
 )
+case "${1:-}" in
+  "") ;;
+  --benchmarks) packages+=(libsundials-dev) ;;
+  *) echo "install-deps: unknown option '$1' (known: --benchmarks)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
