@@ -130,10 +130,19 @@ TEST(ModelFiles, DescribeMatchesTheCatalogue) {
 // listed; none of those named at the end may be among them. Some runs change parameters.
 TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   const std::vector<std::pair<std::string, catalogue::ParameterValues>> cases = {
-      {"particle", {}},         {"particle", {{"potential", 1.0}}}, {"knife-edge", {}},
-      {"knife-edge", {{"k", 0.5}}}, {"perturbed-knife-edge", {}},   {"vertical-disk", {}},
-      {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}}, {"chaplygin-sleigh", {}}, {"pendulum", {}},
-      {"harmonic-oscillator", {}}, {"satellite", {}}};
+      {"particle", {}},
+      {"particle", {{"potential", 1.0}}},
+      {"knife-edge", {}},
+      {"knife-edge", {{"k", 0.5}}},
+      {"perturbed-knife-edge", {}},
+      {"vertical-disk", {}},
+      {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}},
+      {"chaplygin-sleigh", {}},
+      {"pendulum", {}},
+      {"harmonic-oscillator", {}},
+      {"satellite", {}},
+      {"contact-oscillator", {}},
+      {"non-reversible-contact-oscillator", {{"eps", 0.5}}}};
   if (!method_available("mla")) std::printf("[ note ] method mla is not in this build (method_names())\n");
   double worst = 0.0;
   std::set<std::string> compared, refused;

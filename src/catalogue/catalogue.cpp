@@ -21,15 +21,30 @@ Entry damped_oscillator_entry();
 Entry damped_oscillator_2d_entry();
 Entry damped_knife_edge_entry();
 Entry knife_edge_chain_entry();
+Entry contact_oscillator_entry();
+Entry non_reversible_contact_oscillator_entry();
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = {
-      particle_entry(),         knife_edge_entry(), perturbed_knife_edge_entry(), vertical_disk_entry(),
-      chaplygin_sleigh_entry(), pendulum_entry(),   harmonic_oscillator_entry(), satellite_entry(),
-      suslov_entry(),           rigid_body_attitude_constraint_entry(),
-      curvature_particle_entry(), inertia_wheel_pendulum_entry(),
-      contact_particle_entry(), damped_oscillator_entry(), damped_oscillator_2d_entry(), damped_knife_edge_entry(),
+      particle_entry(),
+      knife_edge_entry(),
+      perturbed_knife_edge_entry(),
+      vertical_disk_entry(),
+      chaplygin_sleigh_entry(),
+      pendulum_entry(),
+      harmonic_oscillator_entry(),
+      satellite_entry(),
+      suslov_entry(),
+      rigid_body_attitude_constraint_entry(),
+      curvature_particle_entry(),
+      inertia_wheel_pendulum_entry(),
+      contact_particle_entry(),
+      damped_oscillator_entry(),
+      damped_oscillator_2d_entry(),
+      damped_knife_edge_entry(),
       knife_edge_chain_entry(),
+      contact_oscillator_entry(),
+      non_reversible_contact_oscillator_entry(),
   };
   return all;
 }
