@@ -11,12 +11,6 @@ namespace dalembert::analysis {
 
 namespace {
 
-Eigen::VectorXd positions_at(const Trajectory& t, std::size_t row, int n) {
-  Eigen::VectorXd q(n);
-  for (int i = 0; i < n; ++i) q[i] = t.at(row, 1 + i);
-  return q;
-}
-
 /// The shortest text that reads back to x ("0.1", "1e-07").
 std::string number_text(double x) {
   char buffer[32];

@@ -23,6 +23,13 @@ std::vector<std::string> take_warnings();
 /// function stops that.
 void after_each_run(std::function<void()> callback);
 
+/// The positions q at a row of a trajectory (its columns t, q_1..q_n, ...).
+inline Eigen::VectorXd positions_at(const Trajectory& t, std::size_t row, int n) {
+  Eigen::VectorXd q(n);
+  for (int i = 0; i < n; ++i) q[i] = t.at(row, 1 + i);
+  return q;
+}
+
 /// What a study needs to know about one system and its initial data.
 struct Problem {
   const catalogue::Entry* system;

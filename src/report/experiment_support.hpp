@@ -71,6 +71,21 @@ inline Spread spread(const std::vector<double>& x) {
   return s;
 }
 
+/// The table (t, max_energy_error) of max |E_k − E_0| over consecutive blocks of `block` steps after
+/// the first, each at the time of its last step: a long run's energy error in a few hundred rows.
+inline Trajectory block_maxima(const std::vector<double>& t, const std::vector<double>& energy, long block) {
+  std::vector<double> bt, be;
+  const auto size = static_cast<std::size_t>(std::max(1L, block));
+  for (std::size_t start = 1; start < energy.size(); start += size) {
+    const std::size_t end = std::min(energy.size(), start + size);
+    double m = 0.0;
+    for (std::size_t k = start; k < end; ++k) m = std::max(m, std::abs(energy[k] - energy.front()));
+    bt.push_back(t[end - 1]);
+    be.push_back(m);
+  }
+  return table({"t", "max_energy_error"}, {bt, be});
+}
+
 inline double max_abs_of(const std::vector<double>& x) {
   double m = 0.0;
   for (double v : x) m = std::max(m, std::abs(v));

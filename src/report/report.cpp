@@ -123,6 +123,12 @@ const std::vector<std::string>& references() {
       "Universidad Autónoma de Madrid (ICMAT), 2021.",
       "[BFG13] N. Borda, J. Fernández, S. Grillo, Discrete second order constrained Lagrangian systems: first "
       "results, J. Geom. Mech. 5 (2013) 381-397, doi:10.3934/jgm.2013.5.381.",
+      "[MP06] R. McLachlan, M. Perlmutter, Integrators for nonholonomic mechanical systems, J. Nonlinear Sci. 16 "
+      "(2006) 283-328, doi:10.1007/s00332-005-0698-1.",
+      "[MV20] K. Modin, O. Verdier, What makes nonholonomic integrators work?, Numer. Math. 145 (2020) 405-435, "
+      "doi:10.1007/s00211-020-01126-6.",
+      "[Jay03] L. O. Jay, Solution of index 2 implicit differential-algebraic equations by Lobatto Runge-Kutta "
+      "methods, BIT 43 (2003) 93-106, doi:10.1023/A:1023696822355.",
   };
   return entries;
 }
