@@ -4,6 +4,7 @@
 // the index-2 DAE with the loosest tolerance that reaches the target (when built with SUNDIALS).
 //
 //   build/bench/time_to_accuracy [--target 1e-10] [--repeats 5] [--t-end 10] [--only TEXT]
+//   build/bench/time_to_accuracy --long-run 1000000 [--h 0.1] [--ida-tolerance 1e-10] [--only TEXT]
 //
 // --only keeps the methods whose name contains TEXT (the order-2 methods need 10^5 to 10^7 steps
 // here and take most of the program's ten minutes).
@@ -12,6 +13,10 @@
 // library's reference solver (Bulirsch–Stoer at tolerance 1e-13). N doubles from 4 until the target
 // is met, then is bisected between the last two counts. Every run also reports its largest energy
 // error |E_k − E_0| and constraint residual |M(q_k) v_k| over the step points.
+//
+// --long-run N instead runs N steps of h on the contact oscillator (where rk4 drifts) and the
+// Chaplygin sleigh with discrete-gradient, spark (3 and 4 stages), rk4 and IDA (output at every k h),
+// and reports the energy error over the first and the last tenth, the constraint and the time.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -28,6 +33,7 @@
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/method/spark.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/contact_oscillator.hpp"
 #include "dalembert/models/vertical_disk.hpp"
 
 #if defined(DALEMBERT_WITH_SUNDIALS)
@@ -124,51 +130,81 @@ struct Dae {
   }
 };
 
+/// IDA on the DAE of a model from consistent initial values, advanced to output times with
+/// IDA_NORMAL (its own steps, interpolated to the output time).
+template <class S>
+class IdaRun {
+ public:
+  static constexpr int n = S::n, m = S::m, size = 2 * n + m;
+
+  IdaRun(const S& sys, const PhasePoint<S::n>& x0, double tolerance) : dae_{&sys} {
+    SUNContext_Create(nullptr, &context_);
+    y_ = N_VNew_Serial(size, context_), yp_ = N_VNew_Serial(size, context_), id_ = N_VNew_Serial(size, context_);
+    const auto start_values = constrained_acceleration(sys, x0.q, x0.v);  // consistent (y, y')
+    double* Y = N_VGetArrayPointer(y_);
+    double* Yp = N_VGetArrayPointer(yp_);
+    double* Id = N_VGetArrayPointer(id_);
+    for (int i = 0; i < n; ++i) {
+      Y[i] = x0.q[i], Y[n + i] = x0.v[i];
+      Yp[i] = x0.v[i], Yp[n + i] = start_values.acceleration[i];
+      Id[i] = Id[n + i] = 1.0;
+    }
+    for (int a = 0; a < m; ++a) Y[2 * n + a] = start_values.multiplier[a], Yp[2 * n + a] = 0.0, Id[2 * n + a] = 0.0;
+    ida_ = IDACreate(context_);
+    IDAInit(ida_, &Dae<S>::residual, 0.0, y_, yp_);
+    IDASStolerances(ida_, tolerance, tolerance);
+    A_ = SUNDenseMatrix(size, size, context_);
+    solver_ = SUNLinSol_Dense(y_, A_, context_);
+    IDASetLinearSolver(ida_, solver_, A_);
+    IDASetUserData(ida_, &dae_);
+    IDASetId(ida_, id_);
+    IDASetSuppressAlg(ida_, SUNTRUE);  // index 2: the multipliers stay out of the error test
+    IDASetMaxNumSteps(ida_, 10'000'000);
+  }
+  IdaRun(const IdaRun&) = delete;
+  IdaRun& operator=(const IdaRun&) = delete;
+  ~IdaRun() {
+    IDAFree(&ida_);
+    SUNLinSolFree(solver_);
+    SUNMatDestroy(A_);
+    N_VDestroy(y_), N_VDestroy(yp_), N_VDestroy(id_);
+    SUNContext_Free(&context_);
+  }
+
+  /// Advances to t; false if IDA failed.
+  bool advance_to(double t) {
+    sunrealtype reached = 0.0;
+    return IDASolve(ida_, t, &reached, y_, yp_, IDA_NORMAL) >= 0;
+  }
+  Vecd<n> q() const { return Eigen::Map<const Vecd<n>>(N_VGetArrayPointer(y_)); }
+  Vecd<n> v() const { return Eigen::Map<const Vecd<n>>(N_VGetArrayPointer(y_) + n); }
+  long steps() const {
+    long k = 0;
+    IDAGetNumSteps(ida_, &k);
+    return k;
+  }
+
+ private:
+  Dae<S> dae_;
+  SUNContext context_;
+  N_Vector y_, yp_, id_;
+  void* ida_;
+  SUNMatrix A_;
+  SUNLinearSolver solver_;
+};
+
 template <class S>
 Outcome run_ida(const S& sys, const PhasePoint<S::n>& x0, const Vecd<S::n>& q_end, double T, double tolerance) {
-  constexpr int n = S::n, m = S::m, size = 2 * n + m;
-  SUNContext context;
-  SUNContext_Create(nullptr, &context);
-  N_Vector y = N_VNew_Serial(size, context), yp = N_VNew_Serial(size, context), id = N_VNew_Serial(size, context);
-  const auto start_values = constrained_acceleration(sys, x0.q, x0.v);  // consistent (y, y')
-  double* Y = N_VGetArrayPointer(y);
-  double* Yp = N_VGetArrayPointer(yp);
-  double* Id = N_VGetArrayPointer(id);
-  for (int i = 0; i < n; ++i) {
-    Y[i] = x0.q[i], Y[n + i] = x0.v[i];
-    Yp[i] = x0.v[i], Yp[n + i] = start_values.acceleration[i];
-    Id[i] = Id[n + i] = 1.0;
-  }
-  for (int a = 0; a < m; ++a) Y[2 * n + a] = start_values.multiplier[a], Yp[2 * n + a] = 0.0, Id[2 * n + a] = 0.0;
-  Dae<S> dae{&sys};
   const auto start = std::chrono::steady_clock::now();
-  void* ida = IDACreate(context);
-  IDAInit(ida, &Dae<S>::residual, 0.0, y, yp);
-  IDASStolerances(ida, tolerance, tolerance);
-  SUNMatrix A = SUNDenseMatrix(size, size, context);
-  SUNLinearSolver solver = SUNLinSol_Dense(y, A, context);
-  IDASetLinearSolver(ida, solver, A);
-  IDASetUserData(ida, &dae);
-  IDASetId(ida, id);
-  IDASetSuppressAlg(ida, SUNTRUE);  // index 2: the multipliers stay out of the error test
-  IDASetMaxNumSteps(ida, 10'000'000);
-  sunrealtype t = 0.0;
-  const int flag = IDASolve(ida, T, &t, y, yp, IDA_NORMAL);
+  IdaRun<S> ida(sys, x0, tolerance);
+  const bool ok = ida.advance_to(T);
   Outcome o;
   o.seconds = seconds_since(start);
-  long steps = 0;
-  IDAGetNumSteps(ida, &steps);
-  o.work = steps;
-  Vecd<n> q, v;
-  for (int i = 0; i < n; ++i) q[i] = Y[i], v[i] = Y[n + i];
-  o.error = flag < 0 ? NAN : (q - q_end).template lpNorm<Eigen::Infinity>();
+  o.work = ida.steps();
+  const Vecd<S::n> q = ida.q(), v = ida.v();
+  o.error = ok ? (q - q_end).template lpNorm<Eigen::Infinity>() : NAN;
   o.energy = std::abs(energy(sys, q, v) - energy(sys, x0.q, x0.v));  // at T only (IDA_NORMAL)
   o.constraint = constraint_residual(sys, q, v);
-  IDAFree(&ida);
-  SUNLinSolFree(solver);
-  SUNMatDestroy(A);
-  N_VDestroy(y), N_VDestroy(yp), N_VDestroy(id);
-  SUNContext_Free(&context);
   return o;
 }
 #endif
@@ -220,11 +256,76 @@ void compare(const char* name, const S& sys, const Vecd<S::n>& q_end, double T, 
 #endif
 }
 
+/// Largest |E_k − E_0| over the first and the last tenth of a run and over all of it, and largest |M(q_k) v_k|.
+struct LongRunTally {
+  double first_tenth = 0.0, last_tenth = 0.0, all = 0.0, constraint = 0.0;
+};
+
+/// --long-run N: N steps of h from the default data with each structure-preserving method of
+/// order > 2 or with exact energy, rk4 at the same h, and IDA at a fixed tolerance with output at
+/// the same times. The times include evaluating E and |M v| at every step point, the same for all.
+template <class S>
+void long_run(const char* name, const S& sys, double h, long N, double ida_tolerance, const std::string& only) {
+  const auto x0 = sys.default_initial();
+  const double E0 = energy(sys, x0.q, x0.v);
+  const long tenth = std::max(1L, N / 10);
+  const auto note = [&](LongRunTally& t, long k, const Vecd<S::n>& q, const Vecd<S::n>& v) {
+    const double e = std::abs(energy(sys, q, v) - E0);
+    if (k <= tenth) t.first_tenth = std::max(t.first_tenth, e);
+    if (k > N - tenth) t.last_tenth = std::max(t.last_tenth, e);
+    t.all = std::max(t.all, e);
+    t.constraint = std::max(t.constraint, constraint_residual(sys, q, v));
+  };
+  const auto row = [&](const char* method, const std::string& setting, const LongRunTally& t, double seconds,
+                       long work) {
+    std::printf("| %s | %s | %s | %.1e | %.1e | %.1e | %.1e | %.3g s | %ld |\n", name, method, setting.c_str(),
+                t.first_tenth, t.last_tenth, t.all, t.constraint, seconds, work);
+    std::fflush(stdout);
+  };
+  char step[64];
+  std::snprintf(step, sizeof step, "h = %g", h);
+  const auto method_row = [&](const char* method, auto make) {
+    if (std::string(method).find(only) == std::string::npos) return;
+    const auto integrator = make(sys, h);
+    const auto start = std::chrono::steady_clock::now();
+    auto s = integrator.initial_state(x0.q, x0.v);
+    LongRunTally t;
+    for (long k = 1; k <= N; ++k) {
+      integrator.step(s);
+      note(t, k, s.q, integrator.velocity(s));
+    }
+    row(method, step, t, seconds_since(start), N);
+  };
+  method_row("rk4", [](const S& s, double h) { return RungeKutta4<S>(s, h); });
+  method_row("discrete-gradient", [](const S& s, double h) { return DiscreteGradient<S>(s, h); });
+  method_row("spark --stages 3", [](const S& s, double h) { return Spark<S>(s, h, 3); });
+  method_row("spark --stages 4", [](const S& s, double h) { return Spark<S>(s, h, 4); });
+#if defined(DALEMBERT_WITH_SUNDIALS)
+  if (std::string("SUNDIALS IDA").find(only) == std::string::npos) return;
+  const auto start = std::chrono::steady_clock::now();
+  IdaRun<S> ida(sys, x0, ida_tolerance);
+  LongRunTally t;
+  for (long k = 1; k <= N; ++k) {
+    if (!ida.advance_to(static_cast<double>(k) * h)) {
+      std::printf("| %s | SUNDIALS IDA | failed at step %ld | | | | | | |\n", name, k);
+      return;
+    }
+    note(t, k, ida.q(), ida.v());
+  }
+  char setting[96];
+  std::snprintf(setting, sizeof setting, "rtol = atol = %.0e, output every %g", ida_tolerance, h);
+  row("SUNDIALS IDA", setting, t, seconds_since(start), ida.steps());
+#else
+  (void)ida_tolerance;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  double target = 1e-10, T = 10.0;
+  double target = 1e-10, T = 10.0, h = 0.1, ida_tolerance = 1e-10;
   int repeats = 5;
+  long long_run_steps = 0;
   std::string only;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string option = argv[i];
@@ -232,14 +333,37 @@ int main(int argc, char** argv) {
     else if (option == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (option == "--t-end") T = std::atof(argv[i + 1]);
     else if (option == "--only") only = argv[i + 1];
+    else if (option == "--long-run")
+      long_run_steps = std::atol(argv[i + 1]);
+    else if (option == "--h")
+      h = std::atof(argv[i + 1]);
+    else if (option == "--ida-tolerance")
+      ida_tolerance = std::atof(argv[i + 1]);
     else {
-      std::fprintf(stderr, "unknown option %s (known: --target, --repeats, --t-end, --only)\n", option.c_str());
+      std::fprintf(stderr,
+                   "unknown option %s (known: --target, --repeats, --t-end, --only, --long-run, --h, "
+                   "--ida-tolerance)\n",
+                   option.c_str());
       return 2;
     }
   }
-  if (!(target > 0) || !(T > 0) || repeats < 1) {
-    std::fprintf(stderr, "--target and --t-end must be positive, --repeats at least 1\n");
+  if (!(target > 0) || !(T > 0) || repeats < 1 || long_run_steps < 0 || !(h > 0) || !(ida_tolerance > 0)) {
+    std::fprintf(stderr,
+                 "--target, --t-end, --h and --ida-tolerance must be positive, --repeats at least 1, "
+                 "--long-run at least 0\n");
     return 2;
+  }
+  if (long_run_steps > 0) {
+    std::printf(
+        "%ld steps of h = %g from the default data; energy error |E_k - E_0| over the first and the last "
+        "tenth and over the run, constraint |M v| over the run.\n\n",
+        long_run_steps, h);
+    std::printf(
+        "| system | method | setting | max energy error, first tenth | last tenth | whole run | max constraint | "
+        "time | steps |\n|---|---|---|---|---|---|---|---|---|\n");
+    long_run("contact-oscillator", models::ContactOscillator{}, h, long_run_steps, ida_tolerance, only);
+    long_run("chaplygin-sleigh", models::ChaplyginSleigh{}, h, long_run_steps, ida_tolerance, only);
+    return 0;
   }
   std::printf("Position error <= %.0e at T = %g; wall time median of %d runs.\n\n", target, T, repeats);
   std::printf("| system | method | setting | error | time | steps | max energy error | max constraint |\n");
