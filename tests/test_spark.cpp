@@ -116,3 +116,62 @@ TEST(Spark, ConstraintAtEveryStepPointAndBoundedEnergy) {
     EXPECT_LE(energy_error, 1.05 * early_energy_error + 1e-14) << st;  // no drift after the first thousand steps
   }
 }
+
+// The Jacobian assembled from each stage's derivatives must be the residual's: with it, Newton from
+// the warm start converges in one or two corrections on the vertical disk (1.22 per step measured at
+// h = 0.043; a wrong block would leave the chord iterations contracting slowly, or diverging into
+// the library's Newton). The kept Jacobian is seldom usable on the disk, so most steps take a fresh one.
+TEST(Spark, NewtonConvergesInOneOrTwoCorrectionsPerStep) {
+  const VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  const Spark<VerticalDisk> method(disk, 0.05, 4);
+  auto s = method.initial_state(x0.q, x0.v);
+  long corrections = 0;
+  const int steps = 200;
+  for (int k = 0; k < steps; ++k) {
+    method.step(s);
+    corrections += s.iterations;
+  }
+  const double per_step = static_cast<double>(corrections) / steps;
+  test::report("spark4_newton_corrections_per_step_disk", per_step);
+  EXPECT_LE(per_step, 2.0);
+}
+
+// The SPARK map is symmetric: N steps of h, then N of −h from where they ended, return to the start.
+TEST(Spark, StepsBackwardsReturnToTheStart) {
+  const VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  for (int st : {2, 3, 4}) {
+    const Spark<VerticalDisk> forward(disk, 0.1, st), backward(disk, -0.1, st);
+    auto s = forward.initial_state(x0.q, x0.v);
+    for (int k = 0; k < 10; ++k) forward.step(s);
+    auto r = backward.initial_state(s.q, forward.velocity(s));
+    for (int k = 0; k < 10; ++k) backward.step(r);
+    EXPECT_LT((r.q - x0.q).lpNorm<Eigen::Infinity>(), 2e-15) << st;
+    EXPECT_LT((backward.velocity(r) - x0.v).lpNorm<Eigen::Infinity>(), 2e-15) << st;
+  }
+}
+
+// Known shortfall, asserted so that a change shows: on the vertical disk SPARK's energy error grows
+// (h = 0.1, 3 stages: 3.8e-11 after 1e4 steps, 3.6e-9 after 1e5, 5.7e-7 after 1e6), although the map
+// is symmetric (above), the constraint stays below 1e-12 and a tighter Newton tolerance changes
+// nothing; on the sleigh and the contact oscillator it stays bounded. Not explained yet
+// (docs/methods.md). If this test fails because the growth is gone, replace it with a bound.
+TEST(Spark, KnownShortfallEnergyGrowsOnTheVerticalDisk) {
+  const VerticalDisk disk;
+  const auto x0 = disk.default_initial();
+  const double E0 = energy(disk, x0.q, x0.v);
+  const Spark<VerticalDisk> method(disk, 0.1, 3);
+  auto s = method.initial_state(x0.q, x0.v);
+  double at_1e3 = 0.0, at_1e4 = 0.0;
+  for (int k = 1; k <= 10000; ++k) {
+    method.step(s);
+    const double e = std::abs(energy(disk, s.q, s.v) - E0);
+    if (k <= 1000) at_1e3 = std::max(at_1e3, e);
+    at_1e4 = std::max(at_1e4, e);
+  }
+  test::report("spark3_energy_disk_1e3_steps", at_1e3);
+  test::report("spark3_energy_disk_1e4_steps", at_1e4);
+  EXPECT_GT(at_1e4, 10 * at_1e3) << "the energy no longer grows: turn this test into a bound";
+  EXPECT_LT(at_1e4, 1e-9);
+}

@@ -14,8 +14,9 @@
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
 // every step point to Newton's tolerance. Order 2s − 2 (s = 2, 3, 4: orders 2, 4, 6). The tableaux
 // and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
-// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian (forward automatic
-// differentiation of the residual) kept from step to step and renewed when they contract slowly.
+// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian kept from step to step and
+// renewed when they contract slowly; the Jacobian is assembled from the forward automatic
+// derivatives of each stage's rates.
 #include <array>
 #include <cmath>
 #include <limits>
@@ -72,6 +73,9 @@ class Spark {
   /// At most 4 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
   /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
   static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
+  /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
+  static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;
+  static constexpr int phase_size = S::n == Dynamic ? Dynamic : 2 * S::n;
 
   /// The multiplier is Λ of the last stage of the last step.
   struct State : MetricMethodState<S> {
@@ -80,6 +84,9 @@ class Spark {
     Vecd<Dynamic, max_unknowns> stage_increments;
     /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
     Eigen::PartialPivLU<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> factorisation;
+    /// Steps left before the kept Jacobian is tried again, after it failed: on a system whose
+    /// Jacobian changes fast (a rolling disk) a failed try costs more than it saves.
+    int skip_kept_jacobian = 0;
   };
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
@@ -101,6 +108,34 @@ class Spark {
     const double h = h_;
     const bool forced = has_external_force(system_);
 
+    // One stage's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V) and
+    // constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
+    const auto stage_rates = [&](const auto& y) {
+      using T = typename std::decay_t<decltype(y)>::Scalar;
+      const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
+      const MetricDerivatives<S, T> at(system_, Q);
+      const VecN<S, T> V = at.metric().partialPivLu().solve(P);
+      VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+      const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
+      if constexpr (m != 0) {
+        if (dm > 0) R += M.transpose() * y.template segment<m>(2 * dn, dm);
+      }
+      if constexpr (HasExternalForce<S>) {
+        if (forced) R += system_.template force<T>(Q, V);
+      }
+      Vec<T, stage_size> rates(block);
+      rates << V, R, M * V;
+      return rates;
+    };
+    // g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
+    const auto end_constraint = [&](const auto& z) {
+      using T = typename std::decay_t<decltype(z)>::Scalar;
+      const VecN<S, T> q1 = z.template segment<n>(0, dn);
+      const MatNN<S, T> G1 = dense_metric(system_, q1);
+      return VecM<S, T>(system_.template constraint_matrix<T>(q1) *
+                        G1.partialPivLu().solve(z.template segment<n>(dn, dn)));
+    };
+
     // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
     const auto advance_stages = [&](const auto& x) {
       using T = typename std::decay_t<decltype(x)>::Scalar;
@@ -113,18 +148,10 @@ class Spark {
       for (int i = 0; i < st; ++i) {
         out.Q[i] = x.template segment<n>(i * block, dn);
         out.P[i] = x.template segment<n>(i * block + dn, dn);
-        const VecM<S, T> lambda = x.template segment<m>(i * block + 2 * dn, dm);
-        const MetricDerivatives<S, T> at(system_, out.Q[i]);
-        out.V[i] = at.metric().partialPivLu().solve(out.P[i]);
-        out.R[i] = -at.potential_gradient_plus_half_quadratic(out.V[i], -1.0);
-        const MatMN<S, T> Mi = system_.template constraint_matrix<T>(out.Q[i]);
-        if constexpr (m != 0) {
-          if (dm > 0) out.R[i] += Mi.transpose() * lambda;
-        }
-        if constexpr (HasExternalForce<S>) {
-          if (forced) out.R[i] += system_.template force<T>(out.Q[i], out.V[i]);
-        }
-        out.constraint[i] = Mi * out.V[i];
+        const Vec<T, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block));
+        out.V[i] = rates.template segment<n>(0, dn);
+        out.R[i] = rates.template segment<n>(dn, dn);
+        out.constraint[i] = rates.template segment<m>(2 * dn, dm);
       }
       out.q1 = ad::constants<T>(s.q, width);
       out.p1 = ad::constants<T>(s.p, width);
@@ -155,8 +182,9 @@ class Spark {
           condition = pair_.a[i + 1][0] * y.constraint[0];
           for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * y.constraint[j];
         } else {  // g(q1, p1)
-          const MatNN<S, T> G1 = dense_metric(system_, y.q1);
-          condition = system_.template constraint_matrix<T>(y.q1) * G1.partialPivLu().solve(y.p1);
+          Vec<T, phase_size> z(2 * dn);
+          z << y.q1, y.p1;
+          condition = end_constraint(z);
         }
         r.template segment<m>(i * block + 2 * dn, dm) = condition;
       }
@@ -182,10 +210,48 @@ class Spark {
     const double scale = s.p.template lpNorm<Eigen::Infinity>();
     const double threshold = options_.tolerance * std::max(1.0, scale);
     int iterations = 0;
+    // The Jacobian of the residual from each stage's own derivatives: stage j's rates depend on its
+    // unknowns alone, so s derivatives of width 2n + m (and one of g(q1, p1), of width 2n) give the
+    // whole Jacobian, for a quarter of the work of differentiating the residual in all s(2n + m)
+    // directions at s = 4.
+    const auto jacobian = [&](const Unknowns& x, Jacobian& J) {
+      const int size = st * block;
+      J.setZero(size, size);
+      std::array<Matd<stage_size, stage_size>, 4> D;  // ∂(V, R, g)/∂(Q, P, Λ) of each stage
+      VecN<S> q1 = s.q, p1 = s.p;
+      for (int j = 0; j < st; ++j) {
+        Vecd<stage_size> rates(block);
+        ad::value_and_jacobian<stage_size, stage_size>(
+            stage_rates, Vecd<stage_size>(x.template segment<stage_size>(j * block, block)), rates, D[j]);
+        q1 += (h * pair_.b[j]) * rates.template segment<n>(0, dn);
+        p1 += (h * pair_.b[j]) * rates.template segment<n>(dn, dn);
+      }
+      Matd<m, phase_size> E(dm, 2 * dn);  // ∂g(q1, p1)/∂(q1, p1)
+      if (dm > 0) {
+        Vecd<phase_size> z(2 * dn);
+        z << q1, p1;
+        Vecd<m> g1(dm);
+        ad::value_and_jacobian<phase_size, m>(end_constraint, z, g1, E);
+      }
+      for (int i = 0; i < st; ++i) {
+        J.block(i * block, i * block, 2 * dn, 2 * dn).setIdentity();
+        for (int j = 0; j < st; ++j) {
+          const auto dV = D[j].topRows(dn), dR = D[j].middleRows(dn, dn), dg = D[j].bottomRows(dm);
+          J.block(i * block, j * block, dn, block) -= (h * pair_.a[i][j]) * dV;
+          J.block(i * block + dn, j * block, dn, block) -= (h * pair_.a_hat[i][j]) * dR;
+          if (dm == 0) continue;
+          if (i + 1 < st) {
+            J.block(i * block + 2 * dn, j * block, dm, block) = pair_.a[i + 1][j] * dg;
+          } else {
+            J.block(i * block + 2 * dn, j * block, dm, block) =
+                (h * pair_.b[j]) * (E.leftCols(dn) * dV + E.rightCols(dn) * dR);
+          }
+        }
+      }
+    };
     const auto factorise_at = [&](const Unknowns& y) {
-      Unknowns F(y.size());
-      Jacobian J(y.size(), y.size());
-      ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, J);
+      Jacobian J;
+      jacobian(y, J);
       s.factorisation.compute(J);
     };
     const auto chord = [&](Unknowns& y) {
@@ -199,17 +265,22 @@ class Spark {
         y -= correction;
         ++iterations;
         const double size = correction.template lpNorm<Eigen::Infinity>();
-        if (!(size > 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>())))
-          return std::isfinite(size);  // at round-off: x cannot improve further
+        // At round-off in every component, x cannot improve further. Component by component: a
+        // bound from |x|_inf would stop the momenta and multipliers early once an angle has grown
+        // large over a long run (the energy then drifts).
+        if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
+          return std::isfinite(size);
         if (size > 0.2 * last_correction) return false;
         last_correction = size;
       }
       return false;
     };
     bool converged = false;
-    if (s.factorisation.rows() == x.size()) {
+    if (s.factorisation.rows() == x.size() && s.skip_kept_jacobian-- <= 0) {
       Unknowns y = x;
       if ((converged = chord(y))) x = y;
+      else
+        s.skip_kept_jacobian = 8;
     }
     if (!converged) {
       factorise_at(x);
@@ -218,7 +289,8 @@ class Spark {
     }
     if (!converged) {
       const auto evaluate = [&](const Unknowns& y, Unknowns& F, Jacobian& J) {
-        ad::value_and_jacobian<Dynamic, Dynamic, max_unknowns, max_unknowns>(residual, y, F, J);
+        F = residual(y);
+        jacobian(y, J);
       };
       const NewtonReport r = newton_solve<Dynamic, max_unknowns>(evaluate, x, scale, options_);
       iterations += r.iterations;
