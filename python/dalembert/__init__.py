@@ -27,7 +27,7 @@ from ._core import BadInput, SolverError
 from ._model import model_text
 
 __version__ = _core.version
-__all__ = ["systems", "methods", "system", "model", "model_file", "run", "compare", "convergence", "ensemble",
+__all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence", "ensemble",
            "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
 
 # The most steps a run accepts (as on the command line): below 2^53, so that t = k h is exact.
@@ -118,6 +118,30 @@ def model(*, coordinates, lagrangian=None, metric=None, potential=None, constrai
                       summary=summary)
     handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
     return System(handle, {}, "model " + str(name), text)
+
+
+def chaotic_oscillator(n=5, *, q0=None, v0=None):
+    """McLachlan and Perlmutter's chaotic quartic nonholonomic oscillator with 2n + 1 coordinates
+    q = (x, y1..yn, z1..zn), n >= 1: unit masses, V = |q|^2/2 + sum_i yi^2 zi^2/2 + z1^2 z2^2/2 (the last
+    term for n >= 2) and the one constraint dx + sum_i yi dzi = 0 (J. Nonlinear Sci. 16 (2006),
+    doi:10.1007/s00332-005-0698-1). n = 5 is models/chaotic-oscillator.toml. The default initial data
+    are a fixed pattern with x_t = -sum_i yi zi_t; q0 and v0 replace them (v0 must satisfy the constraint).
+    """
+    n = _whole(n, "n (the number of (y, z) pairs)", 1, 499)
+    ys, zs = ["y%d" % i for i in range(1, n + 1)], ["z%d" % i for i in range(1, n + 1)]
+    coordinates = ["x"] + ys + zs
+    potential = "(" + " + ".join(c + "^2" for c in coordinates) + ")/2 + (" + " + ".join(
+        "%s^2*%s^2" % (y, z) for y, z in zip(ys, zs)) + ")/2" + (" + z1^2*z2^2/2" if n >= 2 else "")
+    constraint = "x_t + " + " + ".join("%s*%s_t" % (y, z) for y, z in zip(ys, zs))
+    if q0 is None:
+        q0 = [0.1] + [0.3 * math.sin(i) for i in range(1, n + 1)] + [0.3 * math.cos(i) for i in range(1, n + 1)]
+    if v0 is None:
+        y_t = [0.2 * math.cos(2 * i) for i in range(1, n + 1)]
+        z_t = [0.2 * math.sin(3 * i) for i in range(1, n + 1)]
+        v0 = [-sum(q0[i] * z_t[i - 1] for i in range(1, n + 1))] + y_t + z_t
+    return model(name="chaotic-oscillator-%d" % (2 * n + 1), coordinates=coordinates, metric=[1] * (2 * n + 1),
+                 potential=potential, constraints=[constraint], q0=list(q0), v0=list(v0),
+                 summary="quartic nonholonomic oscillator in %d coordinates (McLachlan-Perlmutter)" % (2 * n + 1))
 
 
 def _column(table, columns, name):
