@@ -15,7 +15,7 @@
 // error |E_k − E_0| and constraint residual |M(q_k) v_k| over the step points.
 //
 // --long-run N instead runs N steps of h on the contact oscillator (where rk4 drifts) and the
-// Chaplygin sleigh with discrete-gradient, spark (3 and 4 stages), rk4 and IDA (output at every k h),
+// Chaplygin sleigh with discrete-gradient, spark (3, 4 and 5 stages), rk4 and IDA (output at every k h),
 // and reports the energy error over the first and the last tenth, the constraint and the time.
 #include <algorithm>
 #include <chrono>
@@ -238,6 +238,8 @@ void compare(const char* name, const S& sys, const Vecd<S::n>& q_end, double T, 
   method_row("spark --stages 2", [](const S& s, double h) { return Spark<S>(s, h, 2); }, 4);
   method_row("spark --stages 3", [](const S& s, double h) { return Spark<S>(s, h, 3); }, 4);
   method_row("spark --stages 4", [](const S& s, double h) { return Spark<S>(s, h, 4); }, 4);
+  method_row(
+      "spark --stages 5", [](const S& s, double h) { return Spark<S>(s, h, 5); }, 4);
 #if defined(DALEMBERT_WITH_SUNDIALS)
   if (!wanted("SUNDIALS IDA")) return;
   // IDA: the loosest tolerance 10^(-k/4) that reaches the target
@@ -300,6 +302,7 @@ void long_run(const char* name, const S& sys, double h, long N, double ida_toler
   method_row("discrete-gradient", [](const S& s, double h) { return DiscreteGradient<S>(s, h); });
   method_row("spark --stages 3", [](const S& s, double h) { return Spark<S>(s, h, 3); });
   method_row("spark --stages 4", [](const S& s, double h) { return Spark<S>(s, h, 4); });
+  method_row("spark --stages 5", [](const S& s, double h) { return Spark<S>(s, h, 5); });
 #if defined(DALEMBERT_WITH_SUNDIALS)
   if (std::string("SUNDIALS IDA").find(only) == std::string::npos) return;
   const auto start = std::chrono::steady_clock::now();

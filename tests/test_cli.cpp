@@ -133,6 +133,8 @@ TEST(Cli, BadInputExitsWithStatusTwoAndNamesTheValue) {
   expect_bad_input("run particle --method warp --h 0.1 --steps 10", "unknown method 'warp'");
   expect_bad_input("run particle --method dla --h 0.1 --steps 10 --param mass=2", "unknown parameter 'mass'");
   expect_bad_input("run particle --method dla --h 0.1 --steps 10 --param potential=inf", "'inf' is not a finite number");
+  expect_bad_input("run particle --method spark --stages 6 --h 0.1 --steps 10", "--stages: must lie in 2..5, got 6");
+  expect_bad_input("run particle --method spark --stages 1 --h 0.1 --steps 10", "--stages: must lie in 2..5, got 1");
   expect_bad_input("run particle --method dla --h 0.1", "exactly one of --steps");
   expect_bad_input("run particle --method dla --h 0.1 --steps 10 --q0 0,0,0 --q1 0.4,0.4,0.5",
                    "violates the discrete constraint");

@@ -17,7 +17,7 @@ using namespace dalembert;
 using namespace dalembert::models;
 
 TEST(Spark, TableauxSatisfyTheConditionsTheMethodReliesOn) {
-  for (int s : {2, 3, 4}) {
+  for (int s : {2, 3, 4, 5}) {
     const LobattoPair t = lobatto_pair(s);
     double worst = 0.0;
     const auto check = [&](double x) { worst = std::max(worst, std::abs(x)); };
@@ -52,7 +52,15 @@ TEST(Spark, TableauxSatisfyTheConditionsTheMethodReliesOn) {
     test::report("spark" + std::to_string(s) + "_largest_tableau_residual", worst);
     EXPECT_LT(worst, 1e-15) << s << " stages";
   }
-  EXPECT_THROW(lobatto_pair(5), std::invalid_argument);
+  EXPECT_THROW(lobatto_pair(6), std::invalid_argument);
+  EXPECT_THROW(lobatto_pair(1), std::invalid_argument);
+  // The coefficients computed from the nodes are [Jay03]'s fractions (docs/methods.md) for s = 3, 4.
+  const LobattoPair t3 = lobatto_pair(3), t4 = lobatto_pair(4);
+  const double r = std::sqrt(5.0);
+  EXPECT_NEAR(t3.a[1][2], -1.0 / 24, 1e-17);
+  EXPECT_NEAR(t3.a_hat[0][1], -1.0 / 6, 1e-17);
+  EXPECT_NEAR(t4.a[1][2], (25 - 13 * r) / 120, 1e-17);
+  EXPECT_NEAR(t4.a_hat[3][1], (11 - r) / 24, 1e-17);
 }
 
 namespace {
@@ -80,13 +88,14 @@ double spark_order(const S& sys, int stages, const std::vector<long>& divisions,
 
 }  // namespace
 
-TEST(Spark, OrdersTwoFourSixByRefinement) {
+TEST(Spark, OrdersTwoFourSixEightByRefinement) {
   const NonholonomicParticle particle;
   const KnifeEdge knife;
   const VerticalDisk disk;
   const ChaplyginSleigh sleigh;
-  const std::vector<std::vector<long>> divisions = {{20, 40, 80, 160}, {10, 20, 40, 80}, {5, 10, 20, 40}};
-  for (int s : {2, 3, 4}) {
+  const std::vector<std::vector<long>> divisions = {
+      {20, 40, 80, 160}, {10, 20, 40, 80}, {5, 10, 20, 40}, {4, 6, 8, 12}};
+  for (int s : {2, 3, 4, 5}) {
     const auto& N = divisions[s - 2];
     const double expected = 2 * s - 2;
     EXPECT_NEAR(spark_order(particle, s, N, "particle"), expected, 0.15) << s;
@@ -100,7 +109,7 @@ TEST(Spark, ConstraintAtEveryStepPointAndBoundedEnergy) {
   const ChaplyginSleigh sleigh;
   const auto x0 = sleigh.default_initial();
   const double E0 = energy(sleigh, x0.q, x0.v);
-  for (int st : {2, 3, 4}) {
+  for (int st : {2, 3, 4, 5}) {
     const Spark<ChaplyginSleigh> method(sleigh, 0.1, st);
     auto s = method.initial_state(x0.q, x0.v);
     double constraint = 0.0, energy_error = 0.0, early_energy_error = 0.0;

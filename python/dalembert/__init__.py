@@ -208,7 +208,7 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
     from (q0, q1) for a two-step start, keeping every `every`-th row and the last.
 
     method_options, as on the command line: alpha (in [0, 1]), rule ("alpha", "trapezoid",
-    "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..4),
+    "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..5),
     root_rule ("physical", "closest"), dsocs_start ("taylor2", "euler"), shooting_tolerance
     (1e-12..1e-6).
 
@@ -477,7 +477,7 @@ def _options(method, h, steps, t_end, every, method_options, check_steps=True):
     if "tolerance" in method_options:  # as on the command line: the reference solver follows --tolerance
         o["reference_tolerance"] = max(o["tolerance"], 1e-15)
     o["max_iterations"] = _whole(o["max_iterations"], "max_iterations", 1, 1000)
-    o["stages"] = _whole(o["stages"], "stages", 2, 4)
+    o["stages"] = _whole(o["stages"], "stages", 2, 5)
     o["shooting_tolerance"] = _finite(o["shooting_tolerance"], "shooting_tolerance")
     if not 1e-12 <= o["shooting_tolerance"] <= 1e-6:
         raise BadInput("shooting_tolerance must lie in [1e-12, 1e-6], got %r" % (o["shooting_tolerance"],))

@@ -64,7 +64,7 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
   }
   if (groups & kMethodSpecific) {
     add(c, "--fim-start", fim_start_, "A|B", "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
-    add(c, "--stages", stages_, "S", "spark: Lobatto IIIA-IIIB stages, 2, 3 or 4 (order 2S - 2; default 3)");
+    add(c, "--stages", stages_, "S", "spark: Lobatto IIIA-IIIB stages, 2 to 5 (order 2S - 2; default 3)");
     add(c, "--root-rule", root_rule_, "NAME",
         "dsocs: root of the discrete constraint, physical (default, the physical branch) or closest (the paper's "
         "rule: closest to the previous theta)");
@@ -121,7 +121,7 @@ RunOptions RunArguments::options() const {
     one_of("--fim-start", fim_start_.text, {"A", "B"});
     o.fim_start = fim_start_.text;
   }
-  if (stages_.given()) o.stages = static_cast<int>(parse_whole("--stages", stages_.text, 2, 4));
+  if (stages_.given()) o.stages = static_cast<int>(parse_whole("--stages", stages_.text, 2, 5));
   if (root_rule_.given()) {
     one_of("--root-rule", root_rule_.text, {"physical", "closest"});
     o.root_rule = root_rule_.text;

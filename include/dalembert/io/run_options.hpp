@@ -21,7 +21,7 @@ struct RunOptions {
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
                                ///< contact systems, "exponential"
   std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
-  int stages = 3;               ///< spark: Lobatto IIIA–IIIB stages s = 2, 3, 4 (order 2s − 2)
+  int stages = 3;               ///< spark: Lobatto IIIA–IIIB stages s = 2 … 5 (order 2s − 2)
   NewtonOptions newton;
   double reference_tolerance = 1e-13;
   std::string root_rule = "physical";  ///< dsocs: "physical" or "closest" (the paper's rule)

@@ -12,7 +12,7 @@
 //   0 = Σ_j a_ij g(Q_j, P_j),  i = 2 … s,     0 = g(q1, p1),
 // the constraint conditions of Jay's SPARK for index-2 DAEs: the IIIA rows of the stage values of g
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
-// every step point to Newton's tolerance. Order 2s − 2 (s = 2, 3, 4: orders 2, 4, 6). The tableaux
+// every step point to Newton's tolerance. Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux
 // and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
 // Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian kept from step to step and
 // renewed when they contract slowly; the Jacobian is assembled from the forward automatic
@@ -29,38 +29,60 @@ namespace dalembert {
 
 /// The Lobatto IIIA (a) and IIIB (a_hat) coefficients of s stages, their common weights b and nodes c.
 struct LobattoPair {
+  static constexpr int max_stages = 5;
   int stages = 0;
-  std::array<std::array<double, 4>, 4> a{}, a_hat{};
-  std::array<double, 4> b{}, c{};
+  std::array<std::array<double, max_stages>, max_stages> a{}, a_hat{};
+  std::array<double, max_stages> b{}, c{};
 };
 
+/// From the Lobatto nodes c (0, 1 and the roots of P'_{s−1}(2t − 1)) with the Lagrange basis ℓ_j of
+/// the nodes: b_j = ∫₀¹ ℓ_j, a_ij = ∫₀^{c_i} ℓ_j (Lobatto IIIA, collocation), and Lobatto IIIB from
+/// the symplectic pairing b_i â_ij + b_j a_ji = b_i b_j. IIIA's first row is then exactly zero, its
+/// last row exactly b and IIIB's last column exactly zero (the method relies on these).
 inline LobattoPair lobatto_pair(int stages) {
   LobattoPair t;
   t.stages = stages;
-  if (stages == 2) {
-    t.a = {{{0, 0}, {0.5, 0.5}}};
-    t.a_hat = {{{0.5, 0}, {0.5, 0}}};
-    t.b = {0.5, 0.5};
-    t.c = {0, 1};
-  } else if (stages == 3) {
-    t.a = {{{0, 0, 0}, {5.0 / 24, 1.0 / 3, -1.0 / 24}, {1.0 / 6, 2.0 / 3, 1.0 / 6}}};
-    t.a_hat = {{{1.0 / 6, -1.0 / 6, 0}, {1.0 / 6, 1.0 / 3, 0}, {1.0 / 6, 5.0 / 6, 0}}};
-    t.b = {1.0 / 6, 2.0 / 3, 1.0 / 6};
-    t.c = {0, 0.5, 1};
-  } else if (stages == 4) {
-    const double r = std::sqrt(5.0);
-    t.a = {{{0, 0, 0, 0},
-            {(11 + r) / 120, (25 - r) / 120, (25 - 13 * r) / 120, (-1 + r) / 120},
-            {(11 - r) / 120, (25 + 13 * r) / 120, (25 + r) / 120, (-1 - r) / 120},
-            {1.0 / 12, 5.0 / 12, 5.0 / 12, 1.0 / 12}}};
-    t.a_hat = {{{1.0 / 12, (-1 - r) / 24, (-1 + r) / 24, 0},
-                {1.0 / 12, (25 + r) / 120, (25 - 13 * r) / 120, 0},
-                {1.0 / 12, (25 + 13 * r) / 120, (25 - r) / 120, 0},
-                {1.0 / 12, (11 - r) / 24, (11 + r) / 24, 0}}};
-    t.b = {1.0 / 12, 5.0 / 12, 5.0 / 12, 1.0 / 12};
-    t.c = {0, (5 - r) / 10, (5 + r) / 10, 1};
-  } else {
-    throw std::invalid_argument("SPARK has 2, 3 or 4 stages, not " + std::to_string(stages));
+  // In long double, so that the coefficients are the exact ones rounded to double (measured: within
+  // 7e-18 of the fractions of [Jay03] for s ≤ 4).
+  using Wide = long double;
+  const Wide r5 = std::sqrt(Wide(5)), r21 = std::sqrt(Wide(21));
+  std::array<Wide, LobattoPair::max_stages> c{};
+  if (stages == 2)
+    c = {0, 1};
+  else if (stages == 3)
+    c = {0, Wide(0.5), 1};
+  else if (stages == 4)
+    c = {0, (5 - r5) / 10, (5 + r5) / 10, 1};
+  else if (stages == 5)
+    c = {0, (7 - r21) / 14, Wide(0.5), (7 + r21) / 14, 1};
+  else
+    throw std::invalid_argument("SPARK has 2 to 5 stages, not " + std::to_string(stages));
+  std::array<std::array<Wide, LobattoPair::max_stages>, LobattoPair::max_stages> a{};
+  std::array<Wide, LobattoPair::max_stages> b{};
+  for (int j = 0; j < stages; ++j) {
+    std::array<Wide, LobattoPair::max_stages> l{};  // ℓ_j's monomial coefficients, times its denominator
+    l[0] = 1;
+    Wide denominator = 1;
+    for (int k = 0, degree = 0; k < stages; ++k) {
+      if (k == j) continue;
+      for (int d = ++degree; d >= 0; --d) l[d] = (d > 0 ? l[d - 1] : 0) - c[k] * l[d];
+      denominator *= c[j] - c[k];
+    }
+    const auto integral_to = [&](Wide x) {  // ∫₀ˣ ℓ_j
+      Wide sum = 0, power = x;
+      for (int d = 0; d < stages; ++d, power *= x) sum += l[d] * power / (d + 1);
+      return sum / denominator;
+    };
+    b[j] = integral_to(1);
+    for (int i = 0; i < stages; ++i) a[i][j] = integral_to(c[i]);
+  }
+  for (int i = 0; i < stages; ++i) {
+    t.c[i] = static_cast<double>(c[i]);
+    t.b[i] = static_cast<double>(b[i]);
+    for (int j = 0; j < stages; ++j) {
+      t.a[i][j] = static_cast<double>(a[i][j]);
+      t.a_hat[i][j] = static_cast<double>(b[j] * (1 - a[j][i] / b[i]));
+    }
   }
   return t;
 }
@@ -70,9 +92,10 @@ class Spark {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
-  /// At most 4 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
+  /// At most 5 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
   /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
-  static constexpr int max_unknowns = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 4 * (2 * S::n + S::m);
+  static constexpr int max_unknowns =
+      (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m);
   /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
   static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;
   static constexpr int phase_size = S::n == Dynamic ? Dynamic : 2 * S::n;
@@ -140,8 +163,8 @@ class Spark {
     const auto advance_stages = [&](const auto& x) {
       using T = typename std::decay_t<decltype(x)>::Scalar;
       struct Stages {
-        std::array<VecN<S, T>, 4> Q, P, V, R;
-        std::array<VecM<S, T>, 4> constraint;  // g(Q_i, P_i)
+        std::array<VecN<S, T>, LobattoPair::max_stages> Q, P, V, R;
+        std::array<VecM<S, T>, LobattoPair::max_stages> constraint;  // g(Q_i, P_i)
         VecN<S, T> q1, p1;
       } out;
       const int width = static_cast<int>(x.size());
@@ -217,7 +240,7 @@ class Spark {
     const auto jacobian = [&](const Unknowns& x, Jacobian& J) {
       const int size = st * block;
       J.setZero(size, size);
-      std::array<Matd<stage_size, stage_size>, 4> D;  // ∂(V, R, g)/∂(Q, P, Λ) of each stage
+      std::array<Matd<stage_size, stage_size>, LobattoPair::max_stages> D;  // ∂(V, R, g)/∂(Q, P, Λ) of each stage
       VecN<S> q1 = s.q, p1 = s.p;
       for (int j = 0; j < st; ++j) {
         Vecd<stage_size> rates(block);

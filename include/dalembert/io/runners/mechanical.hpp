@@ -2,7 +2,7 @@
 // Runner of the one-step methods written for mechanical models L = ½ vᵀG(q)v − V(q) in terms of
 // the metric, the energy or the Hamiltonian: `mclachlan-perlmutter` (McLachlan–Perlmutter's
 // (4.18)), `discrete-gradient` (energy-preserving) and `spark` (Jay's Lobatto IIIA–IIIB, --stages
-// 2, 3, 4). They start from (q0, v0).
+// 2 to 5). They start from (q0, v0).
 #include "dalembert/io/observe.hpp"
 #include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/mclachlan_perlmutter.hpp"
@@ -28,8 +28,8 @@ struct Mechanical {
       return {};  // not reached: is_mechanical is false without a metric
     } else {
       if (o.method == "spark") {
-        if (o.stages < 2 || o.stages > 4)
-          throw BadInput("--stages: spark has 2, 3 or 4 stages, got " + std::to_string(o.stages));
+        if (o.stages < 2 || o.stages > 5)
+          throw BadInput("--stages: spark has 2 to 5 stages, got " + std::to_string(o.stages));
         return detail::run_one_step(sys, Spark<S>(sys, o.h, o.stages, o.newton), init, o, o.method);
       }
       if (o.method == "discrete-gradient")
