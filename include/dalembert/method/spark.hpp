@@ -290,7 +290,7 @@ class Spark {
         const double size = correction.template lpNorm<Eigen::Infinity>();
         // At round-off in every component, x cannot improve further. Component by component: a
         // bound from |x|_inf would stop the momenta and multipliers early once an angle has grown
-        // large over a long run (the energy then drifts).
+        // large over a long run.
         if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
           return std::isfinite(size);
         if (size > 0.2 * last_correction) return false;
@@ -299,11 +299,13 @@ class Spark {
       return false;
     };
     bool converged = false;
-    if (s.factorisation.rows() == x.size() && s.skip_kept_jacobian-- <= 0) {
+    const bool try_kept = s.factorisation.rows() == x.size() && s.skip_kept_jacobian == 0;
+    if (s.skip_kept_jacobian > 0) --s.skip_kept_jacobian;
+    if (try_kept) {
       Unknowns y = x;
-      if ((converged = chord(y))) x = y;
-      else
-        s.skip_kept_jacobian = 8;
+      converged = chord(y);
+      if (converged) x = y;
+      if (!converged) s.skip_kept_jacobian = 8;
     }
     if (!converged) {
       factorise_at(x);
