@@ -27,8 +27,8 @@ from ._core import BadInput, SolverError
 from ._model import model_text
 
 __version__ = _core.version
-__all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence", "ensemble",
-           "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
+__all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
+           "ensemble", "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
 
 # The most steps a run accepts (as on the command line): below 2^53, so that t = k h is exact.
 MAX_STEPS = _core.max_steps
