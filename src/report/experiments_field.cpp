@@ -29,7 +29,7 @@ Outcome reversible_against_non_reversible(const Context& ctx) {
   const long N = ctx.quick ? 400000 : 1000000;
   const long block = N / 200;
   Outcome out;
-  bool reversible_bounded = true, non_reversible_drifts = true, rk4_same = true;
+  bool reversible_bounded = true, non_reversible_drifts = true;
   std::vector<std::vector<double>> rk4_energy;
   for (const Case& c : cases) {
     Figure fig{ctx.path(c.method + "_energy"),
@@ -66,7 +66,7 @@ Outcome reversible_against_non_reversible(const Context& ctx) {
   double rk4_difference = 0.0;
   for (std::size_t k = 0; k <= early; ++k)
     rk4_difference = std::max(rk4_difference, std::abs(rk4_energy[0][k] - rk4_energy[1][k]));
-  rk4_same = rk4_difference < 1e-10;
+  const bool rk4_same = rk4_difference < 1e-10;
   out.numbers.push_back({"RK4: largest difference of the energy series of the two systems over the first 1e4 steps",
                          format(rk4_difference),
                          "RK4 integrates the same equations of motion for both; the rounding differences of the two "
