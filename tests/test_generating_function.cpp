@@ -18,6 +18,7 @@
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
 #include "double_pendulum.hpp"
+#include "knife_edge_example.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -33,18 +34,6 @@ NonholonomicParticle example_particle() {
 }
 
 /// Our knife edge test case, not one of the papers: m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
-KnifeEdge test_knife_edge(double k = 0.5, double m = 1.0, double J = 1.0) {
-  KnifeEdge s;
-  s.mass = m;
-  s.inertia = J;
-  s.slope = 1.0;
-  s.spring = k;
-  return s;
-}
-/// q0 = (0.2, −0.1, 0.7), blade speed 0.5, φ̇0 = 1.3.
-PhasePoint<3> test_knife_initial() {
-  return {Vecd<3>(0.2, -0.1, 0.7), Vecd<3>(0.5 * std::cos(0.7), 0.5 * std::sin(0.7), 1.3)};
-}
 
 /// Newton to round-off, for identities that hold exactly for the exact solution of each step.
 NewtonOptions tight_newton() {
@@ -62,7 +51,7 @@ Vecd<3> random_point(std::mt19937& rng, double scale = 1.0) {
 template <class Make>
 auto knife_error(const KnifeEdge& sys, double T, Make make) {
   return [&sys, T, make](double h, long N) {
-    const auto x0 = test_knife_initial();
+    const auto x0 = test::example_knife_initial();
     const auto method = make(sys, h);
     return (test::final_state(method, x0, N).q - sys.exact_solution(x0, T)->q).template lpNorm<Eigen::Infinity>();
   };
@@ -75,7 +64,7 @@ auto knife_error(const KnifeEdge& sys, double T, Make make) {
 TEST(ConstraintForce, ParticleAndKnifeEdgeClosedForms) {
   std::mt19937 rng(7);
   const auto particle = example_particle();
-  const auto knife = test_knife_edge();
+  const auto knife = test::example_knife_edge();
   double worst = 0.0;
   for (int i = 0; i < 20; ++i) {
     const Vecd<3> q = random_point(rng, 2.0), v = random_point(rng, 2.0);  // off D
@@ -323,7 +312,7 @@ TEST(GeneratingFunction, ParticleYIsTheExactMidpointRotation) {
 // ---- orders by refinement ----------------------------------------------------------------------
 
 TEST(GeneratingFunction, OrdersOnTheKnifeEdgeClosedForm) {
-  const auto knife = test_knife_edge(0.0);
+  const auto knife = test::example_knife_edge(0.0);
   const std::vector<long> N = {20, 40, 80, 160};
   const double T = 2.0;
   const auto order = [&](auto make) {
@@ -336,13 +325,13 @@ TEST(GeneratingFunction, OrdersOnTheKnifeEdgeClosedForm) {
     EXPECT_NEAR(order([alpha](const auto& s, double h) { return make_gf_sym(s, h, alpha); }), 2.0, 0.1) << alpha;
   EXPECT_NEAR(order([](const auto& s, double h) { return make_gf_cp(s, h, 0.5); }), 2.0, 0.1);
   EXPECT_NEAR(order([](const auto& s, double h) { return make_gf_cp(s, h, 0.0, true); }), 2.0, 0.1);
-  const auto heavy = test_knife_edge(0.0, 2.0, 0.5);  // G = diag(2, 2, 0.5)
+  const auto heavy = test::example_knife_edge(0.0, 2.0, 0.5);  // G = diag(2, 2, 0.5)
   EXPECT_NEAR(test::measured_order(T, N, knife_error(heavy, T, [](const auto& s, double h) { return make_gf_cp(s, h); })),
               2.0, 0.1);
 }
 
 TEST(GeneratingFunction, OffCentreAlphaIsFirstOrder) {
-  const auto knife = test_knife_edge(0.0);
+  const auto knife = test::example_knife_edge(0.0);
   const std::vector<long> N = {40, 80, 160, 320};
   const double T = 2.0;
   for (const double alpha : {0.0, 0.3, 1.0}) {
@@ -357,11 +346,11 @@ TEST(GeneratingFunction, OffCentreAlphaIsFirstOrder) {
 TEST(GeneratingFunction, MomentumConvergesAtTheSameOrders) {
   // The order holds in p as well as in q. p_k against FL(q(t_k), q̇(t_k)) of the
   // closed form: 2 for GF-½, GF-sym and GF-CP-½, 1 for α ≠ ½.
-  const auto knife = test_knife_edge(0.0);
+  const auto knife = test::example_knife_edge(0.0);
   const double T = 2.0;
   const auto momentum_order = [&](const std::vector<long>& N, auto make) {
     return test::measured_order(T, N, [&](double h, long steps) {
-      const auto x0 = test_knife_initial();
+      const auto x0 = test::example_knife_initial();
       const auto s = test::final_state(make(knife, h), x0, steps);
       const auto exact = *knife.exact_solution(x0, T);
       return (s.p - momentum(knife, exact.q, exact.v)).template lpNorm<Eigen::Infinity>();
@@ -402,8 +391,8 @@ TEST(GeneratingFunction, ParticleErrorsAtTheIndependentConvergenceTable) {
 TEST(GeneratingFunction, ConstraintPreservingKeepsPsiAtRoundOffOnTheKnifeEdge) {
   // The defining property of GF-CP: φ~(q_k, q_{k+1}) = Ψ(q_k, p̂_k) = 0 at every step, with G = I
   // and G = diag(2, 2, 0.5) (nonlinear μ(q): the particle would not show it).
-  const auto x0 = test_knife_initial();
-  for (const auto& knife : {test_knife_edge(), test_knife_edge(0.5, 2.0, 0.5)}) {
+  const auto x0 = test::example_knife_initial();
+  for (const auto& knife : {test::example_knife_edge(), test::example_knife_edge(0.5, 2.0, 0.5)}) {
     const auto gf_cp = make_gf_cp(knife, 0.1);
     auto s = gf_cp.initial_state(x0.q, x0.v);
     double psi = 0.0, phi = 0.0;
@@ -420,8 +409,8 @@ TEST(GeneratingFunction, ConstraintPreservingKeepsPsiAtRoundOffOnTheKnifeEdge) {
 
 TEST(GeneratingFunction, PlainGfViolatesTheKnifeEdgeConstraintAtOrderTwo) {
   // Independent run: max |Ψ(q_k, p_k)| ≈ 2.5e-3 at h = 0.1 over T = 10, scaling like h².
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const auto worst = [&](double h) {
     const auto gf = make_gf(knife, h);
     auto s = gf.initial_state(x0.q, x0.v);
@@ -440,8 +429,8 @@ TEST(GeneratingFunction, PlainGfViolatesTheKnifeEdgeConstraintAtOrderTwo) {
 
 TEST(GeneratingFunction, HorizontalSymmetryOfTheKnifeEdge) {
   // ∂_φ is a horizontal symmetry; p_φ = J φ̇ is constant for GF, GF-sym, GF-CP.
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const auto drift = [&](const auto& method) {
     auto s = method.initial_state(x0.q, x0.v);
     double w = 0.0;
@@ -548,8 +537,8 @@ TEST(GeneratingFunction, KnownShortfall_ConstraintPreservingEnergyDriftsOnTheKni
   // Expected behaviour (docs/methods.md): the projection breaks the symmetry of GF-½; on the
   // knife edge GF-CP-½ loses energy secularly: ΔE = −2.6e-2 at T = 500 (h = 0.1) and −3.2e-3
   // (h = 0.05), while unprojected GF-½ stays below 1e-2.
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const double E0 = energy(knife, x0.q, x0.v);
   const auto run = [&](const auto& method, double h, double* max_error) {
     auto s = method.initial_state(x0.q, x0.v);

@@ -12,24 +12,13 @@
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
+#include "knife_edge_example.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
 using namespace dalembert::models;
 
 namespace {
-
-KnifeEdge test_knife_edge(double k = 0.5, double m = 1.0, double J = 1.0) {
-  KnifeEdge s;
-  s.mass = m;
-  s.inertia = J;
-  s.slope = 1.0;
-  s.spring = k;
-  return s;
-}
-PhasePoint<3> test_knife_initial() {
-  return {Vecd<3>(0.2, -0.1, 0.7), Vecd<3>(0.5 * std::cos(0.7), 0.5 * std::sin(0.7), 1.3)};
-}
 
 /// The nonholonomic particle with V = x²: L is invariant under y-translations
 /// and ∂_y ∈ D, a horizontal symmetry.
@@ -82,14 +71,14 @@ TEST(MomentumEnergy, AverageMomentumSatisfiesTheConstraintsAndTheJumpIdentitiesH
   };
   const ChaplyginSleigh sleigh;
   check(sleigh, sleigh.default_initial());
-  check(test_knife_edge(), test_knife_initial());
+  check(test::example_knife_edge(), test::example_knife_initial());
 }
 
 TEST(MomentumEnergy, SecondOrderWithMidpointForBothStartsFirstOrderWithAlphaZero) {
   // knife edge closed form (k = 0), G = I and G = diag(2, 2, 0.5).
   const std::vector<long> N = {20, 40, 80, 160};
   const double T = 2.0;
-  const auto x0 = test_knife_initial();
+  const auto x0 = test::example_knife_initial();
   const auto error = [&](const KnifeEdge& sys, double alpha, FimStart start) {
     return [&sys, &x0, T, alpha, start](double h, long n) {
       const auto s = test::final_state(make_fim(sys, h, alpha, start), x0, n);
@@ -99,18 +88,18 @@ TEST(MomentumEnergy, SecondOrderWithMidpointForBothStartsFirstOrderWithAlphaZero
                       (fim.velocity(s) - exact.v).template lpNorm<Eigen::Infinity>());
     };
   };
-  for (const auto& sys : {test_knife_edge(0.0), test_knife_edge(0.0, 2.0, 0.5)}) {
+  for (const auto& sys : {test::example_knife_edge(0.0), test::example_knife_edge(0.0, 2.0, 0.5)}) {
     EXPECT_NEAR(test::measured_order(T, N, error(sys, 0.5, FimStart::A)), 2.0, 0.05) << sys.mass;
     EXPECT_NEAR(test::measured_order(T, N, error(sys, 0.5, FimStart::B)), 2.0, 0.05) << sys.mass;
   }
-  const auto knife = test_knife_edge(0.0);
+  const auto knife = test::example_knife_edge(0.0);
   EXPECT_NEAR(test::measured_order(T, {40, 80, 160, 320}, error(knife, 0.0, FimStart::A)), 1.0, 0.1);
 }
 
 TEST(MomentumEnergy, StartBHasTheSmallerErrorConstant) {
   // independent reference: knife edge (k = 0.5), |q − q_ref| at T = 2, h = 0.1: A 9.9e-3, B 2.5e-3.
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const auto ref = reference_solution(knife, x0.q, x0.v, 2.0);
   const auto error = [&](FimStart start) {
     return (test::final_state(make_fim(knife, 0.1, 0.5, start), x0, 20).q - ref.q).template lpNorm<Eigen::Infinity>();
@@ -166,8 +155,8 @@ TEST(MomentumEnergy, ConstantMetricAndQuadraticPotentialConserveTheEnergyOfPMinu
   particle.potential_coefficient = 1.0;
   const double average = check(particle, particle.default_initial(), 50000);
   EXPECT_NEAR(average, 5.86e-3, 0.01e-3);  // the energy of p~ is not exact (independent run: 5.9e-3)
-  check(test_knife_edge(), test_knife_initial(), 2000);
-  check(test_knife_edge(0.5, 2.0, 0.5), test_knife_initial(), 2000);
+  check(test::example_knife_edge(), test::example_knife_initial(), 2000);
+  check(test::example_knife_edge(0.5, 2.0, 0.5), test::example_knife_initial(), 2000);
 }
 
 TEST(MomentumEnergy, HorizontalSymmetriesConserveTheDiscreteNonholonomicMomentum) {
@@ -192,12 +181,12 @@ TEST(MomentumEnergy, HorizontalSymmetriesConserveTheDiscreteNonholonomicMomentum
     EXPECT_NEAR(J0, s.p_plus.dot(generator), 1e-12);
   };
   check(ParticleWithXPotential{}, PhasePoint<3>{Vecd<3>(1.0, 0.5, 0.0), Vecd<3>(0.3, 0.7, 0.15)}, Vecd<3>::UnitY());
-  check(test_knife_edge(), test_knife_initial(), Vecd<3>::UnitZ());
+  check(test::example_knife_edge(), test::example_knife_initial(), Vecd<3>::UnitZ());
 }
 
 TEST(MomentumEnergy, TwoPointStartReproducesTheSecondPoint) {
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const auto fim = make_fim(knife, 0.1);
   auto a = fim.initial_state(x0.q, x0.v);
   fim.step(a);
@@ -219,8 +208,8 @@ TEST(MomentumEnergy, KnownShortfall_PeriodTwoModeOfSizeH) {
   // (a quarter of the second difference) is 0.060, 0.030, 0.015; it stays bounded (same maximum
   // over t ∈ [10, 200] as over [0, 10]). Start B (the default) seeds it at O(h³): 6.6e-4, 8.3e-5,
   // 1.04e-5.
-  const auto knife = test_knife_edge();
-  const auto x0 = test_knife_initial();
+  const auto knife = test::example_knife_edge();
+  const auto x0 = test::example_knife_initial();
   const std::vector<double> hs = {0.1, 0.05, 0.025}, psi_a = {0.147, 0.074, 0.037}, alt_a = {0.060, 0.030, 0.015},
                             alt_b = {6.6e-4, 8.3e-5, 1.04e-5};
   for (std::size_t i = 0; i < hs.size(); ++i) {

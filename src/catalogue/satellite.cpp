@@ -1,4 +1,4 @@
-// Catalogue entry (one translation unit per system keeps template instantiation parallel).
+// Catalogue entry: a file per system (systems of the same sizes compile as one unit, CMakeLists.txt).
 #include "catalogue/make_entry.hpp"
 #include "dalembert/models/satellite.hpp"
 
