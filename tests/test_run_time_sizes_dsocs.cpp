@@ -26,7 +26,7 @@ using test::SecondOrderAtRunTime;
 
 namespace {
 
-SecondOrderMethodOptions with(SecondOrderStart start, RootRule roots = RootRule::physical) {
+SecondOrderMethodOptions start_with(SecondOrderStart start, RootRule roots = RootRule::physical) {
   SecondOrderMethodOptions o;
   o.start = start;
   o.roots = roots;
@@ -63,24 +63,24 @@ TEST(RunTimeSizes, DsocsCurvatureParticle) {
   const models::CurvatureParticle particle;
   const auto x0 = particle.default_initial();
   test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::bounded>(
-      "dsocs_curvature_euler", particle, dsocs(with(SecondOrderStart::forward_euler)), x0.q, x0.v);
+      "dsocs_curvature_euler", particle, dsocs(start_with(SecondOrderStart::forward_euler)), x0.q, x0.v);
   test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::bounded>(
-      "dsocs_curvature_taylor2", particle, dsocs(with(SecondOrderStart::taylor2)), x0.q, x0.v);
+      "dsocs_curvature_taylor2", particle, dsocs(start_with(SecondOrderStart::taylor2)), x0.q, x0.v);
 }
 
 TEST(RunTimeSizes, DsocsInertiaWheelPendulum) {
   const models::InertiaWheelPendulum pendulum;
   const auto x0 = pendulum.default_initial();
   test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::heap>(
-      "dsocs_wheel_pendulum_physical", pendulum, dsocs(with(SecondOrderStart::taylor2)), x0.q, x0.v);
+      "dsocs_wheel_pendulum_physical", pendulum, dsocs(start_with(SecondOrderStart::taylor2)), x0.q, x0.v);
   // the paper's rule: both roots solved at every step, the closer one in θ taken
   test::expect_same_second_order_steps<SecondOrderAtRunTime, test::Storage::heap>(
-      "dsocs_wheel_pendulum_closest", pendulum, dsocs(with(SecondOrderStart::forward_euler, RootRule::closest)), x0.q,
-      x0.v);
+      "dsocs_wheel_pendulum_closest", pendulum, dsocs(start_with(SecondOrderStart::forward_euler, RootRule::closest)),
+      x0.q, x0.v);
 }
 
 TEST(RunTimeSizes, DsocsEmbeddedDla) {
-  const auto options = with(SecondOrderStart::taylor2);
+  const auto options = start_with(SecondOrderStart::taylor2);
   const models::KnifeEdge knife;
   const auto k0 = knife.default_initial();
   test::expect_same_second_order_steps<AtRunTime, test::Storage::bounded>("dsocs_embedded_knife_edge", knife,
