@@ -50,8 +50,8 @@ const auto del = [](const auto& sys) {
 
 // Each family on one model, within the bound and on the heap. The model files' test
 // (ModelFiles.SameTrajectoriesAsTheCatalogue) compares every family at run-time size on every
-// catalogue system, within the bound, and model_files_of_any_size_against_scipy runs them on the
-// heap (11 coordinates); these tests keep the method layer apart from the model files' evaluation.
+// catalogue system, within the bound, and model_files_of_any_size_against_scipy runs ten of them on
+// the heap (11 coordinates); these tests keep the method layer apart from the model files' evaluation.
 TEST(RunTimeSizes, DlaVerticalDisk) {
   const models::VerticalDisk disk;
   const auto x0 = disk.default_initial();

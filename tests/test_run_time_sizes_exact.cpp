@@ -43,9 +43,9 @@ const auto contact_reference = [](const auto& sys) {
 
 }  // namespace
 
-// Each family on one model, within the bound and on the heap where the shooting is cheap (why not
-// more: test_run_time_sizes.cpp). The unconstrained exact flow (m = 0) runs on the model files of
-// the pendulum and the harmonic oscillator in ModelFiles.SameTrajectoriesAsTheCatalogue.
+// Each family on one model, within the bound, on the heap or both (why not more:
+// test_run_time_sizes.cpp). The unconstrained exact flow (m = 0) runs on the model files of the
+// pendulum and the harmonic oscillator in ModelFiles.SameTrajectoriesAsTheCatalogue.
 TEST(RunTimeSizes, ExactVerticalDisk) {
   const models::VerticalDisk disk;
   const auto x0 = disk.default_initial();
