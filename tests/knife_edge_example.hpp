@@ -1,6 +1,6 @@
 #pragma once
-// The knife edge of the generating-function and momentum–energy tests: a spring of stiffness k
-// along the slope, and its initial data.
+// The knife edge of the generating-function and momentum–energy tests, not one of the papers':
+// m = J = 1, g_s = 1, a spring k = 0.5 (k = 0 has a closed form), and its initial data.
 #include <cmath>
 
 #include "dalembert/models/knife_edge.hpp"

@@ -33,8 +33,6 @@ NonholonomicParticle example_particle() {
   return p;
 }
 
-/// Our knife edge test case, not one of the papers: m = J = 1, g_s = 1, k = 0.5 (k = 0 has a closed form).
-
 /// Newton to round-off, for identities that hold exactly for the exact solution of each step.
 NewtonOptions tight_newton() {
   NewtonOptions o;
