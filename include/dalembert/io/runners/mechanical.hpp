@@ -28,8 +28,9 @@ struct Mechanical {
       return {};  // not reached: is_mechanical is false without a metric
     } else {
       if (o.method == "spark") {
-        if (o.stages < 2 || o.stages > 5)
-          throw BadInput("--stages: spark has 2 to 5 stages, got " + std::to_string(o.stages));
+        if (o.stages < 2 || o.stages > LobattoPair::max_stages)
+          throw BadInput("--stages: spark has 2 to " + std::to_string(LobattoPair::max_stages) + " stages, got " +
+                         std::to_string(o.stages));
         return detail::run_one_step(sys, Spark<S>(sys, o.h, o.stages, o.newton), init, o, o.method);
       }
       if (o.method == "discrete-gradient")
