@@ -148,7 +148,7 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   std::set<std::string> compared, refused;
   for (const auto& [name, params] : cases) {
     for (const auto& method : method_names()) {
-      // The exact flow shoots with third derivatives at every step, 20–80 ms a step on a model file:
+      // The exact flow shoots with third derivatives at every step, 16–80 ms a step on a model file:
       // 20 steps take the same code paths as 200, in a tenth of the time (a minute in all).
       const long steps = method == "exact" ? 20 : 200;
       std::optional<RunResult> builtin;
