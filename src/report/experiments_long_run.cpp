@@ -89,7 +89,7 @@ Outcome long_run_energy(const Context& ctx) {
            : "the claim does not hold for every geometric method on every system: " + list +
                  " (FIM's period-2 mode and GF-CP's instability at large h phi', docs/methods.md, "
                  "'Failure modes and the run's warnings'; SPARK's slow energy growth on the vertical disk, "
-                 "docs/methods.md, 'Known shortfall')") +
+                 "round-off in its growing heading angle, docs/methods.md, SPARK)") +
       ". RK4's last tenth / first tenth: " + rk4_summary +
       " (it drifts on the contact oscillator; on the disk and the sleigh, whose motions are simple or settle, it does "
       "not drift over this run). On the "
