@@ -225,14 +225,19 @@ TEST(NoAllocationPerStep, RunTimeSizesWithinABound) {
   expect_no_allocations_at_run_time(ChaplyginSleigh{}, "chaplygin-sleigh-at-run-time");
 }
 
-// Model files within the bound of 8 (FileModel<8>, src/modelfile/file_model.hpp): no heap either.
-// Their kernels write into per-thread buffers that grow once, at the first evaluation.
+// Model files within the bound of 8 (FileModel<8>, src/modelfile/file_model.hpp): no heap either,
+// `mla` included, whose third derivatives of L a model file reads from its kernels in doubles
+// (FileModel::lagrangian_derivatives). The kernels write into per-thread buffers that grow once,
+// at the first evaluation.
 TEST(NoAllocationPerStep, ModelFilesWithinTheBound) {
   using File = modelfile::BoundedFileModel;
   for (const std::string stem : {"knife-edge", "chaplygin-sleigh", "rolling-disk", "two-skates"}) {
     const File file(modelfile::bind(modelfile::load(std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"), {}));
     const auto x0 = file.default_initial();
     expect_zero("model-file-" + stem + "/dla", allocations_per_run(make_dla(file, h), x0));
+    expect_zero("model-file-" + stem + "/mla", allocations_per_run(make_midpoint_mla(file, h), x0));
+    expect_zero("model-file-" + stem + "/gf", allocations_per_run(make_gf(file, h), x0));
+    expect_zero("model-file-" + stem + "/gf-sym", allocations_per_run(make_gf_sym(file, h, 0.25), x0));
     expect_zero("model-file-" + stem + "/fim", allocations_per_run(make_fim(file, h), x0));
     expect_zero("model-file-" + stem + "/rk4", allocations_per_run(RungeKutta4<File>(file, h), x0));
   }

@@ -354,6 +354,93 @@ TEST(ModelFiles, AlphaConstraintDerivativesEqualDuals) {
   EXPECT_LT(worst, 1e-14);
 }
 
+namespace {
+/// Adds to `difference` and `scale` the differences of two numbers: values and (for duals) every
+/// directional derivative.
+template <class T>
+void compare_numbers(const T& x, const T& y, double& difference, double& scale) {
+  if constexpr (std::is_same_v<T, double>) {
+    difference = std::max(difference, std::abs(x - y));
+    scale = std::max(scale, std::abs(y));
+  } else {
+    compare_numbers(x.value(), y.value(), difference, scale);
+    EXPECT_EQ(x.derivatives().size(), y.derivatives().size());
+    for (Eigen::Index k = 0; k < std::min(x.derivatives().size(), y.derivatives().size()); ++k)
+      compare_numbers(x.derivatives()[k], y.derivatives()[k], difference, scale);
+  }
+}
+
+/// The largest relative difference between two LagrangianDerivatives.
+template <class D>
+double lagrangian_derivatives_difference(const D& a, const D& b) {
+  double difference = 0.0, scale = 0.0;
+  compare_numbers(a.L, b.L, difference, scale);
+  for (Eigen::Index i = 0; i < b.Lq.size(); ++i) {
+    compare_numbers(a.Lq[i], b.Lq[i], difference, scale);
+    compare_numbers(a.Lv[i], b.Lv[i], difference, scale);
+    for (Eigen::Index j = 0; j < b.Lq.size(); ++j) {
+      compare_numbers(a.W(i, j), b.W(i, j), difference, scale);
+      compare_numbers(a.B(i, j), b.B(i, j), difference, scale);
+    }
+  }
+  return difference / scale;
+}
+
+/// L, L_q, L_v, W and B of a model file from its kernels (FileModel::lagrangian_derivatives) against
+/// the generic path, which evaluates L on hyper-duals: at doubles, and with (q, v) carrying 2n
+/// seeded directions and one more of arbitrary entries (the Jacobian of the acceleration and a
+/// direction of the shooting), which takes the third derivatives.
+template <class File>
+double lagrangian_derivatives_difference(const File& file, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const int n = file.dimension();
+  const VecN<File> qd = q, vd = v;
+  double worst = lagrangian_derivatives_difference(lagrangian_derivatives(file, qd, vd),
+                                                   detail::lagrangian_derivatives_at(file, qd, vd));
+  using D = ad::Dual<double, Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>;
+  VecN<File, D> qx(n), vx(n);
+  for (int i = 0; i < n; ++i) {
+    qx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(q[i], i, 2 * n + 1);
+    vx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(v[i], n + i, 2 * n + 1);
+    qx[i].derivatives()[2 * n] = 0.3 - 0.7 * i;
+    vx[i].derivatives()[2 * n] = -1.1 + 0.4 * i;
+  }
+  return std::max(worst, lagrangian_derivatives_difference(lagrangian_derivatives(file, qx, vx),
+                                                           detail::lagrangian_derivatives_along(file, qx, vx)));
+}
+
+/// A general Lagrangian (not ½ vᵀG(q)v − V(q)) whose third derivatives mix q and v in every way.
+constexpr const char* cubic_in_velocities = R"(
+name = "cubic-in-velocities"
+summary = "a Lagrangian with third derivatives in q and v of every kind"
+coordinates = ["x", "y", "phi"]
+lagrangian = """
+(1 + x^2)/2*x_t^2 + y_t^2/2 + (2 + cos(phi))/2*phi_t^2 + x_t^3*y/6 + sin(x)*y_t*phi_t
+ + x_t^2*y_t^2/8 + x*y*phi_t - (x^2 + y^2)/2 - cos(phi)
+"""
+constraints = ["sin(phi)*x_t - cos(phi)*y_t"]
+
+[initial]
+q = [0.3, -0.2, 0.7]
+v = [0.7648421872844885, 0.644217687237691, 0.4]
+)";
+}  // namespace
+
+TEST(ModelFiles, LagrangianDerivativesEqualHyperDuals) {
+  const auto file = [](const std::string& stem) { return modelfile::bind(modelfile::load(model_path(stem)), {}); };
+  const auto cubic = modelfile::bind(modelfile::load_text(cubic_in_velocities, "cubic-in-velocities"), {});
+  double worst = 0.0;
+  worst = std::max(worst, lagrangian_derivatives_difference(modelfile::BoundedFileModel(file("chaplygin-sleigh")),
+                                                            Vecd<3>(0.3, -0.2, 0.7), Vecd<3>(0.4, -0.5, 1.1)));
+  worst = std::max(worst, lagrangian_derivatives_difference(modelfile::BoundedFileModel(file("double-pendulum")),
+                                                            Vecd<2>(1.1, -0.4), Vecd<2>(0.3, -0.8)));
+  worst = std::max(worst, lagrangian_derivatives_difference(modelfile::BoundedFileModel(cubic), Vecd<3>(0.3, -0.2, 0.7),
+                                                            Vecd<3>(0.4, -0.5, 1.1)));
+  worst = std::max(worst, lagrangian_derivatives_difference(modelfile::UnboundedFileModel(cubic),
+                                                            Vecd<3>(-0.6, 0.9, 2.1), Vecd<3>(1.3, 0.2, -0.7)));
+  test::report("model_file_lagrangian_derivatives_direct_vs_hyper_dual", worst);
+  EXPECT_LT(worst, 1e-14);
+}
+
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
   const InterpretedCopy interpreted("chaplygin-sleigh");
   const auto a = interpreted.entry->run({}, {}, options("dla", 0.1, 50));

@@ -182,6 +182,16 @@ T taylor_hyperdual(const TaylorTerms& f, const double* c, int count, Variable&& 
 }
 #endif
 
+/// First-order duals over double, whose derivatives model files compute without dual arithmetic
+/// (FileModel::lagrangian_derivatives).
+template <class T>
+inline constexpr bool is_plain_dual_v =
+#if !defined(DALEMBERT_AD_CERES)
+    PlainDual<T>::value;
+#else
+    false;
+#endif
+
 /// Per-thread room for kernel arguments and results: it grows to the largest model seen and is
 /// then reused, so a step allocates nothing. Slot 0 holds the point, slot 1 the coefficients and
 /// slot 2 a gradient.
@@ -321,6 +331,105 @@ class FileModel {
       } else {
         add(i, j, cij);
         add(j, i, cij);
+      }
+    }
+  }
+
+  /// L, L_q, L_v, W = L_vv and B = L_vq at (q, v) (LagrangianDerivatives, model/dynamics.hpp),
+  /// read from one kernel call: of order 2 at doubles; of order 3 when q and v carry K first
+  /// derivatives (the Jacobian of the acceleration, for the shooting of `exact` and the forces of
+  /// `mla`), where each entry's derivative along direction k is the next order contracted with
+  /// X_k = (q', v')_k. With g and H the gradient and Hessian of L in x = (q, v) and T its third
+  /// derivatives, the Taylor coefficients are c_i = g_i, c_ij = H_ij (½ H_ii) and c_ijl = T_ijl
+  /// (½ T_iil, ⅙ T_iii), and
+  ///   (g_a)' = Σ_b H_ab X_b,   (H_ab)' = Σ_c T_abc X_c.
+  /// Done in doubles: the generic path evaluates L on hyper-duals inside a third level of duals,
+  /// which at a run-time width allocates at every operation (docs/benchmarks.md, Model files).
+  template <class T, class Derivatives>
+    requires(std::is_same_v<T, double> || detail::is_plain_dual_v<T>)
+  void lagrangian_derivatives(const Point<T>& q, const Point<T>& v, Derivatives& d) const {
+    constexpr bool along = !std::is_same_v<T, double>;
+    const LoadedModel& model = *bound_->model;
+    const int N = dimension();
+    double* x = detail::scratch(0, 2 * N);
+    for (int i = 0; i < N; ++i) {
+      x[i] = ad::plain(q[i]);
+      x[N + i] = ad::plain(v[i]);
+    }
+    double* c = detail::scratch(1, model.layout.lagrangian_size);
+    model.evaluator->lagrangian(along ? 3 : 2, x, bound_->parameters.data(), c);
+    const TaylorTerms& f = model.layout.lagrangian;
+    const double* k = c + f.offset;
+
+    // The entries start with K zero derivatives, K the number of directions X_k of (q, v).
+    Eigen::Index K = 0;
+    if constexpr (along) {
+      for (int i = 0; i < N; ++i) K = std::max({K, q[i].derivatives().size(), v[i].derivatives().size()});
+    }
+    const auto zero = [&]() {
+      if constexpr (along) {
+        return T(0.0, T::DerType::Zero(K));
+      } else {
+        return 0.0;
+      }
+    };
+    // Adds s X_i to the derivatives of `entry` (a variable that stores none has X_i = 0).
+    const auto add_along = [&](T& entry, double s, int i) {
+      if constexpr (along) {
+        const auto& X = i < N ? q[i].derivatives() : v[i - N].derivatives();
+        if (X.size() > 0) entry.derivatives() += s * X;
+      }
+    };
+    const auto value_of = [](T& entry) -> double& {
+      if constexpr (along) {
+        return entry.value();
+      } else {
+        return entry;
+      }
+    };
+    d.L = zero();
+    d.Lq.resize(N);
+    d.Lv.resize(N);
+    d.W.resize(N, N);
+    d.B.resize(N, N);
+    for (int i = 0; i < N; ++i) {
+      d.Lq[i] = zero();
+      d.Lv[i] = zero();
+      for (int j = 0; j < N; ++j) d.W(i, j) = d.B(i, j) = zero();
+    }
+    const auto gradient = [&](int a) -> T& { return a < N ? d.Lq[a] : d.Lv[a - N]; };
+    // H_ab for a ≥ N (a velocity): W(a − N, b − N) or B(a − N, b); the other rows are not wanted.
+    const auto hessian = [&](int a, int b) -> T* {
+      if (a < N) return nullptr;
+      return b < N ? &d.B(a - N, b) : &d.W(a - N, b - N);
+    };
+
+    value_of(d.L) = *k++;
+    for (int i : f.first) {
+      const double gi = *k++;
+      value_of(gradient(i)) = gi;
+      add_along(d.L, gi, i);
+    }
+    for (const auto& [i, j] : f.second) {
+      const double Hij = (i == j ? 2.0 : 1.0) * *k++;
+      if (T* e = hessian(i, j)) value_of(*e) = Hij;
+      add_along(gradient(i), Hij, j);
+      if (i != j) {
+        if (T* e = hessian(j, i)) value_of(*e) = Hij;
+        add_along(gradient(j), Hij, i);
+      }
+    }
+    if constexpr (along) {
+      for (const auto& [i, j, l] : f.third) {
+        const double Tijl = (i == j && j == l ? 6.0 : i == j || j == l ? 2.0 : 1.0) * *k++;
+        // Every distinct ordering (a, b, c) of (i, j, l): (H_ab)' += T X_c.
+        const std::array<std::array<int, 3>, 6> orderings{
+            {{i, j, l}, {i, l, j}, {j, i, l}, {j, l, i}, {l, i, j}, {l, j, i}}};
+        for (std::size_t o = 0; o < orderings.size(); ++o) {
+          const auto& [a, b, e] = orderings[o];
+          if (std::find(orderings.begin(), orderings.begin() + o, orderings[o]) != orderings.begin() + o) continue;
+          if (T* entry = hessian(a, b)) add_along(*entry, Tijl, e);
+        }
       }
     }
   }

@@ -139,6 +139,8 @@ def reference(system):
 METHODS = {"dla": (2, 0.15), "mla": (2, 0.15), "gf": (2, 0.15), "gf-sym": (2, 0.15), "gf-cp": (2, 0.15),
            "fim": (2, 0.15), "mclachlan-perlmutter": (2, 0.15), "discrete-gradient": (2, 0.15), "spark": (4, 0.3), "rk4": (4, 0.3)}
 STEPS = [20, 40, 80, 160]
+# `exact` has no order: its step points are the continuous flow to the shooting tolerance (1e-12).
+EXACT_ERROR = 1e-9
 
 
 def final_positions(dalembert, path, method, T, N, n):
@@ -178,6 +180,11 @@ def main():
             ok &= bool(good)
             print(f"| {name} | {len(q0)} | {m} | {method} | " + ", ".join(f"{e:.2e}" for e in errors) +
                   f" | {order:.2f} (expected {expected}){'' if good else ' FAIL'} |")
+        error = np.max(np.abs(final_positions(args.dalembert, path, "exact", T, STEPS[0], len(q0)) - q_ref))
+        good = error < EXACT_ERROR
+        ok &= bool(good)
+        print(f"| {name} | {len(q0)} | {m} | exact | {error:.2e} (N = {STEPS[0]}) | below {EXACT_ERROR:g}"
+              f"{'' if good else ' FAIL'} |")
     return 0 if ok else 1
 
 

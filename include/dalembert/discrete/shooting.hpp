@@ -71,14 +71,14 @@ struct AccelerationJacobian {
 template <Model S>
 AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   const int n = coordinate_count(sys);
-  // A run-time n keeps these derivatives on the heap even when bounded: L's second derivatives
-  // along them nest 2n hyper-duals in each entry, too large for storage inside the object.
-  constexpr int two_n = multiple_of_size(2, S::n);
-  using D = ad::Dual<double, two_n>;
+  // Bounded like the model. Model files differentiate L along these directions in doubles; the
+  // generic path keeps its nested numbers on the heap (LagrangianDuals<S, false>, model/dynamics.hpp).
+  constexpr int two_n = multiple_of_size(2, S::n), max_two_n = multiple_of_size(2, max_n_of<S>());
+  using D = ad::Dual<double, two_n, max_two_n>;
   VecN<S, D> qd(n), vd(n);
   for (int i = 0; i < n; ++i) {
-    qd[i] = ad::variable<two_n>(q[i], i, 2 * n);
-    vd[i] = ad::variable<two_n>(v[i], n + i, 2 * n);
+    qd[i] = ad::variable<two_n, max_two_n>(q[i], i, 2 * n);
+    vd[i] = ad::variable<two_n, max_two_n>(v[i], n + i, 2 * n);
   }
   const VecN<S, D> a = constrained_acceleration(sys, qd, vd).acceleration;
   AccelerationJacobian<S::n, max_n_of<S>()> J;

@@ -152,9 +152,20 @@ template <Model S, class T>
 }
 }  // namespace detail
 
+/// A model that computes these derivatives itself (model files, from their kernels' Taylor
+/// coefficients: src/modelfile/file_model.hpp) gives sys.lagrangian_derivatives(q, v, d).
+template <class S, class T>
+concept GivesLagrangianDerivatives = requires(const S& sys, const VecN<S, T>& q, LagrangianDerivativesOf<S, T>& d) {
+  sys.lagrangian_derivatives(q, q, d);
+};
+
 template <Model S, class T>
 LagrangianDerivativesOf<S, T> lagrangian_derivatives(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  if constexpr (detail::first_order_dual<T>::value) {
+  if constexpr (GivesLagrangianDerivatives<S, T>) {
+    LagrangianDerivativesOf<S, T> d;
+    sys.lagrangian_derivatives(q, v, d);
+    return d;
+  } else if constexpr (detail::first_order_dual<T>::value) {
     return detail::lagrangian_derivatives_along(sys, q, v);
   } else {
     return detail::lagrangian_derivatives_at(sys, q, v);
