@@ -118,7 +118,7 @@ const std::vector<std::string>& references() {
       "[FIM08] S. Ferraro, D. Iglesias, D. Martín de Diego, Momentum and energy preserving integrators for "
       "nonholonomic dynamics, Nonlinearity 21 (2008) 1911-1928, doi:10.1088/0951-7715/21/8/009.",
       "[ASMM22] A. Anahory Simoes, J. C. Marrero, D. Martín de Diego, Exact discrete Lagrangian mechanics for "
-      "nonholonomic mechanics, Numer. Math. 151 (2022) 49-98, doi:10.1007/s00211-022-01283-w.",
+      "nonholonomic mechanics, Numer. Math. 151 (2022) 49-98, doi:10.1007/s00211-022-01283-2.",
       "[AS21] A. Anahory Simoes, Geometric and numerical analysis of nonholonomic systems, PhD thesis, "
       "Universidad Autónoma de Madrid (ICMAT), 2021.",
       "[BFG13] N. Borda, J. Fernández, S. Grillo, Discrete second order constrained Lagrangian systems: first "
@@ -126,7 +126,7 @@ const std::vector<std::string>& references() {
       "[MP06] R. McLachlan, M. Perlmutter, Integrators for nonholonomic mechanical systems, J. Nonlinear Sci. 16 "
       "(2006) 283-328, doi:10.1007/s00332-005-0698-1.",
       "[MV20] K. Modin, O. Verdier, What makes nonholonomic integrators work?, Numer. Math. 145 (2020) 405-435, "
-      "doi:10.1007/s00211-020-01126-6.",
+      "doi:10.1007/s00211-020-01126-y.",
       "[Jay03] L. O. Jay, Solution of index 2 implicit differential-algebraic equations by Lobatto Runge-Kutta "
       "methods, BIT 43 (2003) 93-106, doi:10.1023/A:1023696822355.",
   };
