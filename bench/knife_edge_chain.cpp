@@ -1,7 +1,8 @@
 // Time of one step on the chain of N knife edges (models/knife_edge_chain.hpp) against N, for every
-// method that runs on it: the midpoint DLA, FIM and RK4 assembled term by term (sparse, any N), and
-// the methods that differentiate the whole system densely (dla and fim on the chain without its
-// terms, mla, gf, gf-sym) up to the sizes the catalogue entry accepts (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
+// method that runs on it term by term (sparse, any N): the midpoint DLA, FIM, MLA, GF, GF-sym, GF-CP
+// and RK4; and, for comparison, some of them on the chain without its terms (differentiated densely)
+// up to the sizes the catalogue entry used to accept (src/catalogue/knife_edge_chain.cpp).
+// docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -50,15 +51,31 @@ void dla_dense(benchmark::State& state) {
   const auto chain = chain_of(state);
   time_steps(state, dalembert::make_dla(dalembert::WithoutTerms<KnifeEdgeChain>{chain}, h), chain);
 }
-/// A method that differentiates the whole chain: make(chain) builds it.
+/// The method make(chain) on the chain of state.range(0) skates.
 template <class Make>
-void dense_method(benchmark::State& state, Make make) {
+void method_on_chain(benchmark::State& state, Make make) {
   const auto chain = chain_of(state);
   time_steps(state, make(chain), chain);
 }
-void mla(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_midpoint_mla(c, h); }); }
-void gf(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf(c, h); }); }
-void gf_sym(benchmark::State& s) { dense_method(s, [](const auto& c) { return dalembert::make_gf_sym(c, h); }); }
+void mla(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_midpoint_mla(c, h); });
+}
+void gf(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_gf(c, h); });
+}
+void gf_sym(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_gf_sym(c, h, 0.25); });
+}
+void gf_cp(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_gf_cp(c, h); });
+}
+using DenseChain = dalembert::WithoutTerms<KnifeEdgeChain>;
+void mla_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_midpoint_mla(DenseChain{c}, h); });
+}
+void gf_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::make_gf(DenseChain{c}, h); });
+}
 void fim_by_terms(benchmark::State& state) {
   const auto chain = chain_of(state);
   time_steps(state, dalembert::make_fim(chain, h), chain);
@@ -70,16 +87,22 @@ void fim_dense(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(dla_by_terms)->Name("chain_step/dla")->Arg(3)->Arg(10)->Arg(30)->Arg(100)->Arg(300)
-    ->Arg(1000)->Arg(3000)->Unit(benchmark::kMicrosecond);
-BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Arg(3)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Arg(1000)->Arg(3000)
-    ->Unit(benchmark::kMicrosecond);
+/// The sizes of the methods assembled term by term, which take any N.
+void any_chain(benchmark::internal::Benchmark* b) {
+  for (const int skates : {3, 10, 30, 100, 300, 1000, 3000}) b->Arg(skates);
+  b->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(dla_by_terms)->Name("chain_step/dla")->Apply(any_chain);
+BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
-BENCHMARK(mla)->Name("chain_step/mla")->Arg(3)->Arg(6)->Unit(benchmark::kMicrosecond);
-BENCHMARK(gf)->Name("chain_step/gf")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
-BENCHMARK(gf_sym)->Name("chain_step/gf-sym")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
-BENCHMARK(fim_by_terms)->Name("chain_step/fim")->Arg(3)->Arg(10)->Arg(30)->Arg(100)->Arg(300)->Arg(1000)->Arg(3000)
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);
+BENCHMARK(gf)->Name("chain_step/gf")->Apply(any_chain);
+BENCHMARK(gf_sym)->Name("chain_step/gf-sym")->Apply(any_chain);
+BENCHMARK(gf_cp)->Name("chain_step/gf-cp")->Apply(any_chain);
+BENCHMARK(mla_dense)->Name("chain_step/mla_dense")->Arg(3)->Arg(6)->Unit(benchmark::kMicrosecond);
+BENCHMARK(gf_dense)->Name("chain_step/gf_dense")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
+BENCHMARK(fim_by_terms)->Name("chain_step/fim")->Apply(any_chain);
 BENCHMARK(fim_dense)->Name("chain_step/fim_dense")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

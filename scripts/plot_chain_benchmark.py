@@ -19,9 +19,12 @@ LABELS = {
     "fim": "fim, term by term (sparse LU)",
     "dla_dense": "dla on the dense interface",
     "fim_dense": "fim on the dense interface",
-    "mla": "mla (dense)",
-    "gf": "gf (dense)",
-    "gf-sym": "gf-sym (dense)",
+    "mla": "mla, term by term (simplified Newton)",
+    "gf": "gf, term by term (simplified Newton)",
+    "gf-sym": "gf-sym (α = ¼), term by term",
+    "gf-cp": "gf-cp, term by term",
+    "mla_dense": "mla on the dense interface",
+    "gf_dense": "gf on the dense interface",
 }
 
 data = json.load(open(sys.argv[1]))
@@ -40,8 +43,8 @@ for method in LABELS:
         continue
     points = sorted(series[method])
     n, t = zip(*points)
-    style = {"dla": "o-", "rk4": "o-", "fim": "o-", "gf-sym": "x:"}.get(method, "s--")  # gf-sym lies on gf: other marks
-    ax.loglog(n, t, style, label=LABELS[method], ms=5 if method == "gf-sym" else 4)
+    style = "s--" if method.endswith("_dense") else "o-"
+    ax.loglog(n, t, style, label=LABELS[method], ms=4)
 if "dla" in series:
     points = sorted(series["dla"])
     n_last, t_last = points[-1]

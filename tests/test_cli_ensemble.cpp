@@ -368,7 +368,7 @@ TEST(KnifeEdgeChainCli, BadInputIsNamed) {
   expect_bad_input("run knife-edge-chain --param N=2.5 --method dla --h 0.1 --steps 1", "got (2.5)");
   expect_bad_input("run knife-edge-chain --param N=31 --method fim --rule trapezoid --h 0.1 --steps 1",
                    "above its limit of 30 skates");
-  expect_bad_input("run knife-edge-chain --param N=7 --method mla --h 0.1 --steps 1", "above its limit of 6 skates");
+  expect_bad_input("run knife-edge-chain --param N=6 --method spark --h 0.1 --steps 1", "above its limit of 5 skates");
   expect_bad_input("run knife-edge-chain --param N=31 --method dla --rule trapezoid --h 0.1 --steps 1",
                    "dla with --rule trapezoid differentiates");
   expect_bad_input("run knife-edge-chain --param N=3 --method dla --h 0.1 --steps 1 --q0 0,0,0", "with N = 3 skates has 9");

@@ -1,13 +1,16 @@
 // The chain of knife edges, a locally coupled model (model/local_terms.hpp): its terms and its dense
 // interface describe the same system (energies, momenta, constraints, velocities in D), and the
-// midpoint DLA, FIM and RK4 assembled term by term with sparse matrices take the steps of the
-// generic dense methods; DLA keeps the discrete constraints and keeps the energy bounded.
+// midpoint DLA, FIM, RK4 and the generating-function methods assembled term by term with sparse
+// matrices take the steps of the generic dense methods; DLA keeps the discrete constraints and keeps the energy
+// bounded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/model/dynamics.hpp"
@@ -122,6 +125,86 @@ TEST(KnifeEdgeChain, FimByTermsEqualsTheDenseFim) {
     EXPECT_LT((by_terms.initial_state_from_positions(q0, d.q).p_plus - whole.initial_state_from_positions(q0, d.q).p_plus)
                   .lpNorm<Eigen::Infinity>(),
               1e-12);
+  }
+}
+
+// gf, gf-sym and gf-cp by terms: Newton on D12 S~ alone (the multiplier's derivative, a dense
+// matrix, left out) converges to the steps of the dense methods, in a few more iterations. It
+// converges linearly and stops at the tolerance (1e-13 of |p| by default), where Newton on the
+// whole Jacobian overshoots to round-off, so both solve to round-off here (a tolerance below it):
+// the test is that they solve the same equations.
+TEST(KnifeEdgeChain, GeneratingFunctionMethodsByTermsEqualTheDenseOnes) {
+  NewtonOptions to_round_off;
+  to_round_off.tolerance = 1e-16;
+  for (const int N : {1, 3}) {
+    const KnifeEdgeChain chain(N);
+    const DenseChain dense{chain};
+    const double h = 0.05;
+    const auto x = perturbed_start(chain);
+    const auto compare = [&](const auto& by_terms, const auto& whole, const std::string& label) {
+      auto s = by_terms.initial_state(x.q, x.v);
+      auto d = whole.initial_state(x.q, x.v);
+      long iterations_terms = 0, iterations_dense = 0;
+      double largest = 0.0;
+      for (int k = 0; k < 200; ++k) {
+        by_terms.step(s);
+        whole.step(d);
+        iterations_terms += s.iterations;
+        iterations_dense += d.iterations;
+        largest = std::max(
+            {largest, (s.q - d.q).template lpNorm<Eigen::Infinity>(), (s.p - d.p).template lpNorm<Eigen::Infinity>()});
+      }
+      test::report("chain N=" + std::to_string(N) + " " + label + " max |x_terms - x_dense| over 200 steps", largest);
+      test::report("chain N=" + std::to_string(N) + " " + label + " Newton iterations per step, terms / dense",
+                   static_cast<double>(iterations_terms) / static_cast<double>(iterations_dense));
+      EXPECT_LT(largest, 1e-12) << label << " N = " << N;
+      EXPECT_NEAR(s.discrete_constraint, d.discrete_constraint, 1e-13) << label << " N = " << N;
+      EXPECT_LT((by_terms.velocity(s) - whole.velocity(d)).template lpNorm<Eigen::Infinity>(), 1e-12) << label;
+      const Eigen::VectorXd q0 = d.q - h * d.last_velocity;
+      EXPECT_LT((by_terms.initial_state_from_positions(q0, d.q).p - whole.initial_state_from_positions(q0, d.q).p)
+                    .template lpNorm<Eigen::Infinity>(),
+                1e-12)
+          << label;
+    };
+    compare(make_gf(chain, h, 0.5, to_round_off), make_gf(dense, h, 0.5, to_round_off), "gf");
+    compare(make_gf_sym(chain, h, 0.25, to_round_off), make_gf_sym(dense, h, 0.25, to_round_off), "gf-sym");
+    compare(make_gf_cp(chain, h, 0.5, false, to_round_off), make_gf_cp(dense, h, 0.5, false, to_round_off), "gf-cp");
+  }
+}
+
+// mla by terms: DLA's sparse Jacobian with the α-force's derivative left out, as for gf above.
+TEST(KnifeEdgeChain, MlaByTermsEqualsTheDenseMla) {
+  for (const int N : {1, 3}) {
+    const KnifeEdgeChain chain(N);
+    const DenseChain dense{chain};
+    const double h = 0.05;
+    const auto x = perturbed_start(chain);
+    const auto by_terms = make_midpoint_mla(chain, h);
+    const auto whole = make_midpoint_mla(dense, h);
+    auto s = by_terms.initial_state(x.q, x.v);
+    auto d = whole.initial_state(x.q, x.v);
+    long iterations_terms = 0, iterations_dense = 0;
+    double largest = 0.0;
+    for (int k = 0; k < 100; ++k) {
+      by_terms.step(s);
+      whole.step(d);
+      iterations_terms += s.iterations;
+      iterations_dense += d.iterations;
+      largest = std::max({largest, (s.q - d.q).lpNorm<Eigen::Infinity>(), (s.p - d.p).lpNorm<Eigen::Infinity>()});
+    }
+    test::report("chain N=" + std::to_string(N) + " mla max |x_terms - x_dense| over 100 steps", largest);
+    test::report("chain N=" + std::to_string(N) + " mla Newton iterations per step, terms / dense",
+                 static_cast<double>(iterations_terms) / static_cast<double>(iterations_dense));
+    EXPECT_LT(largest, 1e-12) << N;
+    EXPECT_LT((s.multiplier - d.multiplier).lpNorm<Eigen::Infinity>(), 1e-9) << N;
+    EXPECT_NEAR(s.discrete_constraint, d.discrete_constraint, 1e-14) << N;
+    EXPECT_LT(s.discrete_constraint, 1e-12) << N;
+    const Eigen::VectorXd q1 = s.q, q0 = s.q - h * s.last_velocity;
+    EXPECT_LT((by_terms.pre_momentum(q0, q1) - whole.pre_momentum(q0, q1)).lpNorm<Eigen::Infinity>(), 1e-12) << N;
+    EXPECT_LT((by_terms.initial_state_two_point(q0, q1).p - whole.initial_state_two_point(q0, q1).p)
+                  .lpNorm<Eigen::Infinity>(),
+              1e-12)
+        << N;
   }
 }
 

@@ -104,7 +104,11 @@ VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   if constexpr (S::m != 0) {
     if (constraint_count(sys) > 0) {
       const auto a = constrained_acceleration(sys, q, v);
-      F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+      if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // M(q) sparse, term by term
+        F += local::constraint_matrix(sys, q).transpose() * a.multiplier;
+      } else {
+        F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+      }
     }
   }
   return F;
@@ -120,6 +124,7 @@ class AlphaForce {
   static constexpr int n = S::n, max_n = max_n_of<S>();
   AlphaForce(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
   int dimension() const { return coordinate_count(system_); }
+  double alpha() const { return alpha_; }
 
   template <class T>
   VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1) const {

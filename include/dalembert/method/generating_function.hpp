@@ -18,8 +18,10 @@
 // Leg(D); it keeps φ~(q_k, q_{k+1}) = Ψ(q_k, p_k) = 0 at every step. The Newton Jacobian
 // D12 S~ − ∂α0/∂q1 comes from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
-// (as in [dLMS04] Example 4.2). External forces are not part of the scheme: the runner rejects them.
+// (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
+// the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/discrete/local_alpha_rule.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -122,13 +124,49 @@ class GeneratingFunctionIntegrator {
     const double h = step_size();
     State s;
     s.q = q0;
-    s.p = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
+    if constexpr (by_terms) {
+      TermDerivatives d;
+      term_derivatives(q0, q1, d);
+      s.p = -d.D1 + discrete_force<double>(q0, q1).alpha0;
+    } else {
+      s.p = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
+    }
     s.p_plus = s.p;
     s.last_velocity = (q1 - q0) / h;
     return s;
   }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      step_by_terms(s);
+    } else {
+      dense_step(s);
+    }
+  }
+
+  /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
+  /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
+  VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+  /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
+  VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
+    VecN<S> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
+    if constexpr (ConstraintPreserving) first = covector_projectors(system_, q1).P * first;
+    return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
+  }
+
+  /// The paper's discrete constraint φ~(q0, q1, h) = Ψ(q0, −D1 S~(q0, q1) + α0(q0, q1)) (18).
+  VecM<S> generating_constraint(const VecN<S>& q0, const VecN<S>& q1) const {
+    const VecN<S> p0 = initial_state_from_positions(q0, q1).p;
+    return momentum_constraint(system_, q0, p0);
+  }
+
+ private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp): any locally coupled model.
+  static constexpr bool by_terms = LocallyCoupled<S>;
+
+  void dense_step(State& s) const {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
@@ -164,25 +202,68 @@ class GeneratingFunctionIntegrator {
     s.iterations = r.iterations;
   }
 
-  /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
-  /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
-  VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-
-  /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
-  VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
-    VecN<S> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
-    if constexpr (ConstraintPreserving) first = covector_projectors(system_, q1).P * first;
-    return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
+  /// D1 S~, D2 S~ and the entries of D12 S~ of a locally coupled model, from the terms' α-rules
+  /// (two, at α and 1 − α, for GF-sym).
+  struct TermDerivatives {
+    Eigen::VectorXd D1, D2;
+    local::Triplets D12;
+  };
+  void term_derivatives(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermDerivatives& d) const {
+    const double h = step_size(), a = alpha();
+    local::AlphaRuleDerivatives e;
+    local::alpha_rule_derivatives(system_, h, a, q0, q1, e, false);
+    if (!ld_.symmetric()) {
+      d.D1 = e.D1;
+      d.D2 = e.D2;
+      d.D12 = e.by_q1;
+      return;
+    }
+    d.D1 = 0.5 * e.D1;
+    d.D2 = 0.5 * e.D2;
+    d.D12.clear();
+    for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
+    local::alpha_rule_derivatives(system_, h, 1.0 - a, q0, q1, e, false);
+    d.D1 += 0.5 * e.D1;
+    d.D2 += 0.5 * e.D2;
+    for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
   }
 
-  /// The paper's discrete constraint φ~(q0, q1, h) = Ψ(q0, −D1 S~(q0, q1) + α0(q0, q1)) (18).
-  VecM<S> generating_constraint(const VecN<S>& q0, const VecN<S>& q1) const {
-    const VecN<S> p0 = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
-    return momentum_constraint(system_, q0, p0);
+  /// The same equations for a locally coupled model with sparse derivatives: D1 S~ and D12 S~ from
+  /// the terms' blocks, Λ~ from the sparse saddle-point system of the constrained acceleration
+  /// (model/projectors.hpp). Newton's Jacobian is D12 S~ alone: ∂α0/∂q1, the derivative of the
+  /// multiplier, which couples every coordinate (a dense matrix), is left out. Newton then converges
+  /// linearly, by a factor of order h|v| per iteration (∂α0/∂q1 against D12 S~ ~ G/h), to the same
+  /// solution (docs/methods.md); each iteration costs time linear in the number of terms.
+  void step_by_terms(State& s) const {
+    const double h = step_size(), a = alpha();
+    Eigen::VectorXd x = s.q + h * s.last_velocity;
+    TermDerivatives d;  // of the last evaluation = at the solution
+    DiscreteConstraintForce<double, n, max_n_of<S>()> f;
+    const auto residual = [&](const Eigen::VectorXd& q1, Eigen::VectorXd& F) {
+      term_derivatives(s.q, q1, d);
+      f = discrete_force<double>(s.q, q1);
+      F = s.p + d.D1 - f.alpha0;
+    };
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      J.setFromTriplets(d.D12.begin(), d.D12.end());
+    };
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    s.discrete_constraint =
+        (local::constraint_matrix(system_, Eigen::VectorXd((1.0 - a) * s.q + a * x)) * ((x - s.q) / h))
+            .template lpNorm<Eigen::Infinity>();
+    s.p_plus = d.D2 - f.alpha1;
+    if constexpr (ConstraintPreserving) {
+      s.p = momentum(system_, x, velocity_in_distribution(system_, x, s.p_plus));  // P* p⁺, as fim's
+    } else {
+      s.p = s.p_plus;
+    }
+    s.last_velocity = (x - s.q) / h;
+    s.q = x;
+    advance(s, h);
+    s.iterations = r.iterations;
   }
 
- private:
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,
                           MatNN<S>& dalpha0_dq1) const {
     const int dn = coordinate_count(system_);

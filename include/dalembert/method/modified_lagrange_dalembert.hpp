@@ -11,9 +11,11 @@
 // every q_k (momentum matching). With F_d^± = 0 this is DLA (method/dla.hpp), with no constraints
 // the forced discrete Euler–Lagrange equations. The default ingredients are the midpoint recipe
 // behind the examples of [ASMM22] §5.4: L_d = h L(q_mid, v_d), F_d^± = (h/2) F_nh(q_mid, v_d), ω = M(q_mid) v_d.
-// Exact ingredients (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow.
+// Exact ingredients (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow. On a
+// locally coupled model the midpoint recipe goes term by term (step_by_terms).
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
+#include "dalembert/discrete/local_alpha_rule.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -62,17 +64,16 @@ class ModifiedLagrangeDAlembert {
     s.k = 1;
     s.t = h;
     s.q = q1;
-    s.p = forced_.legendre_maps(q0, q1).plus;
+    const LegendreValues f = legendre_values(q0, q1);
+    s.p = f.plus;
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
-    if constexpr (m != 0) {
-      if (constraint_count(system_) > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
-    }
+    s.discrete_constraint = f.discrete_constraint;
     return s;
   }
 
   /// F^{f−}L_d(q0, q1), the momentum at q0 of a two-point start (its part on D is F^−l_d(q0, q1)).
-  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return forced_.legendre_maps(q0, q1).minus; }
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return legendre_values(q0, q1).minus; }
 
   /// The discrete nonholonomic Legendre maps F^−l_d(q0, q1) ∈ D*_{q0} and F^+l_d(q0, q1) ∈ D*_{q1},
   /// components on the frame constraint_frame(system, q).
@@ -80,10 +81,67 @@ class ModifiedLagrangeDAlembert {
     return project_onto_distribution(system_, q0, pre_momentum(q0, q1));
   }
   VecK<S> legendre_plus(const VecN<S>& q0, const VecN<S>& q1) const {
-    return project_onto_distribution(system_, q1, VecN<S>(forced_.legendre_maps(q0, q1).plus));
+    return project_onto_distribution(system_, q1, legendre_values(q0, q1).plus);
   }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      if (terms_apply()) return step_by_terms(s);
+    }
+    dense_step(s);
+  }
+
+  /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
+  VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
+
+  /// The velocity in D of the momentum on D*.
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+  /// The multipliers are not carried: the constraint force is in F_d^±, and λ is only a
+  /// higher-order correction of the momentum jump.
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+  /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
+  double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
+
+ private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule recipe, with one
+  /// α for L_d, the forces and the constraint, on a locally coupled model without external forces.
+  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&
+                                   std::is_same_v<Fl, WithForces<AlphaRule<S>, AlphaForce<S>>> &&
+                                   std::is_same_v<Dc, AlphaConstraint<S>>;
+  bool terms_apply() const {
+    if constexpr (by_terms) {
+      const double a = dc_.alpha();
+      return forced_.discrete_lagrangian().alpha() == a && forced_.discrete_force().alpha() == a;
+    } else {
+      return false;
+    }
+  }
+
+  /// F^{f∓}L_d(q0, q1) and |ω(q0, q1)|_inf, without Jacobians: by terms where the steps are.
+  struct LegendreValues {
+    VecN<S> minus, plus;
+    double discrete_constraint = 0.0;
+  };
+  LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1) const {
+    if constexpr (by_terms) {
+      if (terms_apply()) {
+        const double h = step_size(), a = dc_.alpha();
+        local::AlphaRuleDerivatives d;
+        local::alpha_rule_derivatives(system_, h, a, q0, q1, d);
+        const VecN<S> force = total_force(system_, VecN<S>((1.0 - a) * q0 + a * q1), VecN<S>((q1 - q0) / h));
+        return {-d.D1 - ((1.0 - a) * h) * force, d.D2 + (a * h) * force, d.omega.template lpNorm<Eigen::Infinity>()};
+      }
+    }
+    const auto f = forced_.legendre_maps(q0, q1);
+    LegendreValues v{f.minus, f.plus, 0.0};
+    if constexpr (m != 0) {
+      if (constraint_count(system_) > 0) v.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    }
+    return v;
+  }
+
+  void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
@@ -120,19 +178,49 @@ class ModifiedLagrangeDAlembert {
     s.iterations = r.iterations;
   }
 
-  /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
-  VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
+  /// The same equations for a locally coupled model with sparse derivatives, as DLA's
+  /// (method/dla.hpp) with the α-force added: F_d^− = (1−α) h F(q_α, v_d) and F_d^+ = α h F(q_α, v_d),
+  /// F = M(q)ᵀλ(q, v) from the sparse saddle-point system of the constrained acceleration. Newton's
+  /// Jacobian is DLA's, [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0]: ∂F_d^−/∂q1, the derivative of the multiplier,
+  /// which couples every coordinate (a dense matrix), is left out, so Newton converges linearly, by
+  /// a factor of order h|v| per iteration, to the same solution (docs/methods.md).
+  void step_by_terms(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = step_size(), a = dc_.alpha();
+    const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
+    Eigen::VectorXd x(dn + dm);
+    x << s.q + h * s.last_velocity, s.multiplier;
+    local::AlphaRuleDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
+    Eigen::VectorXd force;          // F(q_α, v_d) of the same evaluation
+    const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
+      const Eigen::VectorXd q1 = unknowns.head(dn);
+      local::alpha_rule_derivatives(system_, h, a, s.q, q1, d);
+      force = total_force(system_, Eigen::VectorXd((1.0 - a) * s.q + a * q1), Eigen::VectorXd((q1 - s.q) / h));
+      F.head(dn) = s.p + d.D1 + ((1.0 - a) * h) * force - Mq.transpose() * unknowns.tail(dm);
+      F.tail(dm) = d.omega;
+    };
+    local::Triplets entries;
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      entries = d.by_q1;
+      for (int k = 0; k < Mq.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
+          entries.emplace_back(it.col(), dn + it.row(), -it.value());
+      J.setFromTriplets(entries.begin(), entries.end());
+    };
+    const double scale =
+        std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const Eigen::VectorXd q1 = x.head(dn);
+    s.p = d.D2 + (a * h) * force;
+    s.multiplier = x.tail(dm);
+    s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
+    s.last_velocity = (q1 - s.q) / h;
+    s.q = q1;
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
 
-  /// The velocity in D of the momentum on D*.
-  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
-  /// The multipliers are not carried: the constraint force is in F_d^±, and λ is only a
-  /// higher-order correction of the momentum jump.
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-
-  /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
-  double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
-
- private:
   S system_;
   Fl forced_;
   Dc dc_;
