@@ -52,6 +52,11 @@ double largest_difference_side_by_side(const A& a, typename A::State& sa, const 
   return largest;
 }
 
+/// max(|q_a − q_b|, |p_a − p_b|) of two states that carry one momentum p.
+const auto positions_and_momenta = [](const auto& a, const auto& b) {
+  return std::max((a.q - b.q).template lpNorm<Eigen::Infinity>(), (a.p - b.p).template lpNorm<Eigen::Infinity>());
+};
+
 }  // namespace
 
 TEST(KnifeEdgeChain, TermsDescribeTheDenseSystem) {
@@ -144,19 +149,8 @@ TEST(KnifeEdgeChain, GeneratingFunctionMethodsByTermsEqualTheDenseOnes) {
     const auto compare = [&](const auto& by_terms, const auto& whole, const std::string& label) {
       auto s = by_terms.initial_state(x.q, x.v);
       auto d = whole.initial_state(x.q, x.v);
-      long iterations_terms = 0, iterations_dense = 0;
-      double largest = 0.0;
-      for (int k = 0; k < 200; ++k) {
-        by_terms.step(s);
-        whole.step(d);
-        iterations_terms += s.iterations;
-        iterations_dense += d.iterations;
-        largest = std::max(
-            {largest, (s.q - d.q).template lpNorm<Eigen::Infinity>(), (s.p - d.p).template lpNorm<Eigen::Infinity>()});
-      }
+      const double largest = largest_difference_side_by_side(by_terms, s, whole, d, 200, positions_and_momenta);
       test::report("chain N=" + std::to_string(N) + " " + label + " max |x_terms - x_dense| over 200 steps", largest);
-      test::report("chain N=" + std::to_string(N) + " " + label + " Newton iterations per step, terms / dense",
-                   static_cast<double>(iterations_terms) / static_cast<double>(iterations_dense));
       EXPECT_LT(largest, 1e-12) << label << " N = " << N;
       EXPECT_NEAR(s.discrete_constraint, d.discrete_constraint, 1e-13) << label << " N = " << N;
       EXPECT_LT((by_terms.velocity(s) - whole.velocity(d)).template lpNorm<Eigen::Infinity>(), 1e-12) << label;
@@ -183,18 +177,8 @@ TEST(KnifeEdgeChain, MlaByTermsEqualsTheDenseMla) {
     const auto whole = make_midpoint_mla(dense, h);
     auto s = by_terms.initial_state(x.q, x.v);
     auto d = whole.initial_state(x.q, x.v);
-    long iterations_terms = 0, iterations_dense = 0;
-    double largest = 0.0;
-    for (int k = 0; k < 100; ++k) {
-      by_terms.step(s);
-      whole.step(d);
-      iterations_terms += s.iterations;
-      iterations_dense += d.iterations;
-      largest = std::max({largest, (s.q - d.q).lpNorm<Eigen::Infinity>(), (s.p - d.p).lpNorm<Eigen::Infinity>()});
-    }
+    const double largest = largest_difference_side_by_side(by_terms, s, whole, d, 100, positions_and_momenta);
     test::report("chain N=" + std::to_string(N) + " mla max |x_terms - x_dense| over 100 steps", largest);
-    test::report("chain N=" + std::to_string(N) + " mla Newton iterations per step, terms / dense",
-                 static_cast<double>(iterations_terms) / static_cast<double>(iterations_dense));
     EXPECT_LT(largest, 1e-12) << N;
     EXPECT_LT((s.multiplier - d.multiplier).lpNorm<Eigen::Infinity>(), 1e-9) << N;
     EXPECT_NEAR(s.discrete_constraint, d.discrete_constraint, 1e-14) << N;

@@ -51,4 +51,17 @@ void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::V
   });
 }
 
+/// The Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] of a Newton system in (q_{k+1}, λ) whose momentum
+/// rows carry −M(q_k)ᵀλ (DLA's, and MLA's without its force's derivative): d.by_q1 and the entries
+/// of −M(q_k)ᵀ, gathered in `entries` (storage reused from one call to the next).
+inline void saddle_point_jacobian(const AlphaRuleDerivatives& d, const Eigen::SparseMatrix<double>& Mq,
+                                  Triplets& entries, Eigen::SparseMatrix<double>& J) {
+  const Eigen::Index n = Mq.cols();
+  entries = d.by_q1;
+  for (int k = 0; k < Mq.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
+      entries.emplace_back(it.col(), n + it.row(), -it.value());
+  J.setFromTriplets(entries.begin(), entries.end());
+}
+
 }  // namespace dalembert::local

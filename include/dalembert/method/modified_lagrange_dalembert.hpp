@@ -201,11 +201,7 @@ class ModifiedLagrangeDAlembert {
     };
     local::Triplets entries;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      entries = d.by_q1;
-      for (int k = 0; k < Mq.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
-          entries.emplace_back(it.col(), dn + it.row(), -it.value());
-      J.setFromTriplets(entries.begin(), entries.end());
+      local::saddle_point_jacobian(d, Mq, entries, J);
     };
     const double scale =
         std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
