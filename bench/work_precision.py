@@ -11,7 +11,7 @@ For each system, method and step size h = 0.2 / 2^j (j = 0..5) it runs
 shared: contention only ever adds wall time, so the minimum is the least disturbed run); the error is
 |q_N - q_ref(T)|_inf with q_ref(T) from `--method reference` (Bulirsch-Stoer, tolerance 1e-13) at
 the smallest h. Methods: dla, mla, gf, gf-sym (--alpha 0.25; at alpha = 1/2 it is gf), gf-cp, fim,
-mclachlan-perlmutter, discrete-gradient, spark with 2, 3 and 4 stages, rk4 (`del` integrates the
+mclachlan-perlmutter, discrete-gradient, spark with 2, 3, 4 and 5 stages, rk4 (`del` integrates the
 unconstrained Lagrangian and is rejected by the command line for these constrained systems).
 Writes OUT/work_precision.csv, OUT/work_precision.png (log-log, one panel per system) and prints a
 markdown table (also OUT/work_precision.md).
@@ -38,7 +38,7 @@ METHODS = [("dla", "dla", []), ("mla", "mla", []), ("gf", "gf", []), ("gf-sym (Î
            ("gf-cp", "gf-cp", []), ("fim", "fim", []), ("mclachlan-perlmutter", "mclachlan-perlmutter", []),
            ("discrete-gradient", "discrete-gradient", []), ("spark, 2 stages", "spark", ["--stages", "2"]),
            ("spark, 3 stages", "spark", ["--stages", "3"]), ("spark, 4 stages", "spark", ["--stages", "4"]),
-           ("rk4", "rk4", [])]
+           ("spark, 5 stages", "spark", ["--stages", "5"]), ("rk4", "rk4", [])]
 STEP_SIZES = [0.2 / 2**j for j in range(6)]
 
 
@@ -92,7 +92,7 @@ def main():
             w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 9.5))
-    markers = "osD^v<>ph*xX+"
+    markers = "osD^v<>ph*xX+d"
     colors = plt.get_cmap("tab20").colors  # one colour per method (the default cycle has ten)
     for ax, (system, _, _, title) in zip(axes.flat, SYSTEMS):
         for (label, _, _), mk, color in zip(METHODS, markers, colors[::2] + colors[1::2]):
