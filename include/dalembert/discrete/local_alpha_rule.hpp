@@ -5,6 +5,7 @@
 // so D1 L_d, D2 L_d and ω are sums of the terms' (each differentiated at its own fixed size, as
 // AlphaRule and AlphaConstraint of the term), and D12 L_d and ∂ω/∂q1 have the terms' blocks as
 // their only non-zero entries.
+#include <optional>
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
@@ -20,15 +21,16 @@ struct AlphaRuleDerivatives {
   Triplets by_q1;
 };
 
-/// Fills d at (q0, q1); d's storage is reused from one call to the next. Without `constraints`,
-/// only L_d's derivatives (ω empty, no rows below n).
+/// Fills d at (q0, q1), L_d with α = `alpha` and, when `constraint_alpha` is given, ω with that α;
+/// without it only L_d's derivatives (ω empty, no rows below n). d's storage is reused from one
+/// call to the next.
 template <LocallyCoupled S>
-void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::VectorXd& q0,
-                            const Eigen::VectorXd& q1, AlphaRuleDerivatives& d, bool constraints = true) {
+void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1,
+                            AlphaRuleDerivatives& d, std::optional<double> constraint_alpha = std::nullopt) {
   const int n = coordinate_count(sys);
   d.D1.setZero(n);
   d.D2.setZero(n);
-  d.omega.resize(constraints ? constraint_count(sys) : 0);
+  d.omega.resize(constraint_alpha ? constraint_count(sys) : 0);
   d.by_q1.clear();
   int row = n;
   sys.visit_terms([&](const auto& term, const auto& indices) {
@@ -41,8 +43,8 @@ void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::V
     for (int i = 0; i < K; ++i)
       for (int j = 0; j < K; ++j) d.by_q1.emplace_back(indices[i], indices[j], e.D12(i, j));
     if constexpr (Term::m > 0) {
-      if (!constraints) return;
-      const auto w = differentiate(AlphaConstraint<Term>(term, h, alpha), a, b);
+      if (!constraint_alpha) return;
+      const auto w = differentiate(AlphaConstraint<Term>(term, h, *constraint_alpha), a, b);
       for (int r = 0; r < Term::m; ++r, ++row) {
         d.omega[row - n] = w.value[r];
         for (int j = 0; j < K; ++j) d.by_q1.emplace_back(row, indices[j], w.D2(r, j));

@@ -64,7 +64,7 @@ class DiscreteLagrangeDAlembert {
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     if constexpr (by_terms) {
       local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);
+      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);  // L_d alone
       return -d.D1;
     }
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
@@ -83,7 +83,7 @@ class DiscreteLagrangeDAlembert {
     s.q = q1;
     if constexpr (by_terms) {
       local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), q0, q1, d);
+      local::alpha_rule_derivatives(system_, h, ld_.alpha(), q0, q1, d);  // L_d alone
       s.p = d.D2;
     } else {
       s.p = differentiate(ld_, q0, q1).D2;
@@ -241,7 +241,7 @@ class DiscreteLagrangeDAlembert {
     x << s.q + h * s.last_velocity, s.multiplier;
     local::AlphaRuleDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
     const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, unknowns.head(dn), d);
+      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, unknowns.head(dn), d, dc_.alpha());
       F.head(dn) = s.p + d.D1 - Mq.transpose() * unknowns.tail(dm);
       F.tail(dm) = d.omega;
     };

@@ -182,24 +182,24 @@ class GeneratingFunctionIntegrator {
     const NewtonReport r =
         newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    if constexpr (m != 0) {
-      if (constraint_count(system_) > 0) {
-        const double a = alpha();
-        const VecN<S> qa = (1.0 - a) * s.q + a * x;
-        s.discrete_constraint =
-            (system_.template constraint_matrix<double>(qa) * ((x - s.q) / h)).template lpNorm<Eigen::Infinity>();
-      }
-    }
-    s.p_plus = d.D2 - alpha1;
+    finish_step(s, x, d.D2 - alpha1, r.iterations);
+  }
+
+  /// After Newton has found q_{k+1} = x: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺), the
+  /// discrete constraint of the segment and the step's bookkeeping.
+  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations) const {
+    const double h = step_size(), a = alpha();
+    s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * s.q + a * x), VecN<S>((x - s.q) / h));
+    s.p_plus = p_plus;
     if constexpr (ConstraintPreserving) {
-      s.p = covector_projectors(system_, x).P * s.p_plus;
+      s.p = project_momentum(system_, x, s.p_plus);
     } else {
       s.p = s.p_plus;
     }
     s.last_velocity = (x - s.q) / h;
     s.q = x;
     advance(s, h);
-    s.iterations = r.iterations;
+    s.iterations = iterations;
   }
 
   /// D1 S~, D2 S~ and the entries of D12 S~ of a locally coupled model, from the terms' α-rules
@@ -211,7 +211,7 @@ class GeneratingFunctionIntegrator {
   void term_derivatives(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermDerivatives& d) const {
     const double h = step_size(), a = alpha();
     local::AlphaRuleDerivatives e;
-    local::alpha_rule_derivatives(system_, h, a, q0, q1, e, false);
+    local::alpha_rule_derivatives(system_, h, a, q0, q1, e);
     if (!ld_.symmetric()) {
       d.D1 = e.D1;
       d.D2 = e.D2;
@@ -222,7 +222,7 @@ class GeneratingFunctionIntegrator {
     d.D2 = 0.5 * e.D2;
     d.D12.clear();
     for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
-    local::alpha_rule_derivatives(system_, h, 1.0 - a, q0, q1, e, false);
+    local::alpha_rule_derivatives(system_, h, 1.0 - a, q0, q1, e);
     d.D1 += 0.5 * e.D1;
     d.D2 += 0.5 * e.D2;
     for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
@@ -235,7 +235,7 @@ class GeneratingFunctionIntegrator {
   /// linearly, by a factor of order h|v| per iteration (∂α0/∂q1 against D12 S~ ~ G/h), to the same
   /// solution (docs/methods.md); each iteration costs time linear in the number of terms.
   void step_by_terms(State& s) const {
-    const double h = step_size(), a = alpha();
+    const double h = step_size();
     Eigen::VectorXd x = s.q + h * s.last_velocity;
     TermDerivatives d;  // of the last evaluation = at the solution
     DiscreteConstraintForce<double, n, max_n_of<S>()> f;
@@ -249,19 +249,7 @@ class GeneratingFunctionIntegrator {
     };
     const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.discrete_constraint =
-        (local::constraint_matrix(system_, Eigen::VectorXd((1.0 - a) * s.q + a * x)) * ((x - s.q) / h))
-            .template lpNorm<Eigen::Infinity>();
-    s.p_plus = d.D2 - f.alpha1;
-    if constexpr (ConstraintPreserving) {
-      s.p = momentum(system_, x, velocity_in_distribution(system_, x, s.p_plus));  // P* p⁺, as fim's
-    } else {
-      s.p = s.p_plus;
-    }
-    s.last_velocity = (x - s.q) / h;
-    s.q = x;
-    advance(s, h);
-    s.iterations = r.iterations;
+    finish_step(s, x, d.D2 - f.alpha1, r.iterations);
   }
 
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,

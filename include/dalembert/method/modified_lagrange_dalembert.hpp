@@ -86,9 +86,10 @@ class ModifiedLagrangeDAlembert {
 
   void step(State& s) const {
     if constexpr (by_terms) {
-      if (terms_apply()) return step_by_terms(s);
+      step_by_terms(s);
+    } else {
+      dense_step(s);
     }
-    dense_step(s);
   }
 
   /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
@@ -104,18 +105,29 @@ class ModifiedLagrangeDAlembert {
   double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule recipe, with one
-  /// α for L_d, the forces and the constraint, on a locally coupled model without external forces.
+  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule recipe on a
+  /// locally coupled model without external forces.
   static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&
                                    std::is_same_v<Fl, WithForces<AlphaRule<S>, AlphaForce<S>>> &&
                                    std::is_same_v<Dc, AlphaConstraint<S>>;
-  bool terms_apply() const {
-    if constexpr (by_terms) {
-      const double a = dc_.alpha();
-      return forced_.discrete_lagrangian().alpha() == a && forced_.discrete_force().alpha() == a;
-    } else {
-      return false;
-    }
+
+  /// By terms, at (q0, q1): the derivatives of L_d and ω, each at its own α, and the force
+  /// F(q_α, v_d) of the α-force, which give F^{f−}L_d = −D1 L_d − (1−α) h F and
+  /// F^{f+}L_d = D2 L_d + α h F.
+  struct TermEvaluation {
+    local::AlphaRuleDerivatives d;
+    Eigen::VectorXd force;
+  };
+  void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermEvaluation& e) const {
+    const double h = step_size(), a = forced_.discrete_force().alpha();
+    local::alpha_rule_derivatives(system_, h, forced_.discrete_lagrangian().alpha(), q0, q1, e.d, dc_.alpha());
+    e.force = total_force(system_, Eigen::VectorXd((1.0 - a) * q0 + a * q1), Eigen::VectorXd((q1 - q0) / h));
+  }
+  Eigen::VectorXd minus_of(const TermEvaluation& e) const {
+    return -e.d.D1 - ((1.0 - forced_.discrete_force().alpha()) * step_size()) * e.force;
+  }
+  Eigen::VectorXd plus_of(const TermEvaluation& e) const {
+    return e.d.D2 + (forced_.discrete_force().alpha() * step_size()) * e.force;
   }
 
   /// F^{f∓}L_d(q0, q1) and |ω(q0, q1)|_inf, without Jacobians: by terms where the steps are.
@@ -125,13 +137,9 @@ class ModifiedLagrangeDAlembert {
   };
   LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1) const {
     if constexpr (by_terms) {
-      if (terms_apply()) {
-        const double h = step_size(), a = dc_.alpha();
-        local::AlphaRuleDerivatives d;
-        local::alpha_rule_derivatives(system_, h, a, q0, q1, d);
-        const VecN<S> force = total_force(system_, VecN<S>((1.0 - a) * q0 + a * q1), VecN<S>((q1 - q0) / h));
-        return {-d.D1 - ((1.0 - a) * h) * force, d.D2 + (a * h) * force, d.omega.template lpNorm<Eigen::Infinity>()};
-      }
+      TermEvaluation e;
+      evaluate_terms(q0, q1, e);
+      return {minus_of(e), plus_of(e), e.d.omega.template lpNorm<Eigen::Infinity>()};
     }
     const auto f = forced_.legendre_maps(q0, q1);
     LegendreValues v{f.minus, f.plus, 0.0};
@@ -186,31 +194,28 @@ class ModifiedLagrangeDAlembert {
   /// a factor of order h|v| per iteration, to the same solution (docs/methods.md).
   void step_by_terms(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const double h = step_size(), a = dc_.alpha();
+    const double h = step_size();
     const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
     Eigen::VectorXd x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
-    local::AlphaRuleDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
-    Eigen::VectorXd force;          // F(q_α, v_d) of the same evaluation
+    TermEvaluation e;  // of the latest residual evaluation, which Newton makes at the solution
     const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      const Eigen::VectorXd q1 = unknowns.head(dn);
-      local::alpha_rule_derivatives(system_, h, a, s.q, q1, d);
-      force = total_force(system_, Eigen::VectorXd((1.0 - a) * s.q + a * q1), Eigen::VectorXd((q1 - s.q) / h));
-      F.head(dn) = s.p + d.D1 + ((1.0 - a) * h) * force - Mq.transpose() * unknowns.tail(dm);
-      F.tail(dm) = d.omega;
+      evaluate_terms(s.q, unknowns.head(dn), e);
+      F.head(dn) = s.p - minus_of(e) - Mq.transpose() * unknowns.tail(dm);
+      F.tail(dm) = e.d.omega;
     };
     local::Triplets entries;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      local::saddle_point_jacobian(d, Mq, entries, J);
+      local::saddle_point_jacobian(e.d, Mq, entries, J);
     };
     const double scale =
         std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const Eigen::VectorXd q1 = x.head(dn);
-    s.p = d.D2 + (a * h) * force;
+    s.p = plus_of(e);
     s.multiplier = x.tail(dm);
-    s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
+    s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
     s.last_velocity = (q1 - s.q) / h;
     s.q = q1;
     advance(s, h);

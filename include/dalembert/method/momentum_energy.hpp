@@ -79,7 +79,7 @@ class MomentumEnergyIntegrator {
     s.last_velocity = (q1 - q0) / step_size();
     if constexpr (by_terms) {
       local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d, false);
+      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);
       set_momenta(s, -d.D1);
     } else {
       set_momenta(s, -differentiate(ld_, q0, q1).D1);
@@ -113,7 +113,7 @@ class MomentumEnergyIntegrator {
   std::array<double, 4> extra_values(const State& s) const {
     double qstar_p_average;
     if constexpr (by_terms) {
-      qstar_p_average = (s.p_average - project_by_terms(s.q, s.p_average)).template lpNorm<Eigen::Infinity>();
+      qstar_p_average = (s.p_average - project_momentum(system_, s.q, s.p_average)).template lpNorm<Eigen::Infinity>();
     } else {
       qstar_p_average = (covector_projectors(system_, s.q).Q * s.p_average).template lpNorm<Eigen::Infinity>();
     }
@@ -161,7 +161,7 @@ class MomentumEnergyIntegrator {
     Eigen::VectorXd x = s.q + h * s.last_velocity;
     local::AlphaRuleDerivatives d;  // of the last evaluation = at the solution
     const auto residual = [&](const Eigen::VectorXd& q1, Eigen::VectorXd& F) {
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, q1, d, false);
+      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, q1, d);
       F = s.p_minus + d.D1;
     };
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
@@ -171,7 +171,7 @@ class MomentumEnergyIntegrator {
         newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p_plus = d.D2;
-    s.p_average = project_by_terms(x, s.p_plus);
+    s.p_average = project_momentum(system_, x, s.p_plus);
     s.p_minus = 2 * s.p_average - s.p_plus;
     s.last_velocity = (x - s.q) / h;
     s.q = x;
@@ -179,15 +179,10 @@ class MomentumEnergyIntegrator {
     s.iterations = r.iterations;
   }
 
-  /// P* p = G v at q, with v the velocity in D of p (the sparse saddle-point system).
-  VecN<S> project_by_terms(const VecN<S>& q, const VecN<S>& p) const {
-    return momentum(system_, q, velocity_in_distribution(system_, q, p));
-  }
-
   void set_momenta(State& s, const VecN<S>& p_minus) const {
     s.p_minus = p_minus;
     if constexpr (by_terms) {
-      s.p_average = project_by_terms(s.q, p_minus);
+      s.p_average = project_momentum(system_, s.q, p_minus);
       s.p_plus = 2 * s.p_average - p_minus;  // R* p⁻, R* = 2P* − I
     } else {
       const auto pr = covector_projectors(system_, s.q);

@@ -134,6 +134,18 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
   return out;
 }
 
+/// P* p, the momentum projected onto Leg(D). For a locally coupled model it is G v, with v the
+/// velocity in D of p (the sparse saddle-point system), which is the same covector without the
+/// n × n projector.
+template <HasMetric S>
+VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  if constexpr (LocallyCoupled<S>) {
+    return momentum(sys, q, velocity_in_distribution(sys, q, p));
+  } else {
+    return covector_projectors(sys, q).P * p;
+  }
+}
+
 /// The inverse Legendre map v = FL⁻¹(q, p): Newton on ∂L/∂v(q, v) = p from v = 0, exact after one
 /// iteration for Lagrangians quadratic in v.
 template <Model S>
