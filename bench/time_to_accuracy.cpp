@@ -140,7 +140,7 @@ class IdaRun {
   IdaRun(const S& sys, const PhasePoint<S::n>& x0, double tolerance) : dae_{&sys} {
     SUNContext_Create(nullptr, &context_);
     y_ = N_VNew_Serial(size, context_), yp_ = N_VNew_Serial(size, context_), id_ = N_VNew_Serial(size, context_);
-    const auto start_values = constrained_acceleration(sys, x0.q, x0.v);  // consistent (y, y')
+    const auto start_values = constrained_acceleration(sys, x0.q, x0.v, 0.0);  // consistent (y, y')
     double* Y = N_VGetArrayPointer(y_);
     double* Yp = N_VGetArrayPointer(yp_);
     double* Id = N_VGetArrayPointer(id_);

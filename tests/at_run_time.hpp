@@ -43,8 +43,13 @@ class AtRunTime {
   }
   template <class T>
     requires dalembert::HasExternalForce<S>
-  Q<T> force(const Q<T>& q, const Q<T>& v) const {
-    return s_.template force<T>(fixed(q), fixed(v));
+  Q<T> force(const Q<T>& q, const Q<T>& v, double t) const {
+    return s_.template force<T>(fixed(q), fixed(v), t);
+  }
+  bool force_depends_on_time() const
+    requires dalembert::HasExternalForce<S>
+  {
+    return dalembert::has_time_dependent_force(s_);
   }
 
  private:

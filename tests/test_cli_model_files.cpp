@@ -228,24 +228,33 @@ TEST(CliModelFiles, SizesAndLimitsAreChecked) {
   EXPECT_NE(missing.err.find("model file 'no-such-model.toml' not found"), std::string::npos) << missing.err;
 }
 
-// force = [...]: one expression per coordinate, in q and v (not t); mistakes name the line, and
-// methods without a discrete force refuse a file with one.
+// force = [...]: one expression per coordinate, in q, v and t; mistakes name the line, methods
+// without a discrete force refuse a file with one, and `exact` (an autonomous flow) one of t.
 TEST(CliModelFiles, ForcesAreCheckedAndRun) {
   const std::string forced =
       replace_line(knife_edge, "constraints =", "force = [\"-0.1*x_t\", \"-0.1*y_t\", 0]\nconstraints =");
   expect_refused("short_force", replace_line(forced, ", 0]", "]"), 5,
                  {"force has 2 value(s) but the system has 3 coordinates (x, y, phi)"});
-  expect_refused("force_in_time", replace_line(forced, "-0.1*x_t\"", "-0.1*x_t*t\""), 5,
-                 {"force[0]: unknown symbol 't': the time is not allowed here"});
   expect_refused("singular_force", replace_line(forced, "-0.1*x_t\"", "-sqrt(x)\""), 5,
                  {"force[0]: the force or a derivative of it up to the third is not finite", "\"-sqrt(x)\""});
   const std::string path = write_model("forced", forced);
   const auto run = dalembert("run " + path + " --method dla --h 0.1 --steps 10");
   EXPECT_EQ(run.status, 0) << run.err;
-  EXPECT_NE(dalembert("describe " + path).out.find("external force: yes"), std::string::npos);
+  EXPECT_NE(dalembert("describe " + path).out.find("external force: yes\n"), std::string::npos);
   const auto gf = dalembert("run " + path + " --method gf --h 0.1 --steps 10");
   EXPECT_EQ(gf.status, 2);
   EXPECT_NE(gf.err.find("method gf has no discrete external force"), std::string::npos) << gf.err;
+
+  const std::string timed = write_model("forced_in_time", replace_line(forced, "-0.1*x_t\"", "-0.1*x_t*cos(t)\""));
+  EXPECT_NE(dalembert("describe " + timed).out.find("external force: yes, depends on t"), std::string::npos);
+  EXPECT_NE(dalembert("describe " + timed + " --json").out.find("\"force_depends_on_time\": true"), std::string::npos);
+  for (const char* method : {"dla", "mla", "rk4", "reference"}) {
+    const auto r = dalembert("run " + timed + " --method " + method + " --h 0.1 --steps 10");
+    EXPECT_EQ(r.status, 0) << method << ": " << r.err;
+  }
+  const auto exact = dalembert("run " + timed + " --method exact --h 0.1 --steps 10");
+  EXPECT_EQ(exact.status, 2);
+  EXPECT_NE(exact.err.find("depends on the time t"), std::string::npos) << exact.err;
 }
 
 // action = "z": a contact system; its mistakes name the line like the others.

@@ -24,10 +24,10 @@ TEST(Dynamics, ParticleConstraintForceIsThePapersFormula) {
   const Vecd<3> q(0.7, -0.4, 0.2), v(0.3, 1.1, -0.5);  // v deliberately off D: the raw formula
   const double x = q[0], y = q[1], xd = v[0], yd = v[1];
   const Vecd<3> Lambda = (2 * x * y - xd * yd) / (1 + y * y) * Vecd<3>(-y, 0, 1);
-  EXPECT_LT((constraint_force(p, q, v) + Lambda).norm(), 1e-14);
+  EXPECT_LT((constraint_force(p, q, v, 0.0) + Lambda).norm(), 1e-14);
   // and the accelerations of the paper's ODEs (on D)
   const Vecd<3> vD(0.3, 1.1, y * 0.3);
-  const Vecd<3> a = acceleration(p, q, vD);
+  const Vecd<3> a = acceleration(p, q, vD, 0.0);
   EXPECT_NEAR(a[0], -(2 * x + y * xd * yd) / (1 + y * y), 1e-14);
   EXPECT_NEAR(a[1], -2 * y, 1e-14);
   EXPECT_NEAR(a[2], (xd * yd - 2 * x * y) / (1 + y * y), 1e-14);
@@ -44,7 +44,7 @@ TEST(Dynamics, KnifeEdgeMultiplierIsTheClosedForm) {
   const double dVx = -k.mass * k.slope + k.spring * q[0], dVy = k.spring * q[1];
   const double lambda =
       dVx * std::sin(q[2]) - dVy * std::cos(q[2]) - k.mass * v[2] * (v[0] * std::cos(q[2]) + v[1] * std::sin(q[2]));
-  const auto a = constrained_acceleration(k, q, v);
+  const auto a = constrained_acceleration(k, q, v, 0.0);
   EXPECT_NEAR(a.multiplier[0], lambda, 1e-13);
 }
 
@@ -57,7 +57,7 @@ TEST(Dynamics, SleighMultiplierIsTheCorrectedThesisFormula) {
   s.offset = 0.4;
   const double th = 0.9, u = 1.3, w = -0.8;
   const Vecd<3> q(0.1, 0.2, th), v(u * std::cos(th), u * std::sin(th), w);
-  const auto a = constrained_acceleration(s, q, v);
+  const auto a = constrained_acceleration(s, q, v, 0.0);
   const double J = s.inertia + s.mass * s.offset * s.offset;
   EXPECT_NEAR(std::abs(a.multiplier[0]), s.inertia * s.mass * std::abs(w * u) / J, 1e-13);
   EXPECT_NEAR(a.acceleration[2], -s.mass * s.offset * w * u / J, 1e-13);
@@ -68,7 +68,7 @@ TEST(Dynamics, SleighMultiplierIsTheCorrectedThesisFormula) {
 template <class S>
 void expect_constraint_functions_invariant(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& v) {
   // d/dt (M(q) v) = M q̈ + (∂(M v)/∂q) v = 0 at every (q, v), on D or off it.
-  const Vecd<S::n> a = acceleration(sys, q, v);
+  const Vecd<S::n> a = acceleration(sys, q, v, 0.0);
   const auto rate = (constraint_matrix(sys, q) * a + constraint_curvature(sys, q, v)).eval();
   EXPECT_LT(rate.norm(), 1e-13) << S::name;
 }

@@ -87,10 +87,10 @@ TEST(ConstraintForce, EqualsTheMultiplierOfTheDynamicsAndItsJacobianTheFiniteDif
   double worst = 0.0, worst_jacobian = 0.0;
   for (int i = 0; i < 10; ++i) {
     const Vecd<3> q = random_point(rng, 2.0), v = random_point(rng, 2.0);
-    const auto a = constrained_acceleration(sleigh, q, v);
+    const auto a = constrained_acceleration(sleigh, q, v, 0.0);
     worst = std::max(worst, (constraint_force_form(sleigh, q, v) + constraint_matrix(sleigh, q).transpose() * a.multiplier).norm());
     const Vecd<4> q4(q[0], q[1], q[2], 0.3 * i), v4(v[0], v[1], v[2], 1.0 - 0.2 * i);
-    const auto b = constrained_acceleration(disk, q4, v4);
+    const auto b = constrained_acceleration(disk, q4, v4, 0.0);
     worst = std::max(worst, (constraint_force_form(disk, q4, v4) + constraint_matrix(disk, q4).transpose() * b.multiplier).norm());
 
     const auto gf = make_gf(sleigh, 0.1, 0.3);

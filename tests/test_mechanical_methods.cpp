@@ -72,7 +72,7 @@ NonholonomicParticle particle_with_potential() {
 /// The sleigh pulled by a linear drag on its blade's normal motion and a constant push along x.
 struct PushedSleigh : ChaplyginSleigh {
   template <class T>
-  Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v) const {
+  Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v, double) const {
     Vec<T, 3> f = -0.3 * v;
     f[0] += 0.2;
     return f;
@@ -170,9 +170,9 @@ TEST(DiscreteGradient, AForceChangesTheEnergyByItsDiscreteWork) {
   double worst = 0.0, total_work = 0.0;
   for (int k = 0; k < 400; ++k) {
     const Vecd<3> q0 = s.q, v0 = s.v;
-    const double E0 = energy(sleigh, q0, v0);
+    const double E0 = energy(sleigh, q0, v0), t_mid = s.t + 0.5 * 0.05;
     method.step(s);
-    const double work = (s.q - q0).dot(sleigh.force<double>(0.5 * (q0 + s.q), 0.5 * (v0 + s.v)));
+    const double work = (s.q - q0).dot(sleigh.force<double>(0.5 * (q0 + s.q), 0.5 * (v0 + s.v), t_mid));
     total_work += work;
     worst = std::max(worst, std::abs(energy(sleigh, s.q, s.v) - E0 - work));
   }

@@ -100,7 +100,9 @@ struct DampedOscillator : Mechanical<DampedOscillator, 1> {
   template <class T>
   Mat<T, 0, 1> constraint_matrix(const Vec<T, 1>&) const { return {}; }
   template <class T>
-  Vec<T, 1> force(const Vec<T, 1>&, const Vec<T, 1>& v) const { return -c * v; }
+  Vec<T, 1> force(const Vec<T, 1>&, const Vec<T, 1>& v, double) const {
+    return -c * v;
+  }
 };
 }  // namespace
 
@@ -200,8 +202,8 @@ TEST(MLA, KnifeEdgeForcesAreThePapersWithTheSignCorrected) {
   const auto corrected = paper_force(-1.0);
   for (const auto& q1 : {Vecd<3>(0.4, 0.08, 0.4), Vecd<3>(-0.3, 1.2, 2.0), Vecd<3>(1.5, -0.7, -1.0)}) {
     const Vecd<3> q0(0.1, -0.2, 0.3);
-    EXPECT_LT((generic.minus(q0, q1) - corrected(q0, q1)).norm(), 1e-15);
-    EXPECT_LT((generic.plus(q0, q1) - corrected(q0, q1)).norm(), 1e-15);
+    EXPECT_LT((generic.minus(q0, q1, 0.0) - corrected(q0, q1)).norm(), 1e-15);
+    EXPECT_LT((generic.plus(q0, q1, 0.0) - corrected(q0, q1)).norm(), 1e-15);
   }
   const auto literal = make_mla(knife, AlphaRule<KnifeEdge>(knife, h),
                                 make_discrete_force<3>(paper_force(+1.0), paper_force(+1.0)),

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "catalogue/catalogue.hpp"
+#include "dalembert/discrete/shooting.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/rk4.hpp"
@@ -559,7 +560,7 @@ struct DraggedKnifeEdge : models::KnifeEdge {
   double drag = 0.2;
   DraggedKnifeEdge() { slope = 0.0; }
   template <class T>
-  Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v) const {
+  Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v, double) const {
     Vec<T, 3> f;
     f << -drag * v[0], -drag * v[1], 0.0 * v[2];
     return f;
@@ -587,30 +588,38 @@ double largest_step_difference(const Compiled& compiled, const File& file, MakeM
 
 }  // namespace
 
-// A file's force enters every method that takes one as the compiled force does: dla and mla (the
-// midpoint and α-rule discrete forces, with their derivatives for Newton) and rk4 (the constrained
-// acceleration) take the same steps, to 1e-12, within a bound and on the heap.
-TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
-  const auto loaded = modelfile::load(model_path("dragged-knife-edge"));
+/// The largest differences of the compiled model's steps from those of the file `name`, within a
+/// bound and on the heap, under dla, dla with α = 0.3, mla and rk4 (200 steps of h = 0.1): each
+/// reported as <label>_<method>_difference and expected below 1e-12.
+template <class Compiled>
+void expect_the_steps_of_the_file(const Compiled& compiled, const std::string& name, const std::string& label) {
+  const auto loaded = modelfile::load(model_path(name));
   const modelfile::BoundedFileModel bounded(modelfile::bind(loaded, {}));
   const modelfile::UnboundedFileModel heap(modelfile::bind(loaded, {}));
   ASSERT_TRUE(bounded.has_force());
-  const DraggedKnifeEdge compiled;
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
-  double worst = 0.0;
-  const auto compare = [&](const char* label, auto make) {
+  const auto compare = [&](const char* method, auto make) {
     const double d = std::max(largest_step_difference(compiled, bounded, make, q0, v0, 200),
                               largest_step_difference(compiled, heap, make, q0, v0, 200));
-    test::report(std::string("model_file_force_") + label + "_difference", d);
-    EXPECT_LT(d, 1e-12) << label;
-    worst = std::max(worst, d);
+    test::report(label + "_" + method + "_difference", d);
+    EXPECT_LT(d, 1e-12) << method;
   };
   compare("dla", [](const auto& sys) { return make_dla(sys, 0.1); });
   compare("dla_alpha", [](const auto& sys) { return make_dla(sys, 0.1, 0.3); });
   compare("mla", [](const auto& sys) { return make_midpoint_mla(sys, 0.1); });
   compare("rk4", [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); });
+}
+
+// A file's force enters every method that takes one as the compiled force does: dla and mla (the
+// midpoint and α-rule discrete forces, with their derivatives for Newton) and rk4 (the constrained
+// acceleration) take the same steps, to 1e-12, within a bound and on the heap.
+TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
+  const DraggedKnifeEdge compiled;
+  expect_the_steps_of_the_file(compiled, "dragged-knife-edge", "model_file_force");
   // The drag does work: without it (c = 0) the runs differ by far more than the bound.
-  const modelfile::BoundedFileModel undragged(modelfile::bind(loaded, {{"c", 0.0}}));
+  const modelfile::BoundedFileModel undragged(
+      modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}}));
+  const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
   EXPECT_GT(largest_step_difference(compiled, undragged, [](const auto& sys) { return make_dla(sys, 0.1); }, q0, v0, 200),
             1e-2);
 }
@@ -665,6 +674,84 @@ TEST(ModelFileForces, InterpretedWithoutACompilerGivesTheSameTrajectory) {
     const auto b = catalogue::find(model_path("dragged-knife-edge")).run({}, {}, options(method, 0.1, 50));
     EXPECT_LT(largest_difference(a.trajectory, b.trajectory), 1e-12) << method;
   }
+}
+
+// --- A force that depends on the time ------------------------------------------------------------
+
+namespace {
+/// The compiled twin of models/pushed-knife-edge.toml: the knife edge on a level plane pushed along
+/// its blade by F = A sin(W t) (cos φ, sin φ, 0).
+struct PushedKnifeEdge : models::KnifeEdge {
+  double amplitude = 0.5, frequency = 3.0;
+  PushedKnifeEdge() { slope = 0.0; }
+  template <class T>
+  Vec<T, 3> force(const Vec<T, 3>& q, const Vec<T, 3>& v, double t) const {
+    using std::cos, std::sin;
+    const double push = amplitude * std::sin(frequency * t);
+    Vec<T, 3> f;
+    f << push * cos(q[2]), push * sin(q[2]), 0.0 * v[2];
+    return f;
+  }
+};
+}  // namespace
+
+// The file's force of t enters every method at the times of its steps and stages as the compiled
+// force does: the same steps to 1e-12, within a bound and on the heap.
+TEST(ModelFileForces, TimeDependentForceSameStepsAsTheCompiledForce) {
+  const modelfile::BoundedFileModel file(modelfile::bind(modelfile::load(model_path("pushed-knife-edge")), {}));
+  EXPECT_TRUE(file.force_depends_on_time());
+  EXPECT_TRUE(has_time_dependent_force(file));
+  expect_the_steps_of_the_file(PushedKnifeEdge{}, "pushed-knife-edge", "model_file_time_force");
+}
+
+// Every method that takes a force converges to the closed form of the pushed knife edge at its
+// order; a force read at the start of each step instead of at its stages would give order 1. The
+// energy follows ½ m s(t)² + ½ J ω² with the blade speed s = s0 + A/(m W) (1 − cos W t).
+TEST(ModelFileForces, TimeDependentForceOrdersAgainstTheClosedForm) {
+  const auto& e = catalogue::find(model_path("pushed-knife-edge"));
+  EXPECT_TRUE(e.describe({}).external_force);
+  const double T = 4.0;
+  const auto exact = e.exact({}, {}, T);
+  ASSERT_TRUE(exact);
+  const auto error = [&](const std::string& method, long N) {
+    const auto run = e.run({}, {}, options(method, T / static_cast<double>(N), N));
+    double worst = 0.0;
+    for (int i = 0; i < 3; ++i)
+      worst = std::max(worst, std::abs(run.trajectory.at(run.trajectory.rows() - 1, 1 + i) - (*exact)[i]));
+    return worst;
+  };
+  const std::vector<std::pair<std::string, double>> expected_orders = {
+      {"dla", 2.0},  {"mla", 2.0}, {"rk4", 4.0}, {"mclachlan-perlmutter", 2.0}, {"discrete-gradient", 2.0},
+      {"spark", 4.0}};
+  for (const auto& [name, expected] : expected_orders) {
+    if (!method_available(name)) continue;
+    const std::string method = name;
+    const double order = test::measured_order(T, {20, 40, 80, 160}, [&](double, long N) { return error(method, N); });
+    test::report("pushed_knife_edge_" + method + "_order", order);
+    EXPECT_NEAR(order, expected, 0.15) << method;
+  }
+  EXPECT_LT(error("reference", 40), 1e-9);
+  const auto run = e.run({}, {}, options("dla", 0.01, 400));
+  const double b = 0.5 / 3.0, s = 0.5 + b * (1.0 - std::cos(3.0 * T)), E = 0.5 * s * s + 0.5;
+  const double energy_error = std::abs(run.trajectory.at(400, run.trajectory.column("energy")) - E);
+  test::report("pushed_knife_edge_dla_energy_error_t4", energy_error);
+  EXPECT_LT(energy_error, 1e-4);
+}
+
+// The exact flow's arcs are autonomous: `exact` refuses a force of t (exit 2 from the CLI), and
+// ExtendedFlow refuses it in C++. The same file without t runs.
+TEST(ModelFileForces, ExactRefusesATimeDependentForce) {
+  const auto& e = catalogue::find(model_path("pushed-knife-edge"));
+  try {
+    e.run({}, {}, options("exact", 0.1, 2));
+    ADD_FAILURE() << "exact ran with a force of t";
+  } catch (const BadInput& x) {
+    EXPECT_NE(std::string(x.what()).find("depends on the time t"), std::string::npos) << x.what();
+  }
+  EXPECT_THROW(ExtendedFlow<PushedKnifeEdge>(PushedKnifeEdge{}), std::invalid_argument);
+  EXPECT_FALSE(has_time_dependent_force(
+      modelfile::BoundedFileModel(modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {}))));
+  EXPECT_NO_THROW(catalogue::find(model_path("dragged-knife-edge")).run({}, {}, options("exact", 0.1, 2)));
 }
 
 // --- Contact systems (`action = "z"`) ------------------------------------------------------------

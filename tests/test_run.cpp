@@ -103,7 +103,7 @@ double continuous_multiplier(const Trajectory& t, std::size_t row) {
     q[i] = t.at(row, 1 + i);
     v[i] = t.at(row, 4 + i);
   }
-  return constrained_acceleration(particle, q, v).multiplier[0];
+  return constrained_acceleration(particle, q, v, 0.0).multiplier[0];
 }
 }  // namespace
 

@@ -248,7 +248,10 @@ Entry make_entry() {
       d.parameters.push_back({std::string(p.name), sys.*(p.member), std::string(p.description)});
     d.constraints = detail::constraints_of_kind(sys);
     detail::describe_start(sys, d);
-    if constexpr (Model<S>) d.external_force = has_external_force(sys);
+    if constexpr (Model<S>) {
+      d.external_force = has_external_force(sys);
+      d.force_depends_on_time = has_time_dependent_force(sys);
+    }
     return d;
   };
   e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {

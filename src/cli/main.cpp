@@ -77,6 +77,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     j["summary"] = d.summary;
     j["closed_form"] = d.closed_form;
     j["external_force"] = d.external_force;
+    j["force_depends_on_time"] = d.force_depends_on_time;
     std::cout << j.dump(2) << '\n';
     return 0;
   }
@@ -87,8 +88,8 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   };
   std::cout << d.name << ": " << d.summary << "\n\ncoordinates: ";
   for (std::size_t i = 0; i < d.coordinates.size(); ++i) std::cout << (i ? ", " : "") << d.coordinates[i];
-  std::cout << "\nconstraints: " << d.constraints << "\nexternal force: " << (d.external_force ? "yes" : "no")
-            << "\nparameters:";
+  std::cout << "\nconstraints: " << d.constraints << "\nexternal force: "
+            << (d.external_force ? (d.force_depends_on_time ? "yes, depends on t" : "yes") : "no") << "\nparameters:";
   if (d.parameters.empty()) std::cout << " none";
   std::cout << '\n';
   for (const auto& p : d.parameters) std::cout << "  " << p.name << " = " << p.value << "  (" << p.description << ")\n";

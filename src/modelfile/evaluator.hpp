@@ -51,6 +51,7 @@ struct Layout {
   /// for a file without `force`.
   std::vector<TaylorTerms> force;
   int force_size = 0;
+  bool force_depends_on_time = false;        ///< whether t appears in the force
   int derived = 0;                           ///< number of derived quantities
   bool has_solution = false;
   int solution_conditions = 0;               ///< the solution kernel writes them after (q, v)
@@ -68,8 +69,9 @@ class Evaluator {
   /// Taylor coefficients of the metric entries and of the potential up to `order` at q
   /// (mechanical models only).
   virtual void mechanics(int order, const double* q, const double* p, double* out) const = 0;
-  /// Taylor coefficients of the components of the external force up to `order` at x = (q, v).
-  virtual void force(int order, const double* x, const double* p, double* out) const = 0;
+  /// Taylor coefficients in x of the components of the external force up to `order` at x = (q, v)
+  /// and the time t.
+  virtual void force(int order, const double* x, const double* p, double t, double* out) const = 0;
   /// The derived quantities at (q, v, t).
   virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
   /// The default initial data (q0, v0) for the parameters p.

@@ -265,16 +265,20 @@ class FileModel {
   /// Whether the file gives an external force (`force`); the methods ask before they evaluate it
   /// (has_external_force in model/model.hpp), so a file without one costs nothing.
   bool has_force() const { return !bound_->model->layout.force.empty(); }
+  /// Whether the force's expressions contain t (has_time_dependent_force in model/model.hpp).
+  bool force_depends_on_time() const { return bound_->model->layout.force_depends_on_time; }
 
-  /// The external force F(q, v) of the file's `force` key, a covector in the coordinates' basis.
+  /// The external force F(q, v, t) of the file's `force` key, a covector in the coordinates' basis.
   template <class T>
-  Point<T> force(const Point<T>& q, const Point<T>& v) const {
+  Point<T> force(const Point<T>& q, const Point<T>& v, double t) const {
     if (!has_force()) throw std::logic_error("the force of model file '" + std::string(name()) + "', which has none, was asked for");
     const LoadedModel& model = *bound_->model;
     Point<T> F(dimension());
     taylor_in_qv<T>(
         q, v, model.layout.force_size,
-        [&](int order, const double* x, double* c) { model.evaluator->force(order, x, bound_->parameters.data(), c); },
+        [&](int order, const double* x, double* c) {
+          model.evaluator->force(order, x, bound_->parameters.data(), t, c);
+        },
         [&](const auto& value) {
           for (int i = 0; i < dimension(); ++i) F[i] = value(model.layout.force[i]);
         });

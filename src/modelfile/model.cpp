@@ -181,7 +181,7 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
   }
   if (model.layout.force_size > 0) {
     coefficients.resize(model.layout.force_size);
-    model.evaluator->force(max_taylor_order, x.data(), p.data(), coefficients.data());
+    model.evaluator->force(max_taylor_order, x.data(), p.data(), 0.0, coefficients.data());
     for (int i = 0; i < n; ++i)
       for (int k = 0; k < model.layout.force[i].size(); ++k)
         if (!std::isfinite(coefficients[model.layout.force[i].offset + k]))

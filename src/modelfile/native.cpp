@@ -64,7 +64,9 @@ class NativeEvaluator : public Evaluator {
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     mechanics_[order](q, p, 0.0, out);
   }
-  void force(int order, const double* x, const double* p, double* out) const override { force_[order](x, p, 0.0, out); }
+  void force(int order, const double* x, const double* p, double t, double* out) const override {
+    force_[order](x, p, t, out);
+  }
   void derived(const double* x, const double* p, double t, double* out) const override { derived_(x, p, t, out); }
   void solution(const double* x0, const double* p, double t, double* out) const override { solution_(x0, p, t, out); }
   void initial(const double* p, double* out) const override { initial_(nullptr, p, 0.0, out); }

@@ -211,8 +211,8 @@ class ExpressionParser {
     if (has(s_.q_names)) return ": coordinates are not allowed here";
     if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
-      return ": the time is not allowed here (the methods' steps have no explicit time: Lagrangians, metrics, "
-             "potentials, constraints and forces must not depend on t)";
+      return ": the time is not allowed here (the methods' steps have no explicit time in the Lagrangian, metric, "
+             "potential and constraints; the force may depend on t)";
     return "";
   }
 
@@ -391,9 +391,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
     }
   }
 
-  // The external force: any functions of q and v (not of t: the methods' steps have no time).
+  // The external force: any functions of q, v and t (the time enters the kernel as an argument, not
+  // as a variable of the Taylor coefficients).
   std::vector<ex> force;
-  for (const auto& e : spec.force) force.push_back(parse(e, kCoordinates | kVelocities, in_qv));
+  for (const auto& e : spec.force) force.push_back(parse(e, kCoordinates | kVelocities | kTime, in_qv + "; t"));
 
   // Derived quantities and the closed form.
   std::vector<ex> derived;
@@ -433,7 +434,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
   }
   layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
   std::vector<std::pair<int, ex>> force_coefficients;
-  for (const ex& F : force) layout.force.push_back(taylor_terms(F, x, force_coefficients));
+  for (const ex& F : force) {
+    layout.force.push_back(taylor_terms(F, x, force_coefficients));
+    layout.force_depends_on_time = layout.force_depends_on_time || F.has(s.t);
+  }
   layout.force_size = static_cast<int>(force_coefficients.size());
   layout.derived = static_cast<int>(derived.size());
   layout.has_solution = !solution_q.empty();
@@ -886,8 +890,8 @@ class InterpretedEvaluator : public Evaluator {
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     tapes_[mechanics_kernel(order)].run(q, p, 0.0, out);
   }
-  void force(int order, const double* x, const double* p, double* out) const override {
-    tapes_[force_kernel(order)].run(x, p, 0.0, out);
+  void force(int order, const double* x, const double* p, double t, double* out) const override {
+    tapes_[force_kernel(order)].run(x, p, t, out);
   }
   void derived(const double* x, const double* p, double t, double* out) const override {
     tapes_[derived_kernel].run(x, p, t, out);

@@ -124,6 +124,7 @@ py::dict description(const catalogue::SystemDescription& d) {
   j["z0"] = d.z0 ? py::cast(*d.z0) : py::none();
   j["closed_form"] = d.closed_form;
   j["external_force"] = d.external_force;
+  j["force_depends_on_time"] = d.force_depends_on_time;
   return j;
 }
 

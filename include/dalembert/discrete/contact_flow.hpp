@@ -55,7 +55,7 @@ ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>&
       y[n + i] = v0[i];
     }
     y[2 * n] = z0;
-    const auto rhs = [&](const OdeState& s, OdeState& ds) {
+    const auto rhs = [&](const OdeState& s, OdeState& ds, double) {  // autonomous
       const VecN<S> q = Q(s.data(), n), v = Q(s.data() + n, n);
       const auto d = contact_lagrangian_derivatives(sys, q, v, s[2 * n]);
       Eigen::Map<Vec<double, S::n>>(ds.data(), n) = v;
@@ -104,7 +104,7 @@ ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>&
     sens.setZero();
     sens.template middleRows<N>(n, n) = contact_lagrangian_hessian(sys, q0, v0, z0).derivatives().W;
   }
-  const auto rhs = [&](const OdeState& s, OdeState& ds) {
+  const auto rhs = [&](const OdeState& s, OdeState& ds, double) {  // autonomous
     const VecN<S> q = Q(s.data(), n), v = Q(s.data() + n, n);
     const auto H = contact_lagrangian_hessian(sys, q, v, s[2 * n]);
     const auto d = H.derivatives();

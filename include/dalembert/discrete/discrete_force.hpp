@@ -1,14 +1,16 @@
 #pragma once
 // Discrete forces F_d^±: Q×Q → T*Q (forced discrete mechanics, [AS21] §3.7.7, [ASMM22] §4.2).
 //
-// MidpointForce: for models with an external force F(q, v), F_d^-(q0, q1) = F_d^+(q0, q1) =
-// (h/2) F((q0 + q1)/2, (q1 − q0)/h), second order with any second-order discrete Lagrangian; DEL and
-// DLA add it to their residuals when the model has a force, so forces are never silently ignored.
+// MidpointForce: for models with an external force F(q, v, t), F_d^-(q0, q1) = F_d^+(q0, q1) =
+// (h/2) F((q0 + q1)/2, (q1 − q0)/h, t0 + h/2) for the step from (t0, q0) to (t0 + h, q1), second
+// order with any second-order discrete Lagrangian; DEL and DLA add it to their residuals when the
+// model has a force, so forces are never silently ignored.
 //
 // General discrete forces (for MLA) are any object with
 //   static constexpr int n;
-//   template <class T> Vec<T,n> minus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;   F_d^− ∈ T*_{q0}Q
-//   template <class T> Vec<T,n> plus(const Vec<T,n>& q0, const Vec<T,n>& q1) const;    F_d^+ ∈ T*_{q1}Q
+//   template <class T> Vec<T,n> minus(const Vec<T,n>& q0, const Vec<T,n>& q1, double t0) const;  F_d^− ∈ T*_{q0}Q
+//   template <class T> Vec<T,n> plus(const Vec<T,n>& q0, const Vec<T,n>& q1, double t0) const;   F_d^+ ∈ T*_{q1}Q
+// with t0 the time of q0 (a force that depends on time is evaluated inside [t0, t0 + h]).
 // The forced discrete Legendre maps of (L_d, F_d^±) are
 //   F^{f−}L_d(q0, q1) = −D1 L_d − F_d^−  ∈ T*_{q0}Q,    F^{f+}L_d(q0, q1) = D2 L_d + F_d^+  ∈ T*_{q1}Q,
 // and the forced DEL / MLA equations are momentum matching F^{f+}L_d(q_{k−1}, q_k) = F^{f−}L_d(q_k,
@@ -33,19 +35,20 @@ template <Model S>
 class MidpointForce {
  public:
   static constexpr int n = S::n, max_n = max_n_of<S>();
-  MidpointForce(const S& system, double h) : system_(system), h_(h) {}
+  /// The step from the time t0 to t0 + h.
+  MidpointForce(const S& system, double h, double t0) : system_(system), h_(h), t0_(t0) {}
   int dimension() const { return coordinate_count(system_); }
 
   template <class T>
   VecN<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
     const VecN<S, T> q = 0.5 * (q0 + q1);
     const VecN<S, T> v = (q1 - q0) / h_;
-    return 0.5 * h_ * system_.template force<T>(q, v);
+    return 0.5 * h_ * system_.template force<T>(q, v, t0_ + 0.5 * h_);
   }
 
  private:
   S system_;
-  double h_;
+  double h_, t0_;
 };
 
 template <Model S>
@@ -67,8 +70,8 @@ template <Model S>
 template <class Fd>
 concept DiscreteForce = requires(const Fd& f, const VecN<Fd>& q) {
   { Fd::n } -> std::convertible_to<int>;
-  { f.minus(q, q) } -> std::convertible_to<VecN<Fd>>;
-  { f.plus(q, q) } -> std::convertible_to<VecN<Fd>>;
+  { f.minus(q, q, 0.0) } -> std::convertible_to<VecN<Fd>>;
+  { f.plus(q, q, 0.0) } -> std::convertible_to<VecN<Fd>>;
 };
 
 template <int N, int MaxN = N>
@@ -79,31 +82,32 @@ struct TwoSidedForceDerivatives {
 };
 
 template <DiscreteForce Fd>
-TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1) {
+TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1,
+                                                              double t0) {
   TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> d;
   ad::value_and_jacobian<Fd::n, Fd::n, max_n_of<Fd>(), max_n_of<Fd>()>(
       [&](const auto& x1) {
         using D = typename std::decay_t<decltype(x1)>::Scalar;
-        return VecN<Fd, D>(f.minus(VecN<Fd, D>(ad::constants<D>(q0, x1.size())), x1));
+        return VecN<Fd, D>(f.minus(VecN<Fd, D>(ad::constants<D>(q0, x1.size())), x1, t0));
       },
       q1, d.minus, d.minus_q1);
-  d.plus = f.plus(q0, q1);
+  d.plus = f.plus(q0, q1, t0);
   return d;
 }
 
-/// The force of the multiplier-extended Lagrange–d'Alembert equations at any (q, v):
-/// the nonholonomic force F_nh = M(q)ᵀλ(q, v) plus the model's external force, if it has one.
+/// The force of the multiplier-extended Lagrange–d'Alembert equations at any (q, v) and time t:
+/// the nonholonomic force F_nh = M(q)ᵀλ(q, v, t) plus the model's external force, if it has one.
 template <Model S, class T>
-VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t) {
   const int n = coordinate_count(sys);
   VecN<S, T> F(n);
   for (int i = 0; i < n; ++i) F[i] = ad::lift<T>(0.0);
   if constexpr (HasExternalForce<S>) {
-    if (has_external_force(sys)) F += sys.template force<T>(q, v);
+    if (has_external_force(sys)) F += sys.template force<T>(q, v, t);
   }
   if constexpr (S::m != 0) {
     if (constraint_count(sys) > 0) {
-      const auto a = constrained_acceleration(sys, q, v);
+      const auto a = constrained_acceleration(sys, q, v, t);
       if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // M(q) sparse, term by term
         F += local::constraint_matrix(sys, q).transpose() * a.multiplier;
       } else {
@@ -114,8 +118,9 @@ VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   return F;
 }
 
-/// The α-rule discrete force (that of the examples of [ASMM22] §5.4 for α = ½): with q_α = (1−α) q0 + α q1 and
-/// v_d = (q1 − q0)/h, F_d^− = (1−α) h F(q_α, v_d) and F_d^+ = α h F(q_α, v_d), F = total_force.
+/// The α-rule discrete force (that of the examples of [ASMM22] §5.4 for α = ½): with q_α = (1−α) q0 + α q1,
+/// v_d = (q1 − q0)/h and t_α = t0 + α h, F_d^− = (1−α) h F(q_α, v_d, t_α) and F_d^+ = α h F(q_α, v_d, t_α),
+/// F = total_force.
 /// These are the quadrature of ∫ F·δq dt with δq linear between δq0 and δq1, the companion of
 /// AlphaRule; for α = ½ both are (h/2) F_nh(q_mid, v_d), the forces of thesis Ex. 7.5.1–7.5.3.
 template <Model S>
@@ -127,20 +132,20 @@ class AlphaForce {
   double alpha() const { return alpha_; }
 
   template <class T>
-  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
-    return ((1.0 - alpha_) * h_) * force(q0, q1);
+  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
+    return ((1.0 - alpha_) * h_) * force(q0, q1, t0);
   }
   template <class T>
-  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
-    return (alpha_ * h_) * force(q0, q1);
+  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
+    return (alpha_ * h_) * force(q0, q1, t0);
   }
 
  private:
   template <class T>
-  VecN<S, T> force(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+  VecN<S, T> force(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
     const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
     const VecN<S, T> v = (q1 - q0) / h_;
-    return total_force(system_, q, v);
+    return total_force(system_, q, v, t0 + alpha_ * h_);
   }
   S system_;
   double h_, alpha_;
@@ -153,21 +158,30 @@ struct ZeroForce {
   int size = N;  ///< n at run time
   int dimension() const { return size; }
   template <class T>
-  Vec<T, n, max_n> minus(const Vec<T, n, max_n>& q0, const Vec<T, n, max_n>&) const { return q0 * 0.0; }
+  Vec<T, n, max_n> minus(const Vec<T, n, max_n>& q0, const Vec<T, n, max_n>&, double) const {
+    return q0 * 0.0;
+  }
   template <class T>
-  Vec<T, n, max_n> plus(const Vec<T, n, max_n>&, const Vec<T, n, max_n>& q1) const { return q1 * 0.0; }
+  Vec<T, n, max_n> plus(const Vec<T, n, max_n>&, const Vec<T, n, max_n>& q1, double) const {
+    return q1 * 0.0;
+  }
 };
 
-/// User-supplied discrete forces: two callables generic in their scalar type.
+/// User-supplied discrete forces: two callables generic in their scalar type, of (q0, q1) alone
+/// (an autonomous discrete force).
 template <int N, class Minus, class Plus>
 class UserDiscreteForce {
  public:
   static constexpr int n = N;
   UserDiscreteForce(Minus minus, Plus plus) : minus_(std::move(minus)), plus_(std::move(plus)) {}
   template <class T>
-  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>& q1) const { return minus_(q0, q1); }
+  Vec<T, n> minus(const Vec<T, n>& q0, const Vec<T, n>& q1, double) const {
+    return minus_(q0, q1);
+  }
   template <class T>
-  Vec<T, n> plus(const Vec<T, n>& q0, const Vec<T, n>& q1) const { return plus_(q0, q1); }
+  Vec<T, n> plus(const Vec<T, n>& q0, const Vec<T, n>& q1, double) const {
+    return plus_(q0, q1);
+  }
 
  private:
   Minus minus_;
@@ -190,15 +204,15 @@ struct ForcedLegendreMaps {
 template <class X>
 using ForcedLegendreMapsOf = ForcedLegendreMaps<X::n, max_n_of<X>()>;
 
-/// Anything that evaluates the forced discrete Legendre maps of a pair:
+/// Anything that evaluates the forced discrete Legendre maps of a pair, q0 at the time t0:
 ///   static constexpr int n;  double step_size() const;
-///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1) const;
+///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1, double t0) const;
 template <class X>
 concept ForcedDiscreteLagrangian = requires(const X& x, const VecN<X>& q) {
   { X::n } -> std::convertible_to<int>;
   { coordinate_count(x) } -> std::convertible_to<int>;
   { x.step_size() } -> std::convertible_to<double>;
-  { x.legendre_maps(q, q) } -> std::convertible_to<ForcedLegendreMapsOf<X>>;
+  { x.legendre_maps(q, q, 0.0) } -> std::convertible_to<ForcedLegendreMapsOf<X>>;
 };
 
 /// A discrete Lagrangian with discrete forces, differentiated automatically.
@@ -214,9 +228,9 @@ class WithForces {
   const Ld& discrete_lagrangian() const { return ld_; }
   const Fd& discrete_force() const { return fd_; }
 
-  ForcedLegendreMapsOf<Ld> legendre_maps(const VecN<Ld>& q0, const VecN<Ld>& q1) const {
+  ForcedLegendreMapsOf<Ld> legendre_maps(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
     const auto d = differentiate(ld_, q0, q1);
-    const auto f = differentiate(fd_, q0, q1);
+    const auto f = differentiate(fd_, q0, q1, t0);
     return {-d.D1 - f.minus, d.D2 + f.plus, -d.D12 - f.minus_q1};
   }
 

@@ -133,7 +133,8 @@ class ExactNonholonomic {
 
   /// The forced discrete Legendre maps of (L^e, F^{e,±}) for MLA: by the identities above they are
   /// FL∘R^{e−} and FL∘R^{e+}, with ∂(FL∘R^{e−})/∂q1 = W(q0, R^{e−}) U(h)⁻¹; no Y or integrals needed.
-  ForcedLegendreMapsOf<S> legendre_maps(const VecN<S>& q0, const VecN<S>& q1) const {
+  /// (The flow is autonomous, so the time of q0 does not enter: ExtendedFlow refuses a force of t.)
+  ForcedLegendreMapsOf<S> legendre_maps(const VecN<S>& q0, const VecN<S>& q1, double /*t0*/) const {
     return legendre_maps(arc(q0, q1));
   }
   ForcedLegendreMapsOf<S> legendre_maps(const ArcOf<S>& a) const {

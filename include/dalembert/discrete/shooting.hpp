@@ -80,7 +80,7 @@ AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, co
     qd[i] = ad::variable<two_n, max_two_n>(q[i], i, 2 * n);
     vd[i] = ad::variable<two_n, max_two_n>(v[i], n + i, 2 * n);
   }
-  const VecN<S, D> a = constrained_acceleration(sys, qd, vd).acceleration;
+  const VecN<S, D> a = constrained_acceleration(sys, qd, vd, 0.0).acceleration;  // autonomous (ExtendedFlow)
   AccelerationJacobian<S::n, max_n_of<S>()> J;
   J.acceleration.resize(n);
   J.B.resize(n, n);
@@ -113,9 +113,15 @@ class ExtendedFlow {
   static constexpr int n = S::n, max_n = max_n_of<S>();
   using Arc = ArcOf<S>;
 
+  /// The flow is autonomous: its arcs start at time 0 whatever the step, so a model whose external
+  /// force depends on the time is refused.
   explicit ExtendedFlow(const S& system, ShootingOptions options = {}) : system_(system), options_(options) {
     if (!(options.tolerance > 0 && options.tolerance < 1e-2))
       throw std::invalid_argument("ShootingOptions::tolerance must lie in (0, 1e-2), got " + format(options.tolerance));
+    if (has_time_dependent_force(system))
+      throw std::invalid_argument(
+          "the exact flow's arcs are autonomous; an external force that depends on the time t is not supported "
+          "(a model says it does not with force_depends_on_time() == false)");
   }
   const S& system() const { return system_; }
   const ShootingOptions& options() const { return options_; }
@@ -229,7 +235,7 @@ class ExtendedFlow {
     const VecN<S> q = cvec(y), v = cvec(y + d);
     vec(dy) = v;
     if constexpr (V == Variations::none) {
-      vec(dy + d) = acceleration(system_, q, v);
+      vec(dy + d) = acceleration(system_, q, v, 0.0);  // autonomous: see the constructor
     } else {
       const auto J = acceleration_jacobian(system_, q, v);
       vec(dy + d) = J.acceleration;
@@ -240,7 +246,7 @@ class ExtendedFlow {
         const auto Y = cmat(y + y_offset(d)), Y_dot = cmat(y + y_offset(d) + d * d);
         mat(dy + y_offset(d)) = Y_dot;
         mat(dy + y_offset(d) + d * d) = J.B * Y + J.F * Y_dot;
-        const VecN<S> force = total_force(system_, q, v);
+        const VecN<S> force = total_force(system_, q, v, 0.0);
         dy[action_offset(d)] = system_.template lagrangian<double>(q, v);
         vec(dy + action_offset(d) + 1) = U.transpose() * force;
         vec(dy + action_offset(d) + 1 + d) = Y.transpose() * force;

@@ -36,7 +36,7 @@ class ContactRungeKutta4 {
     Point y(2 * dn + 1);
     y << s.q, s.v, s.z;
     runge_kutta4_step(
-        [&](const Point& x) {
+        [&](double, const Point& x) {  // autonomous
           const VecN<S> q = x.template head<n>(dn), v = x.template segment<n>(dn, dn);
           VecN<S> acceleration(dn);
           double zdot;
@@ -45,7 +45,7 @@ class ContactRungeKutta4 {
           rate << v, acceleration, zdot;
           return rate;
         },
-        y, h_);
+        y, grid_time(s.k, h_), h_);
     s.q = y.template head<n>(dn);
     s.v = y.template segment<n>(dn, dn);
     s.z = y[2 * dn];

@@ -38,12 +38,12 @@ class DiscreteEulerLagrange {
     return State{0, 0.0, q0, momentum(system_, q0, v0), v0, 0};
   }
 
-  /// The momentum at q0 of a two-point start, the forced discrete Legendre map
+  /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
     if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size(), 0.0)(q0, q1);
     }
     return p;
   }
@@ -53,7 +53,7 @@ class DiscreteEulerLagrange {
     const double h = step_size();
     VecN<S> p1 = differentiate(ld_, q0, q1).D2;
     if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p1 += MidpointForce<S>(system_, h)(q0, q1);
+      if (has_external_force(system_)) p1 += MidpointForce<S>(system_, h, 0.0)(q0, q1);
     }
     return State{1, h, q1, p1, (q1 - q0) / h, 0};
   }
@@ -70,7 +70,7 @@ class DiscreteEulerLagrange {
       J = d.D12;
       if constexpr (HasExternalForce<S>) {
         if (forced) {
-          f = differentiate(MidpointForce<S>(system_, h), s.q, q1);
+          f = differentiate(MidpointForce<S>(system_, h, s.t), s.q, q1);
           F += f.value;
           J += f.D2;
         }

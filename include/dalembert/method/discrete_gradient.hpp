@@ -1,13 +1,13 @@
 #pragma once
 // An energy-preserving nonholonomic integrator from a discrete gradient, for mechanical models
-// L = ½ vᵀG(q)v − V(q) with constraints M(q)v = 0 and an external force F(q, v). With the energy
+// L = ½ vᵀG(q)v − V(q) with constraints M(q)v = 0 and an external force F(q, v, t). With the energy
 // E(q, v) = ½ vᵀG(q)v + V(q), the Lagrange–d'Alembert equations are a skew-gradient system
 //   q̇ = G⁻¹ ∂_vE,   G v̇ = −∂_qE + Ω(v) G⁻¹∂_vE + Mᵀλ + F,   M(q) v = 0,
 // with the gyroscopic term (Ω(v) y)_k = Σ_ij v_i (∂_k G_ij − ∂_j G_ik) y_j, skew in (k, j)
 // (model/metric_derivatives.hpp). One step from (q0, v0) to (q1, v1), at the midpoint
 // (q̄, v̄) = ((q0 + q1)/2, (v0 + v1)/2), Δq = q1 − q0, Δv = v1 − v0:
 //   Δq = h G(q̄)⁻¹ ∇̄_vE,
-//   G(q̄) Δv = h [−∇̄_qE + Ω(v̄) G(q̄)⁻¹∇̄_vE + M̃ᵀλ + F(q̄, v̄)],
+//   G(q̄) Δv = h [−∇̄_qE + Ω(v̄) G(q̄)⁻¹∇̄_vE + M̃ᵀλ + F(q̄, v̄, t0 + h/2)],
 //   M(q1) v1 = 0,
 // with Gonzalez's midpoint discrete gradient ∇̄E = ∇E(q̄, v̄) + c (Δq, Δv), where c makes
 // ∇̄E·(Δq, Δv) = E(q1, v1) − E(q0, v0) exactly, and the constraint forces' directions
@@ -78,7 +78,7 @@ class DiscreteGradient {
         }
       }
       if constexpr (HasExternalForce<S>) {
-        if (forced) force += system_.template force<T>(q_mid, v_mid);
+        if (forced) force += system_.template force<T>(q_mid, v_mid, s.t + 0.5 * h);
       }
       Vec<T, N, MaxN> r(width);
       r << dq - h * drift, G * dv - h * force, VecM<S, T>(system_.template constraint_matrix<T>(q1) * v1);

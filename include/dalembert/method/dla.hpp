@@ -59,7 +59,7 @@ class DiscreteLagrangeDAlembert {
     return s;
   }
 
-  /// The momentum at q0 of a two-point start, the forced discrete Legendre map
+  /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     if constexpr (by_terms) {
@@ -69,7 +69,7 @@ class DiscreteLagrangeDAlembert {
     }
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
     if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size())(q0, q1);
+      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size(), 0.0)(q0, q1);
     }
     return p;
   }
@@ -89,7 +89,7 @@ class DiscreteLagrangeDAlembert {
       s.p = differentiate(ld_, q0, q1).D2;
     }
     if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) s.p += MidpointForce<S>(system_, h)(q0, q1);
+      if (has_external_force(system_)) s.p += MidpointForce<S>(system_, h, 0.0)(q0, q1);
     }
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
@@ -153,7 +153,7 @@ class DiscreteLagrangeDAlembert {
       }
       F.template head<n>(dn) = s.p + d.D1;
       if constexpr (Forced) {
-        midpoint_force(s.q, q1, force, jacobian_with_residual ? &force_by_q1 : nullptr);
+        midpoint_force(s.q, q1, s.t, force, jacobian_with_residual ? &force_by_q1 : nullptr);
         F.template head<n>(dn) += force;
       }
       if constexpr (m != 0) {
@@ -182,7 +182,7 @@ class DiscreteLagrangeDAlembert {
       if constexpr (Forced) {
         if constexpr (!jacobian_with_residual) {
           VecN<S> value;  // the residual's is kept for p_{k+1}
-          midpoint_force(s.q, q1, value, &force_by_q1);
+          midpoint_force(s.q, q1, s.t, value, &force_by_q1);
         }
         J.template topLeftCorner<n, n>(dn, dn) += force_by_q1;
       }
@@ -214,9 +214,9 @@ class DiscreteLagrangeDAlembert {
     s.iterations = r.iterations;
   }
 
-  /// The midpoint discrete force F_d(q0, q1) and, if `by_q1` is given, ∂F_d/∂q1.
-  void midpoint_force(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& value, MatNN<S>* by_q1) const {
-    const MidpointForce<S> f(system_, step_size());
+  /// The midpoint discrete force F_d(q0, q1) of the step from t0 and, if `by_q1` is given, ∂F_d/∂q1.
+  void midpoint_force(const VecN<S>& q0, const VecN<S>& q1, double t0, VecN<S>& value, MatNN<S>* by_q1) const {
+    const MidpointForce<S> f(system_, step_size(), t0);
     if (!by_q1) {
       value = f(q0, q1);
       return;

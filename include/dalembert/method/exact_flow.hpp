@@ -89,7 +89,7 @@ class ExactDiscreteFlow {
     const int dn = coordinate_count(sys), dm = constraint_count(sys), dk = dn - dm;
     const MatNK<S> E = constraint_frame(sys, s.q);
     const MatMN<S> Mq = sys.template constraint_matrix<double>(s.q);
-    VecN<S> x = runge_kutta_step(s.q, s.v);
+    VecN<S> x = runge_kutta_step(s.q, s.v, s.t);
     VecN<S> guess = s.v;  // R^{e−}(q_k, q_{k+1}) = v_k at the solution
     ArcOf<S> arc;         // of the last evaluation = at the solution
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
@@ -147,12 +147,12 @@ class ExactDiscreteFlow {
   VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }
 
  private:
-  VecN<S> runge_kutta_step(const VecN<S>& q, const VecN<S>& v) const {
+  VecN<S> runge_kutta_step(const VecN<S>& q, const VecN<S>& v, double t) const {
     const double h = step_size();
-    const auto a = [&](const VecN<S>& qq, const VecN<S>& vv) { return acceleration(system(), qq, vv); };
-    const VecN<S> k1v = a(q, v);
-    const VecN<S> k2q = v + 0.5 * h * k1v, k2v = a(q + 0.5 * h * v, k2q);
-    const VecN<S> k3q = v + 0.5 * h * k2v, k3v = a(q + 0.5 * h * k2q, k3q);
+    const auto a = [&](const VecN<S>& qq, const VecN<S>& vv, double tt) { return acceleration(system(), qq, vv, tt); };
+    const VecN<S> k1v = a(q, v, t);
+    const VecN<S> k2q = v + 0.5 * h * k1v, k2v = a(q + 0.5 * h * v, k2q, t + 0.5 * h);
+    const VecN<S> k3q = v + 0.5 * h * k2v, k3v = a(q + 0.5 * h * k2q, k3q, t + 0.5 * h);
     const VecN<S> k4q = v + h * k3v;
     return q + h / 6.0 * (v + 2.0 * k2q + 2.0 * k3q + k4q);
   }

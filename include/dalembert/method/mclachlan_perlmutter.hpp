@@ -1,9 +1,9 @@
 #pragma once
 // The nonholonomic integrator of McLachlan and Perlmutter ([MP06] eq. (4.18)) for mechanical models
-// L = ½ vᵀG(q)v − V(q) with constraints M(q)v = 0 and an external force F(q, v). With
+// L = ½ vᵀG(q)v − V(q) with constraints M(q)v = 0 and an external force F(q, v, t). With
 // H(q, p) = ½ pᵀG(q)⁻¹p + V(q) and v = G(q)⁻¹p, one step from (q0, p0), v0 = G(q0)⁻¹p0:
 //   q½ = q0 + (h/2) v0,
-//   p1 = p0 − (h/2) [H_q(q½, p0) + H_q(q½, p1)] + h M(q½)ᵀλ + h F(q½, (q1 − q0)/h),
+//   p1 = p0 − (h/2) [H_q(q½, p0) + H_q(q½, p1)] + h M(q½)ᵀλ + h F(q½, (q1 − q0)/h, t0 + h/2),
 //   q1 = q½ + (h/2) v1,   v1 = G(q1)⁻¹p1,
 //   M(q1) v1 = 0,
 // with H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p. For G = I this is (4.18) as odelab's
@@ -66,7 +66,7 @@ class McLachlanPerlmutter {
       if constexpr (HasExternalForce<S>) {
         if (forced) {
           const VecN<S, T> velocity = 0.5 * (ad::constants<T>(s.v, width) + v1);  // (q1 − q0)/h
-          momentum_residual -= h * system_.template force<T>(ad::constants<T>(q_half, width), velocity);
+          momentum_residual -= h * system_.template force<T>(ad::constants<T>(q_half, width), velocity, s.t + 0.5 * h);
         }
       }
       Vec<T, N, MaxN> r(width);

@@ -64,7 +64,7 @@ class ModifiedLagrangeDAlembert {
     s.k = 1;
     s.t = h;
     s.q = q1;
-    const LegendreValues f = legendre_values(q0, q1);
+    const LegendreValues f = legendre_values(q0, q1, 0.0);
     s.p = f.plus;
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
@@ -73,15 +73,16 @@ class ModifiedLagrangeDAlembert {
   }
 
   /// F^{f−}L_d(q0, q1), the momentum at q0 of a two-point start (its part on D is F^−l_d(q0, q1)).
-  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return legendre_values(q0, q1).minus; }
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return legendre_values(q0, q1, 0.0).minus; }
 
   /// The discrete nonholonomic Legendre maps F^−l_d(q0, q1) ∈ D*_{q0} and F^+l_d(q0, q1) ∈ D*_{q1},
-  /// components on the frame constraint_frame(system, q).
-  VecK<S> legendre_minus(const VecN<S>& q0, const VecN<S>& q1) const {
-    return project_onto_distribution(system_, q0, pre_momentum(q0, q1));
+  /// components on the frame constraint_frame(system, q); t0 is the time of q0 (it matters only
+  /// for a force that depends on the time).
+  VecK<S> legendre_minus(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return project_onto_distribution(system_, q0, legendre_values(q0, q1, t0).minus);
   }
-  VecK<S> legendre_plus(const VecN<S>& q0, const VecN<S>& q1) const {
-    return project_onto_distribution(system_, q1, legendre_values(q0, q1).plus);
+  VecK<S> legendre_plus(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return project_onto_distribution(system_, q1, legendre_values(q0, q1, t0).plus);
   }
 
   void step(State& s) const {
@@ -118,10 +119,11 @@ class ModifiedLagrangeDAlembert {
     local::AlphaRuleDerivatives d;
     Eigen::VectorXd force;
   };
-  void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermEvaluation& e) const {
+  void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, double t0, TermEvaluation& e) const {
     const double h = step_size(), a = forced_.discrete_force().alpha();
     local::alpha_rule_derivatives(system_, h, forced_.discrete_lagrangian().alpha(), q0, q1, e.d, dc_.alpha());
-    e.force = total_force(system_, Eigen::VectorXd((1.0 - a) * q0 + a * q1), Eigen::VectorXd((q1 - q0) / h));
+    e.force =
+        total_force(system_, Eigen::VectorXd((1.0 - a) * q0 + a * q1), Eigen::VectorXd((q1 - q0) / h), t0 + a * h);
   }
   Eigen::VectorXd minus_of(const TermEvaluation& e) const {
     return -e.d.D1 - ((1.0 - forced_.discrete_force().alpha()) * step_size()) * e.force;
@@ -135,13 +137,13 @@ class ModifiedLagrangeDAlembert {
     VecN<S> minus, plus;
     double discrete_constraint = 0.0;
   };
-  LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1) const {
+  LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
     if constexpr (by_terms) {
       TermEvaluation e;
-      evaluate_terms(q0, q1, e);
+      evaluate_terms(q0, q1, t0, e);
       return {minus_of(e), plus_of(e), e.d.omega.template lpNorm<Eigen::Infinity>()};
     }
-    const auto f = forced_.legendre_maps(q0, q1);
+    const auto f = forced_.legendre_maps(q0, q1, t0);
     LegendreValues v{f.minus, f.plus, 0.0};
     if constexpr (m != 0) {
       if (constraint_count(system_) > 0) v.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
@@ -160,7 +162,7 @@ class ModifiedLagrangeDAlembert {
     DiscreteConstraintDerivatives<n, m, max_n_of<S>(), max_m_of<S>()> w;
     const auto evaluate = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F, Matd<N, N, MaxN, MaxN>& J) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
-      f = forced_.legendre_maps(s.q, q1);
+      f = forced_.legendre_maps(s.q, q1, s.t);
       F.template head<n>(dn) = s.p - f.minus;
       J.template topLeftCorner<n, n>(dn, dn) = -f.minus_q1;
       add_constraint_rows<n, m>(dc_, s.q, q1, Mq, unknowns, F, J, w);
@@ -200,7 +202,7 @@ class ModifiedLagrangeDAlembert {
     x << s.q + h * s.last_velocity, s.multiplier;
     TermEvaluation e;  // of the latest residual evaluation, which Newton makes at the solution
     const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      evaluate_terms(s.q, unknowns.head(dn), e);
+      evaluate_terms(s.q, unknowns.head(dn), s.t, e);
       F.head(dn) = s.p - minus_of(e) - Mq.transpose() * unknowns.tail(dm);
       F.tail(dm) = e.d.omega;
     };

@@ -44,10 +44,10 @@ class ReferenceSolver {
       x[i] = s.q[i];
       x[dim + i] = s.v[i];
     }
-    const auto rhs = [this, dim](const OdeState& y, OdeState& dy) {
+    const auto rhs = [this, dim](const OdeState& y, OdeState& dy, double t) {
       const VecN<S> q = Eigen::Map<const Vec<double, S::n>>(y.data(), dim);
       const VecN<S> v = Eigen::Map<const Vec<double, S::n>>(y.data() + dim, dim);
-      const VecN<S> a = acceleration(system_, q, v);
+      const VecN<S> a = acceleration(system_, q, v, t);
       for (int i = 0; i < dim; ++i) {
         dy[i] = v[i];
         dy[dim + i] = a[i];

@@ -61,13 +61,13 @@ class RigidBodyRungeKutta4 {
     const detail::RigidBodyOdeState start = detail::pack(s.g, s.omega);
     Point y = Eigen::Map<const Point>(start.data());
     runge_kutta4_step(
-        [this](const Point& x) {
+        [this](double, const Point& x) {  // autonomous
           detail::RigidBodyOdeState at, rate;
           Eigen::Map<Point>(at.data()) = x;
           detail::rigid_body_rhs(body_, at, rate);
           return Point(Eigen::Map<const Point>(rate.data()));
         },
-        y, h_);
+        y, grid_time(s.k, h_), h_);
     detail::RigidBodyOdeState end;
     Eigen::Map<Point>(end.data()) = y;
     detail::unpack(end, s.g, s.omega);
@@ -102,7 +102,7 @@ class RigidBodyReference {
 
   void step(State& s) const {
     auto y = detail::pack(s.g, s.omega);
-    const auto rhs = [this](const detail::RigidBodyOdeState& x, detail::RigidBodyOdeState& dx) {
+    const auto rhs = [this](const detail::RigidBodyOdeState& x, detail::RigidBodyOdeState& dx, double) {
       detail::rigid_body_rhs(body_, x, dx);
     };
     bulirsch_stoer_interval(rhs, y, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);

@@ -1,6 +1,6 @@
 #pragma once
 // Classical fourth-order Runge–Kutta on the continuous Lagrange–d'Alembert equations
-// q̇ = v, v̇ = q̈(q, v) (multiplier extension): the non-geometric baseline the papers compare with.
+// q̇ = v, v̇ = q̈(q, v, t) (multiplier extension): the non-geometric baseline the papers compare with.
 // The step is solve/runge_kutta4.hpp on y = (q, v).
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/runge_kutta4.hpp"
@@ -30,13 +30,13 @@ class RungeKutta4 {
     Phase y(2 * dn);
     y << s.q, s.v;
     runge_kutta4_step(
-        [&](const Phase& x) {
+        [&](double t, const Phase& x) {
           const VecN<S> q = x.template head<n>(dn), v = x.template segment<n>(dn, dn);
           Phase rate(2 * dn);
-          rate << v, acceleration(system_, q, v);
+          rate << v, acceleration(system_, q, v, t);
           return rate;
         },
-        y, h_);
+        y, grid_time(s.k, h_), h_);
     s.q = y.template head<n>(dn);
     s.v = y.template segment<n>(dn, dn);
     advance(s, h_);

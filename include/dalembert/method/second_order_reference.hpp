@@ -57,7 +57,7 @@ class SecondOrderReference {
       x[i] = s.q[i];
       x[dim + i] = s.v[i];
     }
-    const auto rhs = [&](const OdeState& y, OdeState& dy) {
+    const auto rhs = [&](const OdeState& y, OdeState& dy, double) {  // autonomous
       const int dim = coordinate_count(system_);  // a constant for a fixed n, not a captured number
       const VecN<S> q = Eigen::Map<const Vec<double, n>>(y.data(), dim);
       const VecN<S> v = Eigen::Map<const Vec<double, n>>(y.data() + dim, dim);

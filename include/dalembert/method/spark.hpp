@@ -1,12 +1,12 @@
 #pragma once
 // Jay's SPARK methods (Lobatto IIIA–IIIB) for the Lagrange–d'Alembert equations as an index-2 DAE
 // ([Jay03]; the setting of odelab's `Spark`), for mechanical models L = ½ vᵀG(q)v − V(q) with
-// constraints M(q)v = 0 and an external force F(q, v). In the variables (q, p), p = G(q)v,
+// constraints M(q)v = 0 and an external force F(q, v, t). In the variables (q, p), p = G(q)v,
 // H(q, p) = ½ pᵀG(q)⁻¹p + V(q) and g(q, p) = M(q) G(q)⁻¹p:
 //   q̇ = H_p(q, p)                             (integrated with Lobatto IIIA, coefficients a_ij)
-//   ṗ = −H_q(q, p) + M(q)ᵀλ + F(q, H_p)        (integrated with Lobatto IIIB, coefficients â_ij)
+//   ṗ = −H_q(q, p) + M(q)ᵀλ + F(q, H_p, t)     (integrated with Lobatto IIIB, coefficients â_ij)
 //   0 = g(q, p).
-// One step of s stages (Q_i, P_i, Λ_i), V_i = G(Q_i)⁻¹P_i, R_i = −H_q(Q_i, P_i) + M(Q_i)ᵀΛ_i + F(Q_i, V_i):
+// One step of s stages (Q_i, P_i, Λ_i), V_i = G(Q_i)⁻¹P_i, R_i = −H_q(Q_i, P_i) + M(Q_i)ᵀΛ_i + F(Q_i, V_i, t0 + c_i h):
 //   Q_i = q0 + h Σ_j a_ij V_j,   P_i = p0 + h Σ_j â_ij R_j,                   i = 1 … s
 //   q1 = q0 + h Σ_j b_j V_j,     p1 = p0 + h Σ_j b_j R_j,
 //   0 = Σ_j a_ij g(Q_j, P_j),  i = 2 … s,     0 = g(q1, p1),
@@ -131,9 +131,9 @@ class Spark {
     const double h = h_;
     const bool forced = has_external_force(system_);
 
-    // One stage's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V) and
-    // constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
-    const auto stage_rates = [&](const auto& y) {
+    // Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
+    // and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
+    const auto stage_rates = [&](const auto& y, int i) {
       using T = typename std::decay_t<decltype(y)>::Scalar;
       const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
       const MetricDerivatives<S, T> at(system_, Q);
@@ -144,7 +144,7 @@ class Spark {
         if (dm > 0) R += M.transpose() * y.template segment<m>(2 * dn, dm);
       }
       if constexpr (HasExternalForce<S>) {
-        if (forced) R += system_.template force<T>(Q, V);
+        if (forced) R += system_.template force<T>(Q, V, s.t + pair_.c[i] * h);
       }
       Vec<T, stage_size> rates(block);
       rates << V, R, M * V;
@@ -171,7 +171,7 @@ class Spark {
       for (int i = 0; i < st; ++i) {
         out.Q[i] = x.template segment<n>(i * block, dn);
         out.P[i] = x.template segment<n>(i * block + dn, dn);
-        const Vec<T, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block));
+        const Vec<T, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i);
         out.V[i] = rates.template segment<n>(0, dn);
         out.R[i] = rates.template segment<n>(dn, dn);
         out.constraint[i] = rates.template segment<m>(2 * dn, dm);
@@ -245,7 +245,8 @@ class Spark {
       for (int j = 0; j < st; ++j) {
         Vecd<stage_size> rates(block);
         ad::value_and_jacobian<stage_size, stage_size>(
-            stage_rates, Vecd<stage_size>(x.template segment<stage_size>(j * block, block)), rates, D[j]);
+            [&](const auto& y) { return stage_rates(y, j); },
+            Vecd<stage_size>(x.template segment<stage_size>(j * block, block)), rates, D[j]);
         q1 += (h * pair_.b[j]) * rates.template segment<n>(0, dn);
         p1 += (h * pair_.b[j]) * rates.template segment<n>(dn, dn);
       }

@@ -307,8 +307,10 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
 }
 }  // namespace detail
 
+/// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous).
 template <Model S, class T>
-ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v,
+                                                         double t) {
   if constexpr (LocallyCoupled<S> && std::is_same_v<T, double> && !HasExternalForce<S>) {
     return detail::constrained_acceleration_by_terms(sys, q, v);
   }
@@ -316,7 +318,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   const auto d = lagrangian_derivatives(sys, q, v);
   VecN<S, T> r = d.Lq - d.B * v;
   if constexpr (HasExternalForce<S>) {
-    if (has_external_force(sys)) r += sys.template force<T>(q, v);
+    if (has_external_force(sys)) r += sys.template force<T>(q, v, t);
   }
   const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
   ConstrainedAccelerationOf<S, T> out;
@@ -335,18 +337,18 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   return out;
 }
 
-/// q̈(q, v) of the constrained dynamics (the vector field used by RK4 and the reference solver).
+/// q̈(q, v, t) of the constrained dynamics (the vector field used by RK4 and the reference solver).
 template <Model S, class T>
-VecN<S, T> acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  return constrained_acceleration(sys, q, v).acceleration;
+VecN<S, T> acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t) {
+  return constrained_acceleration(sys, q, v, t).acceleration;
 }
 
-/// The continuous constraint force M(q)ᵀλ(q, v) (zero vector without constraints).
+/// The continuous constraint force M(q)ᵀλ(q, v, t) (zero vector without constraints).
 template <Model S>
-VecN<S> constraint_force(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+VecN<S> constraint_force(const S& sys, const VecN<S>& q, const VecN<S>& v, double t) {
   if constexpr (S::m != 0) {
     if (constraint_count(sys) > 0) {
-      const auto a = constrained_acceleration(sys, q, v);
+      const auto a = constrained_acceleration(sys, q, v, t);
       return sys.template constraint_matrix<double>(q).transpose() * a.multiplier;
     }
   }

@@ -7,7 +7,8 @@
 //   template <class T> T lagrangian(const Vec<T,n>& q, const Vec<T,n>& v) const;
 //   template <class T> Mat<T,m,n> constraint_matrix(const Vec<T,n>& q) const;   rows: 1-forms μ^a
 // and optionally
-//   template <class T> Vec<T,n> force(q, v) const;          external force (a covector)
+//   template <class T> Vec<T,n> force(q, v, double t) const;  external force (a covector)
+//   bool force_depends_on_time() const;                     false: `exact` may run it (default: true)
 //   Mat<double,n,n-m> frame(q) const;                       a basis of D_q = ker M(q)
 // The convenience base Mechanical<Derived, n> builds L = ½ vᵀG(q)v − V(q) from
 //   template <class T> Mat<T,n,n> metric(q) const;  template <class T> T potential(q) const;
@@ -113,9 +114,11 @@ concept Model = requires(const S& s, const VecN<S>& q) {
 template <class S>
 inline constexpr bool sized_at_run_time = S::n == Eigen::Dynamic;
 
+/// A model with an external force F(q, v, t), a covector in the coordinates' basis: force<T>(q, v, t).
+/// The methods evaluate it at the times of their steps and stages, so it may depend on t.
 template <class S>
 concept HasExternalForce = Model<S> && requires(const S& s, const VecN<S>& q) {
-  { s.template force<double>(q, q) } -> std::convertible_to<VecN<S>>;
+  { s.template force<double>(q, q, 0.0) } -> std::convertible_to<VecN<S>>;
 };
 
 /// A model with force<T>() that knows only at run time whether it has a force (a model file: one
@@ -133,6 +136,18 @@ bool has_external_force(const S& sys) {
     return sys.has_force();
   } else {
     return HasExternalForce<S>;
+  }
+}
+
+/// Whether sys's external force depends on the time. A model says so with
+/// force_depends_on_time() (a model file knows it from its expressions); a compiled model that does
+/// not is taken to depend on it, the safe answer for the methods that must refuse such a force.
+template <class S>
+bool has_time_dependent_force(const S& sys) {
+  if constexpr (requires { { sys.force_depends_on_time() } -> std::convertible_to<bool>; }) {
+    return has_external_force(sys) && sys.force_depends_on_time();
+  } else {
+    return has_external_force(sys);
   }
 }
 

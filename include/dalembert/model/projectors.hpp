@@ -68,10 +68,11 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   return -(Mq.transpose() * lambda);
 }
 
-/// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration.
+/// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration (at t = 0: the
+/// methods that use Λ~ take no external force, whose time alone would matter).
 template <Model S, class T>
 VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  const auto a = constrained_acceleration(sys, q, v);
+  const auto a = constrained_acceleration(sys, q, v, 0.0);
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   return -(Mq.transpose() * a.multiplier);
 }
@@ -87,7 +88,7 @@ VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S
   if constexpr (S::m == 0) {
     return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
   } else if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // sparse, term by term
-    return -(local::constraint_matrix(sys, q).transpose() * constrained_acceleration(sys, q, v).multiplier);
+    return -(local::constraint_matrix(sys, q).transpose() * constrained_acceleration(sys, q, v, 0.0).multiplier);
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model file: its kind is known at run time
     if (sys.is_mechanical()) return mechanical_constraint_force_form(sys, q, v);
     return general_constraint_force_form(sys, q, v);

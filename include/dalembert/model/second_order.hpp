@@ -284,7 +284,7 @@ struct NonholonomicAsSecondOrder {
   }
   template <class T>
   VecN<S, T> acceleration(const VecN<S, T>& q, const VecN<S, T>& v) const {
-    return dalembert::acceleration(system, q, v);
+    return dalembert::acceleration(system, q, v, 0.0);  // no force (above), so no time
   }
 };
 

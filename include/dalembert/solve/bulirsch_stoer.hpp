@@ -1,6 +1,6 @@
 #pragma once
 // The adaptive loop of every reference solution: Boost.Odeint's Bulirsch–Stoer extrapolation with
-// step-size control on ẋ = f(x), from t0 to exactly t1 (the last substep is shortened to land on
+// step-size control on ẋ = f(x, t), from t0 to exactly t1 (the last substep is shortened to land on
 // t1, so that output times are the grid k h and rounding in t does not accumulate).
 //
 // Not Runge–Kutta–Fehlberg 7(8): its embedded error estimate vanishes on quadrature-like problems
@@ -13,7 +13,7 @@
 
 namespace dalembert {
 
-/// Integrates ẋ = rhs(x, ẋ) (rhs fills its second argument) from t0 to t1 with absolute and
+/// Integrates ẋ = rhs(x, ẋ, t) (rhs fills its second argument) from t0 to t1 with absolute and
 /// relative tolerance `tolerance`; `dt` carries the controller's step-size suggestion in and out
 /// (a non-positive dt starts with t1 − t0). Returns the number of accepted substeps; throws
 /// std::runtime_error when the step size underflows.
@@ -21,7 +21,6 @@ template <class OdeState, class Rhs>
 long bulirsch_stoer_interval(Rhs&& rhs, OdeState& x, double t0, double t1, double tolerance, double& dt) {
   namespace odeint = boost::numeric::odeint;
   odeint::bulirsch_stoer<OdeState> stepper(tolerance, tolerance);
-  const auto system = [&](const OdeState& y, OdeState& dy, double) { rhs(y, dy); };
   double t = t0;
   long substeps = 0;
   if (!(dt > 0)) dt = t1 - t0;
@@ -29,7 +28,7 @@ long bulirsch_stoer_interval(Rhs&& rhs, OdeState& x, double t0, double t1, doubl
     const bool last = dt >= t1 - t;
     double trial = last ? t1 - t : dt;
     double tt = t;
-    if (stepper.try_step(system, x, tt, trial) == odeint::success) {
+    if (stepper.try_step(rhs, x, tt, trial) == odeint::success) {
       ++substeps;
       t = last ? t1 : tt;
       if (!last) dt = trial;  // the controller's suggestion for the next substep
