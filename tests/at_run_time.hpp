@@ -31,11 +31,13 @@ class AtRunTime {
   dalembert::Mat<T, m, n, max_m, max_n> constraint_matrix(const Q<T>& q) const {
     return dense<T, m, max_m>(s_.template constraint_matrix<T>(fixed(q)));
   }
+  /// Of doubles when the model's is (a constant metric), as a model of run-time size would write it.
   template <class T>
     requires dalembert::HasMetric<S>
-  dalembert::Mat<T, n, n, max_n, max_n> metric(const Q<T>& q) const {
-    return dense<T, n, max_n>(s_.template metric<T>(fixed(q)));
-  }
+    auto metric(const Q<T>& q) const {
+      const auto G = s_.template metric<T>(fixed(q));
+      return dense<typename std::decay_t<decltype(G)>::Scalar, n, max_n>(G);
+    }
   template <class T>
     requires dalembert::HasMetric<S>
   T potential(const Q<T>& q) const {

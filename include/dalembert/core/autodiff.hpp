@@ -11,6 +11,7 @@
 //   variable<N>(x, i)     x seeded with d/dx_i = 1
 //   constant<N>(x)        x with zero derivatives
 //   value(d), derivative(d, i)
+//   at_width<N, MaxN>(n, f)  f<W, MaxW>() at the width to differentiate along n run-time directions
 //   sin_cos(x)            sin x and cos x with one libm call at every depth
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
@@ -27,6 +28,9 @@
 #else
 #include <ceres/jet.h>
 #endif
+
+/// For a lambda that must be inlined into its caller (the derivative bodies passed to at_width).
+#define DALEMBERT_INLINE __attribute__((always_inline))
 
 namespace dalembert::ad {
 
@@ -123,6 +127,35 @@ inline Dual<T, N> constant(const T& x, int = N) { return Dual<T, N>(x); }
 
 template <class D>
 inline constexpr bool is_dual_v = is_dual<D>::value;
+
+/// Whether derivatives along a number of directions known only at run time, within the bound MaxN,
+/// are computed at a fixed width W >= n instead (the directions beyond n zero): W = 4 for n <= 4,
+/// 8 for n <= 8, else the bound. A dual of fixed width is copied as one block and its arithmetic is
+/// unrolled and vectorised; one of run-time width within a bound copies the whole bound at every
+/// assignment of a nested dual and loops over run-time lengths (docs/benchmarks.md, *Run-time
+/// sizes*). An unbounded width, or a bound above 16, keeps the run-time width.
+template <int N, int MaxN>
+inline constexpr bool padded_width = N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= 16;
+
+/// Calls f.template operator()<W, MaxW>() with the width (W, bound MaxW) at which to differentiate
+/// along n directions: (N, MaxN) itself when N is fixed or the width is not padded, else as above.
+/// The callers' lambdas are DALEMBERT_INLINE: a fixed-size caller must compile to the code it had
+/// without the indirection ([[gnu::flatten]] does not reach into a lambda; measured 15 % slower
+/// `gf` steps without it).
+template <int N, int MaxN, class F>
+[[gnu::always_inline]] inline decltype(auto) at_width(int n, F&& f) {
+  if constexpr (padded_width<N, MaxN>) {
+    if constexpr (MaxN > 4) {
+      if (n <= 4) return f.template operator()<4, 4>();
+    }
+    if constexpr (MaxN > 8) {
+      if (n <= 8) return f.template operator()<8, 8>();
+    }
+    return f.template operator()<MaxN, MaxN>();
+  } else {
+    return f.template operator()<N, MaxN>();
+  }
+}
 
 /// A plain double promoted to any (possibly nested) dual type with zero derivatives.
 template <class S>
@@ -288,32 +321,36 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
 /// Value and gradient of a scalar function f : R^N -> R (f generic in its scalar type).
 template <int N, int MaxN = N, class T, class F>
 inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Vec<T, N, MaxN>& out_gradient) {
-  using D = Dual<T, N, MaxN>;
   const int n = static_cast<int>(x.size());
-  Vec<D, N, MaxN> xd(n);
-  for (int i = 0; i < n; ++i) xd[i] = variable<N, MaxN>(x[i], i, n);
-  const D y = f(xd);
-  out_value = value(y);
-  out_gradient.resize(n);
-  for (int i = 0; i < n; ++i) out_gradient[i] = derivative(y, i);
+  at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using D = Dual<T, W, MaxW>;
+    Vec<D, N, MaxN> xd(n);
+    for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
+    const D y = f(xd);
+    out_value = value(y);
+    out_gradient.resize(n);
+    for (int i = 0; i < n; ++i) out_gradient[i] = derivative(y, i);
+  });
 }
 
 /// Value and Jacobian of a vector function f : R^N -> R^M.
 template <int N, int M, int MaxN = N, int MaxM = M, class T, class F>
 inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>& out_value,
                                Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
-  using D = Dual<T, N, MaxN>;
   const int n = static_cast<int>(x.size());
-  Vec<D, N, MaxN> xd(n);
-  for (int i = 0; i < n; ++i) xd[i] = variable<N, MaxN>(x[i], i, n);
-  const Vec<D, M, MaxM> y = f(xd);
-  const int m = static_cast<int>(y.size());
-  out_value.resize(m);
-  out_jacobian.resize(m, n);
-  for (int r = 0; r < m; ++r) {
-    out_value[r] = value(y[r]);
-    for (int c = 0; c < n; ++c) out_jacobian(r, c) = derivative(y[r], c);
-  }
+  at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using D = Dual<T, W, MaxW>;
+    Vec<D, N, MaxN> xd(n);
+    for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
+    const Vec<D, M, MaxM> y = f(xd);
+    const int m = static_cast<int>(y.size());
+    out_value.resize(m);
+    out_jacobian.resize(m, n);
+    for (int r = 0; r < m; ++r) {
+      out_value[r] = value(y[r]);
+      for (int c = 0; c < n; ++c) out_jacobian(r, c) = derivative(y[r], c);
+    }
+  });
 }
 
 }  // namespace dalembert::ad

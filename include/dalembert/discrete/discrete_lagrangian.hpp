@@ -57,26 +57,28 @@ template <DiscreteLagrangian Ld>
 DerivativesOf<Ld> hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
   constexpr int N = Ld::n, MaxN = max_n_of<Ld>();
   const int n = coordinate_count(ld);
-  using AlongQ0 = ad::Dual<double, N, MaxN>;
-  using AlongQ1 = ad::Dual<AlongQ0, N, MaxN>;
-  VecN<Ld, AlongQ1> x0(n), x1(n);
-  for (int i = 0; i < n; ++i) {
-    x0[i] = ad::constant<N, MaxN>(ad::variable<N, MaxN>(q0[i], i, n), n);
-    x1[i] = ad::variable<N, MaxN>(ad::constant<N, MaxN>(q1[i], n), i, n);
-  }
-  const AlongQ1 L = ld(x0, x1);
-  DerivativesOf<Ld> d;
-  d.D1.resize(n);
-  d.D2.resize(n);
-  d.D12.resize(n, n);
-  d.value = ad::value(ad::value(L));
-  for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
-  for (int j = 0; j < n; ++j) {
-    const AlongQ0& dj = ad::derivative(L, j);
-    d.D2[j] = ad::value(dj);
-    for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
-  }
-  return d;
+  return ad::at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using AlongQ0 = ad::Dual<double, W, MaxW>;
+    using AlongQ1 = ad::Dual<AlongQ0, W, MaxW>;
+    VecN<Ld, AlongQ1> x0(n), x1(n);
+    for (int i = 0; i < n; ++i) {
+      x0[i] = ad::constant<W, MaxW>(ad::variable<W, MaxW>(q0[i], i, n), n);
+      x1[i] = ad::variable<W, MaxW>(ad::constant<W, MaxW>(q1[i], n), i, n);
+    }
+    const AlongQ1 L = ld(x0, x1);
+    DerivativesOf<Ld> d;
+    d.D1.resize(n);
+    d.D2.resize(n);
+    d.D12.resize(n, n);
+    d.value = ad::value(ad::value(L));
+    for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
+    for (int j = 0; j < n; ++j) {
+      const AlongQ0& dj = ad::derivative(L, j);
+      d.D2[j] = ad::value(dj);
+      for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
+    }
+    return d;
+  });
 }
 }  // namespace detail
 
@@ -94,22 +96,24 @@ template <DiscreteLagrangian Ld>
 [[gnu::flatten]] SlotDerivativesOf<Ld> slot_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
   constexpr int N2 = multiple_of_size(2, Ld::n), MaxN2 = multiple_of_size(2, max_n_of<Ld>());
   const int n = coordinate_count(ld);
-  using Dual = ad::Dual<double, N2, MaxN2>;
-  VecN<Ld, Dual> x0(n), x1(n);
-  for (int i = 0; i < n; ++i) {
-    x0[i] = ad::variable<N2, MaxN2>(q0[i], i, 2 * n);
-    x1[i] = ad::variable<N2, MaxN2>(q1[i], n + i, 2 * n);
-  }
-  const Dual L = ld(x0, x1);
-  SlotDerivativesOf<Ld> d;
-  d.D1.resize(n);
-  d.D2.resize(n);
-  d.value = ad::value(L);
-  for (int i = 0; i < n; ++i) {
-    d.D1[i] = ad::derivative(L, i);
-    d.D2[i] = ad::derivative(L, n + i);
-  }
-  return d;
+  return ad::at_width<N2, MaxN2>(2 * n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using Dual = ad::Dual<double, W, MaxW>;
+    VecN<Ld, Dual> x0(n), x1(n);
+    for (int i = 0; i < n; ++i) {
+      x0[i] = ad::variable<W, MaxW>(q0[i], i, 2 * n);
+      x1[i] = ad::variable<W, MaxW>(q1[i], n + i, 2 * n);
+    }
+    const Dual L = ld(x0, x1);
+    SlotDerivativesOf<Ld> d;
+    d.D1.resize(n);
+    d.D2.resize(n);
+    d.value = ad::value(L);
+    for (int i = 0; i < n; ++i) {
+      d.D1[i] = ad::derivative(L, i);
+      d.D2[i] = ad::derivative(L, n + i);
+    }
+    return d;
+  });
 }
 
 /// The α-rule L_d = h L((1−α) q0 + α q1, (q1 − q0)/h); α = ½ is the midpoint rule (order 2),
@@ -276,6 +280,93 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
   d.D2 = h * alpha * Lq + Lv;
   return d;
 }
+
+/// The same two for a compiled model of run-time size with a metric: φ is differentiated along
+/// every coordinate (no coordinate is declared cyclic at run time), with duals of the fixed width
+/// ad::at_width chooses for n.
+template <HasMetric S>
+DerivativesOf<AlphaRule<S>> mechanical_alpha_rule_derivatives_at_run_time(const S& sys, double h, double alpha,
+                                                                          const VecN<S>& q0, const VecN<S>& q1) {
+  const int n = coordinate_count(sys);
+  const double a = alpha, b = 1.0 - alpha;
+  const VecN<S> q = b * q0 + a * q1;
+  const VecN<S> v = (q1 - q0) / h;
+  return ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using HyperDual = ad::Dual<ad::Dual<double, W, MaxW>, W, MaxW>;
+    VecN<S, HyperDual> x(n);
+    for (int i = 0; i < n; ++i) x[i] = ad::variable<W, MaxW>(ad::variable<W, MaxW>(q[i], i, n), i, n);
+    const auto G = sys.template metric<HyperDual>(x);
+    HyperDual phi = -sys.template potential<HyperDual>(x);
+    VecN<S> Lv(n);
+    double kinetic_outside_phi = 0.0;
+    MatNN<S> D12(n, n);  // −G/h, then (1−α) C − α Cᵀ and hα(1−α) L_qq
+    if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
+      Lv = G * v;
+      kinetic_outside_phi = 0.5 * v.dot(Lv);
+      D12 = -(MatNN<S>(G) / h);
+    } else {
+      const VecN<S, HyperDual> Gv = G.lazyProduct(v);  // coefficient-based: no GEMV for mixed scalars
+      for (int j = 0; j < n; ++j) {
+        phi += 0.5 * v[j] * Gv[j];
+        Lv[j] = ad::plain(Gv[j]);
+        for (int i = 0; i < n; ++i) D12(i, j) = -ad::plain(G(i, j)) / h;
+      }
+      for (int j = 0; j < n; ++j) {
+        for (int c = 0; c < n; ++c) {
+          const double C = ad::derivative(ad::value(Gv[j]), c);  // C(c, j)
+          D12(c, j) += b * C;
+          D12(j, c) -= a * C;
+        }
+      }
+    }
+    VecN<S> Lq(n);
+    for (int c2 = 0; c2 < n; ++c2) {
+      Lq[c2] = ad::derivative(ad::value(phi), c2);
+      for (int c1 = 0; c1 < n; ++c1) D12(c1, c2) += (h * a * b) * ad::derivative(ad::derivative(phi, c2), c1);
+    }
+    DerivativesOf<AlphaRule<S>> d;
+    d.value = h * (ad::plain(phi) + kinetic_outside_phi);
+    d.D1 = h * b * Lq - Lv;
+    d.D2 = h * a * Lq + Lv;
+    d.D12 = D12;
+    return d;
+  });
+}
+
+template <HasMetric S>
+SlotDerivativesOf<AlphaRule<S>> mechanical_alpha_rule_slot_derivatives_at_run_time(const S& sys, double h, double alpha,
+                                                                                   const VecN<S>& q0,
+                                                                                   const VecN<S>& q1) {
+  const int n = coordinate_count(sys);
+  const VecN<S> q = (1.0 - alpha) * q0 + alpha * q1;
+  const VecN<S> v = (q1 - q0) / h;
+  return ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    using Dual = ad::Dual<double, W, MaxW>;
+    VecN<S, Dual> x(n);
+    for (int i = 0; i < n; ++i) x[i] = ad::variable<W, MaxW>(q[i], i, n);
+    const auto G = sys.template metric<Dual>(x);
+    Dual phi = -sys.template potential<Dual>(x);
+    VecN<S> Lv(n);
+    double kinetic_outside_phi = 0.0;
+    if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
+      Lv = G * v;
+      kinetic_outside_phi = 0.5 * v.dot(Lv);
+    } else {
+      const VecN<S, Dual> Gv = G.lazyProduct(v);
+      for (int j = 0; j < n; ++j) {
+        phi += 0.5 * v[j] * Gv[j];
+        Lv[j] = ad::plain(Gv[j]);
+      }
+    }
+    VecN<S> Lq(n);
+    for (int c = 0; c < n; ++c) Lq[c] = ad::derivative(phi, c);
+    SlotDerivativesOf<AlphaRule<S>> d;
+    d.value = h * (ad::plain(phi) + kinetic_outside_phi);
+    d.D1 = h * (1.0 - alpha) * Lq - Lv;
+    d.D2 = h * alpha * Lq + Lv;
+    return d;
+  });
+}
 }  // namespace detail
 
 /// The α-rule of a compiled model of fixed size with a metric takes the structured path (it
@@ -297,6 +388,22 @@ template <HasMetric S>
                                                                           const Vecd<S::n>& q0,
                                                                           const Vecd<S::n>& q1) {
   return detail::mechanical_alpha_rule_slot_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
+}
+
+/// A compiled model of run-time size with a metric takes the structured path along every
+/// coordinate (model files, which know at run time whether they are mechanical, have their own).
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S> && sized_at_run_time<S>)
+[[gnu::flatten]] DerivativesOf<AlphaRule<S>> differentiate(const AlphaRule<S>& ld, const VecN<S>& q0,
+                                                           const VecN<S>& q1) {
+  return detail::mechanical_alpha_rule_derivatives_at_run_time(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
+}
+
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S> && sized_at_run_time<S>)
+[[gnu::flatten]] SlotDerivativesOf<AlphaRule<S>> slot_derivatives(const AlphaRule<S>& ld, const VecN<S>& q0,
+                                                                  const VecN<S>& q1) {
+  return detail::mechanical_alpha_rule_slot_derivatives_at_run_time(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
 }
 
 /// The trapezoidal rule L_d = (h/2) [L(q0, v) + L(q1, v)], v = (q1 − q0)/h (order 2).

@@ -72,7 +72,7 @@ template <Model S>
 AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   const int n = coordinate_count(sys);
   // Bounded like the model. Model files differentiate L along these directions in doubles; the
-  // generic path keeps its nested numbers on the heap (LagrangianDuals<S, false>, model/dynamics.hpp).
+  // generic path nests its numbers at the widths of ad::at_width (lagrangian_derivatives_along).
   constexpr int two_n = multiple_of_size(2, S::n), max_two_n = multiple_of_size(2, max_n_of<S>());
   using D = ad::Dual<double, two_n, max_two_n>;
   VecN<S, D> qd(n), vd(n);

@@ -260,22 +260,23 @@ class GeneratingFunctionIntegrator {
       alpha1.setZero(dn);
       dalpha0_dq1.setZero(dn, dn);
     } else {
-      constexpr int max_n = max_n_of<S>();
-      using D = ad::Dual<double, n, max_n>;
-      VecN<S, D> x0(dn), x1(dn);
-      for (int i = 0; i < dn; ++i) {
-        x0[i] = ad::constant<n, max_n>(q0[i], dn);
-        x1[i] = ad::variable<n, max_n>(q1[i], i, dn);
-      }
-      const auto f = discrete_force<D>(x0, x1);
-      alpha0.resize(dn);
-      alpha1.resize(dn);
-      dalpha0_dq1.resize(dn, dn);
-      for (int i = 0; i < dn; ++i) {
-        alpha0[i] = ad::value(f.alpha0[i]);
-        alpha1[i] = ad::value(f.alpha1[i]);
-        for (int j = 0; j < dn; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
-      }
+      ad::at_width<n, max_n_of<S>()>(dn, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+        using D = ad::Dual<double, W, MaxW>;
+        VecN<S, D> x0(dn), x1(dn);
+        for (int i = 0; i < dn; ++i) {
+          x0[i] = ad::constant<W, MaxW>(q0[i], dn);
+          x1[i] = ad::variable<W, MaxW>(q1[i], i, dn);
+        }
+        const auto f = discrete_force<D>(x0, x1);
+        alpha0.resize(dn);
+        alpha1.resize(dn);
+        dalpha0_dq1.resize(dn, dn);
+        for (int i = 0; i < dn; ++i) {
+          alpha0[i] = ad::value(f.alpha0[i]);
+          alpha1[i] = ad::value(f.alpha1[i]);
+          for (int j = 0; j < dn; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
+        }
+      });
     }
   }
 

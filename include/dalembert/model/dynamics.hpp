@@ -48,19 +48,6 @@ template <int K>
 struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 #endif
 
-/// The widths of the duals that differentiate L: one dual along v (n), one along (q, v) (2n).
-/// Bounded storage (max_n) by default; `Bounded = false` puts the derivatives of a run-time n on
-/// the heap, for the third-order path, whose nested numbers within a bound would be several KB each.
-template <class S, bool Bounded = true>
-struct LagrangianDuals {
-  static constexpr int n = S::n, max_n = Bounded || S::n != Dynamic ? max_n_of<S>() : Dynamic;
-  static constexpr int two_n = multiple_of_size(2, n), max_two_n = multiple_of_size(2, max_n);
-  template <class T>
-  using AlongV = ad::Dual<T, n, max_n>;
-  template <class T>
-  using Grad = ad::Dual<AlongV<T>, two_n, max_two_n>;
-};
-
 /// lagrangian_derivatives for (q, v) carrying K first-order derivatives (the Jacobian of the
 /// acceleration, as in [AS21] (4.1.6)): L is evaluated on ad::Tangent<hyper-dual, K>, the K directions
 /// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
@@ -72,83 +59,98 @@ template <Model S, class D>
                                                                            const VecN<S, D>& v) {
   constexpr int K = D::DerType::RowsAtCompileTime, MaxK = D::DerType::MaxRowsAtCompileTime;
   const int n = coordinate_count(sys);
-  using Duals = LagrangianDuals<S, false>;
-  using Grad = typename Duals::template Grad<double>;
-  using Outer = ad::Tangent<Grad, K, MaxK>;
   int k_width = 0;  // the number of outer directions
   for (int i = 0; i < n; ++i)
     k_width = std::max({k_width, static_cast<int>(q[i].derivatives().size()), static_cast<int>(v[i].derivatives().size())});
-  VecN<S, Outer> qd(n), vd(n);
-  for (int i = 0; i < n; ++i) {
-    qd[i] = Outer(ad::variable<Duals::two_n, Duals::max_two_n>(ad::constant<Duals::n, Duals::max_n>(ad::value(q[i]), n), i,
-                                                               2 * n));
-    vd[i] = Outer(ad::variable<Duals::two_n, Duals::max_two_n>(
-        ad::variable<Duals::n, Duals::max_n>(ad::value(v[i]), i, n), n + i, 2 * n));
-    qd[i].resize(k_width);
-    vd[i].resize(k_width);
-    for (int k = 0; k < k_width; ++k) {
-      qd[i].d[k] = ad::lift<Grad>(ad::derivative(q[i], k));
-      vd[i].d[k] = ad::lift<Grad>(ad::derivative(v[i], k));
-    }
-  }
-  const Outer L = sys.template lagrangian<Outer>(qd, vd);
-  // One entry of the hyper-dual, with its K directional derivatives.
-  const auto entry = [&](const auto& pick) {
-    D r;
-    r.value() = pick(L.a);
-    if constexpr (K == Eigen::Dynamic) r.derivatives().resize(k_width);
-    for (int k = 0; k < k_width; ++k) r.derivatives()[k] = pick(L.at(k));
-    return r;
-  };
-  LagrangianDerivativesOf<S, D> d;
-  d.Lq.resize(n);
-  d.Lv.resize(n);
-  d.B.resize(n, n);
-  d.W.resize(n, n);
-  d.L = entry([](const Grad& g) { return ad::value(ad::value(g)); });
-  for (int j = 0; j < n; ++j) {
-    d.Lq[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, j)); });
-    d.Lv[j] = entry([j, n](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
+  // The hyper-dual along v (width W) inside (q, v) (width 2W).
+  const auto at = [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    constexpr int W2 = multiple_of_size(2, W), MaxW2 = multiple_of_size(2, MaxW);
+    using Grad = ad::Dual<ad::Dual<double, W, MaxW>, W2, MaxW2>;
+    using Outer = ad::Tangent<Grad, K, MaxK>;
+    VecN<S, Outer> qd(n), vd(n);
     for (int i = 0; i < n; ++i) {
-      d.B(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, j), i); });
-      d.W(i, j) = entry([i, j, n](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
+      qd[i] = Outer(ad::variable<W2, MaxW2>(ad::constant<W, MaxW>(ad::value(q[i]), n), i, 2 * n));
+      vd[i] = Outer(ad::variable<W2, MaxW2>(ad::variable<W, MaxW>(ad::value(v[i]), i, n), n + i, 2 * n));
+      qd[i].resize(k_width);
+      vd[i].resize(k_width);
+      for (int k = 0; k < k_width; ++k) {
+        qd[i].d[k] = ad::lift<Grad>(ad::derivative(q[i], k));
+        vd[i].d[k] = ad::lift<Grad>(ad::derivative(v[i], k));
+      }
     }
+    const Outer L = sys.template lagrangian<Outer>(qd, vd);
+    // One entry of the hyper-dual, with its K directional derivatives.
+    const auto entry = [&](const auto& pick) {
+      D r;
+      r.value() = pick(L.a);
+      if constexpr (K == Eigen::Dynamic) r.derivatives().resize(k_width);
+      for (int k = 0; k < k_width; ++k) r.derivatives()[k] = pick(L.at(k));
+      return r;
+    };
+    LagrangianDerivativesOf<S, D> d;
+    d.Lq.resize(n);
+    d.Lv.resize(n);
+    d.B.resize(n, n);
+    d.W.resize(n, n);
+    d.L = entry([](const Grad& g) { return ad::value(ad::value(g)); });
+    for (int j = 0; j < n; ++j) {
+      d.Lq[j] = entry([j](const Grad& g) { return ad::value(ad::derivative(g, j)); });
+      d.Lv[j] = entry([j, n](const Grad& g) { return ad::value(ad::derivative(g, n + j)); });
+      for (int i = 0; i < n; ++i) {
+        d.B(i, j) = entry([i, j](const Grad& g) { return ad::derivative(ad::derivative(g, j), i); });
+        d.W(i, j) = entry([i, j, n](const Grad& g) { return ad::derivative(ad::derivative(g, n + j), i); });
+      }
+    }
+    return d;
+  };
+  if constexpr (S::n != Dynamic) {
+    return at.template operator()<S::n, max_n_of<S>()>();
+  } else {
+    // Of run-time size: fixed width 4 for n <= 4 (under 0.5 KB a hyper-dual); above, the numbers
+    // would take several KB each within the bound (more than Eigen allows inside a vector with K
+    // directions of 16), so they keep their derivatives on the heap.
+    if constexpr (ad::padded_width<S::n, max_n_of<S>()>) {
+      constexpr int W = std::min(4, max_n_of<S>());
+      if (n <= W) return at.template operator()<W, W>();
+    }
+    return at.template operator()<Dynamic, Dynamic>();
   }
-  return d;
 }
 
-/// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers.
+/// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers: along v
+/// (width n) inside, along (q, v) (width 2n) outside, at the widths ad::at_width chooses for n.
 template <Model S, class T>
 [[gnu::flatten]] LagrangianDerivativesOf<S, T> lagrangian_derivatives_at(const S& sys, const VecN<S, T>& q,
                                                                         const VecN<S, T>& v) {
   const int n = coordinate_count(sys);
-  using Duals = LagrangianDuals<S>;
-  using AlongV = typename Duals::template AlongV<T>;  // derivatives of the gradient along v
-  using Grad = typename Duals::template Grad<T>;      // gradient with respect to (q, v)
-  VecN<S, Grad> qd(n), vd(n);
-  for (int i = 0; i < n; ++i) {
-    qd[i] = ad::variable<Duals::two_n, Duals::max_two_n>(ad::constant<Duals::n, Duals::max_n>(q[i], n), i, 2 * n);
-    vd[i] = ad::variable<Duals::two_n, Duals::max_two_n>(ad::variable<Duals::n, Duals::max_n>(v[i], i, n), n + i,
-                                                          2 * n);
-  }
-  const Grad L = sys.template lagrangian<Grad>(qd, vd);
-  LagrangianDerivativesOf<S, T> d;
-  d.Lq.resize(n);
-  d.Lv.resize(n);
-  d.B.resize(n, n);
-  d.W.resize(n, n);
-  d.L = ad::value(ad::value(L));
-  for (int j = 0; j < n; ++j) {
-    const AlongV& dq = ad::derivative(L, j);
-    const AlongV& dv = ad::derivative(L, n + j);
-    d.Lq[j] = ad::value(dq);
-    d.Lv[j] = ad::value(dv);
+  return ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    constexpr int W2 = multiple_of_size(2, W), MaxW2 = multiple_of_size(2, MaxW);
+    using AlongV = ad::Dual<T, W, MaxW>;       // derivatives of the gradient along v
+    using Grad = ad::Dual<AlongV, W2, MaxW2>;  // gradient with respect to (q, v)
+    VecN<S, Grad> qd(n), vd(n);
     for (int i = 0; i < n; ++i) {
-      d.B(i, j) = ad::derivative(dq, i);
-      d.W(i, j) = ad::derivative(dv, i);
+      qd[i] = ad::variable<W2, MaxW2>(ad::constant<W, MaxW>(q[i], n), i, 2 * n);
+      vd[i] = ad::variable<W2, MaxW2>(ad::variable<W, MaxW>(v[i], i, n), n + i, 2 * n);
     }
-  }
-  return d;
+    const Grad L = sys.template lagrangian<Grad>(qd, vd);
+    LagrangianDerivativesOf<S, T> d;
+    d.Lq.resize(n);
+    d.Lv.resize(n);
+    d.B.resize(n, n);
+    d.W.resize(n, n);
+    d.L = ad::value(ad::value(L));
+    for (int j = 0; j < n; ++j) {
+      const AlongV& dq = ad::derivative(L, j);
+      const AlongV& dv = ad::derivative(L, n + j);
+      d.Lq[j] = ad::value(dq);
+      d.Lv[j] = ad::value(dv);
+      for (int i = 0; i < n; ++i) {
+        d.B(i, j) = ad::derivative(dq, i);
+        d.W(i, j) = ad::derivative(dv, i);
+      }
+    }
+    return d;
+  });
 }
 }  // namespace detail
 

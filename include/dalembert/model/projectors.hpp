@@ -36,29 +36,33 @@ MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
 /// from a double (T(0.0), 0.5 * x in model code), so the mechanical path keeps the nesting at two.
 template <HasMetric S, class T>
 VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  constexpr int N = S::n, MaxN = max_n_of<S>(), M = S::m, MaxM = max_m_of<S>();
+  constexpr int M = S::m, MaxM = max_m_of<S>();
   const int n = coordinate_count(sys), m = constraint_count(sys);
-  using D = ad::Dual<T, N, MaxN>;  // derivatives along q
-  VecN<S, D> qd(n);
-  for (int i = 0; i < n; ++i) qd[i] = ad::variable<N, MaxN>(q[i], i, n);
-  const VecN<S, D> vd = ad::constants<D>(v, n);
-  const VecN<S, D> Gv = sys.template metric<D>(qd) * vd;
-  const D V = sys.template potential<D>(qd);
-  const VecM<S, D> Mv = sys.template constraint_matrix<D>(qd) * vd;
-  VecN<S, T> r(n);  // ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v
-  for (int i = 0; i < n; ++i) {
-    T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
-    for (int j = 0; j < n; ++j) {
-      half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], i);
-      dGv_v += ad::derivative(Gv[i], j) * v[j];
+  // r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v and the curvature (∂(M v)/∂q) v
+  const auto [r, curvature] = ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    VecN<S, T> r(n);
+    VecM<S, T> curvature(m);
+    using D = ad::Dual<T, W, MaxW>;  // derivatives along q
+    VecN<S, D> qd(n);
+    for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
+    const VecN<S, D> vd = ad::constants<D>(v, n);
+    const VecN<S, D> Gv = sys.template metric<D>(qd) * vd;
+    const D V = sys.template potential<D>(qd);
+    const VecM<S, D> Mv = sys.template constraint_matrix<D>(qd) * vd;
+    for (int i = 0; i < n; ++i) {
+      T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
+      for (int j = 0; j < n; ++j) {
+        half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], i);
+        dGv_v += ad::derivative(Gv[i], j) * v[j];
+      }
+      r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
     }
-    r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
-  }
-  VecM<S, T> curvature(m);  // (∂(M v)/∂q) v
-  for (int a = 0; a < m; ++a) {
-    curvature[a] = ad::lift<T>(0.0);
-    for (int j = 0; j < n; ++j) curvature[a] += ad::derivative(Mv[a], j) * v[j];
-  }
+    for (int a = 0; a < m; ++a) {
+      curvature[a] = ad::lift<T>(0.0);
+      for (int j = 0; j < n; ++j) curvature[a] += ad::derivative(Mv[a], j) * v[j];
+    }
+    return std::pair{r, curvature};
+  });
   using MatMM = Mat<T, M, M, MaxM, MaxM>;
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   const Eigen::PartialPivLU<MatNN<S, T>> G(dense_metric(sys, q));
