@@ -610,6 +610,16 @@ void expect_the_steps_of_the_file(const Compiled& compiled, const std::string& n
   compare("rk4", [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); });
 }
 
+/// The largest error of the three positions of `method` (N steps to T) against the entry's closed form.
+double error_at_the_end(const catalogue::Entry& e, const std::string& method, double T, long N) {
+  const auto exact = e.exact({}, {}, T);
+  const auto run = e.run({}, {}, options(method, T / static_cast<double>(N), N));
+  double worst = 0.0;
+  for (int i = 0; i < 3; ++i)
+    worst = std::max(worst, std::abs(run.trajectory.at(run.trajectory.rows() - 1, 1 + i) - (*exact)[i]));
+  return worst;
+}
+
 // A file's force enters every method that takes one as the compiled force does: dla and mla (the
 // midpoint and α-rule discrete forces, with their derivatives for Newton) and rk4 (the constrained
 // acceleration) take the same steps, to 1e-12, within a bound and on the heap.
@@ -629,15 +639,8 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
 TEST(ModelFileForces, OrdersAgainstTheClosedForm) {
   const auto& e = catalogue::find(model_path("dragged-knife-edge"));
   const double T = 4.0;
-  const auto exact = e.exact({}, {}, T);
-  ASSERT_TRUE(exact);
-  const auto error = [&](const std::string& method, long N) {
-    const auto run = e.run({}, {}, options(method, T / static_cast<double>(N), N));
-    double worst = 0.0;
-    for (int i = 0; i < 3; ++i)
-      worst = std::max(worst, std::abs(run.trajectory.at(run.trajectory.rows() - 1, 1 + i) - (*exact)[i]));
-    return worst;
-  };
+  ASSERT_TRUE(e.exact({}, {}, T));
+  const auto error = [&](const std::string& method, long N) { return error_at_the_end(e, method, T, N); };
   for (const auto& [name, expected] : std::vector<std::pair<std::string, double>>{{"dla", 2.0}, {"mla", 2.0}, {"rk4", 4.0}}) {
     const std::string method = name;
     const double order = test::measured_order(T, {20, 40, 80, 160}, [&](double, long N) { return error(method, N); });
@@ -711,15 +714,8 @@ TEST(ModelFileForces, TimeDependentForceOrdersAgainstTheClosedForm) {
   const auto& e = catalogue::find(model_path("pushed-knife-edge"));
   EXPECT_TRUE(e.describe({}).external_force);
   const double T = 4.0;
-  const auto exact = e.exact({}, {}, T);
-  ASSERT_TRUE(exact);
-  const auto error = [&](const std::string& method, long N) {
-    const auto run = e.run({}, {}, options(method, T / static_cast<double>(N), N));
-    double worst = 0.0;
-    for (int i = 0; i < 3; ++i)
-      worst = std::max(worst, std::abs(run.trajectory.at(run.trajectory.rows() - 1, 1 + i) - (*exact)[i]));
-    return worst;
-  };
+  ASSERT_TRUE(e.exact({}, {}, T));
+  const auto error = [&](const std::string& method, long N) { return error_at_the_end(e, method, T, N); };
   const std::vector<std::pair<std::string, double>> expected_orders = {
       {"dla", 2.0},  {"mla", 2.0}, {"rk4", 4.0}, {"mclachlan-perlmutter", 2.0}, {"discrete-gradient", 2.0},
       {"spark", 4.0}};
