@@ -252,7 +252,7 @@ VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S,
       [&](const auto& qd) {
         using D = typename std::decay_t<decltype(qd)>::Scalar;
         const VecN<S, D> vd = ad::constants<D>(v, qd.size());
-        return VecM<S, D>(sys.template constraint_matrix<D>(qd) * vd);
+        return VecM<S, D>(ad::product(sys.template constraint_matrix<D>(qd), vd));
       },
       q, Mv, dMv);
   return dMv * v;
