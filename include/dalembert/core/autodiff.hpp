@@ -159,8 +159,8 @@ template <int N, int MaxN, class F>
 }
 
 /// A x for a matrix of (nested) duals, coefficient by coefficient. `A * x` of run-time size would
-/// instantiate Eigen's blocked matrix–vector kernel, whose unrolled loops over a hyper-dual take a
-/// minute of compile time per scalar type and gain nothing at the sizes of a model.
+/// instantiate Eigen's blocked matrix–vector kernel, whose unrolled loops over a hyper-dual take up
+/// to a minute of compile time per scalar type and gain nothing at the sizes of a model.
 template <class Matrix, class Vector>
 inline auto product(const Matrix& A, const Vector& x) {
   if constexpr (requires { A.lazyProduct(x); }) {
