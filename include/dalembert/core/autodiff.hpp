@@ -13,7 +13,6 @@
 //   value(d), derivative(d, i)
 //   at_width<N, MaxN>(n, f)  f<W, MaxW>() at the width to differentiate along n run-time directions
 //   sin_cos(x)            sin x and cos x with one libm call at every depth
-//   product(A, x)         A x coefficient by coefficient, for matrices of duals
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
 #include <bit>
@@ -155,18 +154,6 @@ template <int N, int MaxN, class F>
     return f.template operator()<MaxN, MaxN>();
   } else {
     return f.template operator()<N, MaxN>();
-  }
-}
-
-/// A x for a matrix of (nested) duals, coefficient by coefficient. `A * x` of run-time size would
-/// instantiate Eigen's blocked matrix–vector kernel, whose unrolled loops over a hyper-dual take up
-/// to a minute of compile time per scalar type and gain nothing at the sizes of a model.
-template <class Matrix, class Vector>
-inline auto product(const Matrix& A, const Vector& x) {
-  if constexpr (requires { A.lazyProduct(x); }) {
-    return A.lazyProduct(x).eval();
-  } else {
-    return (A * x).eval();  // diagonal matrices: already coefficient by coefficient
   }
 }
 

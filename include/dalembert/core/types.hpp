@@ -44,6 +44,25 @@ constexpr int sum_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic)
 constexpr int difference_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic) ? Dynamic : a - b; }
 constexpr int multiple_of_size(int k, int a) { return a == Dynamic ? Dynamic : k * a; }
 
+/// a * b coefficient by coefficient (a lazy product) where a size is known only at run time, as
+/// Eigen computes small fixed-size products. At a run-time size `a * b` would take Eigen's general
+/// matrix–vector kernel, which sums in another order (a run-time-size system would drift from the
+/// fixed-size one by round-off), gains nothing at the sizes of a model, and over a hyper-dual costs
+/// up to a minute of compile time per scalar type (docs/decisions.md). Diagonal matrices multiply
+/// as they are. The expression must be evaluated within the caller's full expression.
+template <class A, class B>
+auto coefficient_product(const A& a, const B& b) {
+  if constexpr (std::is_base_of_v<Eigen::MatrixBase<A>, A> && std::is_base_of_v<Eigen::MatrixBase<B>, B>) {
+    if constexpr (A::SizeAtCompileTime == Dynamic || B::SizeAtCompileTime == Dynamic) {
+      return a.lazyProduct(b);
+    } else {
+      return a * b;
+    }
+  } else {
+    return a * b;
+  }
+}
+
 /// A state of K doubles for Boost.Odeint: an array for a fixed K, a vector (sized by its user) for
 /// K = Eigen::Dynamic.
 template <int K>

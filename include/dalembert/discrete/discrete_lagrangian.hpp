@@ -301,11 +301,11 @@ DerivativesOf<AlphaRule<S>> mechanical_alpha_rule_derivatives_at_run_time(const 
     double kinetic_outside_phi = 0.0;
     MatNN<S> D12(n, n);  // −G/h, then (1−α) C − α Cᵀ and hα(1−α) L_qq
     if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
-      Lv = ad::product(G, v);
+      Lv = coefficient_product(G, v);
       kinetic_outside_phi = 0.5 * v.dot(Lv);
       D12 = -(MatNN<S>(G) / h);
     } else {
-      const VecN<S, HyperDual> Gv = ad::product(G, v);
+      const VecN<S, HyperDual> Gv = coefficient_product(G, v);
       for (int j = 0; j < n; ++j) {
         phi += 0.5 * v[j] * Gv[j];
         Lv[j] = ad::plain(Gv[j]);
@@ -349,10 +349,10 @@ SlotDerivativesOf<AlphaRule<S>> mechanical_alpha_rule_slot_derivatives_at_run_ti
     VecN<S> Lv(n);
     double kinetic_outside_phi = 0.0;
     if constexpr (std::is_same_v<typename std::decay_t<decltype(G)>::Scalar, double>) {
-      Lv = ad::product(G, v);
+      Lv = coefficient_product(G, v);
       kinetic_outside_phi = 0.5 * v.dot(Lv);
     } else {
-      const VecN<S, Dual> Gv = ad::product(G, v);
+      const VecN<S, Dual> Gv = coefficient_product(G, v);
       for (int j = 0; j < n; ++j) {
         phi += 0.5 * v[j] * Gv[j];
         Lv[j] = ad::plain(Gv[j]);

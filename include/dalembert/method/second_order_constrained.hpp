@@ -250,7 +250,7 @@ class DiscreteSecondOrderConstrained {
       if (dm > 0) r.template head<m>(dm) = kinematic_equations<D>(branch, x0, x1, q2);
     }
     const MatNK<Ds, D> frame = ds_.template variational_frame<D>(x0, x1, q2);
-    r.template segment<k_of<Ds>>(dm, dn - dm) = detail::coefficient_product(frame.transpose(), force);
+    r.template segment<k_of<Ds>>(dm, dn - dm) = coefficient_product(frame.transpose(), force);
     return r;
   }
 

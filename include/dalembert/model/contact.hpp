@@ -178,22 +178,8 @@ ContactLagrangianDerivativesOf<S, T> contact_lagrangian_derivatives(const S& sys
   const Grad zd = ad::variable<N, MaxN>(ad::constant<S::n, max_n_of<S>()>(z, n), 2 * n, 2 * n + 1);
   const Grad L = sys.template lagrangian<Grad>(qd, vd, zd);
   ContactLagrangianDerivativesOf<S, T> d;
-  d.Lq.resize(n);
-  d.Lv.resize(n);
-  d.W.resize(n, n);
-  d.B.resize(n, n);
+  detail::read_lagrangian_derivatives(L, n, d);  // and along z at 2n:
   d.Lvz.resize(n);
-  d.L = ad::value(ad::value(L));
-  for (int j = 0; j < n; ++j) {
-    const AlongV& dq = ad::derivative(L, j);
-    const AlongV& dv = ad::derivative(L, n + j);
-    d.Lq[j] = ad::value(dq);
-    d.Lv[j] = ad::value(dv);
-    for (int i = 0; i < n; ++i) {
-      d.B(i, j) = ad::derivative(dq, i);
-      d.W(i, j) = ad::derivative(dv, i);
-    }
-  }
   const AlongV& dz = ad::derivative(L, 2 * n);
   d.Lz = ad::value(dz);
   for (int i = 0; i < n; ++i) d.Lvz[i] = ad::derivative(dz, i);

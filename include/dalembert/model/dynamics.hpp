@@ -117,6 +117,27 @@ template <Model S, class D>
   }
 }
 
+/// L, ∂L/∂q, ∂L/∂v, B = ∂²L/∂v∂q and W = ∂²L/∂v² read from L evaluated at hyper-duals seeded
+/// along (q, v, …) outside (q at 0 … n−1, v at n … 2n−1) and along v inside.
+template <class HyperDual, class Derivatives>
+[[gnu::always_inline]] inline void read_lagrangian_derivatives(const HyperDual& L, int n, Derivatives& d) {
+  d.Lq.resize(n);
+  d.Lv.resize(n);
+  d.B.resize(n, n);
+  d.W.resize(n, n);
+  d.L = ad::value(ad::value(L));
+  for (int j = 0; j < n; ++j) {
+    const auto& dq = ad::derivative(L, j);
+    const auto& dv = ad::derivative(L, n + j);
+    d.Lq[j] = ad::value(dq);
+    d.Lv[j] = ad::value(dv);
+    for (int i = 0; i < n; ++i) {
+      d.B(i, j) = ad::derivative(dq, i);
+      d.W(i, j) = ad::derivative(dv, i);
+    }
+  }
+}
+
 /// L, ∂L/∂q, ∂L/∂v, W and B at one point, from one evaluation with hyper-dual numbers: along v
 /// (width n) inside, along (q, v) (width 2n) outside, at the widths ad::at_width chooses for n.
 template <Model S, class T>
@@ -132,23 +153,8 @@ template <Model S, class T>
       qd[i] = ad::variable<W2, MaxW2>(ad::constant<W, MaxW>(q[i], n), i, 2 * n);
       vd[i] = ad::variable<W2, MaxW2>(ad::variable<W, MaxW>(v[i], i, n), n + i, 2 * n);
     }
-    const Grad L = sys.template lagrangian<Grad>(qd, vd);
     LagrangianDerivativesOf<S, T> d;
-    d.Lq.resize(n);
-    d.Lv.resize(n);
-    d.B.resize(n, n);
-    d.W.resize(n, n);
-    d.L = ad::value(ad::value(L));
-    for (int j = 0; j < n; ++j) {
-      const AlongV& dq = ad::derivative(L, j);
-      const AlongV& dv = ad::derivative(L, n + j);
-      d.Lq[j] = ad::value(dq);
-      d.Lv[j] = ad::value(dv);
-      for (int i = 0; i < n; ++i) {
-        d.B(i, j) = ad::derivative(dq, i);
-        d.W(i, j) = ad::derivative(dv, i);
-      }
-    }
+    read_lagrangian_derivatives(sys.template lagrangian<Grad>(qd, vd), n, d);
     return d;
   });
 }
@@ -252,7 +258,7 @@ VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S,
       [&](const auto& qd) {
         using D = typename std::decay_t<decltype(qd)>::Scalar;
         const VecN<S, D> vd = ad::constants<D>(v, qd.size());
-        return VecM<S, D>(ad::product(sys.template constraint_matrix<D>(qd), vd));
+        return VecM<S, D>(coefficient_product(sys.template constraint_matrix<D>(qd), vd));
       },
       q, Mv, dMv);
   return dMv * v;

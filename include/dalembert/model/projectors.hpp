@@ -46,9 +46,9 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
     VecN<S, D> qd(n);
     for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
     const VecN<S, D> vd = ad::constants<D>(v, n);
-    const VecN<S, D> Gv = ad::product(sys.template metric<D>(qd), vd);
+    const VecN<S, D> Gv = coefficient_product(sys.template metric<D>(qd), vd);
     const D V = sys.template potential<D>(qd);
-    const VecM<S, D> Mv = ad::product(sys.template constraint_matrix<D>(qd), vd);
+    const VecM<S, D> Mv = coefficient_product(sys.template constraint_matrix<D>(qd), vd);
     for (int i = 0; i < n; ++i) {
       T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
       for (int j = 0; j < n; ++j) {

@@ -124,19 +124,6 @@ Mat<T, N, difference_of_sizes(N, Mr), MaxN, MaxN> kernel_frame(const Mat<T, Mr, 
 }
 
 namespace detail {
-/// a * b, by coefficients where a size is known only at run time (a lazy product), as Eigen computes
-/// small fixed-size products: its run-time-size product kernels sum in another order (for dual
-/// numbers too), and a run-time-size system would then drift from the fixed-size one by round-off.
-/// The expression must be evaluated within the caller's full expression.
-template <class A, class B>
-auto coefficient_product(const Eigen::MatrixBase<A>& a, const Eigen::MatrixBase<B>& b) {
-  if constexpr (A::SizeAtCompileTime == Dynamic || B::SizeAtCompileTime == Dynamic) {
-    return a.lazyProduct(b);
-  } else {
-    return a * b;
-  }
-}
-
 /// A SOCS seen as an unconstrained Model, to reuse lagrangian_derivatives().
 template <class S>
 struct LagrangianOf {
@@ -205,7 +192,7 @@ NewtonReport solve_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v
     return r;
   } else {
     const auto d = lagrangian_derivatives(detail::LagrangianOf<S>{&sys}, q, v);
-    const VecN<S> free_part = d.Lq - detail::coefficient_product(d.B, v);  // D_EL L = free_part − W a
+    const VecN<S> free_part = d.Lq - coefficient_product(d.B, v);  // D_EL L = free_part − W a
     const auto residual = [&](const auto& ad_a) {
       using D = typename std::decay_t<decltype(ad_a)>::Scalar;
       // counted here, not captured: constants for fixed sizes
@@ -216,9 +203,9 @@ NewtonReport solve_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v
       if constexpr (m != 0) {
         if (dm > 0) r.template head<m>(dm) = determining_constraint(sys, qd, vd, ad_a);
       }
-      const VecN<S, D> del = free_part.template cast<D>() - detail::coefficient_product(d.W.template cast<D>(), ad_a);
+      const VecN<S, D> del = free_part.template cast<D>() - coefficient_product(d.W.template cast<D>(), ad_a);
       r.template segment<k_of<S>>(dm, dn - dm) =
-          detail::coefficient_product(sys.template variational_frame<D>(qd, vd, ad_a).transpose(), del);
+          coefficient_product(sys.template variational_frame<D>(qd, vd, ad_a).transpose(), del);
       return r;
     };
     // Newton with a step-size criterion: the equations are usually affine in a (one correction),
