@@ -22,6 +22,7 @@
 #include "modelfile/entry.hpp"
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
+#include "modelfile/run.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -567,23 +568,28 @@ struct DraggedKnifeEdge : models::KnifeEdge {
   }
 };
 
-/// Largest difference of positions and velocities over `steps` steps of make(compiled) and
-/// make(file) from the same initial point.
-template <class Compiled, class File, class MakeMethod>
-double largest_step_difference(const Compiled& compiled, const File& file, MakeMethod make, const Vecd<3>& q0,
-                               const Vecd<3>& v0, int steps) {
-  const auto a_method = make(compiled);
-  const auto b_method = make(file);
-  auto a = a_method.initial_state(q0, v0);
-  auto b = b_method.initial_state(VecN<File>(q0), VecN<File>(v0));
+/// The largest difference of the positions and velocities of the compiled method's steps from the
+/// rows of a run (of a model file, by the library as the command line runs it) from (q0, v0).
+template <class Method>
+double largest_difference_from_run(const Method& method, const Vecd<3>& q0, const Vecd<3>& v0, const RunResult& run) {
+  const Trajectory& rows = run.trajectory;
+  EXPECT_EQ(rows.columns[1], "x");
+  EXPECT_EQ(rows.columns[4], "x_t");
+  auto s = method.initial_state(q0, v0);
   double worst = 0.0;
-  for (int k = 0; k < steps; ++k) {
-    a_method.step(a);
-    b_method.step(b);
-    worst = std::max(worst, (Vecd<3>(b.q) - a.q).template lpNorm<Eigen::Infinity>());
-    worst = std::max(worst, (Vecd<3>(b_method.velocity(b)) - a_method.velocity(a)).template lpNorm<Eigen::Infinity>());
+  for (std::size_t k = 1; k < rows.rows(); ++k) {
+    method.step(s);
+    const Vecd<3> v = method.velocity(s);
+    for (int i = 0; i < 3; ++i)
+      worst = std::max({worst, std::abs(rows.at(k, 1 + i) - s.q[i]), std::abs(rows.at(k, 4 + i) - v[i])});
   }
   return worst;
+}
+
+RunOptions options(const std::string& method, double h, long steps, double alpha) {
+  RunOptions o = options(method, h, steps);
+  o.alpha = alpha;
+  return o;
 }
 
 }  // namespace
@@ -593,21 +599,20 @@ double largest_step_difference(const Compiled& compiled, const File& file, MakeM
 /// reported as <label>_<method>_difference and expected below 1e-12.
 template <class Compiled>
 void expect_the_steps_of_the_file(const Compiled& compiled, const std::string& name, const std::string& label) {
-  const auto loaded = modelfile::load(model_path(name));
-  const modelfile::BoundedFileModel bounded(modelfile::bind(loaded, {}));
-  const modelfile::UnboundedFileModel heap(modelfile::bind(loaded, {}));
-  ASSERT_TRUE(bounded.has_force());
+  const auto bound = modelfile::bind(modelfile::load(model_path(name)), {});
+  ASSERT_TRUE(modelfile::BoundedFileModel(bound).has_force());
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
-  const auto compare = [&](const char* method, auto make) {
-    const double d = std::max(largest_step_difference(compiled, bounded, make, q0, v0, 200),
-                              largest_step_difference(compiled, heap, make, q0, v0, 200));
-    test::report(label + "_" + method + "_difference", d);
-    EXPECT_LT(d, 1e-12) << method;
+  const InitialData init{q0, v0};
+  const auto compare = [&](const std::string& label_of_method, const auto& method, const RunOptions& o) {
+    const double d = std::max(largest_difference_from_run(method, q0, v0, modelfile::run_bounded(bound, init, o)),
+                              largest_difference_from_run(method, q0, v0, modelfile::run_unbounded(bound, init, o)));
+    test::report(label + "_" + label_of_method + "_difference", d);
+    EXPECT_LT(d, 1e-12) << label_of_method;
   };
-  compare("dla", [](const auto& sys) { return make_dla(sys, 0.1); });
-  compare("dla_alpha", [](const auto& sys) { return make_dla(sys, 0.1, 0.3); });
-  compare("mla", [](const auto& sys) { return make_midpoint_mla(sys, 0.1); });
-  compare("rk4", [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); });
+  compare("dla", make_dla(compiled, 0.1), options("dla", 0.1, 200));
+  compare("dla_alpha", make_dla(compiled, 0.1, 0.3), options("dla", 0.1, 200, 0.3));
+  compare("mla", make_midpoint_mla(compiled, 0.1), options("mla", 0.1, 200));
+  compare("rk4", RungeKutta4<Compiled>(compiled, 0.1), options("rk4", 0.1, 200));
 }
 
 /// The largest error of the three positions of `method` (N steps to T) against the entry's closed form.
@@ -627,10 +632,10 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
   const DraggedKnifeEdge compiled;
   expect_the_steps_of_the_file(compiled, "dragged-knife-edge", "model_file_force");
   // The drag does work: without it (c = 0) the runs differ by far more than the bound.
-  const modelfile::BoundedFileModel undragged(
-      modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}}));
+  const auto undragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}});
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
-  EXPECT_GT(largest_step_difference(compiled, undragged, [](const auto& sys) { return make_dla(sys, 0.1); }, q0, v0, 200),
+  EXPECT_GT(largest_difference_from_run(make_dla(compiled, 0.1), q0, v0,
+                                        modelfile::run_bounded(undragged, {q0, v0}, options("dla", 0.1, 200))),
             1e-2);
 }
 
