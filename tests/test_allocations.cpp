@@ -1,10 +1,9 @@
-// Zero heap allocation per step (issue 8): a run of every single-trajectory step function — dla,
-// mla, gf, gf-sym, gf-cp, fim, rk4 — on the particle and the Chaplygin sleigh (del on the pendulum,
-// as it runs unconstrained systems only), and of dla, mla,
-// gf, gf-sym, fim and rk4 on model files of at most 8 coordinates, performs no heap allocation after
-// its first step, the run's own work per step included; nor do the step functions on the sleigh at
-// run-time size within a bound. The runs are the library's (the command line's), so this file
-// does not compile those methods again.
+// Zero heap allocation per step (issue 8): a run of every single-trajectory step function (dla,
+// mla, gf, gf-sym, gf-cp, fim, rk4 on the particle and the Chaplygin sleigh; del, which runs
+// unconstrained systems only, on the pendulum; dla, mla, gf, gf-sym, fim and rk4 on model files of
+// at most 8 coordinates) performs no heap allocation after its first step, the run's own work per
+// step included; nor do the step functions on the sleigh at run-time size within a bound. The runs
+// are the library's (the command line's), so this file does not compile those methods again.
 //
 // The counter replaces both the global operator new/delete family and malloc/calloc/realloc/free
 // (glibc supports replacing malloc from the executable; the replacements forward to
@@ -156,23 +155,27 @@ class AllocationsAfterTheFirstStep final : public RowSink {
   long first_ = 0, last_ = 0;
 };
 
-/// Runs `steps` steps of each method on the catalogue entry `name` (a system or a model file's path)
-/// with every row handed to the counter, and expects no allocation after the first step.
+/// The allocations of a run of `method` on the catalogue entry `name` (a system or a model file's
+/// path) after its first step, every row handed to the counter; the run must end "ok".
+long allocations_of_a_run(const std::string& name, const std::string& method, long step_count = steps,
+                          const catalogue::ParameterValues& parameters = {}) {
+  AllocationsAfterTheFirstStep rows;
+  RunOptions options;
+  options.method = method;
+  options.h = h;
+  options.steps = step_count;
+  options.rows = &rows;
+  const RunResult result = catalogue::find(name).run(parameters, {}, options);
+  EXPECT_EQ(result.summary.status, "ok") << name << " " << method << ": " << result.summary.message;
+  return rows.count();
+}
+
+/// Runs of each method on the entry `name`; each count is reported as <label>/<method> and must be zero.
 void expect_no_allocations_in_runs(const std::string& name, const std::string& label,
                                    const std::vector<std::string>& methods,
                                    const catalogue::ParameterValues& parameters = {}) {
-  const catalogue::Entry& entry = catalogue::find(name);
-  for (const std::string& method : methods) {
-    AllocationsAfterTheFirstStep rows;
-    RunOptions options;
-    options.method = method;
-    options.h = h;
-    options.steps = steps;
-    options.rows = &rows;
-    const RunResult result = entry.run(parameters, {}, options);
-    EXPECT_EQ(result.summary.status, "ok") << label << " " << method << ": " << result.summary.message;
-    expect_zero(label + "/" + method, rows.count());
-  }
+  for (const std::string& method : methods)
+    expect_zero(label + "/" + method, allocations_of_a_run(name, method, steps, parameters));
 }
 
 TEST(AllocationCounter, SeesOperatorNew) {
@@ -252,15 +255,7 @@ TEST(NoAllocationPerStep, ModelFileRunsWithinTheBound) {
 // The counter sees what the library allocates in a run: a file of 11 coordinates, beyond the bound,
 // runs on the heap (FileModel<Eigen::Dynamic>) and allocates at every step.
 TEST(AllocationCounter, SeesTheHeapOfAModelFileBeyondTheBound) {
-  const catalogue::Entry& file = catalogue::find(std::string(DALEMBERT_SOURCE_DIR) + "/models/chaotic-oscillator.toml");
-  AllocationsAfterTheFirstStep rows;
-  RunOptions options;
-  options.method = "dla";
-  options.h = h;
-  options.steps = 20;
-  options.rows = &rows;
-  EXPECT_EQ(file.run({}, {}, options).summary.status, "ok");
-  EXPECT_GT(rows.count(), 0);
+  EXPECT_GT(allocations_of_a_run(std::string(DALEMBERT_SOURCE_DIR) + "/models/chaotic-oscillator.toml", "dla", 20), 0);
 }
 
 TEST(NoAllocationPerStep, LieGroupContactAndSecondOrderFamilies) {
@@ -273,15 +268,9 @@ TEST(NoAllocationPerStep, LieGroupContactAndSecondOrderFamilies) {
 // std::vector: it allocates on every shooting iteration. Measured, not asserted; that the counter
 // sees it shows it sees the allocations of the library's runs of compiled systems.
 TEST(NoAllocationPerStep, ExactFlowAllocatesInItsInnerIntegrator) {
-  AllocationsAfterTheFirstStep rows;
-  RunOptions options;
-  options.method = "exact";
-  options.h = h;
-  options.steps = steps;
-  options.rows = &rows;
-  EXPECT_EQ(catalogue::find("knife-edge").run({}, {}, options).summary.status, "ok");
-  test::report("allocations_in_" + std::to_string(steps) + "_steps/knife-edge/exact", static_cast<double>(rows.count()));
-  EXPECT_GT(rows.count(), 0);
+  const long count = allocations_of_a_run("knife-edge", "exact");
+  test::report("allocations_in_" + std::to_string(steps) + "_steps/knife-edge/exact", static_cast<double>(count));
+  EXPECT_GT(count, 0);
 }
 
 }  // namespace

@@ -573,6 +573,8 @@ struct DraggedKnifeEdge : models::KnifeEdge {
 template <class Method>
 double largest_difference_from_run(const Method& method, const Vecd<3>& q0, const Vecd<3>& v0, const RunResult& run) {
   const Trajectory& rows = run.trajectory;
+  EXPECT_FALSE(run.failed()) << run.summary.message;
+  EXPECT_EQ(rows.rows(), static_cast<std::size_t>(run.summary.steps + 1));
   EXPECT_EQ(rows.columns[1], "x");
   EXPECT_EQ(rows.columns[4], "x_t");
   auto s = method.initial_state(q0, v0);
