@@ -1,7 +1,13 @@
 // Model files (docs/model-files.md, docs/benchmarks.md):
-//  - one midpoint DLA step of a system read from a model file against the same system written in
-//    C++ (the catalogue's), for the knife edge (constant metric) and the Chaplygin sleigh (a metric
-//    depending on q): the goal is at most 1.5 times the catalogue's time;
+//  - one step of every single-trajectory method (bench/step_timing.hpp) on a system read from a
+//    model file against the same system written in C++ (the catalogue's), h = 0.1: the particle
+//    (potential c = 1) and the knife edge (constant metrics) and the Chaplygin sleigh (a metric
+//    depending on q), from the catalogue's initial data. Names: Step/<system>/<method> for the
+//    catalogue, Step/<system>-model-file/<method> for the file within the bound of 8 coordinates
+//    (BoundedFileModel, what files of up to 8 coordinates run on) and
+//    Step/<system>-model-file-unbounded/<method> on the heap (what larger files run on). Goals:
+//    the DLA step within 1.5 times the catalogue's, every step of this run-time-sized system within
+//    2 times the fixed-size one;
 //  - loading a model with n = 3 the first time (parse, differentiate, generate C, compile with the
 //    system compiler; goal: under 5 s) and from the cache afterwards.
 //   build/bench/bench_model_file
@@ -12,57 +18,42 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "dalembert/method/dla.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
+#include "dalembert/models/particle.hpp"
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
+#include "step_timing.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace dalembert;
 
+constexpr double h = 0.1;
+
 std::string model_path(const std::string& stem) { return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml"; }
 
+/// Every method on the catalogue's system and on its model file, bounded and on the heap.
 template <class S>
-void dla_steps(benchmark::State& state, const S& sys) {
-  const auto dla = make_dla(sys, 0.1);
+void register_catalogue_and_file(const std::string& stem, const S& sys,
+                                 const modelfile::ParameterOverrides& overrides) {
   const auto x0 = sys.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  long iterations = 0;
-  long k = 0;
-  for (auto _ : state) {
-    if (++k % 1000 == 0) s = dla.initial_state(x0.q, x0.v);  // stay near the initial data
-    dla.step(s);
-    iterations += s.iterations;
-    benchmark::DoNotOptimize(s.q.data());
-  }
-  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+  bench::register_steps(stem, sys, x0, h);
+  const auto bound = modelfile::bind(modelfile::load(model_path(stem)), overrides);
+  using Bounded = modelfile::BoundedFileModel;
+  using Unbounded = modelfile::UnboundedFileModel;
+  bench::register_steps(stem + "-model-file", Bounded(bound), PhasePointOf<Bounded>{x0.q, x0.v}, h);
+  bench::register_steps(stem + "-model-file-unbounded", Unbounded(bound), PhasePointOf<Unbounded>{x0.q, x0.v}, h);
 }
 
-template <class File = modelfile::BoundedFileModel>
-File file_model(const std::string& stem) {
-  return File(modelfile::bind(modelfile::load(model_path(stem)), {}));
+void register_steps_of_model_files() {
+  models::NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  register_catalogue_and_file("particle", particle, {{"potential", 1.0}});
+  register_catalogue_and_file("knife-edge", models::KnifeEdge{}, {});
+  register_catalogue_and_file("chaplygin-sleigh", models::ChaplyginSleigh{}, {});
 }
-
-void KnifeEdgeCatalogueStep(benchmark::State& state) { dla_steps(state, models::KnifeEdge{}); }
-void KnifeEdgeModelFileStep(benchmark::State& state) { dla_steps(state, file_model("knife-edge")); }
-void SleighCatalogueStep(benchmark::State& state) { dla_steps(state, models::ChaplyginSleigh{}); }
-void SleighModelFileStep(benchmark::State& state) { dla_steps(state, file_model("chaplygin-sleigh")); }
-// The same on the heap: FileModel<Eigen::Dynamic>, what files of more than 8 coordinates run on.
-void KnifeEdgeModelFileUnboundedStep(benchmark::State& state) {
-  dla_steps(state, file_model<modelfile::UnboundedFileModel>("knife-edge"));
-}
-void SleighModelFileUnboundedStep(benchmark::State& state) {
-  dla_steps(state, file_model<modelfile::UnboundedFileModel>("chaplygin-sleigh"));
-}
-BENCHMARK(KnifeEdgeCatalogueStep);
-BENCHMARK(KnifeEdgeModelFileStep);
-BENCHMARK(SleighCatalogueStep);
-BENCHMARK(SleighModelFileStep);
-BENCHMARK(KnifeEdgeModelFileUnboundedStep);
-BENCHMARK(SleighModelFileUnboundedStep);
 
 /// A fresh cache directory for each load: the time includes the system compiler.
 void LoadAndCompileSleigh(benchmark::State& state) {
@@ -98,4 +89,11 @@ BENCHMARK(LoadSleighFromCache)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  register_steps_of_model_files();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

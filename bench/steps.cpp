@@ -1,30 +1,23 @@
-// One step of every single-trajectory method on the particle (with potential c = 1), the knife edge
-// on the inclined plane (catalogue defaults) and the Chaplygin sleigh, h = 0.1; and the midpoint DLA
-// step written by hand with analytic Jacobians for each of the three (bench/hand_written.cpp).
+// One step of every single-trajectory method (bench/step_timing.hpp) on the particle (with potential
+// c = 1), the knife edge on the inclined plane (catalogue defaults) and the Chaplygin sleigh, h = 0.1;
+// and the midpoint DLA step written by hand with analytic Jacobians for each of the three
+// (bench/hand_written.cpp).
 //   build/bench/bench_steps --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// Names: Step/<system>/<method>; HandWrittenDla/<system>. The counter newton_iterations is the mean
-// number of Newton iterations per step. `del` ignores the constraints (the unconstrained discrete
-// Euler–Lagrange flow of the same Lagrangian); gf-sym is taken at α = ¼ (at α = ½ it is gf).
+// Names: Step/<system>/<method>; HandWrittenDla/<system>.
 // Step/<system>-at-run-time/<method> is the same step on the system seen with sizes known only at
 // run time, stored within a bound of 8 (tests/at_run_time.hpp): the cost of run-time sizes.
-// Every trajectory is restarted from the same state every 1000 steps, so that long runs stay in
-// the region of the default initial data (a state copy, negligible against a step).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <string>
 
-#include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
-#include "dalembert/method/generating_function.hpp"
-#include "dalembert/method/modified_lagrange_dalembert.hpp"
-#include "dalembert/method/momentum_energy.hpp"
-#include "dalembert/method/rk4.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
 #include "at_run_time.hpp"
 #include "hand_written.hpp"
+#include "step_timing.hpp"
 
 namespace {
 
@@ -38,40 +31,6 @@ NonholonomicParticle particle() {
   NonholonomicParticle p;
   p.potential_coefficient = 1.0;
   return p;
-}
-
-template <class Method, class X0>
-void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
-  auto start = method.initial_state(x0.q, x0.v);
-  auto s = start;
-  long iterations = 0, since_restart = 0;
-  for (auto _ : state) {
-    method.step(s);
-    iterations += s.iterations;
-    benchmark::DoNotOptimize(s.q.data());
-    if (++since_restart == restart_every) {
-      s = start;
-      since_restart = 0;
-    }
-  }
-  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
-}
-
-/// Every method on `sys` from (q0, v0) = x0.
-template <class S, class X0>
-void register_methods(const std::string& label, const S& sys, const X0& x0) {
-  const auto add = [&](const std::string& method, auto make) {
-    benchmark::RegisterBenchmark(("Step/" + label + "/" + method).c_str(),
-                                 [sys, x0, make](benchmark::State& st) { time_steps(st, make(sys), x0); });
-  };
-  add("dla", [](const S& s) { return make_dla(s, h); });
-  add("del", [](const S& s) { return DiscreteEulerLagrange<S, AlphaRule<S>>(s, AlphaRule<S>(s, h)); });
-  add("mla", [](const S& s) { return make_midpoint_mla(s, h); });
-  add("gf", [](const S& s) { return make_gf(s, h); });
-  add("gf-sym", [](const S& s) { return make_gf_sym(s, h, 0.25); });
-  add("gf-cp", [](const S& s) { return make_gf_cp(s, h); });
-  add("fim", [](const S& s) { return make_fim(s, h); });
-  add("rk4", [](const S& s) { return RungeKutta4<S>(s, h); });
 }
 
 /// The hand-written step for `sys`, checked against the generic DLA step over 2000 steps before it
@@ -115,9 +74,9 @@ void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) 
 template <class S>
 void register_both(const std::string& label, const S& sys) {
   const auto x0 = sys.default_initial();
-  register_methods(label, sys, x0);
+  bench::register_steps(label, sys, x0, h);
   using AtRunTime = test::AtRunTime<S, 8, 8>;
-  register_methods(label + "-at-run-time", AtRunTime(sys), PhasePointOf<AtRunTime>{x0.q, x0.v});
+  bench::register_steps(label + "-at-run-time", AtRunTime(sys), PhasePointOf<AtRunTime>{x0.q, x0.v}, h);
 }
 
 void register_all() {
