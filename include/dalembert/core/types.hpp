@@ -63,6 +63,22 @@ auto coefficient_product(const A& a, const B& b) {
   }
 }
 
+/// F⁻¹ B for a factorisation F (LU, LDLT) and a matrix B with a size known only at run time, one
+/// column at a time, as Eigen solves small fixed-size systems. At a run-time size a matrix
+/// right-hand side takes Eigen's blocked triangular kernels, slower at the sizes of a model (W⁻¹Mᵀ
+/// by columns made `rk4` on model files 1.1-1.2 times faster, docs/benchmarks.md).
+template <class Factorisation, class B>
+auto solve_by_columns(const Factorisation& f, const B& b) {
+  using Result = typename B::PlainObject;
+  if constexpr (B::SizeAtCompileTime == Dynamic) {
+    Result x(b.rows(), b.cols());
+    for (Eigen::Index j = 0; j < b.cols(); ++j) x.col(j) = f.solve(b.col(j));
+    return x;
+  } else {
+    return Result(f.solve(b));
+  }
+}
+
 /// A state of K doubles for Boost.Odeint: an array for a fixed K, a vector (sized by its user) for
 /// K = Eigen::Dynamic.
 template <int K>

@@ -29,7 +29,7 @@ double horizontal_residual(const S& sys, const Vecd<S::n>& q, Generator&& xi_Q) 
 /// |Q*(q) p|_inf: zero iff p satisfies the constraints (p ∈ Leg(D)).
 template <HasMetric S>
 double momentum_constraint_residual(const S& sys, const Vecd<S::n>& q, const Vecd<S::n>& p) {
-  return (covector_projectors(sys, q).Q * p).template lpNorm<Eigen::Infinity>();
+  return (p - project_momentum(sys, q, p)).template lpNorm<Eigen::Infinity>();
 }
 
 /// H(q_k, ·) of FIM's three momenta at step k.

@@ -152,7 +152,7 @@ class GeneratingFunctionIntegrator {
   /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
   VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
     VecN<S> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
-    if constexpr (ConstraintPreserving) first = covector_projectors(system_, q1).P * first;
+    if constexpr (ConstraintPreserving) first = project_momentum(system_, q1, first);
     return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
   }
 

@@ -111,12 +111,8 @@ class MomentumEnergyIntegrator {
   static constexpr std::array<std::string_view, 4> extra_columns = {"energy_pminus", "energy_pplus",
                                                                    "qstar_p_average", "qstar_p_plus"};
   std::array<double, 4> extra_values(const State& s) const {
-    double qstar_p_average;
-    if constexpr (by_terms) {
-      qstar_p_average = (s.p_average - project_momentum(system_, s.q, s.p_average)).template lpNorm<Eigen::Infinity>();
-    } else {
-      qstar_p_average = (covector_projectors(system_, s.q).Q * s.p_average).template lpNorm<Eigen::Infinity>();
-    }
+    const double qstar_p_average =
+        (s.p_average - project_momentum(system_, s.q, s.p_average)).template lpNorm<Eigen::Infinity>();
     return {hamiltonian(system_, s.q, s.p_minus), hamiltonian(system_, s.q, s.p_plus), qstar_p_average,
             parasitic_mode(s)};
   }
@@ -144,18 +140,10 @@ class MomentumEnergyIntegrator {
     const NewtonReport r =
         newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    const auto pr = covector_projectors(system_, x);
-    s.p_plus = d.D2;
-    s.p_minus = pr.reflection() * s.p_plus;
-    s.p_average = pr.P * s.p_plus;
-    s.last_velocity = (x - s.q) / h;
-    s.q = x;
-    advance(s, h);
-    s.iterations = r.iterations;
+    finish_step(s, x, d.D2, r.iterations);
   }
 
-  /// The same step with sparse derivatives: Newton on D12 L_d from the terms' blocks, then
-  /// p~ = P* p⁺ and p⁻ = R* p⁺ = 2 p~ − p⁺.
+  /// The same step with sparse derivatives: Newton on D12 L_d from the terms' blocks.
   void step_by_terms(State& s) const {
     const double h = step_size();
     Eigen::VectorXd x = s.q + h * s.last_velocity;
@@ -170,25 +158,24 @@ class MomentumEnergyIntegrator {
     const NewtonReport r =
         newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p_plus = d.D2;
+    finish_step(s, x, d.D2, r.iterations);
+  }
+
+  /// q_{k+1} = x, p⁺ = D2 L_d(q_k, x), p~ = P* p⁺ and p⁻ = R* p⁺ = 2 p~ − p⁺.
+  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations) const {
+    s.p_plus = p_plus;
     s.p_average = project_momentum(system_, x, s.p_plus);
     s.p_minus = 2 * s.p_average - s.p_plus;
-    s.last_velocity = (x - s.q) / h;
+    s.last_velocity = (x - s.q) / step_size();
     s.q = x;
-    advance(s, h);
-    s.iterations = r.iterations;
+    advance(s, step_size());
+    s.iterations = iterations;
   }
 
   void set_momenta(State& s, const VecN<S>& p_minus) const {
     s.p_minus = p_minus;
-    if constexpr (by_terms) {
-      s.p_average = project_momentum(system_, s.q, p_minus);
-      s.p_plus = 2 * s.p_average - p_minus;  // R* p⁻, R* = 2P* − I
-    } else {
-      const auto pr = covector_projectors(system_, s.q);
-      s.p_plus = pr.reflection() * p_minus;  // R* is an involution
-      s.p_average = pr.P * p_minus;
-    }
+    s.p_average = project_momentum(system_, s.q, p_minus);
+    s.p_plus = 2 * s.p_average - p_minus;  // R* p⁻: R* = 2P* − I is an involution
   }
 
   S system_;

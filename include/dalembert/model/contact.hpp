@@ -260,7 +260,7 @@ ConstrainedAccelerationOf<FrozenAction<S>, T> herglotz_acceleration(const S& sys
             return VecM<Sizes, D>(sys.template constraint_matrix<D>(qd) * vd);
           },
           q, Mv, dMv);
-      const MatNM<Sizes, T> WinvMt = W.solve(Mq.transpose());
+      const MatNM<Sizes, T> WinvMt = solve_by_columns(W, Mq.transpose());
       const Mat<T, m, m, Sizes::max_m, Sizes::max_m> C = Mq * WinvMt;
       out.multiplier = -Eigen::PartialPivLU<Mat<T, m, m, Sizes::max_m, Sizes::max_m>>(C).solve(
           VecM<Sizes, T>(dMv * v + Mq * out.acceleration));

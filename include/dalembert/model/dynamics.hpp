@@ -335,7 +335,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   if constexpr (S::m != 0) {
     if (m > 0) {
       const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-      const MatNM<S, T> WinvMt = W.solve(Mq.transpose());
+      const MatNM<S, T> WinvMt = solve_by_columns(W, Mq.transpose());
       const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * WinvMt;
       const VecM<S, T> rhs = constraint_curvature(sys, q, v) + Mq * out.acceleration;
       out.multiplier = -Eigen::PartialPivLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);

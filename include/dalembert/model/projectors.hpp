@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/small_lu.hpp"
 
 namespace dalembert {
 
@@ -66,7 +67,7 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   using MatMM = Mat<T, M, M, MaxM, MaxM>;
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   const Eigen::PartialPivLU<MatNN<S, T>> G(dense_metric(sys, q));
-  const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
+  const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
   const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(VecM<S, T>(curvature + Mq * G.solve(r)));
   return -(Mq.transpose() * lambda);
@@ -93,6 +94,10 @@ VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S
     return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
   } else if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // sparse, term by term
     return -(local::constraint_matrix(sys, q).transpose() * constrained_acceleration(sys, q, v, 0.0).multiplier);
+  } else if constexpr (GivesLagrangianDerivatives<S, T>) {
+    // A model file: L's derivatives come from its kernels, with no duals nested inside T (the
+    // mechanical formula nests them: gf steps on model files 1.35-1.5 times slower).
+    return general_constraint_force_form(sys, q, v);
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model file: its kind is known at run time
     if (sys.is_mechanical()) return mechanical_constraint_force_form(sys, q, v);
     return general_constraint_force_form(sys, q, v);
@@ -139,15 +144,26 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
   return out;
 }
 
-/// P* p, the momentum projected onto Leg(D). For a locally coupled model it is G v, with v the
-/// velocity in D of p (the sparse saddle-point system), which is the same covector without the
-/// n × n projector.
+/// P* p, the momentum projected onto Leg(D): p − Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ, i.e. Q* p
+/// without forming the n × n projectors (on a model file, forming them took half of a `fim` step,
+/// docs/benchmarks.md). For a locally coupled model it is G v, with v the velocity in D of p (the
+/// sparse saddle-point system), the same covector.
 template <HasMetric S>
 VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (LocallyCoupled<S>) {
     return momentum(sys, q, velocity_in_distribution(sys, q, p));
+  } else if constexpr (S::m == 0) {
+    return p;
   } else {
-    return covector_projectors(sys, q).P * p;
+    if (constraint_count(sys) == 0) return p;  // no constraints, known at run time
+    const int n = coordinate_count(sys), m = constraint_count(sys);
+    const MatMN<S> Mq = sys.template constraint_matrix<double>(q);
+    Mat<double, S::n, sum_of_sizes(S::m, 1), max_n_of<S>(), sum_of_sizes(max_m_of<S>(), 1)> rhs(n, m + 1);
+    rhs << Mq.transpose(), p;
+    const auto Ginv_rhs = solve_small_system(metric_matrix(sys, q), rhs);  // [G⁻¹Mᵀ | G⁻¹p]
+    const Mat<double, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * Ginv_rhs.leftCols(m);
+    const VecM<S> lambda = solve_small_system(C, VecM<S>(Mq * Ginv_rhs.col(m)));
+    return p - Mq.transpose() * lambda;
   }
 }
 

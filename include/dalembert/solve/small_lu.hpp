@@ -7,8 +7,11 @@
 // it. Eigen's version works on dynamic-size blocks inside, whatever the matrix type. Factorise and
 // solve (bench/small_lu.cpp, g++): 2×2 17 → 5 ns, 4×4 68 → 30 ns, 6×6 137 → 139 ns, 8×8 204 → 177 ns.
 // Newton uses it up to kMaxSmallLU unknowns and Eigen's above.
+#include <algorithm>
 #include <cmath>
 #include <utility>
+
+#include <Eigen/LU>
 
 #include "dalembert/core/types.hpp"
 
@@ -71,5 +74,33 @@ class SmallLU {
   Matd<N, N> lu_;
   int row_of_[N];  ///< row k of P A is row row_of_[k] of A
 };
+
+/// X = A⁻¹ B for a square A with few rows, one factorisation for every column of B: SmallLU of
+/// A's size up to kMaxSmallLU, dispatched on the size when it is known only at run time, and
+/// Eigen's PartialPivLU above. At a run-time size Eigen's own factorisations loop over blocks even
+/// for three rows: with its LDLT, the projection of a momentum took half of a `fim` step on a model
+/// file (docs/benchmarks.md). A singular A gives non-finite entries.
+template <class Matrix, class Rhs>
+typename Rhs::PlainObject solve_small_system(const Matrix& A, const Rhs& B) {
+  using Result = typename Rhs::PlainObject;
+  constexpr int N = Matrix::RowsAtCompileTime, MaxN = Matrix::MaxRowsAtCompileTime;
+  const auto with = [&]<int K>() {
+    const SmallLU<K> lu(A.template topLeftCorner<K, K>());
+    Result X(B.rows(), B.cols());
+    for (Eigen::Index j = 0; j < B.cols(); ++j) X.col(j) = lu.solve(B.col(j).template head<K>());
+    return X;
+  };
+  if constexpr (N != Eigen::Dynamic && N <= kMaxSmallLU) {
+    return with.template operator()<N>();
+  } else {
+    constexpr int largest = MaxN == Eigen::Dynamic ? kMaxSmallLU : std::min(MaxN, kMaxSmallLU);
+    const auto up_to = [&]<int K>(auto& self) -> Result {
+      if (A.rows() == K) return with.template operator()<K>();
+      if constexpr (K > 1) return self.template operator()<K - 1>(self);
+      return Eigen::PartialPivLU<Eigen::Matrix<double, N, N, 0, MaxN, MaxN>>(A).solve(B);
+    };
+    return up_to.template operator()<largest>(up_to);
+  }
+}
 
 }  // namespace dalembert
