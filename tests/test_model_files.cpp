@@ -443,6 +443,47 @@ TEST(ModelFiles, LagrangianDerivativesEqualHyperDuals) {
   EXPECT_LT(worst, 1e-14);
 }
 
+/// The curvature (∂(M v)/∂q) v of a model file from its kernels (FileModel::constraint_curvature)
+/// against the generic path, which differentiates M(q) v in duals: at doubles, and with (q, v)
+/// carrying 2n seeded directions and one more of arbitrary entries (the Jacobian of the
+/// acceleration), which takes the second derivatives of M.
+template <class File>
+double constraint_curvature_difference(const File& file, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  const int n = file.dimension();
+  double difference = 0.0, scale = 0.0;
+  const VecN<File> qd = q, vd = v;
+  const auto a = constraint_curvature(file, qd, vd), b = detail::constraint_curvature_by_duals(file, qd, vd);
+  for (Eigen::Index r = 0; r < b.size(); ++r) compare_numbers(a[r], b[r], difference, scale);
+  using D = ad::Dual<double, Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>;
+  VecN<File, D> qx(n), vx(n);
+  for (int i = 0; i < n; ++i) {
+    qx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(q[i], i, 2 * n + 1);
+    vx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(v[i], n + i, 2 * n + 1);
+    qx[i].derivatives()[2 * n] = 0.3 - 0.7 * i;
+    vx[i].derivatives()[2 * n] = -1.1 + 0.4 * i;
+  }
+  const auto ax = constraint_curvature(file, qx, vx), bx = detail::constraint_curvature_by_duals(file, qx, vx);
+  for (Eigen::Index r = 0; r < bx.size(); ++r) compare_numbers(ax[r], bx[r], difference, scale);
+  return difference / scale;
+}
+
+TEST(ModelFiles, ConstraintCurvatureEqualsDuals) {
+  const auto file = [](const std::string& stem) { return modelfile::bind(modelfile::load(model_path(stem)), {}); };
+  const auto cubic = modelfile::bind(modelfile::load_text(cubic_in_velocities, "cubic-in-velocities"), {});
+  double worst = 0.0;
+  worst = std::max(worst, constraint_curvature_difference(modelfile::BoundedFileModel(file("chaplygin-sleigh")),
+                                                          Vecd<3>(0.3, -0.2, 0.7), Vecd<3>(0.4, -0.5, 1.1)));
+  worst = std::max(worst, constraint_curvature_difference(modelfile::BoundedFileModel(file("rolling-disk")),
+                                                          Eigen::VectorXd::LinSpaced(5, -0.4, 0.9),
+                                                          Eigen::VectorXd::LinSpaced(5, 1.2, -0.3)));
+  worst = std::max(worst, constraint_curvature_difference(modelfile::BoundedFileModel(cubic), Vecd<3>(0.3, -0.2, 0.7),
+                                                          Vecd<3>(0.4, -0.5, 1.1)));
+  worst = std::max(worst, constraint_curvature_difference(modelfile::UnboundedFileModel(cubic), Vecd<3>(-0.6, 0.9, 2.1),
+                                                          Vecd<3>(1.3, 0.2, -0.7)));
+  test::report("model_file_constraint_curvature_direct_vs_duals", worst);
+  EXPECT_LT(worst, 1e-14);
+}
+
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
   const InterpretedCopy interpreted("chaplygin-sleigh");
   const auto a = interpreted.entry->run({}, {}, options("dla", 0.1, 50));

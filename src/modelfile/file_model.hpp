@@ -454,6 +454,66 @@ class FileModel {
     return out;
   }
 
+  /// The curvature a = (∂(M v)/∂q) v, a_r = Σ_(r,i) Σ_j g_j v_i v_j over the entries M_ri with
+  /// gradient g and Hessian H, from one kernel call: of order 1 at doubles; of order 2 when q and v
+  /// carry K first derivatives X_k = (q', v')_k (the Jacobian of the acceleration in `gf`, `mla`
+  /// and `exact`), where a_r' = Σ_(r,i) [Σ_jl H_jl q'_l v_i v_j + Σ_j g_j (v'_i v_j + v_i v'_j)].
+  /// Done in doubles: the generic path (detail::constraint_curvature_by_duals) nests a second
+  /// level of duals inside T, hyper-duals when T is a dual.
+  template <class T, class Out>
+  requires(std::is_same_v<T, double> ||
+           detail::is_plain_dual_v<T>) void constraint_curvature(const Point<T>& q, const Point<T>& v, Out& out) const {
+    constexpr bool along = !std::is_same_v<T, double>;
+    const LoadedModel& model = *bound_->model;
+    const int N = dimension(), M = constraint_count();
+    Eigen::Index K = 0;
+    if constexpr (along) {
+      for (int i = 0; i < N; ++i) K = std::max({K, q[i].derivatives().size(), v[i].derivatives().size()});
+    }
+    out.resize(M);
+    for (int r = 0; r < M; ++r) {
+      if constexpr (along) {
+        out[r] = T(0.0, T::DerType::Zero(K));
+      } else {
+        out[r] = 0.0;
+      }
+    }
+    if (M == 0) return;
+    double* x = detail::scratch(0, N);
+    for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
+    double* c = detail::scratch(1, model.layout.constraints_size);
+    model.evaluator->constraints(along ? 2 : 1, x, bound_->parameters.data(), c);
+    // Adds s X to the derivatives of `entry` (a variable that stores none has X = 0).
+    const auto add_along = [&](T& entry, double s, const T& variable) {
+      if constexpr (along) {
+        if (variable.derivatives().size() > 0) entry.derivatives() += s * variable.derivatives();
+      }
+    };
+    for (const auto& e : model.layout.constraints) {
+      const double* k = c + e.terms.offset + 1;  // past the entry's value
+      const int i = e.column;
+      const double vi = ad::plain(v[i]);
+      T& a = out[e.row];
+      for (int j : e.terms.first) {
+        const double g = *k++, vj = ad::plain(v[j]);
+        if constexpr (along) {
+          a.value() += g * vi * vj;
+        } else {
+          a += g * vi * vj;
+        }
+        add_along(a, g * vj, v[i]);
+        add_along(a, g * vi, v[j]);
+      }
+      if constexpr (along) {
+        for (const auto& [j, l] : e.terms.second) {
+          const double H = (j == l ? 2.0 : 1.0) * *k++;
+          add_along(a, H * vi * ad::plain(v[j]), q[l]);
+          if (j != l) add_along(a, H * vi * ad::plain(v[l]), q[j]);
+        }
+      }
+    }
+  }
+
   /// ω = M(q̄) v and ∂ω/∂q1 = α ∂M/∂q(q̄)[·] v + M(q̄)/h of the α-rule constraint, from one kernel
   /// call of order 1 (the entries of M and their gradients): the derivative of AlphaConstraint
   /// without dual numbers (see differentiate below).

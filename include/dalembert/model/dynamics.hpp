@@ -249,9 +249,10 @@ double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   }
 }
 
-/// a = (∂(M(q) v)/∂q) v, the part of d/dt (M v) that does not involve q̈.
+namespace detail {
+/// (∂(M v)/∂q) v by differentiating M(q) v along q: a second level of duals inside T.
 template <Model S, class T>
-VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+VecM<S, T> constraint_curvature_by_duals(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   VecM<S, T> Mv;
   Mat<T, S::m, S::n, max_m_of<S>(), max_n_of<S>()> dMv;
   ad::value_and_jacobian<S::n, S::m, max_n_of<S>(), max_m_of<S>()>(
@@ -262,6 +263,26 @@ VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S,
       },
       q, Mv, dMv);
   return dMv * v;
+}
+}  // namespace detail
+
+/// A model that computes (∂(M v)/∂q) v itself (model files, from their kernels' Taylor
+/// coefficients: src/modelfile/file_model.hpp) gives sys.constraint_curvature(q, v, out).
+template <class S, class T>
+concept GivesConstraintCurvature = requires(const S& sys, const VecN<S, T>& q, VecM<S, T>& out) {
+  sys.constraint_curvature(q, q, out);
+};
+
+/// a = (∂(M(q) v)/∂q) v, the part of d/dt (M v) that does not involve q̈.
+template <Model S, class T>
+VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  if constexpr (GivesConstraintCurvature<S, T>) {
+    VecM<S, T> out;
+    sys.constraint_curvature(q, v, out);
+    return out;
+  } else {
+    return detail::constraint_curvature_by_duals(sys, q, v);
+  }
 }
 
 /// Acceleration and multipliers of the Lagrange–d'Alembert equations at (q, v).
