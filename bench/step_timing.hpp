@@ -34,7 +34,8 @@ void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
       since_restart = 0;
     }
   }
-  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+  state.counters["newton_iterations"] =
+      benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
 }
 
 /// Registers Step/<label>/<method> for every method on `sys` from (q0, v0) = x0, step h.
@@ -45,7 +46,9 @@ void register_steps(const std::string& label, const S& sys, const X0& x0, double
                                  [sys, x0, make](benchmark::State& st) { time_steps(st, make(sys), x0); });
   };
   add("dla", [h](const S& s) { return dalembert::make_dla(s, h); });
-  add("del", [h](const S& s) { return dalembert::DiscreteEulerLagrange<S, dalembert::AlphaRule<S>>(s, dalembert::AlphaRule<S>(s, h)); });
+  add("del", [h](const S& s) {
+    return dalembert::DiscreteEulerLagrange<S, dalembert::AlphaRule<S>>(s, dalembert::AlphaRule<S>(s, h));
+  });
   add("mla", [h](const S& s) { return dalembert::make_midpoint_mla(s, h); });
   add("gf", [h](const S& s) { return dalembert::make_gf(s, h); });
   add("gf-sym", [h](const S& s) { return dalembert::make_gf_sym(s, h, 0.25); });

@@ -461,8 +461,8 @@ class FileModel {
   /// Done in doubles: the generic path (detail::constraint_curvature_by_duals) nests a second
   /// level of duals inside T, hyper-duals when T is a dual.
   template <class T, class Out>
-  requires(std::is_same_v<T, double> ||
-           detail::is_plain_dual_v<T>) void constraint_curvature(const Point<T>& q, const Point<T>& v, Out& out) const {
+    requires(std::is_same_v<T, double> || detail::is_plain_dual_v<T>)
+  void constraint_curvature(const Point<T>& q, const Point<T>& v, Out& out) const {
     constexpr bool along = !std::is_same_v<T, double>;
     const LoadedModel& model = *bound_->model;
     const int N = dimension(), M = constraint_count();
