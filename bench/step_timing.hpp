@@ -19,10 +19,10 @@
 
 namespace bench {
 
-template <class Method, class X0>
-void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
+/// Times method.step from `start`, restarting there every 1000 steps.
+template <class Method, class State>
+void time_steps_from(benchmark::State& state, const Method& method, const State& start) {
   constexpr long restart_every = 1000;
-  auto start = method.initial_state(x0.q, x0.v);
   auto s = start;
   long iterations = 0, since_restart = 0;
   for (auto _ : state) {
@@ -36,6 +36,11 @@ void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
   }
   state.counters["newton_iterations"] =
       benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+}
+
+template <class Method, class X0>
+void time_steps(benchmark::State& state, const Method& method, const X0& x0) {
+  time_steps_from(state, method, method.initial_state(x0.q, x0.v));
 }
 
 /// Registers Step/<label>/<method> for every method on `sys` from (q0, v0) = x0, step h.

@@ -25,7 +25,6 @@ using namespace dalembert;
 using namespace dalembert::models;
 
 constexpr double h = 0.1;
-constexpr long restart_every = 1000;
 
 NonholonomicParticle particle() {
   NonholonomicParticle p;
@@ -56,18 +55,7 @@ void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) 
       return;
     }
   }
-  auto s = start;
-  long iterations = 0, since_restart = 0;
-  for (auto _ : state) {
-    hand.step(s);
-    iterations += s.iterations;
-    benchmark::DoNotOptimize(s.q.data());
-    if (++since_restart == restart_every) {
-      s = start;
-      since_restart = 0;
-    }
-  }
-  state.counters["newton_iterations"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+  bench::time_steps_from(state, hand, start);
 }
 
 /// Every method on `sys`, and on `sys` with its sizes known only at run time.

@@ -372,6 +372,23 @@ void compare_numbers(const T& x, const T& y, double& difference, double& scale) 
   }
 }
 
+/// (q, v) of a model file carrying 2n seeded directions and one more of arbitrary entries (the
+/// Jacobian of the acceleration and a direction of the shooting).
+template <class File>
+auto seeded_directions(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  constexpr int width = 2 * modelfile::bounded_coordinates + 1;
+  using D = ad::Dual<double, Eigen::Dynamic, width>;
+  const int n = static_cast<int>(q.size());
+  VecN<File, D> qx(n), vx(n);
+  for (int i = 0; i < n; ++i) {
+    qx[i] = ad::variable<Eigen::Dynamic, width>(q[i], i, 2 * n + 1);
+    vx[i] = ad::variable<Eigen::Dynamic, width>(v[i], n + i, 2 * n + 1);
+    qx[i].derivatives()[2 * n] = 0.3 - 0.7 * i;
+    vx[i].derivatives()[2 * n] = -1.1 + 0.4 * i;
+  }
+  return std::pair{qx, vx};
+}
+
 /// The largest relative difference between two LagrangianDerivatives.
 template <class D>
 double lagrangian_derivatives_difference(const D& a, const D& b) {
@@ -394,18 +411,10 @@ double lagrangian_derivatives_difference(const D& a, const D& b) {
 /// direction of the shooting), which takes the third derivatives.
 template <class File>
 double lagrangian_derivatives_difference(const File& file, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  const int n = file.dimension();
   const VecN<File> qd = q, vd = v;
   double worst = lagrangian_derivatives_difference(lagrangian_derivatives(file, qd, vd),
                                                    detail::lagrangian_derivatives_at(file, qd, vd));
-  using D = ad::Dual<double, Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>;
-  VecN<File, D> qx(n), vx(n);
-  for (int i = 0; i < n; ++i) {
-    qx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(q[i], i, 2 * n + 1);
-    vx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(v[i], n + i, 2 * n + 1);
-    qx[i].derivatives()[2 * n] = 0.3 - 0.7 * i;
-    vx[i].derivatives()[2 * n] = -1.1 + 0.4 * i;
-  }
+  const auto [qx, vx] = seeded_directions<File>(q, v);
   return std::max(worst, lagrangian_derivatives_difference(lagrangian_derivatives(file, qx, vx),
                                                            detail::lagrangian_derivatives_along(file, qx, vx)));
 }
@@ -449,19 +458,11 @@ TEST(ModelFiles, LagrangianDerivativesEqualHyperDuals) {
 /// acceleration), which takes the second derivatives of M.
 template <class File>
 double constraint_curvature_difference(const File& file, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  const int n = file.dimension();
   double difference = 0.0, scale = 0.0;
   const VecN<File> qd = q, vd = v;
   const auto a = constraint_curvature(file, qd, vd), b = detail::constraint_curvature_by_duals(file, qd, vd);
   for (Eigen::Index r = 0; r < b.size(); ++r) compare_numbers(a[r], b[r], difference, scale);
-  using D = ad::Dual<double, Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>;
-  VecN<File, D> qx(n), vx(n);
-  for (int i = 0; i < n; ++i) {
-    qx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(q[i], i, 2 * n + 1);
-    vx[i] = ad::variable<Eigen::Dynamic, 2 * modelfile::bounded_coordinates + 1>(v[i], n + i, 2 * n + 1);
-    qx[i].derivatives()[2 * n] = 0.3 - 0.7 * i;
-    vx[i].derivatives()[2 * n] = -1.1 + 0.4 * i;
-  }
+  const auto [qx, vx] = seeded_directions<File>(q, v);
   const auto ax = constraint_curvature(file, qx, vx), bx = detail::constraint_curvature_by_duals(file, qx, vx);
   for (Eigen::Index r = 0; r < bx.size(); ++r) compare_numbers(ax[r], bx[r], difference, scale);
   return difference / scale;
@@ -645,7 +646,7 @@ void expect_the_steps_of_the_file(const Compiled& compiled, const std::string& n
   const auto bound = modelfile::bind(modelfile::load(model_path(name)), {});
   ASSERT_TRUE(modelfile::BoundedFileModel(bound).has_force());
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
-  const InitialData init{q0, v0};
+  const InitialData init{q0, v0, std::nullopt, std::nullopt};
   const auto compare = [&](const std::string& label_of_method, const auto& method, const RunOptions& o) {
     const double d = std::max(largest_difference_from_run(method, q0, v0, modelfile::run_bounded(bound, init, o)),
                               largest_difference_from_run(method, q0, v0, modelfile::run_unbounded(bound, init, o)));
@@ -677,8 +678,9 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
   // The drag does work: without it (c = 0) the runs differ by far more than the bound.
   const auto undragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}});
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
-  EXPECT_GT(largest_difference_from_run(make_dla(compiled, 0.1), q0, v0,
-                                        modelfile::run_bounded(undragged, {q0, v0}, options("dla", 0.1, 200))),
+  EXPECT_GT(largest_difference_from_run(
+                make_dla(compiled, 0.1), q0, v0,
+                modelfile::run_bounded(undragged, {q0, v0, std::nullopt, std::nullopt}, options("dla", 0.1, 200))),
             1e-2);
 }
 
