@@ -180,9 +180,47 @@ TEST(CliModelFiles, UnknownSymbolsAreNamed) {
                               "metric = [1, 1, 1]\npotential = \"-g*x/2 + x_t\""),
                  5, {"potential: unknown symbol 'x_t': velocities are not allowed here"});
   expect_refused("unknown_key", replace_line(knife_edge, "constraints =", "constraint ="), 5, {"unknown key 'constraint'"});
-  // time-dependent Lagrangians are not supported: refused, saying why
-  expect_refused("time_in_lagrangian", replace_line(knife_edge, "g*x/2", "g*x/2*t"), 4,
-                 {"lagrangian: unknown symbol 't': the time is not allowed here (the methods' steps have no explicit time"});
+  // the time: allowed in the Lagrangian where its part acts as a force, refused elsewhere, saying why
+  expect_refused("mass_of_time", replace_line(knife_edge, "phi_t^2", "(1 + t^2)*phi_t^2"), 4,
+                 {"lagrangian: d2L/dphi_tdphi_t depends on the time", "a metric d2L/dv2 that does not change in time"});
+  expect_refused("undefined_at_start", replace_line(knife_edge, "g*x/2", "g*x/2*log(t)"), 4,
+                 {"lagrangian: not defined at t = 0, where runs start"});
+  expect_refused("time_in_constraint", replace_line(knife_edge, "cos(phi)*y_t\"", "cos(phi)*y_t*cos(t)\""), 5,
+                 {"constraints[0]: unknown symbol 't': the time is not allowed here (the constraints, the metric"});
+  expect_refused(
+      "time_in_metric",
+      replace_line(knife_edge, "lagrangian = \"0.5*(x_t^2 + y_t^2 + phi_t^2) + g*x/2\"", "metric = [1, 1, \"1 + t\"]"),
+      4, {"metric[2]: unknown symbol 't': the time is not allowed here"});
+}
+
+// A Lagrangian of t (models/driven-oscillator.toml): described as such, run by the methods that take
+// a force, refused by the others saying why, converging to its closed form.
+TEST(CliModelFiles, TimeDependentLagrangiansAreDescribedAndRun) {
+  const std::string driven = model("driven-oscillator");
+  const auto text = dalembert("describe " + driven);
+  EXPECT_NE(text.out.find("external force: no\nlagrangian: depends on t"), std::string::npos) << text.out;
+  EXPECT_NE(dalembert("describe " + driven + " --json").out.find("\"lagrangian_depends_on_time\": true"),
+            std::string::npos);
+  EXPECT_NE(dalembert("describe " + model("knife-edge") + " --json").out.find("\"lagrangian_depends_on_time\": false"),
+            std::string::npos);
+  for (const char* method : {"dla", "mla", "rk4", "reference"}) {
+    const auto r = dalembert("run " + driven + " --method " + method + " --h 0.1 --steps 10");
+    EXPECT_EQ(r.status, 0) << method << ": " << r.err;
+  }
+  const auto gf = dalembert("run " + driven + " --method gf --h 0.1 --steps 10");
+  EXPECT_EQ(gf.status, 2);
+  EXPECT_NE(gf.err.find("its Lagrangian depends on the time t, and that part acts as a force"), std::string::npos)
+      << gf.err;
+  const auto exact = dalembert("run " + driven + " --method exact --h 0.1 --steps 10");
+  EXPECT_EQ(exact.status, 2);
+  EXPECT_NE(exact.err.find("depends on the time t, through its force or its Lagrangian"), std::string::npos)
+      << exact.err;
+  const auto conv = dalembert("convergence " + driven + " --method dla --h-list 0.1,0.05,0.025 --t-end 4");
+  ASSERT_EQ(conv.status, 0) << conv.err;
+  EXPECT_NE(conv.out.find("reference: closed form"), std::string::npos) << conv.out;
+  const auto fitted = conv.out.find("fitted order: ");
+  ASSERT_NE(fitted, std::string::npos) << conv.out;
+  EXPECT_NEAR(std::stod(conv.out.substr(fitted + 14)), 2.0, 0.05) << conv.out;
 }
 
 TEST(CliModelFiles, NonlinearConstraintsAreRefused) {
@@ -278,6 +316,8 @@ z = 0.5
   expect_refused("action_in_constraint",
                  replace_line(contact, "lagrangian =", "constraints = [\"x_t*z\"]\nlagrangian ="), 4,
                  {"constraints[0]: unknown symbol 'z': the action variable is allowed only in the lagrangian"});
+  expect_refused("action_with_time", replace_line(contact, "0.1*z", "0.1*z*cos(t)"), 4,
+                 {"lagrangian: unknown symbol 't': the time is not allowed here"});
   expect_refused("action_with_force", replace_line(contact, "[initial]", "force = [0, 0]\n[initial]"), 5,
                  {"an external force with an action variable (action = \"z\") is not supported yet"});
   expect_refused("initial_action_without_action", replace_line(contact, "action = \"z\"\n", ""), 7,

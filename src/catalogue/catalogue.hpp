@@ -30,6 +30,7 @@ struct SystemDescription {
   bool closed_form = false;    ///< a closed-form solution exists for these parameters
   bool external_force = false; ///< the system has an external force besides its constraints
   bool force_depends_on_time = false;  ///< that force depends on the time t
+  bool lagrangian_depends_on_time = false;  ///< the Lagrangian depends on the time t
 };
 
 using ParameterValues = std::vector<std::pair<std::string, double>>;

@@ -78,6 +78,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     j["closed_form"] = d.closed_form;
     j["external_force"] = d.external_force;
     j["force_depends_on_time"] = d.force_depends_on_time;
+    j["lagrangian_depends_on_time"] = d.lagrangian_depends_on_time;
     std::cout << j.dump(2) << '\n';
     return 0;
   }
@@ -89,7 +90,9 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   std::cout << d.name << ": " << d.summary << "\n\ncoordinates: ";
   for (std::size_t i = 0; i < d.coordinates.size(); ++i) std::cout << (i ? ", " : "") << d.coordinates[i];
   std::cout << "\nconstraints: " << d.constraints << "\nexternal force: "
-            << (d.external_force ? (d.force_depends_on_time ? "yes, depends on t" : "yes") : "no") << "\nparameters:";
+            << (d.external_force ? (d.force_depends_on_time ? "yes, depends on t" : "yes") : "no");
+  if (d.lagrangian_depends_on_time) std::cout << "\nlagrangian: depends on t (its time-dependent part acts as a force)";
+  std::cout << "\nparameters:";
   if (d.parameters.empty()) std::cout << " none";
   std::cout << '\n';
   for (const auto& p : d.parameters) std::cout << "  " << p.name << " = " << p.value << "  (" << p.description << ")\n";

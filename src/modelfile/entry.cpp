@@ -56,8 +56,9 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     x0 << bound->q0, bound->v0;
     d.closed_form = model->solution(x0, bound->parameters, 1.0).has_value();
     if (model->layout.contact) d.z0 = bound->z0;
-    d.external_force = !model->layout.force.empty();
+    d.external_force = !spec.force.empty();
     d.force_depends_on_time = model->layout.force_depends_on_time;
+    d.lagrangian_depends_on_time = model->layout.lagrangian_depends_on_time;
     return d;
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {

@@ -262,13 +262,29 @@ class FileModel {
         [&](const auto& value) { return value(model.layout.lagrangian); });
   }
 
-  /// Whether the file gives an external force (`force`); the methods ask before they evaluate it
-  /// (has_external_force in model/model.hpp), so a file without one costs nothing.
+  /// Whether the methods add a force: the file's `force`, or what a Lagrangian that depends on the
+  /// time exerts (below). They ask before they evaluate it (has_external_force in model/model.hpp),
+  /// so a file without one costs nothing.
   bool has_force() const { return !bound_->model->layout.force.empty(); }
-  /// Whether the force's expressions contain t (has_time_dependent_force in model/model.hpp).
-  bool force_depends_on_time() const { return bound_->model->layout.force_depends_on_time; }
+  /// Whether that force depends on t (has_time_dependent_force in model/model.hpp).
+  bool force_depends_on_time() const {
+    return bound_->model->layout.force_depends_on_time || lagrangian_depends_on_time();
+  }
+  /// Whether the file's Lagrangian depends on t. lagrangian() is then L(q, v, 0), and the force
+  /// includes what the rest, L_t = L − L(q, v, 0), exerts (symbolic.cpp, TimeDependence).
+  bool lagrangian_depends_on_time() const { return bound_->model->layout.lagrangian_depends_on_time; }
+  /// The energy's part that lagrangian() leaves out: v·∂L_t/∂v − L_t = −L_t(q, 0, t) (0 if L has no t).
+  double energy_at_time(const Point<double>& q, double t) const {
+    if (!lagrangian_depends_on_time()) return 0.0;
+    const int N = dimension(), derived = bound_->model->layout.derived;
+    double* x = detail::scratch(0, 2 * N);
+    for (int i = 0; i < N; ++i) x[i] = q[i], x[N + i] = 0.0;
+    double* out = detail::scratch(1, derived + 1);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
+    return out[derived];
+  }
 
-  /// The external force F(q, v, t) of the file's `force` key, a covector in the coordinates' basis.
+  /// The external force F(q, v, t) (has_force), a covector in the coordinates' basis.
   template <class T>
   Point<T> force(const Point<T>& q, const Point<T>& v, double t) const {
     if (!has_force()) throw std::logic_error("the force of model file '" + std::string(name()) + "', which has none, was asked for");
@@ -574,14 +590,18 @@ class FileModel {
     return names;
   }
   void derived_quantities(const Point<double>& q, const Point<double>& v, double t, double* out) const {
-    if (bound_->model->layout.derived == 0) return;
+    const int derived = bound_->model->layout.derived;
+    if (derived == 0) return;
     const int N = dimension();
     double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) {
       x[i] = q[i];
       x[N + i] = v[i];
     }
-    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
+    // The kernel writes energy_at_time's value after the derived quantities (when L has t).
+    double* all = detail::scratch(1, derived + 1);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, all);
+    std::copy(all, all + derived, out);
   }
 
  private:

@@ -184,8 +184,14 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     model.evaluator->force(max_taylor_order, x.data(), p.data(), 0.0, coefficients.data());
     for (int i = 0; i < n; ++i)
       for (int k = 0; k < model.layout.force[i].size(); ++k)
-        if (!std::isfinite(coefficients[model.layout.force[i].offset + k]))
-          fail(spec.force[i], "the force or a derivative of it up to the third is not finite" + singular);
+        if (!std::isfinite(coefficients[model.layout.force[i].offset + k])) {
+          // The force may be (or include) what a Lagrangian of t exerts (symbolic.cpp, TimeDependence).
+          const bool of_time = model.layout.lagrangian_depends_on_time;
+          fail(spec.force.empty() ? lagrangian : spec.force[i],
+               std::string(of_time ? "the force of the part of the Lagrangian that depends on t" : "the force") +
+                   (of_time && !spec.force.empty() ? " plus the file's force" : "") +
+                   " or a derivative of it up to the third is not finite" + singular);
+        }
   }
   const Eigen::MatrixXd W = model.velocity_hessian(x, p);
   if (!(relative_rank_gap(W) > 1e-12))

@@ -211,8 +211,8 @@ class ExpressionParser {
     if (has(s_.q_names)) return ": coordinates are not allowed here";
     if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
-      return ": the time is not allowed here (the methods' steps have no explicit time in the Lagrangian, metric, "
-             "potential and constraints; the force may depend on t)";
+      return ": the time is not allowed here (the constraints, the metric and the Lagrangian of a contact system do "
+             "not depend on t; a lagrangian, potential and force may)";
     return "";
   }
 
@@ -245,6 +245,8 @@ std::vector<GiNaC::exmap> sample_points(const Symbols& s) {
     }
     for (const auto& p : s.p) point[p] = uniform(random);
   }
+  std::mt19937 clock(54321);  // its own stream, so that the points' other values do not depend on it
+  for (auto& point : points) point[s.t] = uniform(clock);
   return points;
 }
 
@@ -294,6 +296,60 @@ TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars,
   return terms;
 }
 
+/// The part of a Lagrangian that depends on the time, L(q, v, t) = L(q, v, 0) + L_t(q, v, t), as
+/// the methods take it. Their steps evaluate L without a time, so L_t acts as the force it exerts,
+///   F_t = ∂L_t/∂q − d/dt ∂L_t/∂v = ∂L_t/∂q − (∂²L_t/∂v∂q) v − ∂²L_t/∂v∂t,
+/// which needs ∂L_t/∂v to be a function of (q, t) alone: L_t at most linear in the velocities, a
+/// metric ∂²L/∂v² that does not change in time. The energy v·∂L/∂v − L is then the energy of
+/// L(q, v, 0) plus −L_t(q, 0, t).
+struct TimeDependence {
+  bool depends_on_time = false;
+  std::vector<ex> force;  ///< F_t, empty where it vanishes
+  ex energy;              ///< −L_t(q, 0, t)
+};
+
+/// Splits L at t = 0 (runs start there): L becomes L(q, v, 0).
+/// `source` is the expression a mistake is reported against.
+template <class Parser>
+TimeDependence split_time_dependence(const Expression& source, const Symbols& s, const Parser& parse,
+                                     const std::vector<GiNaC::exmap>& points, ex& L) {
+  TimeDependence out;
+  if (!L.has(s.t)) return out;
+  out.depends_on_time = true;
+  const int n = static_cast<int>(s.q.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = i; j < n; ++j) {
+      const ex rate = L.diff(s.v[i]).diff(s.v[j]).diff(s.t);
+      if (!vanishes(rate, points))
+        parse.fail(source, "d2L/d" + s.v_names[i] + "d" + s.v_names[j] + " depends on the time (its d/dt is " +
+                               quote(text_of(rate)) + "): the methods take the time-dependent part of L as a " +
+                               "force, which needs a metric d2L/dv2 that does not change in time");
+    }
+  ex at_start;
+  try {
+    at_start = L.subs(s.t == 0);
+  } catch (const std::exception&) {
+    parse.fail(source, "not defined at t = 0, where runs start");
+  }
+  for (const auto& point : points)
+    if (!std::isfinite(numeric_value(at_start, point))) parse.fail(source, "not defined at t = 0, where runs start");
+  const ex L_t = L - at_start;
+  GiNaC::exmap at_rest;
+  for (const auto& v : s.v) at_rest[v] = 0;
+  out.energy = -L_t.subs(at_rest);
+  bool vanishing = true;
+  std::vector<ex> force(n);
+  for (int i = 0; i < n; ++i) {
+    const ex momentum = L_t.diff(s.v[i]);  // a function of (q, t)
+    force[i] = L_t.diff(s.q[i]) - momentum.diff(s.t);
+    for (int j = 0; j < n; ++j) force[i] -= momentum.diff(s.q[j]) * s.v[j];
+    vanishing = vanishing && vanishes(force[i], points);
+  }
+  if (!vanishing) out.force = std::move(force);
+  L = at_start;
+  return out;
+}
+
 /// The kernel arguments: x[i], p[k] and t as symbols that print as C.
 struct KernelArguments {
   std::vector<realsymbol> x, p;
@@ -318,8 +374,13 @@ SymbolicModel analyse(const ModelSpec& spec) {
   // The Lagrangian.
   ex L;
   const std::string in_qvz = s.z ? in_qv + "; action: " + *spec.action : in_qv;
+  // The time may enter L (not the metric, not a contact Lagrangian): below, as a force.
+  const int may_use_time = s.z ? 0 : kTime;
+  const std::string in_qvzt = s.z ? in_qvz : in_qvz + "; t";
+  const Expression* time_source = nullptr;  // the first expression that has t
   if (spec.lagrangian) {
-    L = parse(*spec.lagrangian, kCoordinates | kVelocities | kAction, in_qvz);
+    L = parse(*spec.lagrangian, kCoordinates | kVelocities | kAction | may_use_time, in_qvzt);
+    if (L.has(s.t)) time_source = &*spec.lagrangian;
   } else {
     std::vector<std::vector<ex>> G(n, std::vector<ex>(n, 0));
     for (int i = 0; i < n; ++i) {
@@ -338,7 +399,13 @@ SymbolicModel analyse(const ModelSpec& spec) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) L += G[i][j] * s.v[i] * s.v[j] / 2;
   }
-  if (spec.potential) L -= parse(*spec.potential, kCoordinates, in_q);
+  if (spec.potential) {
+    const ex V = parse(*spec.potential, kCoordinates | may_use_time, s.z ? in_q : in_q + "; t");
+    if (!time_source && V.has(s.t)) time_source = &*spec.potential;
+    L -= V;
+  }
+  const TimeDependence time_part =
+      time_source ? split_time_dependence(*time_source, s, parse, points, L) : TimeDependence{};
 
   // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
@@ -394,7 +461,15 @@ SymbolicModel analyse(const ModelSpec& spec) {
   // The external force: any functions of q, v and t (the time enters the kernel as an argument, not
   // as a variable of the Taylor coefficients).
   std::vector<ex> force;
-  for (const auto& e : spec.force) force.push_back(parse(e, kCoordinates | kVelocities | kTime, in_qv + "; t"));
+  bool file_force_has_time = false;
+  for (const auto& e : spec.force) {
+    force.push_back(parse(e, kCoordinates | kVelocities | kTime, in_qv + "; t"));
+    file_force_has_time = file_force_has_time || force.back().has(s.t);
+  }
+  if (!time_part.force.empty()) {
+    if (force.empty()) force.assign(n, 0);
+    for (int i = 0; i < n; ++i) force[i] += time_part.force[i];
+  }
 
   // Derived quantities and the closed form.
   std::vector<ex> derived;
@@ -434,12 +509,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
   }
   layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
   std::vector<std::pair<int, ex>> force_coefficients;
-  for (const ex& F : force) {
-    layout.force.push_back(taylor_terms(F, x, force_coefficients));
-    layout.force_depends_on_time = layout.force_depends_on_time || F.has(s.t);
-  }
+  for (const ex& F : force) layout.force.push_back(taylor_terms(F, x, force_coefficients));
+  layout.force_depends_on_time = file_force_has_time;
   layout.force_size = static_cast<int>(force_coefficients.size());
   layout.derived = static_cast<int>(derived.size());
+  layout.lagrangian_depends_on_time = time_part.depends_on_time;
   layout.has_solution = !solution_q.empty();
 
   const KernelArguments args(n, static_cast<int>(s.p.size()), layout.contact);
@@ -481,6 +555,8 @@ SymbolicModel analyse(const ModelSpec& spec) {
   out.kernels[derived_kernel].name = "derived";
   for (std::size_t i = 0; i < derived.size(); ++i)
     out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(i), derived[i].subs(to_args));
+  if (time_part.depends_on_time)
+    out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(derived.size()), time_part.energy.subs(to_args));
   out.kernels[solution_kernel].name = "solution";
   for (std::size_t i = 0; i < solution_q.size(); ++i) {
     out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(i), solution_q[i].subs(initial_to_args));

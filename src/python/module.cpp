@@ -125,6 +125,7 @@ py::dict description(const catalogue::SystemDescription& d) {
   j["closed_form"] = d.closed_form;
   j["external_force"] = d.external_force;
   j["force_depends_on_time"] = d.force_depends_on_time;
+  j["lagrangian_depends_on_time"] = d.lagrangian_depends_on_time;
   return j;
 }
 

@@ -159,10 +159,11 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     derived = names.size();
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
-  // The energy is a conserved quantity to watch unless forces, the action variable of a contact
-  // system or second-order constraints change it.
+  // The energy is a conserved quantity to watch unless forces, a Lagrangian of t, the action
+  // variable of a contact system or second-order constraints change it.
   bool conserves_energy = !contact && !SecondOrderSystem<S>;
   if constexpr (Model<S>) conserves_energy = conserves_energy && !has_external_force(sys);
+  if constexpr (GivesEnergyAtTime<S>) conserves_energy = conserves_energy && !sys.lagrangian_depends_on_time();
   recorder.watch_energy(conserves_energy);
 
   std::vector<double> row(recorder.width());
@@ -184,6 +185,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       } else {
         E = energy(sys, q, v);
       }
+      if constexpr (GivesEnergyAtTime<S>) E += sys.energy_at_time(q, t);
       c = constraint_column(sys, q, v, a);
     }
     std::size_t i = 0;

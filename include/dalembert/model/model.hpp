@@ -20,6 +20,7 @@
 // dalembert/models/catalogue_entry.hpp and is not needed by the integrators.
 #include <array>
 #include <concepts>
+#include <string>
 
 #include "dalembert/core/types.hpp"
 
@@ -149,6 +150,27 @@ bool has_time_dependent_force(const S& sys) {
   } else {
     return has_external_force(sys);
   }
+}
+
+/// A model that may have a Lagrangian of the time takes that dependence as part of its force and
+/// gives the energy's part that its time-free lagrangian() leaves out (a model file:
+/// FileModel::lagrangian_depends_on_time); the energy at time t is then energy(sys, q, v) +
+/// energy_at_time(q, t), which is not conserved.
+template <class S>
+concept GivesEnergyAtTime = Model<S> && requires(const S& s, const VecN<S>& q, double t) {
+  { s.lagrangian_depends_on_time() } -> std::convertible_to<bool>;
+  { s.energy_at_time(q, t) } -> std::convertible_to<double>;
+};
+
+/// Where sys's external force comes from, for the messages of the methods that take none: "" for
+/// a force of its own, or why a model without one has it.
+template <class S>
+std::string origin_of_external_force(const S& sys) {
+  if constexpr (GivesEnergyAtTime<S>) {
+    if (sys.lagrangian_depends_on_time())
+      return " (its Lagrangian depends on the time t, and that part acts as a force)";
+  }
+  return "";
 }
 
 template <class S>
