@@ -912,6 +912,28 @@ TEST(TimeDependentLagrangians, EnergyIsThatOfTheLagrangianAtTheRowsTime) {
   EXPECT_LT(worst_spinning, 1e-14);
 }
 
+// The momentum columns are ∂L/∂v at the row's time: for the spinning axes (x_t − a t y, y_t + a t x)
+// with the velocity columns of the same row, under dla and mla, whose velocity is the inverse
+// Legendre map of their momentum of L(q, v, 0) (add_momentum_at_time adds a t J q). Without that
+// term they would be off by a t |q| (up to 5 here).
+TEST(TimeDependentLagrangians, MomentumColumnsAreThoseOfTheLagrangianAtTheRowsTime) {
+  for (const char* method : {"dla", "mla"}) {
+    const auto run = catalogue::find(model_path("spinning-frame")).run({}, {}, options(method, 0.1, 100));
+    const Trajectory& r = run.trajectory;
+    const std::size_t px = r.column("p_x"), py = r.column("p_y");
+    double worst = 0.0;
+    for (std::size_t k = 1; k < r.rows(); ++k) {
+      const double rate = 0.5 * r.at(k, 0), x = r.at(k, 1), y = r.at(k, 2);
+      const double size = std::abs(r.at(k, 3)) + std::abs(r.at(k, 4)) + rate * (std::abs(x) + std::abs(y));
+      worst = std::max(
+          worst,
+          (std::abs(r.at(k, px) - (r.at(k, 3) - rate * y)) + std::abs(r.at(k, py) - (r.at(k, 4) + rate * x))) / size);
+    }
+    test::report(std::string("spinning_frame_") + method + "_momentum_identity_relative", worst);
+    EXPECT_LT(worst, 1e-14) << method;
+  }
+}
+
 // The methods without a discrete force (the generating functions, fim) and `exact` (autonomous
 // arcs) refuse a Lagrangian of t, saying so.
 TEST(TimeDependentLagrangians, MethodsWithoutForcesRefuseSayingWhy) {

@@ -54,7 +54,8 @@ struct Layout {
   bool force_depends_on_time = false;        ///< whether t appears in the file's `force`
   int derived = 0;                           ///< number of derived quantities
   /// L depends on t: the lagrangian kernels give L(q, v, 0), the force includes the rest's, and the
-  /// derived kernel writes the energy's part −L_t(q, 0, t) after the derived quantities.
+  /// derived kernel writes, after the derived quantities, the energy's part −L_t(q, 0, t) and the
+  /// momentum's ∂L_t/∂v(q, t) (n values).
   bool lagrangian_depends_on_time = false;
   bool has_solution = false;
   int solution_conditions = 0;               ///< the solution kernel writes them after (q, v)
@@ -75,7 +76,8 @@ class Evaluator {
   /// Taylor coefficients in x of the components of the external force up to `order` at x = (q, v)
   /// and the time t.
   virtual void force(int order, const double* x, const double* p, double t, double* out) const = 0;
-  /// The derived quantities at (q, v, t) (and then −L_t(q, 0, t) if the Lagrangian depends on t).
+  /// The derived quantities at (q, v, t) (and then −L_t(q, 0, t) and ∂L_t/∂v(q, t) if the
+  /// Lagrangian depends on t).
   virtual void derived(const double* x, const double* p, double t, double* out) const = 0;
   /// The default initial data (q0, v0) for the parameters p.
   virtual void initial(const double* p, double* out) const = 0;

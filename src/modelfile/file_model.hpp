@@ -275,13 +275,14 @@ class FileModel {
   bool lagrangian_depends_on_time() const { return bound_->model->layout.lagrangian_depends_on_time; }
   /// The energy's part that lagrangian() leaves out: v·∂L_t/∂v − L_t = −L_t(q, 0, t) (0 if L has no t).
   double energy_at_time(const Point<double>& q, double t) const {
-    if (!lagrangian_depends_on_time()) return 0.0;
-    const int N = dimension(), derived = bound_->model->layout.derived;
-    double* x = detail::scratch(0, 2 * N);
-    for (int i = 0; i < N; ++i) x[i] = q[i], x[N + i] = 0.0;
-    double* out = detail::scratch(1, derived + 1);
-    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
-    return out[derived];
+    return lagrangian_depends_on_time() ? time_terms(q, t)[0] : 0.0;
+  }
+  /// Adds to p the momentum's part that lagrangian() leaves out, ∂L_t/∂v(q, t), so that p becomes
+  /// ∂L/∂v at time t (nothing if L has no t).
+  void add_momentum_at_time(const Point<double>& q, double t, double* p) const {
+    if (!lagrangian_depends_on_time()) return;
+    const double* terms = time_terms(q, t);
+    for (int i = 0; i < dimension(); ++i) p[i] += terms[1 + i];
   }
 
   /// The external force F(q, v, t) (has_force), a covector in the coordinates' basis.
@@ -598,13 +599,23 @@ class FileModel {
       x[i] = q[i];
       x[N + i] = v[i];
     }
-    // The kernel writes energy_at_time's value after the derived quantities (when L has t).
-    double* all = detail::scratch(1, derived + 1);
+    // The kernel writes time_terms after the derived quantities (when L has t).
+    double* all = detail::scratch(1, derived + 1 + N);
     bound_->model->evaluator->derived(x, bound_->parameters.data(), t, all);
     std::copy(all, all + derived, out);
   }
 
  private:
+  /// −L_t(q, 0, t), then ∂L_t/∂v(q, t): what the derived kernel writes after the derived quantities.
+  const double* time_terms(const Point<double>& q, double t) const {
+    const int N = dimension(), derived = bound_->model->layout.derived;
+    double* x = detail::scratch(0, 2 * N);
+    for (int i = 0; i < N; ++i) x[i] = q[i], x[N + i] = 0.0;
+    double* out = detail::scratch(1, derived + 1 + N);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
+    return out + derived;
+  }
+
   void require_mechanical(const char* what) const {
     if (!is_mechanical())
       throw std::logic_error(std::string("the ") + what + " of model file '" + std::string(name()) +

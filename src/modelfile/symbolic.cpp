@@ -301,11 +301,12 @@ TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars,
 ///   F_t = ∂L_t/∂q − d/dt ∂L_t/∂v = ∂L_t/∂q − (∂²L_t/∂v∂q) v − ∂²L_t/∂v∂t,
 /// which needs ∂L_t/∂v to be a function of (q, t) alone: L_t at most linear in the velocities, a
 /// metric ∂²L/∂v² that does not change in time. The energy v·∂L/∂v − L is then the energy of
-/// L(q, v, 0) plus −L_t(q, 0, t).
+/// L(q, v, 0) plus −L_t(q, 0, t), and the momentum ∂L/∂v that of L(q, v, 0) plus ∂L_t/∂v(q, t).
 struct TimeDependence {
   bool depends_on_time = false;
-  std::vector<ex> force;  ///< F_t, empty where it vanishes
-  ex energy;              ///< −L_t(q, 0, t)
+  std::vector<ex> force;     ///< F_t, empty where it vanishes
+  ex energy;                 ///< −L_t(q, 0, t)
+  std::vector<ex> momentum;  ///< ∂L_t/∂v(q, t)
 };
 
 /// Splits L at t = 0 (runs start there): L becomes L(q, v, 0).
@@ -340,7 +341,8 @@ TimeDependence split_time_dependence(const Expression& source, const Symbols& s,
   bool vanishing = true;
   std::vector<ex> force(n);
   for (int i = 0; i < n; ++i) {
-    const ex momentum = L_t.diff(s.v[i]);  // a function of (q, t)
+    const ex momentum = L_t.diff(s.v[i]).subs(at_rest);  // a function of (q, t) alone
+    out.momentum.push_back(momentum);
     force[i] = L_t.diff(s.q[i]) - momentum.diff(s.t);
     for (int j = 0; j < n; ++j) force[i] -= momentum.diff(s.q[j]) * s.v[j];
     vanishing = vanishing && vanishes(force[i], points);
@@ -555,8 +557,12 @@ SymbolicModel analyse(const ModelSpec& spec) {
   out.kernels[derived_kernel].name = "derived";
   for (std::size_t i = 0; i < derived.size(); ++i)
     out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(i), derived[i].subs(to_args));
-  if (time_part.depends_on_time)
-    out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(derived.size()), time_part.energy.subs(to_args));
+  if (time_part.depends_on_time) {  // after the derived quantities: the energy's part, the momentum's
+    const int at = static_cast<int>(derived.size());
+    out.kernels[derived_kernel].outputs.emplace_back(at, time_part.energy.subs(to_args));
+    for (int i = 0; i < n; ++i)
+      out.kernels[derived_kernel].outputs.emplace_back(at + 1 + i, time_part.momentum[i].subs(to_args));
+  }
   out.kernels[solution_kernel].name = "solution";
   for (std::size_t i = 0; i < solution_q.size(); ++i) {
     out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(i), solution_q[i].subs(initial_to_args));

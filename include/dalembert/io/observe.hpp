@@ -163,7 +163,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   // variable of a contact system or second-order constraints change it.
   bool conserves_energy = !contact && !SecondOrderSystem<S>;
   if constexpr (Model<S>) conserves_energy = conserves_energy && !has_external_force(sys);
-  if constexpr (GivesEnergyAtTime<S>) conserves_energy = conserves_energy && !sys.lagrangian_depends_on_time();
+  if constexpr (LagrangianMayDependOnTime<S>) conserves_energy = conserves_energy && !sys.lagrangian_depends_on_time();
   recorder.watch_energy(conserves_energy);
 
   std::vector<double> row(recorder.width());
@@ -185,7 +185,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       } else {
         E = energy(sys, q, v);
       }
-      if constexpr (GivesEnergyAtTime<S>) E += sys.energy_at_time(q, t);
+      if constexpr (LagrangianMayDependOnTime<S>) E += sys.energy_at_time(q, t);
       c = constraint_column(sys, q, v, a);
     }
     std::size_t i = 0;
@@ -206,10 +206,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       for (std::size_t j = 0; j < count; ++j) row[i++] = std::numeric_limits<double>::quiet_NaN();
     };
     if constexpr (CarriesMomentum<Method>) {
-      if (s)
+      if (s) {
         put(method.carried_momentum(*s), n);
-      else
+        if constexpr (LagrangianMayDependOnTime<S>) sys.add_momentum_at_time(q, t, row.data() + i - n);
+      } else {
         put_none(n);
+      }
     }
     if constexpr (CarriesMultiplier<Method>) {
       if (s && stepped)

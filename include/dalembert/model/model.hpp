@@ -153,20 +153,22 @@ bool has_time_dependent_force(const S& sys) {
 }
 
 /// A model that may have a Lagrangian of the time takes that dependence as part of its force and
-/// gives the energy's part that its time-free lagrangian() leaves out (a model file:
-/// FileModel::lagrangian_depends_on_time); the energy at time t is then energy(sys, q, v) +
-/// energy_at_time(q, t), which is not conserved.
+/// gives the parts of the energy and the momentum that its time-free lagrangian() leaves out (a
+/// model file: FileModel::lagrangian_depends_on_time). At time t the energy v·∂L/∂v − L is
+/// energy(sys, q, v) + energy_at_time(q, t), which is not conserved, and add_momentum_at_time turns
+/// the momentum of lagrangian() into ∂L/∂v.
 template <class S>
-concept GivesEnergyAtTime = Model<S> && requires(const S& s, const VecN<S>& q, double t) {
+concept LagrangianMayDependOnTime = Model<S> && requires(const S& s, const VecN<S>& q, double t, double* p) {
   { s.lagrangian_depends_on_time() } -> std::convertible_to<bool>;
   { s.energy_at_time(q, t) } -> std::convertible_to<double>;
+  s.add_momentum_at_time(q, t, p);
 };
 
 /// Where sys's external force comes from, for the messages of the methods that take none: "" for
 /// a force of its own, or why a model without one has it.
 template <class S>
 std::string origin_of_external_force(const S& sys) {
-  if constexpr (GivesEnergyAtTime<S>) {
+  if constexpr (LagrangianMayDependOnTime<S>) {
     if (sys.lagrangian_depends_on_time())
       return " (its Lagrangian depends on the time t, and that part acts as a force)";
   }
