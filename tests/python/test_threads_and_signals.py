@@ -1,5 +1,7 @@
-"""The GIL is released while C++ runs: two Python threads running long runs at once use both
-cores. Ctrl-C (SIGINT) on the main thread ends a run after its current step, with its rows."""
+"""The GIL is released while C++ runs: another Python thread keeps running during a run, and two
+threads running long runs at once give the rows of two runs in a row (and use both cores: the times
+are printed, docs/python.md). Ctrl-C (SIGINT) on the main thread ends a run after its current step,
+with its rows."""
 import os
 import signal
 import subprocess
@@ -19,8 +21,29 @@ def long_run():
     return dalembert.run("chaplygin-sleigh", "rk4", h=1e-3, steps=STEPS, every=STEPS)
 
 
+def test_python_keeps_running_during_a_run():
+    """This thread loops while a run computes in another: with the GIL held through the run its
+    longest pause would be the whole run; released, it is a scheduler's time slice. Whether the
+    GIL is released, not how fast a machine is, decides this test."""
+    long_run()  # warm
+    results = []
+    worker = threading.Thread(target=lambda: results.append(long_run()))
+    ticks = [time.perf_counter()]
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    length = ticks[-1] - ticks[0]
+    longest_pause = max(b - a for a, b in zip(ticks, ticks[1:]))
+    print(f"a run of {length:.2f} s; this thread's longest pause {longest_pause * 1e3:.1f} ms")
+    assert results[0].status == "ok"
+    assert longest_pause < 0.25 * length
+
+
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two cores")
-def test_two_threads_run_faster_than_two_runs_in_a_row():
+def test_two_threads_give_the_rows_of_two_runs_in_a_row():
+    """The speed-up is printed, not asserted: it depends on what else the machine runs (a clean CI
+    run once measured 1.25 times instead of about 1.7)."""
     long_run()  # warm
     start = time.perf_counter()
     long_run()
@@ -36,8 +59,7 @@ def test_two_threads_run_faster_than_two_runs_in_a_row():
     at_once = time.perf_counter() - start
     print(f"two runs in a row {in_a_row:.2f} s, in two threads {at_once:.2f} s")
     assert len(results) == 2 and all(r.status == "ok" for r in results)
-    assert results[0].data.tolist() == results[1].data.tolist()
-    assert at_once < 0.75 * in_a_row
+    assert results[0].data.tolist() == results[1].data.tolist() == long_run().data.tolist()
 
 
 def test_many_short_runs_cost_little():
