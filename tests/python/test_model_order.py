@@ -6,6 +6,7 @@ import pytest
 import sympy as sp
 
 import dalembert
+from orders import position_errors_and_order
 import model_file_reference as independent
 
 
@@ -39,12 +40,7 @@ STEPS = [20, 40, 80, 160]
 @pytest.mark.parametrize("method, order", [("dla", 2), ("mla", 2), ("gf", 2), ("fim", 2), ("rk4", 4)])
 def test_a_python_model_converges_at_the_method_s_order(disk, reference, method, order):
     q0, v0, T, q_end = reference
-    errors = []
-    for N in STEPS:
-        r = dalembert.run(disk, method, h=T / N, steps=N, every=N, q0=q0, v0=v0)
-        errors.append(np.max(np.abs(r.q[-1] - q_end)))
-    fitted = np.polyfit(np.log([T / N for N in STEPS]), np.log(errors), 1)[0]
-    print(method, ["%.2e" % e for e in errors], "order %.2f" % fitted)
+    errors, fitted = position_errors_and_order(disk, method, q0, v0, T, q_end, STEPS)
     assert abs(fitted - order) <= (0.3 if order == 4 else 0.15)
     assert errors[-1] < (1e-6 if order == 4 else 1e-3)
 

@@ -9,6 +9,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 import dalembert
+from orders import position_errors_and_order
 
 m, J, g, W = 1.0, 1.0, 0.5, 0.8
 q0 = np.array([0.1, -0.2, 0.3])
@@ -52,13 +53,7 @@ STEPS = [20, 40, 80, 160]
                                            ("discrete-gradient", 2), ("spark", 4)])
 def test_a_lagrangian_of_time_converges_at_the_method_s_order(rocking, method, order):
     assert rocking.lagrangian_depends_on_time and not rocking.external_force
-    q_end = reference_positions(T)
-    errors = []
-    for N in STEPS:
-        r = dalembert.run(rocking, method, h=T / N, steps=N, every=N, q0=q0, v0=v0)
-        errors.append(np.max(np.abs(r.q[-1] - q_end)))
-    fitted = np.polyfit(np.log([T / N for N in STEPS]), np.log(errors), 1)[0]
-    print(method, ["%.2e" % e for e in errors], "order %.2f" % fitted)
+    errors, fitted = position_errors_and_order(rocking, method, q0, v0, T, reference_positions(T), STEPS)
     assert abs(fitted - order) <= (0.3 if order == 4 else 0.15)
     assert errors[-1] < (1e-6 if order == 4 else 1e-3)
 
