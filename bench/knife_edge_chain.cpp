@@ -1,17 +1,20 @@
 // Time of one step on the chain of N knife edges (models/knife_edge_chain.hpp) against N, for every
-// method that runs on it term by term (sparse, any N): the midpoint DLA, FIM, MLA, GF, GF-sym, GF-CP
-// and RK4; and, for comparison, some of them on the chain without its terms (differentiated densely)
-// up to the sizes the catalogue entry used to accept (src/catalogue/knife_edge_chain.cpp).
-// docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
+// method that runs on it term by term (sparse, any N): the midpoint DLA, FIM, MLA, GF, GF-sym, GF-CP,
+// McLachlan–Perlmutter, the discrete gradient, SPARK (3 stages) and RK4; and, for comparison, some of them on the chain
+// without its terms (differentiated densely) up to the sizes the catalogue entry used to accept
+// (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 
+#include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
+#include "dalembert/method/spark.hpp"
 #include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
 
@@ -21,11 +24,14 @@ using dalembert::models::KnifeEdgeChain;
 constexpr double h = 0.05;
 
 /// Steps `method` from the chain's default start, restarting every 1000 steps so that every N
-/// times the same stretch of motion.
+/// times the same stretch of motion. The first step, whose Newton starts from zero multipliers, is
+/// taken before the timing: at large N a slow method times only a few steps, which would otherwise
+/// be mostly that one (18 Newton iterations of discrete-gradient at N = 3000, against 5–6 later).
 template <class Method>
 void time_steps(benchmark::State& state, const Method& method, const KnifeEdgeChain& chain) {
   const auto x0 = chain.default_initial();
   auto s = method.initial_state(x0.q, x0.v);
+  method.step(s);
   long iterations = 0, steps = 0;
   for (auto _ : state) {
     if (s.k == 1000) s = method.initial_state(x0.q, x0.v);
@@ -76,6 +82,24 @@ void mla_dense(benchmark::State& s) {
 void gf_dense(benchmark::State& s) {
   method_on_chain(s, [](const auto& c) { return dalembert::make_gf(DenseChain{c}, h); });
 }
+void mclachlan_perlmutter(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::McLachlanPerlmutter(c, h); });
+}
+void mclachlan_perlmutter_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::McLachlanPerlmutter(DenseChain{c}, h); });
+}
+void discrete_gradient(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::DiscreteGradient(c, h); });
+}
+void discrete_gradient_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::DiscreteGradient(DenseChain{c}, h); });
+}
+void spark(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::Spark(c, h, 3); });
+}
+void spark_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return dalembert::Spark(DenseChain{c}, h, 3); });
+}
 void fim_by_terms(benchmark::State& state) {
   const auto chain = chain_of(state);
   time_steps(state, dalembert::make_fim(chain, h), chain);
@@ -102,6 +126,21 @@ BENCHMARK(gf_sym)->Name("chain_step/gf-sym")->Apply(any_chain);
 BENCHMARK(gf_cp)->Name("chain_step/gf-cp")->Apply(any_chain);
 BENCHMARK(mla_dense)->Name("chain_step/mla_dense")->Arg(3)->Arg(6)->Unit(benchmark::kMicrosecond);
 BENCHMARK(gf_dense)->Name("chain_step/gf_dense")->Arg(3)->Arg(10)->Arg(15)->Unit(benchmark::kMicrosecond);
+BENCHMARK(mclachlan_perlmutter)->Name("chain_step/mclachlan-perlmutter")->Apply(any_chain);
+BENCHMARK(mclachlan_perlmutter_dense)
+    ->Name("chain_step/mclachlan-perlmutter_dense")
+    ->Arg(3)
+    ->Arg(10)
+    ->Arg(15)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(discrete_gradient)->Name("chain_step/discrete-gradient")->Apply(any_chain);
+BENCHMARK(discrete_gradient_dense)
+    ->Name("chain_step/discrete-gradient_dense")
+    ->Arg(3)
+    ->Arg(5)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(spark)->Name("chain_step/spark")->Apply(any_chain);
+BENCHMARK(spark_dense)->Name("chain_step/spark_dense")->Arg(3)->Arg(5)->Unit(benchmark::kMicrosecond);
 BENCHMARK(fim_by_terms)->Name("chain_step/fim")->Apply(any_chain);
 BENCHMARK(fim_dense)->Name("chain_step/fim_dense")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
 

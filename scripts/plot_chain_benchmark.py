@@ -25,6 +25,12 @@ LABELS = {
     "gf-cp": "gf-cp, term by term",
     "mla_dense": "mla on the dense interface",
     "gf_dense": "gf on the dense interface",
+    "mclachlan-perlmutter": "mclachlan-perlmutter, term by term",
+    "mclachlan-perlmutter_dense": "mclachlan-perlmutter on the dense interface",
+    "discrete-gradient": "discrete-gradient, term by term",
+    "discrete-gradient_dense": "discrete-gradient on the dense interface",
+    "spark": "spark (3 stages), term by term",
+    "spark_dense": "spark (3 stages) on the dense interface",
 }
 
 data = json.load(open(sys.argv[1]))
@@ -37,14 +43,15 @@ for b in data["benchmarks"]:
     scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
     series.setdefault(method, []).append((b["skates"], b["real_time"] * scale))
 
-fig, ax = plt.subplots(figsize=(6.4, 4.4))
-for method in LABELS:
+fig, ax = plt.subplots(figsize=(9.6, 4.8))
+colours = plt.get_cmap("tab20").colors  # a method and its dense variant side by side, 16 curves
+for index, method in enumerate(LABELS):
     if method not in series:
         continue
     points = sorted(series[method])
     n, t = zip(*points)
     style = "s--" if method.endswith("_dense") else "o-"
-    ax.loglog(n, t, style, label=LABELS[method], ms=4)
+    ax.loglog(n, t, style, label=LABELS[method], ms=4, color=colours[index % len(colours)])
 if "dla" in series:
     points = sorted(series["dla"])
     n_last, t_last = points[-1]
@@ -54,7 +61,7 @@ ax.set_xlabel("knife edges N (3N coordinates, N constraints)")
 ax.set_ylabel("time per step [s]")
 ax.set_title("One step on a chain of knife edges")
 ax.grid(True, which="both", alpha=0.3)
-ax.legend(fontsize=8)
+ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
 fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=110)
 print("wrote", sys.argv[2])

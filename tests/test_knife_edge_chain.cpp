@@ -1,18 +1,21 @@
 // The chain of knife edges, a locally coupled model (model/local_terms.hpp): its terms and its dense
 // interface describe the same system (energies, momenta, constraints, velocities in D), and the
-// midpoint DLA, FIM, RK4 and the generating-function methods assembled term by term with sparse
-// matrices take the steps of the generic dense methods; DLA keeps the discrete constraints and keeps the energy
-// bounded.
+// midpoint DLA, FIM, RK4, McLachlan–Perlmutter, the discrete gradient, SPARK and the generating-function methods
+// assembled term by term with sparse matrices take the steps of the generic dense methods; DLA keeps the discrete
+// constraints and keeps the energy bounded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
+#include "dalembert/method/spark.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
@@ -56,6 +59,87 @@ double largest_difference_side_by_side(const A& a, typename A::State& sa, const 
 const auto positions_and_momenta = [](const auto& a, const auto& b) {
   return std::max((a.q - b.q).template lpNorm<Eigen::Infinity>(), (a.p - b.p).template lpNorm<Eigen::Infinity>());
 };
+
+/// A locally coupled model whose terms' metrics depend on q: N Chaplygin sleighs (x, y, φ), the
+/// centre of mass a distance a along the blade from the contact point,
+///   T = ½ m |(ẋ, ẏ) + a φ̇ (−sin φ, cos φ)|² + ½ J φ̇²,   constraint −sin φ ẋ + cos φ ẏ = 0,
+/// joined by the chain's springs. Only the tests use it.
+struct Sleigh : Mechanical<Sleigh, 3> {
+  static constexpr int n = 3, m = 1;
+  double mass = 1.0, inertia = 0.4, offset = 0.3;
+
+  template <class T>
+  Mat<T, 3, 3> metric(const Vec<T, 3>& q) const {
+    using std::cos, std::sin;
+    const T ma_sin = mass * offset * sin(q[2]), ma_cos = mass * offset * cos(q[2]);
+    Mat<T, 3, 3> G;
+    G << T(mass), T(0.0), -ma_sin, T(0.0), T(mass), ma_cos, -ma_sin, ma_cos, T(inertia + mass * offset * offset);
+    return G;
+  }
+  template <class T>
+  T potential(const Vec<T, 3>&) const {
+    return T(0.0);
+  }
+  template <class T>
+  Mat<T, 1, 3> constraint_matrix(const Vec<T, 3>& q) const {
+    using std::cos, std::sin;
+    Mat<T, 1, 3> M;
+    M << -sin(q[2]), cos(q[2]), T(0.0);
+    return M;
+  }
+};
+
+class SleighChain : public Mechanical<SleighChain, Eigen::Dynamic> {
+ public:
+  static constexpr int n = Eigen::Dynamic, m = Eigen::Dynamic;
+  explicit SleighChain(int sleighs) : sleighs_(sleighs) {}
+  int dimension() const { return 3 * sleighs_; }
+  int constraint_count() const { return sleighs_; }
+
+  template <class T>
+  Mat<T, Eigen::Dynamic, Eigen::Dynamic> metric(const Vec<T, Eigen::Dynamic>& q) const {
+    Mat<T, Eigen::Dynamic, Eigen::Dynamic> G = Mat<T, Eigen::Dynamic, Eigen::Dynamic>::Zero(dimension(), dimension());
+    for (int i = 0; i < sleighs_; ++i)
+      G.template block<3, 3>(3 * i, 3 * i) = Sleigh{}.metric<T>(Vec<T, 3>(q.template segment<3>(3 * i)));
+    return G;
+  }
+  template <class T>
+  T potential(const Vec<T, Eigen::Dynamic>& q) const {
+    T V(0.0);
+    for (int i = 0; i + 1 < sleighs_; ++i)
+      V += models::chain_terms::Spring{}.potential<T>(q.template segment<6>(3 * i));
+    return V;
+  }
+  template <class T>
+  Mat<T, Eigen::Dynamic, Eigen::Dynamic> constraint_matrix(const Vec<T, Eigen::Dynamic>& q) const {
+    Mat<T, Eigen::Dynamic, Eigen::Dynamic> M = Mat<T, Eigen::Dynamic, Eigen::Dynamic>::Zero(sleighs_, dimension());
+    for (int i = 0; i < sleighs_; ++i)
+      M.template block<1, 3>(i, 3 * i) = Sleigh{}.constraint_matrix<T>(Vec<T, 3>(q.template segment<3>(3 * i)));
+    return M;
+  }
+  template <class Visit>
+  void visit_terms(Visit&& visit) const {
+    for (int i = 0; i < sleighs_; ++i) visit(Sleigh{}, std::array<int, 3>{3 * i, 3 * i + 1, 3 * i + 2});
+    for (int i = 0; i + 1 < sleighs_; ++i)
+      visit(models::chain_terms::Spring{},
+            std::array<int, 6>{3 * i, 3 * i + 1, 3 * i + 2, 3 * i + 3, 3 * i + 4, 3 * i + 5});
+  }
+
+ private:
+  int sleighs_;
+};
+static_assert(LocallyCoupled<SleighChain> && HasMetric<SleighChain>);
+
+/// N sleighs spread along x, turned and moving along their blades (in D).
+PhasePoint<Eigen::Dynamic> sleigh_start(int N) {
+  PhasePoint<Eigen::Dynamic> x{Eigen::VectorXd(3 * N), Eigen::VectorXd(3 * N)};
+  for (int i = 0; i < N; ++i) {
+    const double phi = 0.4 * i - 0.2;
+    x.q.segment<3>(3 * i) << 1.1 * i, 0.1 * std::sin(i + 1.0), phi;
+    x.v.segment<3>(3 * i) << 0.8 * std::cos(phi), 0.8 * std::sin(phi), 0.5 - 0.3 * i;
+  }
+  return x;
+}
 
 }  // namespace
 
@@ -190,6 +274,115 @@ TEST(KnifeEdgeChain, MlaByTermsEqualsTheDenseMla) {
               1e-12)
         << N;
   }
+}
+
+// McLachlan–Perlmutter by terms: on the chain (constant metrics) Newton's Jacobian is the whole one;
+// on the chain of sleighs (metrics of q) it leaves out (h/2) ∂H_q(q½, p1)/∂v1, and the simplified
+// iteration, solved to 1e-15 (it stalls just above round-off, 1.7e-16, where the exact one gets there),
+// still reaches the dense step's solution.
+TEST(KnifeEdgeChain, McLachlanPerlmutterByTermsEqualsTheDenseOne) {
+  const double h = 0.05;
+  const auto compare = [&](const auto& model, const auto& x, const std::string& label, double tolerance) {
+    const WithoutTerms<std::decay_t<decltype(model)>> dense{model};
+    NewtonOptions options;
+    options.tolerance = tolerance;
+    const McLachlanPerlmutter by_terms(model, h, options);
+    const McLachlanPerlmutter whole(dense, h, options);
+    auto s = by_terms.initial_state(x.q, x.v);
+    auto d = whole.initial_state(x.q, x.v);
+    EXPECT_LT((s.p - d.p).template lpNorm<Eigen::Infinity>(), 1e-14) << label;
+    int most_iterations = 0;
+    const double largest =
+        largest_difference_side_by_side(by_terms, s, whole, d, 200, [&](const auto& a, const auto& b) {
+          most_iterations = std::max(most_iterations, a.iterations);
+          return std::max({(a.q - b.q).template lpNorm<Eigen::Infinity>(),
+                           (a.v - b.v).template lpNorm<Eigen::Infinity>(),
+                           (a.p - b.p).template lpNorm<Eigen::Infinity>()});
+        });
+    test::report(label + " mclachlan-perlmutter max |x_terms - x_dense| over 200 steps", largest);
+    test::report(label + " mclachlan-perlmutter most Newton iterations by terms", most_iterations);
+    EXPECT_LT(largest, 1e-12) << label;
+    EXPECT_LT((s.multiplier - d.multiplier).template lpNorm<Eigen::Infinity>(), 1e-10) << label;
+    EXPECT_LT(local::constraint_residual(model, s.q, s.v), 1e-13) << label;  // M(q1) v1 = 0 at every step point
+  };
+  for (const int N : {1, 3, 8}) {
+    const KnifeEdgeChain chain(N);
+    compare(chain, perturbed_start(chain), "chain N=" + std::to_string(N), 1e-16);
+  }
+  for (const int N : {1, 4}) compare(SleighChain(N), sleigh_start(N), "sleighs N=" + std::to_string(N), 1e-15);
+}
+
+// The discrete gradient by terms: exact Newton on the equations multiplied through by G(q̄), with the
+// two coupling scalars as unknowns; the dense step's solution, and the energy (of the terms) to round-off.
+// Solved to 1e-15: c is a quotient by |Δ|², so its last correction stays above round-off (about
+// 1e-16/|Δ|²) and Newton cannot declare convergence at 1e-16 by the size of its corrections.
+TEST(KnifeEdgeChain, DiscreteGradientByTermsEqualsTheDenseOne) {
+  NewtonOptions options;
+  options.tolerance = 1e-15;
+  const double h = 0.05;
+  const auto compare = [&](const auto& model, const auto& x, const std::string& label) {
+    const WithoutTerms<std::decay_t<decltype(model)>> dense{model};
+    const DiscreteGradient by_terms(model, h, options);
+    const DiscreteGradient whole(dense, h, options);
+    auto s = by_terms.initial_state(x.q, x.v);
+    auto d = whole.initial_state(x.q, x.v);
+    const double E0 = local::energy(model, x.q, x.v);
+    double energy_error = 0.0;
+    int most_iterations = 0;
+    const double largest =
+        largest_difference_side_by_side(by_terms, s, whole, d, 100, [&](const auto& a, const auto& b) {
+          energy_error = std::max(energy_error, std::abs(local::energy(model, a.q, a.v) - E0));
+          most_iterations = std::max(most_iterations, a.iterations);
+          return std::max({(a.q - b.q).template lpNorm<Eigen::Infinity>(),
+                           (a.v - b.v).template lpNorm<Eigen::Infinity>(),
+                           (a.p - b.p).template lpNorm<Eigen::Infinity>()});
+        });
+    test::report(label + " discrete-gradient max |x_terms - x_dense| over 100 steps", largest);
+    test::report(label + " discrete-gradient max |E - E0| / E0 by terms", energy_error / E0);
+    test::report(label + " discrete-gradient most Newton iterations by terms", most_iterations);
+    EXPECT_LT(largest, 1e-12) << label;
+    EXPECT_LT((s.multiplier - d.multiplier).template lpNorm<Eigen::Infinity>(), 1e-10) << label;
+    EXPECT_LT(energy_error, 1e-14 * E0) << label;
+    EXPECT_LT(local::constraint_residual(model, s.q, s.v), 1e-13) << label;
+  };
+  for (const int N : {1, 3}) {
+    const KnifeEdgeChain chain(N);
+    compare(chain, perturbed_start(chain), "chain N=" + std::to_string(N));
+  }
+  for (const int N : {1, 3}) compare(SleighChain(N), sleigh_start(N), "sleighs N=" + std::to_string(N));
+}
+
+// SPARK by terms, with the stage and end velocities as unknowns: the dense step's solution (which
+// iterates with a kept Jacobian) for 2, 3 and 4 stages, on the chain and on the sleighs.
+TEST(KnifeEdgeChain, SparkByTermsEqualsTheDenseOne) {
+  NewtonOptions options;
+  options.tolerance = 1e-15;
+  const double h = 0.05;
+  const auto compare = [&](const auto& model, const auto& x, const std::string& label) {
+    const WithoutTerms<std::decay_t<decltype(model)>> dense{model};
+    for (const int stages : {2, 3, 4}) {
+      const Spark by_terms(model, h, stages, options);
+      const Spark whole(dense, h, stages, options);
+      auto s = by_terms.initial_state(x.q, x.v);
+      auto d = whole.initial_state(x.q, x.v);
+      const double largest =
+          largest_difference_side_by_side(by_terms, s, whole, d, 50, [&](const auto& a, const auto& b) {
+            return std::max({(a.q - b.q).template lpNorm<Eigen::Infinity>(),
+                             (a.v - b.v).template lpNorm<Eigen::Infinity>(),
+                             (a.p - b.p).template lpNorm<Eigen::Infinity>()});
+          });
+      const std::string name = label + " spark s=" + std::to_string(stages);
+      test::report(name + " max |x_terms - x_dense| over 50 steps", largest);
+      EXPECT_LT(largest, 1e-12) << name;
+      EXPECT_LT((s.multiplier - d.multiplier).template lpNorm<Eigen::Infinity>(), 1e-10) << name;
+      EXPECT_LT(local::constraint_residual(model, s.q, s.v), 1e-13) << name;
+    }
+  };
+  for (const int N : {1, 3}) {
+    const KnifeEdgeChain chain(N);
+    compare(chain, perturbed_start(chain), "chain N=" + std::to_string(N));
+  }
+  compare(SleighChain(2), sleigh_start(2), "sleighs N=2");
 }
 
 TEST(KnifeEdgeChain, Rk4ByTermsEqualsTheDenseRk4) {

@@ -18,6 +18,13 @@
 // D), the scheme is symmetric, and it is of order 2 (docs/methods.md). Unknowns (q1, v1, λ), 2n + m;
 // the Jacobian comes from forward automatic differentiation of the residual, and Newton takes one
 // correction beyond its tolerance so that the energy is conserved to round-off.
+// A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
+// equations assembled term by term (step_by_terms): multiplied through by G(q̄), and with the two
+// scalars that couple all coordinates, c and σ = λ·M(q̄)Δq/|Δq|² (M̃ᵀλ = M(q̄)ᵀλ − σΔq), as two more
+// unknowns, the Jacobian is sparse but for their two rows and columns, and Newton is exact.
+#include <type_traits>
+
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -40,6 +47,21 @@ class DiscreteGradient {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      step_by_terms(s);
+    } else {
+      dense_step(s);
+    }
+  }
+
+  VecN<S> velocity(const State& s) const { return s.v; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+ private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp).
+  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
+
+  void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(multiple_of_size(2, n), m);
     constexpr int MaxN = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>());
     using Unknowns = Vecd<N, MaxN>;
@@ -107,10 +129,164 @@ class DiscreteGradient {
     s.iterations = r.iterations + 1;
   }
 
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+  /// One term's share of the equations, at its unknowns y = (q1, v1, λ) (λ: the term's constraint
+  /// rows) from its (q0, v0): with q̄, v̄, Δq, Δv of the term,
+  ///   G(q̄)Δq − h G(q̄)v̄                                 (K rows of the drift equation),
+  ///   G(q̄)Δv − Ω(v̄)Δq + h ∇_qE(q̄, v̄) − h M(q̄)ᵀλ       (K rows of the momentum equation),
+  ///   M(q1) v1                                          (its constraint rows),
+  ///   E(q1, v1) − E(q0, v0) − ∇E(q̄, v̄)·(Δq, Δv),  λ·M(q̄)Δq   (its shares of two sums).
+  /// The drift Δq/h stands for G(q̄)⁻¹∇̄_vE in the gyroscopic term: the drift equation makes them equal.
+  /// The energy's share is O(h³), so the sum of the terms' shares keeps its round-off small where E
+  /// itself is large (E(q1, v1) − E(q0, v0) of the whole model, about 400 on a thousand skates,
+  /// left the c equation at 1e-11).
+  template <class Term, class Y>
+  static auto term_equations(const Term& term, double h, const Vecd<Term::n>& q0, const Vecd<Term::n>& v0, double E0,
+                             const Y& y) {
+    using T = typename Y::Scalar;
+    constexpr int K = Term::n, m_e = Term::m;
+    const int width = static_cast<int>(y.size());
+    const Vec<T, K> q1 = y.template head<K>(), v1 = y.template segment<K>(K);
+    const Vec<T, K> dq = q1 - ad::constants<T>(q0, width), dv = v1 - ad::constants<T>(v0, width);
+    const Vec<T, K> q_mid = 0.5 * (ad::constants<T>(q0, width) + q1), v_mid = 0.5 * (ad::constants<T>(v0, width) + v1);
+    const MetricDerivatives<Term, T> mid(term, q_mid);
+    const Mat<T, K, K> G = mid.metric();
+    const Vec<T, K> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid), momentum_mid = G * v_mid;
+    Vec<T, 2 * K + m_e + 2> out;
+    out.template head<K>() = G * dq - h * momentum_mid;
+    Vec<T, K> momentum_rows = G * dv - mid.gyroscopic(v_mid, dq) + h * grad_q;
+    T lambda_times_M_dq(0.0);
+    if constexpr (m_e > 0) {
+      const Vec<T, m_e> lambda = y.template tail<m_e>();
+      const Mat<T, m_e, K> M_mid = term.template constraint_matrix<T>(q_mid);
+      momentum_rows -= h * (M_mid.transpose() * lambda);
+      lambda_times_M_dq = lambda.dot(M_mid * dq);
+      out.template segment<m_e>(2 * K) = term.template constraint_matrix<T>(q1) * v1;
+    }
+    out.template segment<K>(K) = momentum_rows;
+    const T E1 = 0.5 * v1.dot(dense_metric(term, q1) * v1) + term.template potential<T>(q1);
+    out[2 * K + m_e] = (E1 - E0) - (grad_q.dot(dq) + momentum_mid.dot(dv));
+    out[2 * K + m_e + 1] = lambda_times_M_dq;
+    return out;
+  }
 
- private:
+  /// The equations of step_by_terms and their Jacobian's entries at x = (q1, v1, λ, c, σ):
+  ///   G(q̄)Δq − h ∇̄_vE = 0,   G(q̄)Δv − Ω(v̄)Δq + h ∇̄_qE − h M̃ᵀλ = 0,   M(q1) v1 = 0,
+  ///   c |Δ|² − (E(q1, v1) − E0 − ∇E(q̄, v̄)·Δ) = 0,   σ |Δq|² − λ·M(q̄)Δq = 0,
+  /// with ∇̄E = ∇E(q̄, v̄) + c Δ, M̃ᵀλ = M(q̄)ᵀλ − σ Δq; at a step of zero length c = 0 (σ = 0 when
+  /// Δq = 0), as in the dense step.
+  void equations_by_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, const Eigen::VectorXd& x,
+                          Eigen::VectorXd& F, local::Triplets& entries) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const int c_index = 2 * dn + dm, sigma_index = c_index + 1;
+    const double h = h_, c = x[c_index], sigma = x[sigma_index];
+    const Eigen::VectorXd dq = x.head(dn) - q0, dv = x.segment(dn, dn) - v0;
+    F.setZero(x.size());
+    entries.clear();
+    // the rows of c's and σ's equations, dense in the unknowns they depend on
+    Eigen::VectorXd c_row = Eigen::VectorXd::Zero(x.size()), sigma_row = Eigen::VectorXd::Zero(x.size());
+    double energy_excess = 0.0, lambda_times_M_dq = 0.0;  // E1 − E0 − ∇E·Δ and λ·M(q̄)Δq
+    int constraint_row = 0;
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, m_e = Term::m, Y = 2 * K + m_e, R = 2 * K + m_e + 2;
+      const auto column = [&](int j) {
+        return j < K ? indices[j] : j < 2 * K ? dn + indices[j - K] : 2 * dn + constraint_row + (j - 2 * K);
+      };
+      Vecd<Y> y;
+      for (int j = 0; j < Y; ++j) y[j] = x[column(j)];
+      Vecd<R> value;
+      Matd<R, Y> jacobian;
+      const Vecd<K> q0e = local::gather(q0, indices), v0e = local::gather(v0, indices);
+      const double E0 = 0.5 * v0e.dot(dense_metric(term, q0e) * v0e) + term.template potential<double>(q0e);
+      ad::value_and_jacobian<Y, R>([&](const auto& yd) { return term_equations(term, h, q0e, v0e, E0, yd); }, y, value,
+                                   jacobian);
+      const auto add_row = [&](int row, int local_row) {
+        F[row] += value[local_row];
+        for (int j = 0; j < Y; ++j) entries.emplace_back(row, column(j), jacobian(local_row, j));
+      };
+      for (int i = 0; i < K; ++i) add_row(indices[i], i);
+      for (int i = 0; i < K; ++i) add_row(dn + indices[i], K + i);
+      for (int r = 0; r < m_e; ++r) add_row(2 * dn + constraint_row + r, 2 * K + r);
+      energy_excess += value[2 * K + m_e];
+      lambda_times_M_dq += value[2 * K + m_e + 1];
+      for (int j = 0; j < Y; ++j) {
+        c_row[column(j)] -= jacobian(2 * K + m_e, j);
+        sigma_row[column(j)] -= jacobian(2 * K + m_e + 1, j);
+      }
+      constraint_row += m_e;
+    });
+    // the coupling through c and σ
+    F.head(dn) -= (h * c) * dv;
+    F.segment(dn, dn) += (h * (c + sigma)) * dq;
+    for (int i = 0; i < dn; ++i) {
+      entries.emplace_back(i, dn + i, -h * c);
+      entries.emplace_back(i, c_index, -h * dv[i]);
+      entries.emplace_back(dn + i, i, h * (c + sigma));
+      entries.emplace_back(dn + i, c_index, h * dq[i]);
+      entries.emplace_back(dn + i, sigma_index, h * dq[i]);
+    }
+    const double squared_dq = dq.squaredNorm(), squared_step = squared_dq + dv.squaredNorm();
+    if (squared_step > 0) {
+      F[c_index] = c * squared_step - energy_excess;
+      c_row.head(dn) += (2 * c) * dq;
+      c_row.segment(dn, dn) += (2 * c) * dv;
+      c_row[c_index] = squared_step;
+    } else {
+      F[c_index] = c;
+      c_row.setZero();
+      c_row[c_index] = 1.0;
+    }
+    if (squared_dq > 0) {
+      F[sigma_index] = sigma * squared_dq - lambda_times_M_dq;
+      sigma_row.head(dn) += (2 * sigma) * dq;
+      sigma_row[sigma_index] = squared_dq;
+    } else {
+      F[sigma_index] = sigma;
+      sigma_row.setZero();
+      sigma_row[sigma_index] = 1.0;
+    }
+    // the same pattern at every call: c's row over (q1, v1, c), σ's over (q1, λ, σ)
+    for (int j = 0; j < 2 * dn; ++j) entries.emplace_back(c_index, j, c_row[j]);
+    entries.emplace_back(c_index, c_index, c_row[c_index]);
+    for (int j = 0; j < dn; ++j) entries.emplace_back(sigma_index, j, sigma_row[j]);
+    for (int j = 2 * dn; j < c_index; ++j) entries.emplace_back(sigma_index, j, sigma_row[j]);
+    entries.emplace_back(sigma_index, sigma_index, sigma_row[sigma_index]);
+  }
+
+  /// The step of the same equations with a sparse Jacobian (equations_by_terms), and the one
+  /// correction beyond Newton's tolerance of the dense step.
+  void step_by_terms(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), size = 2 * dn + dm + 2;
+    const double h = h_;
+    local::Triplets entries;  // of the latest evaluation, which Newton makes at the solution
+    const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& F) {
+      equations_by_terms(s.q, s.v, x, F, entries);
+    };
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      J.setFromTriplets(entries.begin(), entries.end());
+    };
+    Eigen::VectorXd x(size);
+    x << s.q + h * s.v, s.v, s.multiplier, 0.0, 0.0;
+    const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    Eigen::VectorXd F(size);
+    Eigen::SparseMatrix<double> J(size, size);
+    residual(x, F);
+    jacobian(x, J);
+    const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(J);
+    if (lu.info() == Eigen::Success) {
+      const Eigen::VectorXd correction = lu.solve(F);
+      if (correction.allFinite()) x -= correction;
+    }
+    s.q = x.head(dn);
+    s.v = x.segment(dn, dn);
+    s.p = local::momentum(system_, s.q, s.v);
+    s.multiplier = x.segment(2 * dn, dm);
+    advance(s, h);
+    s.iterations = r.iterations + 1;
+  }
+
   /// E = ½ vᵀG(q)v + V(q), the same dense formula as in the residual (a locally coupled model's
   /// energy() sums its terms, which may differ in the last bits).
   double energy_of(const VecN<S>& q, const VecN<S>& v) const {

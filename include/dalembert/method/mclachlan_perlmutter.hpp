@@ -14,6 +14,11 @@
 // (with q1 as the unknown, v1 = 2(q1 − q½)/h would carry q's rounding error times 2/h into the
 // residual, above Newton's tolerance for small h); the Jacobian comes from forward automatic
 // differentiation of the residual.
+// A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
+// equations assembled term by term, and Newton factorises a sparse Jacobian (step_by_terms).
+#include <type_traits>
+
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -37,6 +42,21 @@ class McLachlanPerlmutter {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      step_by_terms(s);
+    } else {
+      dense_step(s);
+    }
+  }
+
+  VecN<S> velocity(const State& s) const { return s.v; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+ private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp).
+  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
+
+  void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     using Unknowns = Vecd<N, MaxN>;
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
@@ -88,10 +108,131 @@ class McLachlanPerlmutter {
     s.iterations = r.iterations;
   }
 
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+  /// H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p, of a locally coupled model at one point q, term
+  /// by term. When no term's metric varies at q (the chain) it is ∇V(q), found once; otherwise each
+  /// call solves G(q) w = p with a sparse LU factorised once.
+  class HamiltonianGradientByTerms {
+   public:
+    HamiltonianGradientByTerms(const S& sys, const Eigen::VectorXd& q) : system_(sys), q_(q) {
+      const int dn = coordinate_count(sys);
+      constant_part_.setZero(dn);
+      sys.visit_terms([&](const auto& term, const auto& indices) {
+        using Term = std::decay_t<decltype(term)>;
+        constexpr int K = Term::n;
+        const MetricDerivatives<Term> at(term, local::gather(q, indices));
+        local::scatter_add(at.potential_gradient_plus_half_quadratic(Vecd<K>(Vecd<K>::Zero())), indices,
+                           constant_part_);
+        for (int k = 0; k < K; ++k)
+          for (int i = 0; i < K; ++i)
+            for (int j = 0; j < K; ++j) metric_varies_ = metric_varies_ || at.metric_derivative(k, i, j) != 0.0;
+      });
+      if (!metric_varies_) return;
+      local::Triplets entries;
+      local::add_metric_and_constraints(sys, q, dn, entries, false);
+      Eigen::SparseMatrix<double> G(dn, dn);
+      G.setFromTriplets(entries.begin(), entries.end());
+      metric_lu_.compute(G);
+    }
 
- private:
+    Eigen::VectorXd operator()(const Eigen::VectorXd& p) const {
+      if (!metric_varies_) return constant_part_;
+      const Eigen::VectorXd w = metric_lu_.solve(p);
+      Eigen::VectorXd out = Eigen::VectorXd::Zero(p.size());
+      system_.visit_terms([&](const auto& term, const auto& indices) {
+        using Term = std::decay_t<decltype(term)>;
+        const MetricDerivatives<Term> at(term, local::gather(q_, indices));
+        local::scatter_add(at.potential_gradient_plus_half_quadratic(local::gather(w, indices), -1.0), indices, out);
+      });
+      return out;
+    }
+
+   private:
+    const S& system_;
+    const Eigen::VectorXd& q_;
+    Eigen::VectorXd constant_part_;  ///< ∇V(q), H_q when no metric varies
+    bool metric_varies_ = false;
+    Eigen::SparseLU<Eigen::SparseMatrix<double>> metric_lu_;
+  };
+
+  /// What the residual of step_by_terms needs at the end point q1 = q½ + (h/2) v1.
+  struct EndPoint {
+    Eigen::VectorXd p;           ///< p1 = G(q1) v1
+    Eigen::VectorXd constraint;  ///< M(q1) v1
+    local::Triplets by_v1;       ///< ∂p1/∂v1 in rows 0..n−1, ∂(M(q1) v1)/∂v1 in rows n..n+m−1
+  };
+
+  /// Fills e at v1, term by term: each term's G_e(q1) v1 and M_e(q1) v1 with their derivatives along
+  /// its own velocities (automatic differentiation at the term's fixed size).
+  void evaluate_end_point(const Eigen::VectorXd& q_half, const Eigen::VectorXd& v1, EndPoint& e) const {
+    const int dn = coordinate_count(system_);
+    const double h = h_;
+    e.p.setZero(dn);
+    e.constraint.resize(constraint_count(system_));
+    e.by_v1.clear();
+    int row = dn;
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, R = K + Term::m;
+      const Vecd<K> qe = local::gather(q_half, indices);
+      Vecd<R> value;
+      Matd<R, K> by_v;
+      ad::value_and_jacobian<K, R>(
+          [&](const auto& v) {
+            using T = typename std::decay_t<decltype(v)>::Scalar;
+            const Vec<T, K> q1 = ad::constants<T>(qe, K) + (0.5 * h) * v;
+            Vec<T, R> out;
+            out.template head<K>() = dense_metric(term, q1) * v;
+            if constexpr (Term::m > 0) out.template tail<Term::m>() = term.template constraint_matrix<T>(q1) * v;
+            return out;
+          },
+          local::gather(v1, indices), value, by_v);
+      local::scatter_add(value.template head<K>(), indices, e.p);
+      for (int i = 0; i < K; ++i)
+        for (int j = 0; j < K; ++j) e.by_v1.emplace_back(indices[i], indices[j], by_v(i, j));
+      for (int r = K; r < R; ++r, ++row) {
+        e.constraint[row - dn] = value[r];
+        for (int j = 0; j < K; ++j) e.by_v1.emplace_back(row, indices[j], by_v(r, j));
+      }
+    });
+  }
+
+  /// The step of the same equations with sparse derivatives, unknowns (v1, λ). The Jacobian
+  /// [∂p1/∂v1, −h M(q½)ᵀ; ∂(M(q1) v1)/∂v1, 0] leaves out (h/2) ∂H_q(q½, p1)/∂v1, which is zero when no
+  /// term's metric varies (the chain) and otherwise of size h |v| and dense (G(q½)⁻¹ couples the
+  /// terms): Newton then converges linearly to the same solution.
+  void step_by_terms(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    const Eigen::VectorXd q_half = s.q + (0.5 * h) * s.v;
+    const Eigen::SparseMatrix<double> M_half = local::constraint_matrix(system_, q_half);
+    const HamiltonianGradientByTerms H_q(system_, q_half);
+    const Eigen::VectorXd known = -s.p + (0.5 * h) * H_q(s.p);
+    EndPoint end;  // of the latest residual evaluation, which Newton makes at the solution
+    const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& F) {
+      evaluate_end_point(q_half, x.head(dn), end);
+      F.head(dn) = end.p + known + (0.5 * h) * H_q(end.p) - h * (M_half.transpose() * x.tail(dm));
+      F.tail(dm) = end.constraint;
+    };
+    local::Triplets entries;
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      entries = end.by_v1;
+      for (int k = 0; k < M_half.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(M_half, k); it; ++it)
+          entries.emplace_back(it.col(), dn + it.row(), -h * it.value());
+      J.setFromTriplets(entries.begin(), entries.end());
+    };
+    Eigen::VectorXd x(dn + dm);
+    x << s.v, s.multiplier;
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    s.v = x.head(dn);
+    s.q = q_half + (0.5 * h) * s.v;
+    s.p = end.p;
+    s.multiplier = x.tail(dm);
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
+
   /// A x for a matrix of doubles and a vector of any scalar (x's derivatives keep their width).
   template <class Matrix, class Vector>
   static Vector times(const Matrix& A, const Vector& x) {

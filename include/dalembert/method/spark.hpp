@@ -17,11 +17,17 @@
 // Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian kept from step to step and
 // renewed when they contract slowly; the Jacobian is assembled from the forward automatic
 // derivatives of each stage's rates.
+// A locally coupled model without external force (model/local_terms.hpp) is stepped term by term
+// (step_by_terms): with the stage velocities V_i and the end velocity v1 as unknowns too, through
+// G(Q_i)V_i = P_i and G(q1)v1 = p1, no equation needs G⁻¹, every one is a sum of the terms', and
+// Newton factorises a sparse Jacobian.
 #include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -126,6 +132,21 @@ class Spark {
   }
 
   void step(State& s) const {
+    if constexpr (by_terms) {
+      step_by_terms(s);
+    } else {
+      dense_step(s);
+    }
+  }
+
+  VecN<S> velocity(const State& s) const { return s.v; }
+  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+
+ private:
+  /// Whether steps are assembled term by term (model/local_terms.hpp).
+  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
+
+  void dense_step(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
     const double h = h_;
@@ -341,10 +362,156 @@ class Spark {
     s.iterations = iterations;
   }
 
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
+  /// A term's stage rates at y = (Q, V, Λ) (Λ: the term's constraint rows): G(Q)V, the momentum rate
+  /// R = −H_q(Q, G(Q)V) + M(Q)ᵀΛ = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, and M(Q)V.
+  template <class Term, class Y>
+  static auto term_stage_rates(const Term& term, const Y& y) {
+    using T = typename Y::Scalar;
+    constexpr int K = Term::n, m_e = Term::m;
+    const Vec<T, K> Q = y.template head<K>(), V = y.template segment<K>(K);
+    const MetricDerivatives<Term, T> at(term, Q);
+    Vec<T, K> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+    Vec<T, 2 * K + m_e> out;
+    out.template head<K>() = at.metric() * V;
+    if constexpr (m_e > 0) {
+      const Mat<T, m_e, K> M = term.template constraint_matrix<T>(Q);
+      R += M.transpose() * Vec<T, m_e>(y.template tail<m_e>());
+      out.template tail<m_e>() = M * V;
+    }
+    out.template segment<K>(K) = R;
+    return out;
+  }
 
- private:
+  /// A term's G(q1)v1 and M(q1)v1 at z = (q1, v1).
+  template <class Term, class Z>
+  static auto term_end_point(const Term& term, const Z& z) {
+    using T = typename Z::Scalar;
+    constexpr int K = Term::n, m_e = Term::m;
+    const Vec<T, K> q1 = z.template head<K>(), v1 = z.template tail<K>();
+    Vec<T, K + m_e> out;
+    out.template head<K>() = dense_metric(term, q1) * v1;
+    if constexpr (m_e > 0) out.template tail<m_e>() = term.template constraint_matrix<T>(q1) * v1;
+    return out;
+  }
+
+  /// The equations of step_by_terms at x and their Jacobian's entries; p1 = p0 + h Σ_j b_j R_j. Stage
+  /// i's unknowns (Q_i, V_i, P_i, Λ_i) start at i (3n + m), v1 follows the last stage; stage i's rows,
+  /// in the same places:
+  ///   Q_i − q0 − h Σ_j a_ij V_j = 0,   G(Q_i)V_i − P_i = 0,   P_i − p0 − h Σ_j â_ij R_j = 0,
+  ///   Σ_j a_{i+1, j} M(Q_j)V_j = 0 (i < s), M(q1) v1 = 0 (i = s),
+  /// and G(q1)v1 − p1 = 0 with q1 = Q_s (IIIA's last row is b).
+  void equations_by_terms(const State& s, const Eigen::VectorXd& x, Eigen::VectorXd& F, local::Triplets& entries,
+                          Eigen::VectorXd& p1) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
+    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block;
+    const double h = h_;
+    F.setZero(x.size());
+    entries.clear();
+    p1 = s.p;
+    // the linear parts
+    for (int i = 0; i < st; ++i) {
+      const int Qi = i * block, Vi = Qi + dn, Pi = Qi + 2 * dn;
+      for (int k = 0; k < dn; ++k) {
+        F[Qi + k] += x[Qi + k] - s.q[k];
+        entries.emplace_back(Qi + k, Qi + k, 1.0);
+        for (int j = 0; j < st; ++j) {
+          if (pair_.a[i][j] == 0.0) continue;
+          F[Qi + k] -= (h * pair_.a[i][j]) * x[j * block + dn + k];
+          entries.emplace_back(Qi + k, j * block + dn + k, -h * pair_.a[i][j]);
+        }
+        F[Vi + k] -= x[Pi + k];
+        entries.emplace_back(Vi + k, Pi + k, -1.0);
+        F[Pi + k] += x[Pi + k] - s.p[k];
+        entries.emplace_back(Pi + k, Pi + k, 1.0);
+      }
+    }
+    F.tail(dn) -= s.p;
+    // the stage rates, term by term
+    for (int j = 0; j < st; ++j) {
+      const int Qj = j * block;
+      int constraint_row = 0;
+      system_.visit_terms([&](const auto& term, const auto& indices) {
+        using Term = std::decay_t<decltype(term)>;
+        constexpr int K = Term::n, m_e = Term::m, Y = 2 * K + m_e;
+        const auto column = [&](int c) {
+          return c < K       ? Qj + indices[c]
+                 : c < 2 * K ? Qj + dn + indices[c - K]
+                             : Qj + 3 * dn + constraint_row + (c - 2 * K);
+        };
+        Vecd<Y> y;
+        for (int c = 0; c < Y; ++c) y[c] = x[column(c)];
+        Vecd<Y> rates;
+        Matd<Y, Y> by_y;
+        ad::value_and_jacobian<Y, Y>([&](const auto& yd) { return term_stage_rates(term, yd); }, y, rates, by_y);
+        const auto add = [&](int row, int local_row, double factor) {
+          F[row] += factor * rates[local_row];
+          for (int c = 0; c < Y; ++c) entries.emplace_back(row, column(c), factor * by_y(local_row, c));
+        };
+        for (int r = 0; r < K; ++r) {
+          add(Qj + dn + indices[r], r, 1.0);  // G(Q_j)V_j
+          for (int i = 0; i < st; ++i)
+            if (pair_.a_hat[i][j] != 0.0) add(i * block + 2 * dn + indices[r], K + r, -h * pair_.a_hat[i][j]);
+          add(end + indices[r], K + r, -h * pair_.b[j]);
+          p1[indices[r]] += (h * pair_.b[j]) * rates[K + r];
+        }
+        for (int r = 0; r < m_e; ++r)
+          for (int i = 1; i < st; ++i)
+            if (pair_.a[i][j] != 0.0) add((i - 1) * block + 3 * dn + constraint_row + r, 2 * K + r, pair_.a[i][j]);
+        constraint_row += m_e;
+      });
+    }
+    // the end point (q1, v1) = (Q_s, v1)
+    int constraint_row = 0;
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, m_e = Term::m;
+      const auto column = [&](int c) { return c < K ? last + indices[c] : end + indices[c - K]; };
+      Vecd<2 * K> z;
+      for (int c = 0; c < 2 * K; ++c) z[c] = x[column(c)];
+      Vecd<K + m_e> value;
+      Matd<K + m_e, 2 * K> by_z;
+      ad::value_and_jacobian<2 * K, K + m_e>([&](const auto& zd) { return term_end_point(term, zd); }, z, value, by_z);
+      for (int r = 0; r < K + m_e; ++r) {
+        const int row = r < K ? end + indices[r] : last + 3 * dn + constraint_row + (r - K);
+        F[row] += value[r];
+        for (int c = 0; c < 2 * K; ++c) entries.emplace_back(row, column(c), by_z(r, c));
+      }
+      constraint_row += m_e;
+    });
+  }
+
+  /// The step of the same method with a sparse Jacobian (equations_by_terms), by Newton from the
+  /// stages drifting with v0.
+  void step_by_terms(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
+    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block;
+    const double h = h_;
+    Eigen::VectorXd x(end + dn);
+    for (int i = 0; i < st; ++i) {
+      x.segment(i * block, dn) = s.q + (pair_.c[i] * h) * s.v;
+      x.segment(i * block + dn, dn) = s.v;
+      x.segment(i * block + 2 * dn, dn) = s.p;
+      x.segment(i * block + 3 * dn, dm) = s.multiplier;
+    }
+    x.tail(dn) = s.v;
+    Eigen::VectorXd p1;       // of the latest evaluation, which Newton makes at the solution
+    local::Triplets entries;  // likewise
+    const auto residual = [&](const Eigen::VectorXd& y, Eigen::VectorXd& F) {
+      equations_by_terms(s, y, F, entries, p1);
+    };
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+      J.setFromTriplets(entries.begin(), entries.end());
+    };
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    s.q = x.segment(last, dn);
+    s.p = p1;
+    s.v = x.tail(dn);
+    s.multiplier = x.segment(last + 3 * dn, dm);
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
+
   S system_;
   double h_;
   LobattoPair pair_;

@@ -7,6 +7,7 @@
 //   (Ω(v) y)_k = Σ_ij v_i (∂_k G_ij − ∂_j G_ik) y_j    (Ω(v) skew: the gyroscopic term of G v̇).
 // T is double, or a dual number when a Jacobian is taken through the point q.
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/projectors.hpp"
 
 namespace dalembert {
@@ -85,13 +86,18 @@ struct MetricMethodState {
   int iterations = 0;
 };
 
-/// That state at k = 0 from (q0, v0), with no multipliers yet.
+/// That state at k = 0 from (q0, v0), with no multipliers yet (a locally coupled model's momentum
+/// from its terms, without the dense metric).
 template <HasMetric S>
 MetricMethodState<S> metric_method_start(const S& sys, const VecN<S>& q0, const VecN<S>& v0) {
   MetricMethodState<S> s;
   s.q = q0;
   s.v = v0;
-  s.p = metric_matrix(sys, q0) * v0;
+  if constexpr (LocallyCoupled<S>) {
+    s.p = local::momentum(sys, q0, v0);
+  } else {
+    s.p = metric_matrix(sys, q0) * v0;
+  }
   s.multiplier = VecM<S>::Zero(constraint_count(sys));
   return s;
 }

@@ -7,9 +7,9 @@
 // N is chosen at run time. The model has the dense interface of every model (metric, potential,
 // constraint matrix), with which every method runs on it, and the same system as a sum of local
 // terms (model/local_terms.hpp): one Skate per knife edge (its kinetic energy and constraint) and one
-// Spring between neighbours. With the terms, the α-rule DLA and FIM, RK4 and the reference solver
-// assemble sparse derivatives and their steps cost time linear in N (thousands of skates); the
-// other methods are for small N.
+// Spring between neighbours. With the terms, every method but `exact` and the trapezoid rules
+// assembles sparse derivatives and its steps cost time linear in N (thousands of skates); those two
+// are for small N.
 #include <array>
 #include <cmath>
 #include <optional>
@@ -99,8 +99,8 @@ class KnifeEdgeChain : public Mechanical<KnifeEdgeChain, Eigen::Dynamic> {
   std::string_view summary() const {
     return "chain of N knife edges joined by springs: L = sum m/2 (x_i'^2 + y_i'^2) + J/2 phi_i'^2 - V, "
            "V = sum k/2 ((x_{i+1} - x_i - l)^2 + (y_{i+1} - y_i)^2) + kappa/2 (phi_{i+1} - phi_i)^2, "
-           "blade i along (cos phi_i, sin phi_i); N at run time (dla, fim, mla, gf, gf-sym, gf-cp, rk4 and reference at "
-           "any N, other methods for small N)";
+           "blade i along (cos phi_i, sin phi_i); N at run time (every method but exact and the trapezoid rules at any "
+           "N, those two for small N)";
   }
   std::vector<std::string> coordinate_names() const {
     std::vector<std::string> names;
