@@ -18,6 +18,7 @@
 #include "dalembert/method/spark.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/without_terms.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
 #include "test_support.hpp"
 
@@ -60,34 +61,9 @@ const auto positions_and_momenta = [](const auto& a, const auto& b) {
   return std::max((a.q - b.q).template lpNorm<Eigen::Infinity>(), (a.p - b.p).template lpNorm<Eigen::Infinity>());
 };
 
-/// A locally coupled model whose terms' metrics depend on q: N Chaplygin sleighs (x, y, φ), the
-/// centre of mass a distance a along the blade from the contact point,
-///   T = ½ m |(ẋ, ẏ) + a φ̇ (−sin φ, cos φ)|² + ½ J φ̇²,   constraint −sin φ ẋ + cos φ ẏ = 0,
-/// joined by the chain's springs. Only the tests use it.
-struct Sleigh : Mechanical<Sleigh, 3> {
-  static constexpr int n = 3, m = 1;
-  double mass = 1.0, inertia = 0.4, offset = 0.3;
-
-  template <class T>
-  Mat<T, 3, 3> metric(const Vec<T, 3>& q) const {
-    using std::cos, std::sin;
-    const T ma_sin = mass * offset * sin(q[2]), ma_cos = mass * offset * cos(q[2]);
-    Mat<T, 3, 3> G;
-    G << T(mass), T(0.0), -ma_sin, T(0.0), T(mass), ma_cos, -ma_sin, ma_cos, T(inertia + mass * offset * offset);
-    return G;
-  }
-  template <class T>
-  T potential(const Vec<T, 3>&) const {
-    return T(0.0);
-  }
-  template <class T>
-  Mat<T, 1, 3> constraint_matrix(const Vec<T, 3>& q) const {
-    using std::cos, std::sin;
-    Mat<T, 1, 3> M;
-    M << -sin(q[2]), cos(q[2]), T(0.0);
-    return M;
-  }
-};
+/// A locally coupled model whose terms' metrics depend on q: N of the catalogue's Chaplygin sleighs
+/// (models/chaplygin_sleigh.hpp) joined by the chain's springs. Only the tests use it.
+using Sleigh = models::ChaplyginSleigh;
 
 class SleighChain : public Mechanical<SleighChain, Eigen::Dynamic> {
  public:
