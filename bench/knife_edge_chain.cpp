@@ -1,6 +1,7 @@
 // Time of one step on the chain of N knife edges (models/knife_edge_chain.hpp) against N, for every
-// method that runs on it term by term (sparse, any N): the midpoint DLA, FIM, MLA, GF, GF-sym, GF-CP,
-// McLachlan–Perlmutter, the discrete gradient, SPARK (3 stages) and RK4; and, for comparison, some of them on the chain
+// method that runs on it term by term (sparse, any N): the midpoint and trapezoidal DLA and FIM, MLA, GF,
+// GF-sym, GF-CP, McLachlan–Perlmutter, the discrete gradient, SPARK (3 stages) and RK4; and, for
+// comparison, some of them on the chain
 // without its terms (differentiated densely) up to the sizes the catalogue entry used to accept
 // (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
@@ -108,6 +109,30 @@ void fim_dense(benchmark::State& state) {
   const auto chain = chain_of(state);
   time_steps(state, dalembert::make_fim(dalembert::WithoutTerms<KnifeEdgeChain>{chain}, h), chain);
 }
+/// DLA (with the midpoint discrete constraint, as on the command line) and FIM with the trapezoidal L_d.
+template <class Model>
+auto trapezoidal_dla(const Model& c) {
+  using dalembert::AlphaConstraint, dalembert::TrapezoidRule;
+  return dalembert::DiscreteLagrangeDAlembert<Model, TrapezoidRule<Model>, AlphaConstraint<Model>>(
+      c, TrapezoidRule<Model>(c, h), AlphaConstraint<Model>(c, h, 0.5));
+}
+template <class Model>
+auto trapezoidal_fim(const Model& c) {
+  return dalembert::MomentumEnergyIntegrator<Model, dalembert::TrapezoidRule<Model>>(
+      c, dalembert::TrapezoidRule<Model>(c, h));
+}
+void dla_trapezoid(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return trapezoidal_dla(c); });
+}
+void dla_trapezoid_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return trapezoidal_dla(DenseChain{c}); });
+}
+void fim_trapezoid(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return trapezoidal_fim(c); });
+}
+void fim_trapezoid_dense(benchmark::State& s) {
+  method_on_chain(s, [](const auto& c) { return trapezoidal_fim(DenseChain{c}); });
+}
 
 }  // namespace
 
@@ -143,5 +168,19 @@ BENCHMARK(spark)->Name("chain_step/spark")->Apply(any_chain);
 BENCHMARK(spark_dense)->Name("chain_step/spark_dense")->Arg(3)->Arg(5)->Unit(benchmark::kMicrosecond);
 BENCHMARK(fim_by_terms)->Name("chain_step/fim")->Apply(any_chain);
 BENCHMARK(fim_dense)->Name("chain_step/fim_dense")->Arg(3)->Arg(10)->Arg(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(dla_trapezoid)->Name("chain_step/dla-trapezoid")->Apply(any_chain);
+BENCHMARK(dla_trapezoid_dense)
+    ->Name("chain_step/dla-trapezoid_dense")
+    ->Arg(3)
+    ->Arg(10)
+    ->Arg(30)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(fim_trapezoid)->Name("chain_step/fim-trapezoid")->Apply(any_chain);
+BENCHMARK(fim_trapezoid_dense)
+    ->Name("chain_step/fim-trapezoid_dense")
+    ->Arg(3)
+    ->Arg(10)
+    ->Arg(30)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

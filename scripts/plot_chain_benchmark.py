@@ -31,6 +31,10 @@ LABELS = {
     "discrete-gradient_dense": "discrete-gradient on the dense interface",
     "spark": "spark (3 stages), term by term",
     "spark_dense": "spark (3 stages) on the dense interface",
+    "dla-trapezoid": "dla, trapezoidal L_d, term by term",
+    "dla-trapezoid_dense": "dla, trapezoidal L_d, on the dense interface",
+    "fim-trapezoid": "fim, trapezoidal L_d, term by term",
+    "fim-trapezoid_dense": "fim, trapezoidal L_d, on the dense interface",
 }
 
 data = json.load(open(sys.argv[1]))
@@ -44,7 +48,8 @@ for b in data["benchmarks"]:
     series.setdefault(method, []).append((b["skates"], b["real_time"] * scale))
 
 fig, ax = plt.subplots(figsize=(9.6, 4.8))
-colours = plt.get_cmap("tab20").colors  # a method and its dense variant side by side, 16 curves
+# a method and its dense variant side by side, 21 curves
+colours = plt.get_cmap("tab20").colors + plt.get_cmap("tab20b").colors
 for index, method in enumerate(LABELS):
     if method not in series:
         continue

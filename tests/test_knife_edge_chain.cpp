@@ -1,8 +1,8 @@
 // The chain of knife edges, a locally coupled model (model/local_terms.hpp): its terms and its dense
 // interface describe the same system (energies, momenta, constraints, velocities in D), and the
-// midpoint DLA, FIM, RK4, McLachlan–Perlmutter, the discrete gradient, SPARK and the generating-function methods
-// assembled term by term with sparse matrices take the steps of the generic dense methods; DLA keeps the discrete
-// constraints and keeps the energy bounded.
+// midpoint and trapezoidal DLA and FIM, RK4, McLachlan–Perlmutter, the discrete gradient, SPARK and the
+// generating-function methods assembled term by term with sparse matrices take the steps of the generic dense methods;
+// DLA keeps the discrete constraints and keeps the energy bounded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -191,6 +191,56 @@ TEST(KnifeEdgeChain, FimByTermsEqualsTheDenseFim) {
                   .lpNorm<Eigen::Infinity>(),
               1e-12);
   }
+}
+
+// The trapezoidal L_d by terms, (h/2)(L_e(q0, v̄) + L_e(q1, v̄)) summed over the terms, under DLA (with
+// the midpoint discrete constraint, as on the command line) and FIM: the dense methods' steps, on the
+// chain and on the sleighs, whose metrics the rule reads at both ends of the step.
+TEST(KnifeEdgeChain, TrapezoidRulesByTermsEqualTheDenseOnes) {
+  const double h = 0.05;
+  const auto compare = [&](const auto& model, const auto& x, const std::string& label) {
+    using Model = std::decay_t<decltype(model)>;
+    using Dense = WithoutTerms<Model>;
+    const Dense dense{model};
+    const DiscreteLagrangeDAlembert<Model, TrapezoidRule<Model>, AlphaConstraint<Model>> dla(
+        model, TrapezoidRule<Model>(model, h), AlphaConstraint<Model>(model, h, 0.5));
+    const DiscreteLagrangeDAlembert<Dense, TrapezoidRule<Dense>, AlphaConstraint<Dense>> dense_dla(
+        dense, TrapezoidRule<Dense>(dense, h), AlphaConstraint<Dense>(dense, h, 0.5));
+    auto s = dla.initial_state(x.q, x.v);
+    auto d = dense_dla.initial_state(x.q, x.v);
+    const double dla_largest = largest_difference_side_by_side(dla, s, dense_dla, d, 200, positions_and_momenta);
+    test::report(label + " dla trapezoid max |x_terms - x_dense| over 200 steps", dla_largest);
+    EXPECT_LT(dla_largest, 1e-12) << label;
+    EXPECT_LT((s.multiplier - d.multiplier).template lpNorm<Eigen::Infinity>(), 1e-10) << label;
+    EXPECT_LT(s.discrete_constraint, 1e-13) << label;
+    const Eigen::VectorXd q1 = s.q, q0 = s.q - h * s.last_velocity;
+    EXPECT_LT((dla.initial_state_two_point(q0, q1).p - dense_dla.initial_state_two_point(q0, q1).p)
+                  .template lpNorm<Eigen::Infinity>(),
+              1e-12)
+        << label;
+
+    const MomentumEnergyIntegrator<Model, TrapezoidRule<Model>> fim(model, TrapezoidRule<Model>(model, h));
+    const MomentumEnergyIntegrator<Dense, TrapezoidRule<Dense>> dense_fim(dense, TrapezoidRule<Dense>(dense, h));
+    auto a = fim.initial_state(x.q, x.v);
+    auto b = dense_fim.initial_state(x.q, x.v);
+    const double fim_largest =
+        largest_difference_side_by_side(fim, a, dense_fim, b, 200, [](const auto& u, const auto& w) {
+          return std::max({(u.q - w.q).template lpNorm<Eigen::Infinity>(),
+                           (u.p_minus - w.p_minus).template lpNorm<Eigen::Infinity>(),
+                           (u.p_average - w.p_average).template lpNorm<Eigen::Infinity>()});
+        });
+    test::report(label + " fim trapezoid max |x_terms - x_dense| over 200 steps", fim_largest);
+    EXPECT_LT(fim_largest, 1e-12) << label;
+    EXPECT_LT((fim.initial_state_from_positions(q0, q1).p_plus - dense_fim.initial_state_from_positions(q0, q1).p_plus)
+                  .template lpNorm<Eigen::Infinity>(),
+              1e-12)
+        << label;
+  };
+  for (const int N : {1, 3, 8}) {
+    const KnifeEdgeChain chain(N);
+    compare(chain, perturbed_start(chain), "chain N=" + std::to_string(N));
+  }
+  for (const int N : {1, 3}) compare(SleighChain(N), sleigh_start(N), "sleighs N=" + std::to_string(N));
 }
 
 // gf, gf-sym and gf-cp by terms: Newton on D12 S~ alone (the multiplier's derivative, a dense

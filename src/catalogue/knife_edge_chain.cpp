@@ -1,8 +1,8 @@
 // Catalogue entry `knife-edge-chain`: N skates joined by springs (models/knife_edge_chain.hpp), N
-// chosen at run time (--param N=1000). Every method runs on it. All but exact and the trapezoid rules
-// assemble their derivatives term by term into sparse matrices (model/local_terms.hpp) and take any
-// N; those differentiate the whole system densely and are refused above a size where a step would
-// take seconds.
+// chosen at run time (--param N=1000). Every method runs on it. All but exact assemble their
+// derivatives term by term into sparse matrices (model/local_terms.hpp) and take any N; exact
+// differentiates the whole system densely and is refused above a size where a step would take
+// seconds.
 #include <cmath>
 #include <string>
 
@@ -15,16 +15,10 @@ namespace {
 
 constexpr const char* chain_name = "knife-edge-chain";
 constexpr int max_skates = 100000;
-/// The largest chain a method that differentiates the whole system densely takes: a step at that N
-/// takes a fraction of a second, and the cost grows with a power of N from 3 (dla and fim with the
-/// trapezoid rule) to 5 and more (exact); docs/benchmarks.md has the measured times.
-int largest_dense_chain(const RunOptions& o) { return o.method == "exact" ? 3 : 30; }
-
-/// Whether the method assembles its steps term by term, at any N.
-bool assembled_by_terms(const RunOptions& o) {
-  if (o.method == "dla" || o.method == "fim") return o.rule == "alpha";
-  return o.method != "exact";
-}
+/// The largest chain `exact` takes: it shoots along the whole system's flow, differentiated densely,
+/// at a cost that grows with a power of N (5 and more); a step at this N takes a fraction of a
+/// second (docs/benchmarks.md). Every other method assembles its steps term by term, at any N.
+constexpr int largest_exact_chain = 3;
 
 struct ChainSetup {
   int skates = 2;
@@ -85,13 +79,11 @@ void check_chain_size(const char* option, const Eigen::VectorXd& x, int N) {
 RunResult run_chain(const ParameterValues& values, InitialData init, const RunOptions& o) {
   const ChainSetup c = configure_chain(values);
   const int N = c.skates;
-  if (!assembled_by_terms(o) && N > largest_dense_chain(o))
-    throw BadInput("method " + o.method +
-                   (o.method == "dla" || o.method == "fim" ? " with --rule " + o.rule : std::string()) +
-                   " differentiates system " + chain_name +
+  if (o.method == "exact" && N > largest_exact_chain)
+    throw BadInput("method exact differentiates system " + std::string(chain_name) +
                    " as a whole, at a cost that grows with a power of N: N = " + std::to_string(N) +
-                   " is above its limit of " + std::to_string(largest_dense_chain(o)) +
-                   " skates (every method but exact and the trapezoid rules takes any N)");
+                   " is above its limit of " + std::to_string(largest_exact_chain) +
+                   " skates (every other method takes any N)");
   if (init.z0) throw BadInput(std::string("--z0 is the action variable of a contact system; ") + chain_name + " is not one");
   const models::KnifeEdgeChain chain(N, c.parameters);
   const auto x0 = chain.default_initial();

@@ -47,7 +47,7 @@ class DiscreteGradient {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
-    if constexpr (by_terms) {
+    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
       step_by_terms(s);
     } else {
       dense_step(s);
@@ -58,9 +58,6 @@ class DiscreteGradient {
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp).
-  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
-
   void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(multiple_of_size(2, n), m);
     constexpr int MaxN = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>());

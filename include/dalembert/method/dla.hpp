@@ -8,14 +8,14 @@
 // p⁻_k = p⁺_k − M(q_k)ᵀλ_k; both have the same components on D, the constrained momentum on D*.
 // A model with an external force adds the midpoint discrete forces F_d^± (discrete_force.hpp):
 // p⁺_k + D1 L_d + F_d^- − M(q_k)ᵀλ = 0 and p⁺_{k+1} = D2 L_d + F_d^+.
-// A locally coupled model (model/local_terms.hpp) with the α-rule is stepped with the same
-// equations assembled term by term, and Newton factorises its sparse Jacobian.
+// A locally coupled model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped
+// with the same equations assembled term by term, and Newton factorises its sparse Jacobian.
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
-#include "dalembert/discrete/local_alpha_rule.hpp"
+#include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -63,8 +63,8 @@ class DiscreteLagrangeDAlembert {
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
     if constexpr (by_terms) {
-      local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);  // L_d alone
+      local::DiscreteDerivatives d;
+      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
       return -d.D1;
     }
     VecN<S> p = -differentiate(ld_, q0, q1).D1;
@@ -82,8 +82,8 @@ class DiscreteLagrangeDAlembert {
     s.t = h;
     s.q = q1;
     if constexpr (by_terms) {
-      local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), q0, q1, d);  // L_d alone
+      local::DiscreteDerivatives d;
+      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
       s.p = d.D2;
     } else {
       s.p = differentiate(ld_, q0, q1).D2;
@@ -226,10 +226,10 @@ class DiscreteLagrangeDAlembert {
     *by_q1 = d.D2;
   }
 
-  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule on a locally
-  /// coupled model without external forces.
-  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&
-                                   std::is_same_v<Ld, AlphaRule<S>> && std::is_same_v<Dc, AlphaConstraint<S>>;
+  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule or the trapezoidal
+  /// rule with the α-rule constraint, on a locally coupled model without external forces.
+  static constexpr bool by_terms =
+      SteppedByTerms<S> && local::SplitsIntoTerms<Ld, S> && std::is_same_v<Dc, AlphaConstraint<S>>;
 
   /// The step of the same equations with sparse derivatives: the unknowns (q_{k+1}, λ), the
   /// Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] from the terms' blocks.
@@ -239,9 +239,9 @@ class DiscreteLagrangeDAlembert {
     const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
     Eigen::VectorXd x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
-    local::AlphaRuleDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
+    local::DiscreteDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
     const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, unknowns.head(dn), d, dc_.alpha());
+      local::discrete_lagrangian_derivatives(system_, ld_, s.q, unknowns.head(dn), d, dc_.alpha());
       F.head(dn) = s.p + d.D1 - Mq.transpose() * unknowns.tail(dm);
       F.tail(dm) = d.omega;
     };

@@ -21,7 +21,7 @@
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
 // the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
 #include "dalembert/discrete/discrete_lagrangian.hpp"
-#include "dalembert/discrete/local_alpha_rule.hpp"
+#include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -210,7 +210,7 @@ class GeneratingFunctionIntegrator {
   };
   void term_derivatives(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermDerivatives& d) const {
     const double h = step_size(), a = alpha();
-    local::AlphaRuleDerivatives e;
+    local::DiscreteDerivatives e;
     local::alpha_rule_derivatives(system_, h, a, q0, q1, e);
     if (!ld_.symmetric()) {
       d.D1 = e.D1;

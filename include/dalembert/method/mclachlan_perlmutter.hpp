@@ -42,7 +42,7 @@ class McLachlanPerlmutter {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
 
   void step(State& s) const {
-    if constexpr (by_terms) {
+    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
       step_by_terms(s);
     } else {
       dense_step(s);
@@ -53,9 +53,6 @@ class McLachlanPerlmutter {
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp).
-  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
-
   void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     using Unknowns = Vecd<N, MaxN>;

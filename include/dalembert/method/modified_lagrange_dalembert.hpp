@@ -15,7 +15,7 @@
 // locally coupled model the midpoint recipe goes term by term (step_by_terms).
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
-#include "dalembert/discrete/local_alpha_rule.hpp"
+#include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -108,15 +108,14 @@ class ModifiedLagrangeDAlembert {
  private:
   /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule recipe on a
   /// locally coupled model without external forces.
-  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S> &&
-                                   std::is_same_v<Fl, WithForces<AlphaRule<S>, AlphaForce<S>>> &&
+  static constexpr bool by_terms = SteppedByTerms<S> && std::is_same_v<Fl, WithForces<AlphaRule<S>, AlphaForce<S>>> &&
                                    std::is_same_v<Dc, AlphaConstraint<S>>;
 
   /// By terms, at (q0, q1): the derivatives of L_d and ω, each at its own α, and the force
   /// F(q_α, v_d) of the α-force, which give F^{f−}L_d = −D1 L_d − (1−α) h F and
   /// F^{f+}L_d = D2 L_d + α h F.
   struct TermEvaluation {
-    local::AlphaRuleDerivatives d;
+    local::DiscreteDerivatives d;
     Eigen::VectorXd force;
   };
   void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, double t0, TermEvaluation& e) const {

@@ -11,15 +11,15 @@
 // step (a period-2 mode of size O(h), docs/methods.md); p~ is the momentum to compare with the
 // continuous solution, H(q_k, p⁻_k) the energy the method conserves (exactly on Lie groups with a
 // bi-invariant metric, and for a constant metric with a quadratic potential and midpoint L_d).
-// A locally coupled model (model/local_terms.hpp) with the α-rule is stepped term by term: Newton
-// factorises the sparse D12 L_d, P* p = G v, v the velocity in D of p, comes from the sparse
-// saddle-point system, and R* = P* − Q* = 2P* − I.
+// A locally coupled model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped
+// term by term: Newton factorises the sparse D12 L_d, P* p = G v, v the velocity in D of p, comes
+// from the sparse saddle-point system, and R* = P* − Q* = 2P* − I.
 #include <array>
 #include <string_view>
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
-#include "dalembert/discrete/local_alpha_rule.hpp"
+#include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/newton.hpp"
 
@@ -78,8 +78,8 @@ class MomentumEnergyIntegrator {
     s.q = q0;
     s.last_velocity = (q1 - q0) / step_size();
     if constexpr (by_terms) {
-      local::AlphaRuleDerivatives d;
-      local::alpha_rule_derivatives(system_, step_size(), ld_.alpha(), q0, q1, d);
+      local::DiscreteDerivatives d;
+      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);
       set_momenta(s, -d.D1);
     } else {
       set_momenta(s, -differentiate(ld_, q0, q1).D1);
@@ -126,7 +126,7 @@ class MomentumEnergyIntegrator {
 
  private:
   /// Whether steps are assembled term by term (model/local_terms.hpp).
-  static constexpr bool by_terms = LocallyCoupled<S> && std::is_same_v<Ld, AlphaRule<S>>;
+  static constexpr bool by_terms = local::SplitsIntoTerms<Ld, S>;
 
   void dense_step(State& s) const {
     const double h = step_size();
@@ -147,9 +147,9 @@ class MomentumEnergyIntegrator {
   void step_by_terms(State& s) const {
     const double h = step_size();
     Eigen::VectorXd x = s.q + h * s.last_velocity;
-    local::AlphaRuleDerivatives d;  // of the last evaluation = at the solution
+    local::DiscreteDerivatives d;  // of the last evaluation = at the solution
     const auto residual = [&](const Eigen::VectorXd& q1, Eigen::VectorXd& F) {
-      local::alpha_rule_derivatives(system_, h, ld_.alpha(), s.q, q1, d);
+      local::discrete_lagrangian_derivatives(system_, ld_, s.q, q1, d);
       F = s.p_minus + d.D1;
     };
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {

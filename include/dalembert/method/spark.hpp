@@ -132,7 +132,7 @@ class Spark {
   }
 
   void step(State& s) const {
-    if constexpr (by_terms) {
+    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
       step_by_terms(s);
     } else {
       dense_step(s);
@@ -143,9 +143,6 @@ class Spark {
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp).
-  static constexpr bool by_terms = LocallyCoupled<S> && !HasExternalForce<S>;
-
   void dense_step(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i

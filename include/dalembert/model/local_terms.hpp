@@ -12,8 +12,8 @@
 // distinct coordinates. The model keeps its dense interface as well (metric, potential,
 // constraint_matrix), which every method uses; with the terms, the energy, the momentum, the
 // constraint residual, the velocity in D and the constrained acceleration of RK4 and the reference
-// solver (model/dynamics.hpp), and the steps of every method but `exact` and the trapezoid rules
-// (each method's step_by_terms) are assembled term by term, with sparse matrices, at a cost linear in
+// solver (model/dynamics.hpp), and the steps of every method but `exact` (each method's
+// step_by_terms) are assembled term by term, with sparse matrices, at a cost linear in
 // the number of terms rather than cubic in n. The chain of knife edges (models/knife_edge_chain.hpp)
 // is the catalogue's example; tests/test_knife_edge_chain.cpp checks both views against each other.
 #include <array>
@@ -39,6 +39,12 @@ struct AnyTerm {
 
 template <class S>
 concept LocallyCoupled = Model<S> && requires(const S& s) { s.visit_terms(detail::AnyTerm{}); };
+
+/// A locally coupled model whose steps the methods assemble term by term. An external force is
+/// added by the dense steps only (its discrete forces are not split into terms), so a model with
+/// one is stepped densely.
+template <class S>
+concept SteppedByTerms = LocallyCoupled<S> && !HasExternalForce<S>;
 
 namespace local {
 

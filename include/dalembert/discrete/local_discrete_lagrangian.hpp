@@ -1,0 +1,105 @@
+#pragma once
+// The α-rule and trapezoidal discrete Lagrangians and the α-rule discrete constraint of a locally
+// coupled model (model/local_terms.hpp), term by term. With q̄ = (1−α) q0 + α q1 and v̄ = (q1 − q0)/h,
+//   α-rule:      L_d(q0, q1) = Σ_e h L_e(q̄_{I_e}, v̄_{I_e}),
+//   trapezoidal: L_d(q0, q1) = Σ_e (h/2) (L_e(q0_{I_e}, v̄_{I_e}) + L_e(q1_{I_e}, v̄_{I_e})),
+//   ω(q0, q1) = the rows M_e(q̄_{I_e}) v̄_{I_e},
+// so D1 L_d, D2 L_d and ω are sums of the terms' (each differentiated at its own fixed size, as
+// AlphaRule, TrapezoidRule and AlphaConstraint of the term), and D12 L_d and ∂ω/∂q1 have the terms'
+// blocks as their only non-zero entries.
+#include <optional>
+#include <type_traits>
+
+#include "dalembert/discrete/discrete_constraint.hpp"
+#include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/local_terms.hpp"
+
+namespace dalembert::local {
+
+struct DiscreteDerivatives {
+  Eigen::VectorXd D1, D2;  ///< D1 L_d and D2 L_d
+  Eigen::VectorXd omega;   ///< ω(q0, q1)
+  /// The Jacobian of (D1 L_d, ω) with respect to q1: D12 L_d in rows 0..n−1, ∂ω/∂q1 in rows n..n+m−1.
+  Triplets by_q1;
+};
+
+namespace detail {
+/// Fills d at (q0, q1) with the derivatives of Σ_e rule_of_term(term) and, when `constraint_alpha`
+/// is given, ω with that α; without it only L_d's derivatives (ω empty, no rows below n). d's
+/// storage is reused from one call to the next.
+template <LocallyCoupled S, class RuleOfTerm>
+void derivatives_by_terms(const S& sys, double h, RuleOfTerm rule_of_term, const Eigen::VectorXd& q0,
+                          const Eigen::VectorXd& q1, DiscreteDerivatives& d, std::optional<double> constraint_alpha) {
+  const int n = coordinate_count(sys);
+  d.D1.setZero(n);
+  d.D2.setZero(n);
+  d.omega.resize(constraint_alpha ? constraint_count(sys) : 0);
+  d.by_q1.clear();
+  int row = n;
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    using Term = std::decay_t<decltype(term)>;
+    constexpr int K = Term::n;
+    const Vecd<K> a = gather(q0, indices), b = gather(q1, indices);
+    const auto e = differentiate(rule_of_term(term), a, b);
+    scatter_add(e.D1, indices, d.D1);
+    scatter_add(e.D2, indices, d.D2);
+    for (int i = 0; i < K; ++i)
+      for (int j = 0; j < K; ++j) d.by_q1.emplace_back(indices[i], indices[j], e.D12(i, j));
+    if constexpr (Term::m > 0) {
+      if (!constraint_alpha) return;
+      const auto w = differentiate(AlphaConstraint<Term>(term, h, *constraint_alpha), a, b);
+      for (int r = 0; r < Term::m; ++r, ++row) {
+        d.omega[row - n] = w.value[r];
+        for (int j = 0; j < K; ++j) d.by_q1.emplace_back(row, indices[j], w.D2(r, j));
+      }
+    }
+  });
+}
+}  // namespace detail
+
+/// Fills d at (q0, q1), L_d the α-rule with α = `alpha` and, when `constraint_alpha` is given, ω with
+/// that α; without it only L_d's derivatives (ω empty, no rows below n). d's storage is reused from
+/// one call to the next.
+template <LocallyCoupled S>
+void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1,
+                            DiscreteDerivatives& d, std::optional<double> constraint_alpha = std::nullopt) {
+  const auto rule_of_term = [&](const auto& term) { return AlphaRule<std::decay_t<decltype(term)>>(term, h, alpha); };
+  detail::derivatives_by_terms(sys, h, rule_of_term, q0, q1, d, constraint_alpha);
+}
+
+/// The same for the model's discrete Lagrangian `ld`, the α-rule or the trapezoidal rule of sys.
+template <LocallyCoupled S>
+void discrete_lagrangian_derivatives(const S& sys, const AlphaRule<S>& ld, const Eigen::VectorXd& q0,
+                                     const Eigen::VectorXd& q1, DiscreteDerivatives& d,
+                                     std::optional<double> constraint_alpha = std::nullopt) {
+  alpha_rule_derivatives(sys, ld.step_size(), ld.alpha(), q0, q1, d, constraint_alpha);
+}
+
+template <LocallyCoupled S>
+void discrete_lagrangian_derivatives(const S& sys, const TrapezoidRule<S>& ld, const Eigen::VectorXd& q0,
+                                     const Eigen::VectorXd& q1, DiscreteDerivatives& d,
+                                     std::optional<double> constraint_alpha = std::nullopt) {
+  const double h = ld.step_size();
+  const auto rule_of_term = [h](const auto& term) { return TrapezoidRule<std::decay_t<decltype(term)>>(term, h); };
+  detail::derivatives_by_terms(sys, h, rule_of_term, q0, q1, d, constraint_alpha);
+}
+
+/// Whether discrete_lagrangian_derivatives takes Ld on sys term by term.
+template <class Ld, class S>
+concept SplitsIntoTerms = LocallyCoupled<S> &&
+    (std::is_same_v<Ld, AlphaRule<S>> || std::is_same_v<Ld, TrapezoidRule<S>>);
+
+/// The Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] of a Newton system in (q_{k+1}, λ) whose momentum
+/// rows carry −M(q_k)ᵀλ (DLA's, and MLA's without its force's derivative): d.by_q1 and the entries
+/// of −M(q_k)ᵀ, gathered in `entries` (storage reused from one call to the next).
+inline void saddle_point_jacobian(const DiscreteDerivatives& d, const Eigen::SparseMatrix<double>& Mq,
+                                  Triplets& entries, Eigen::SparseMatrix<double>& J) {
+  const Eigen::Index n = Mq.cols();
+  entries = d.by_q1;
+  for (int k = 0; k < Mq.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
+      entries.emplace_back(it.col(), n + it.row(), -it.value());
+  J.setFromTriplets(entries.begin(), entries.end());
+}
+
+}  // namespace dalembert::local
