@@ -165,22 +165,23 @@ TEST(DerivativeCheck, DetectsAWrongCyclicDeclaration) {
 }
 
 namespace {
-// Largest difference between the structured and the hyper-dual derivatives of the α-rule (and
-// between both first-order forms and the hyper-dual D1, D2), relative to the size of each
-// quantity, over random pairs (q0, q1) a step apart.
-template <class S>
-double worst_structured_difference(const S& sys, double h, double alpha) {
+// Largest difference between the structured and the hyper-dual derivatives of the α-rule or the
+// trapezoidal rule `ld` (and between both first-order forms and the hyper-dual D1, D2), relative to
+// the size of each quantity, over random pairs (q0, q1) a step apart.
+template <class Ld>
+double worst_structured_difference(const Ld& ld) {
+  constexpr int n = Ld::n;
+  const double h = ld.step_size();
   std::mt19937 rng(2024);
   std::uniform_real_distribution<double> u(-1.5, 1.5);
-  const AlphaRule<S> ld(sys, h, alpha);
   double worst = 0.0;
   for (int trial = 0; trial < 5; ++trial) {
-    Vecd<S::n> q0, v;
-    for (int i = 0; i < S::n; ++i) {
+    Vecd<n> q0, v;
+    for (int i = 0; i < n; ++i) {
       q0[i] = u(rng);
       v[i] = u(rng);
     }
-    const Vecd<S::n> q1 = q0 + h * v;
+    const Vecd<n> q1 = q0 + h * v;
     const auto fast = differentiate(ld, q0, q1);
     const auto reference = detail::hyper_dual_derivatives(ld, q0, q1);
     const auto relative = [](const auto& a, const auto& b) {
@@ -192,7 +193,7 @@ double worst_structured_difference(const S& sys, double h, double alpha) {
     worst = std::max({worst, relative_value(fast.value), relative(fast.D1, reference.D1),
                       relative(fast.D2, reference.D2), relative(fast.D12, reference.D12)});
     // First-order only: the structured path and the generic one (duals along (q0, q1)).
-    for (const auto& slots : {slot_derivatives(ld, q0, q1), slot_derivatives<AlphaRule<S>>(ld, q0, q1)}) {
+    for (const auto& slots : {slot_derivatives(ld, q0, q1), slot_derivatives<Ld>(ld, q0, q1)}) {
       worst = std::max({worst, relative_value(slots.value), relative(slots.D1, reference.D1),
                         relative(slots.D2, reference.D2)});
     }
@@ -207,23 +208,25 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
   // wrong sign or a transposed C in D12 shows on the sleigh and the double pendulum at O(1). The
   // sleigh, knife edge, particle, disk and cart declare cyclic coordinates (model/model.hpp), which
   // the structured path leaves out of its hyper-duals and the generic path does not know of.
+  // differentiate(TrapezoidRule<S>) is the mean of the structured α-rules with α = 0 and 1.
   const NonholonomicParticle particle = particle_with_potential();
   const KnifeEdge knife = knife_edge_with_spring();
   test::DoublePendulum pendulum;  // G(q), and with c ≠ 0 a V whose Hessian depends on q
   pendulum.cubic = 0.1;
-  double worst = 0.0;
-  for (double alpha : {0.0, 0.3, 0.5, 1.0}) {
+  const auto worst_of_rules = [](const auto& sys) {
+    using S = std::decay_t<decltype(sys)>;
+    double worst_here = 0.0;
     for (double h : {0.01, 0.1}) {
-      worst = std::max({worst, worst_structured_difference(particle, h, alpha),
-                        worst_structured_difference(knife, h, alpha),
-                        worst_structured_difference(VerticalDisk{}, h, alpha),
-                        worst_structured_difference(ChaplyginSleigh{}, h, alpha),
-                        worst_structured_difference(chain_terms::Skate{}, h, alpha),
-                        worst_structured_difference(chain_terms::Spring{}, h, alpha),
-                        worst_structured_difference(pendulum, h, alpha),
-                        worst_structured_difference(CartWithPendulumPair{}, h, alpha)});
+      worst_here = std::max(worst_here, worst_structured_difference(TrapezoidRule<S>(sys, h)));
+      for (double alpha : {0.0, 0.3, 0.5, 1.0})
+        worst_here = std::max(worst_here, worst_structured_difference(AlphaRule<S>(sys, h, alpha)));
     }
-  }
+    return worst_here;
+  };
+  const double worst = std::max({worst_of_rules(particle), worst_of_rules(knife), worst_of_rules(VerticalDisk{}),
+                                 worst_of_rules(ChaplyginSleigh{}), worst_of_rules(chain_terms::Skate{}),
+                                 worst_of_rules(chain_terms::Spring{}), worst_of_rules(pendulum),
+                                 worst_of_rules(CartWithPendulumPair{})});
   test::report("structured_vs_hyper_dual_relative_difference", worst);
   EXPECT_LT(worst, 1e-13);
 }

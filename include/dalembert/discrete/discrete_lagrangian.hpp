@@ -428,6 +428,37 @@ class TrapezoidRule {
   double h_;
 };
 
+namespace detail {
+/// The mean of two sets of derivatives of discrete Lagrangians.
+template <class Derivatives>
+Derivatives mean_of(Derivatives a, const Derivatives& b) {
+  a.value = 0.5 * (a.value + b.value);
+  a.D1 = 0.5 * (a.D1 + b.D1);
+  a.D2 = 0.5 * (a.D2 + b.D2);
+  if constexpr (requires { a.D12; }) a.D12 = 0.5 * (a.D12 + b.D12);
+  return a;
+}
+}  // namespace detail
+
+/// The trapezoidal rule of a model with a metric through its structure: (h/2)[L(q0, v) + L(q1, v)]
+/// is the mean of the α-rules with α = 0 and α = 1, h L(q0, v) and h L(q1, v), each differentiated
+/// as above (compiled models only, as for the α-rule).
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S>)
+[[gnu::flatten]] DerivativesOf<TrapezoidRule<S>> differentiate(const TrapezoidRule<S>& ld, const VecN<S>& q0,
+                                                               const VecN<S>& q1) {
+  const AlphaRule<S> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
+  return detail::mean_of(differentiate(at_q0, q0, q1), differentiate(at_q1, q0, q1));
+}
+
+template <HasMetric S>
+  requires(!MechanicalAtRunTime<S>)
+[[gnu::flatten]] SlotDerivativesOf<TrapezoidRule<S>> slot_derivatives(const TrapezoidRule<S>& ld, const VecN<S>& q0,
+                                                                      const VecN<S>& q1) {
+  const AlphaRule<S> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
+  return detail::mean_of(slot_derivatives(at_q0, q0, q1), slot_derivatives(at_q1, q0, q1));
+}
+
 /// A user-supplied discrete Lagrangian: any callable generic in its scalar type,
 ///   [](const auto& q0, const auto& q1) { ... return L_d; }
 template <int N, class F>
