@@ -1,9 +1,9 @@
 // Time of one step on the chain of N knife edges (models/knife_edge_chain.hpp) against N, for every
 // method that runs on it term by term (sparse, any N): the midpoint and trapezoidal DLA and FIM, MLA, GF,
 // GF-sym, GF-CP, McLachlan–Perlmutter, the discrete gradient, SPARK (3 stages) and RK4; and, for
-// comparison, some of them on the chain
-// without its terms (differentiated densely) up to the sizes the catalogue entry used to accept
-// (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with scripts/plot_chain_benchmark.py.
+// comparison, some of them on the chain without its terms (differentiated densely) up to the sizes the
+// catalogue entry used to accept (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with
+// scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
