@@ -291,13 +291,12 @@ TEST(ModelFiles, TaylorEvaluationIsExactForNestedDuals) {
 }
 
 namespace {
-/// Largest difference between the α-rule derivatives of a model file from its Taylor coefficients
-/// (file_model.hpp) and from the generic hyper-dual evaluation, relative to the largest entry.
-template <class File = modelfile::BoundedFileModel>
-double alpha_rule_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) {
-  const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
-  const AlphaRule<File> ld(file, 0.1, alpha);
-  const VecN<File> x0 = q0, x1 = q1;
+/// Largest difference between the derivatives of a model file's discrete Lagrangian ld from its
+/// Taylor coefficients (file_model.hpp) and from the generic hyper-dual evaluation, relative to the
+/// largest entry.
+template <class Ld>
+double direct_against_hyper_duals(const Ld& ld, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) {
+  const VecN<Ld> x0 = q0, x1 = q1;
   const auto direct = differentiate(ld, x0, x1);
   const auto generic = dalembert::detail::hyper_dual_derivatives(ld, x0, x1);
   const double scale = std::max({std::abs(generic.value), generic.D1.cwiseAbs().maxCoeff(),
@@ -306,6 +305,19 @@ double alpha_rule_difference(const std::string& stem, double alpha, const Eigen:
                                  (direct.D2 - generic.D2).cwiseAbs().maxCoeff(),
                                  (direct.D12 - generic.D12).cwiseAbs().maxCoeff()});
   return worst / scale;
+}
+
+template <class File = modelfile::BoundedFileModel>
+double alpha_rule_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0,
+                             const Eigen::VectorXd& q1) {
+  const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+  return direct_against_hyper_duals(AlphaRule<File>(file, 0.1, alpha), q0, q1);
+}
+
+template <class File = modelfile::BoundedFileModel>
+double trapezoid_rule_difference(const std::string& stem, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1) {
+  const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+  return direct_against_hyper_duals(TrapezoidRule<File>(file, 0.1), q0, q1);
 }
 }  // namespace
 
@@ -323,6 +335,37 @@ TEST(ModelFiles, AlphaRuleDerivativesEqualHyperDuals) {
   }
   test::report("model_file_alpha_rule_direct_vs_hyper_dual", worst);
   EXPECT_LT(worst, 1e-14);
+}
+
+// The trapezoidal rule of a model file is the mean of its α-rules at α = 0 and 1: the same as the
+// generic hyper-dual path, and the same steps as the catalogue's (whose trapezoidal rule takes the
+// structured α-rules of its metric) under dla, fim and del.
+TEST(ModelFiles, TrapezoidRuleDerivativesEqualHyperDuals) {
+  const double worst =
+      std::max({trapezoid_rule_difference("chaplygin-sleigh", Vecd<3>(0.3, -0.2, 0.7), Vecd<3>(0.36, -0.17, 0.81)),
+                trapezoid_rule_difference<modelfile::UnboundedFileModel>("knife-edge", Vecd<3>(0.3, -0.2, 0.7),
+                                                                         Vecd<3>(0.36, -0.17, 0.81)),
+                trapezoid_rule_difference("double-pendulum", Vecd<2>(1.1, -0.4), Vecd<2>(1.2, -0.55))});
+  test::report("model_file_trapezoid_rule_direct_vs_hyper_dual", worst);
+  EXPECT_LT(worst, 1e-14);
+
+  double largest = 0.0;
+  for (const auto& [name, method] : std::vector<std::pair<std::string, std::string>>{{"knife-edge", "dla"},
+                                                                                     {"chaplygin-sleigh", "dla"},
+                                                                                     {"vertical-disk", "dla"},
+                                                                                     {"knife-edge", "fim"},
+                                                                                     {"vertical-disk", "fim"},
+                                                                                     {"pendulum", "del"}}) {
+    RunOptions o = options(method, 0.05, 200);
+    o.rule = "trapezoid";
+    const RunResult builtin = catalogue::find(name).run({}, {}, o);
+    const RunResult file = catalogue::find(model_path(name)).run({}, {}, o);
+    ASSERT_FALSE(builtin.failed() || file.failed()) << name << " " << method;
+    const double d = largest_difference(builtin.trajectory, file.trajectory);
+    EXPECT_LT(d, 1e-12) << name << " with " << method;
+    largest = std::max(largest, d);
+  }
+  test::report("model_file_trapezoid_largest_trajectory_difference", largest);
 }
 
 namespace {

@@ -692,6 +692,17 @@ DerivativesOf<AlphaRule<FileModel<MaxN>>> differentiate(const AlphaRule<FileMode
   return d;
 }
 
+/// The trapezoidal rule of a model file, (h/2)[L(q0, v) + L(q1, v)]: the mean of its α-rules with
+/// α = 0 and α = 1 (h L(q0, v) and h L(q1, v)), two kernel calls. Found by argument-dependent lookup;
+/// ModelFiles.TrapezoidRuleDerivativesEqualHyperDuals holds it equal to the generic path.
+template <int MaxN>
+DerivativesOf<TrapezoidRule<FileModel<MaxN>>> differentiate(const TrapezoidRule<FileModel<MaxN>>& ld,
+                                                            const Vecd<Eigen::Dynamic, MaxN>& q0,
+                                                            const Vecd<Eigen::Dynamic, MaxN>& q1) {
+  const AlphaRule<FileModel<MaxN>> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
+  return dalembert::detail::mean_of(differentiate(at_q0, q0, q1), differentiate(at_q1, q0, q1));
+}
+
 /// The α-rule constraint ω(q0, q1) = M(q̄)(q1 − q0)/h of a model file and ∂ω/∂q1, assembled from
 /// the entries of M and their gradients at q̄ (one kernel call, no dual arithmetic; at a run-time
 /// size dual numbers carry their storage and cost 2–3 times more, docs/benchmarks.md). Found by
