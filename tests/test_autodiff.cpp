@@ -2,6 +2,7 @@
 // including nested duals mixed with plain double constants.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 
 using namespace dalembert;
@@ -146,4 +148,85 @@ TEST(AutoDiff, SinCosEqualsSinAndCosAtEveryDepth) {
   // along the inner direction x (a = 0.7 x − 1.3 y) is −0.7 sin a.
   EXPECT_NEAR(second.sin.derivatives()[0].derivatives()[0], -0.7 * std::sin(a.value()), 1e-15);
   EXPECT_NEAR(second.cos.derivatives()[0].derivatives()[1], 1.3 * std::cos(a.value()), 1e-15);
+}
+
+namespace {
+
+/// One model with a constant metric, returned with double entries (MetricDerivatives then skips
+/// the sums over ∂G) or in the scalar type (the general path, which sums the zeros).
+template <bool DoubleEntries>
+struct ConstantMetricModel : Mechanical<ConstantMetricModel<DoubleEntries>, 3> {
+  static constexpr int n = 3, m = 0;
+  template <class T>
+  auto metric(const Vec<T, 3>&) const {
+    if constexpr (DoubleEntries) {
+      return Eigen::DiagonalMatrix<double, 3>(2.0, 3.0, 0.5);
+    } else {
+      Mat<T, 3, 3> G;
+      G << T(2.0), T(0.0), T(0.0), T(0.0), T(3.0), T(0.0), T(0.0), T(0.0), T(0.5);
+      return G;
+    }
+  }
+  template <class T>
+  T potential(const Vec<T, 3>& q) const {
+    using std::cos;
+    return 0.5 * q[0] * q[0] * q[1] + 1.5 * cos(q[2]);
+  }
+  template <class T>
+  Mat<T, 0, 3> constraint_matrix(const Vec<T, 3>&) const {
+    return {};
+  }
+};
+
+/// The largest difference between two vectors of duals, values and derivatives.
+template <class Dual>
+double largest_difference(const Vec<Dual, 3>& a, const Vec<Dual, 3>& b) {
+  double d = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    d = std::max(d, std::abs(a[i].value() - b[i].value()));
+    d = std::max(d, (a[i].derivatives() - b[i].derivatives()).template lpNorm<Eigen::Infinity>());
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST(AutoDiff, ConstantMetricDerivativesEqualTheGeneralPath) {
+  // Through a Jacobian (duals along 3 directions at q, w, v, y): the terms of the discrete gradient
+  // and McLachlan–Perlmutter, ∇V + ∂_q(½ wᵀG w) and Ω(v) y, and G itself, with and without the
+  // sums over ∂G = 0. Every entry is a sum with the same nonzero terms, so they agree bit for bit.
+  using Dual = Eigen::AutoDiffScalar<Vecd<3>>;
+  using Constant = MetricDerivatives<ConstantMetricModel<true>, Dual>;
+  using General = MetricDerivatives<ConstantMetricModel<false>, Dual>;
+  static_assert(Constant::constant_metric && !General::constant_metric);
+  const auto duals = [](double a, double b, double c, int first) {
+    Vec<Dual, 3> x;
+    const double values[3] = {a, b, c};
+    for (int i = 0; i < 3; ++i) x[i] = Dual(values[i], Vecd<3>::Unit((first + i) % 3) * (1.0 + i));
+    return x;
+  };
+  const Vec<Dual, 3> q = duals(0.7, -1.3, 2.1, 0), w = duals(0.4, 1.1, -0.6, 1), v = duals(-0.2, 0.9, 1.7, 2),
+                     y = duals(1.5, -0.8, 0.3, 0);
+  const Constant constant(ConstantMetricModel<true>{}, q);
+  const General general(ConstantMetricModel<false>{}, q);
+  for (const double sign : {1.0, -1.0}) {
+    EXPECT_EQ(largest_difference(constant.potential_gradient_plus_half_quadratic(w, sign),
+                                 general.potential_gradient_plus_half_quadratic(w, sign)),
+              0.0);
+  }
+  EXPECT_EQ(largest_difference(constant.gyroscopic(v, y), general.gyroscopic(v, y)), 0.0);
+  double metric_difference = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      metric_difference =
+          std::max(metric_difference, std::abs(constant.metric()(i, j).value() - general.metric()(i, j).value()));
+      EXPECT_EQ(constant.metric_derivative(i, j, 0).value(), 0.0);
+    }
+  EXPECT_EQ(metric_difference, 0.0);
+  EXPECT_EQ(constant.potential().value(), general.potential().value());
+  // ∇V of V = ½ q0² q1 + 1.5 cos(q2), the closed form, so that neither path is checked only against the other
+  const Vec<Dual, 3> gradient = constant.potential_gradient_plus_half_quadratic(w);
+  EXPECT_DOUBLE_EQ(gradient[0].value(), 0.7 * -1.3);
+  EXPECT_DOUBLE_EQ(gradient[1].value(), 0.5 * 0.7 * 0.7);
+  EXPECT_DOUBLE_EQ(gradient[2].value(), -1.5 * std::sin(2.1));
 }

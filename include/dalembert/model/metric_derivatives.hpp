@@ -6,6 +6,11 @@
 //   ∂_q(½ wᵀG w)_k = ½ Σ_ij w_i w_j ∂_k G_ij,
 //   (Ω(v) y)_k = Σ_ij v_i (∂_k G_ij − ∂_j G_ik) y_j    (Ω(v) skew: the gyroscopic term of G v̇).
 // T is double, or a dual number when a Jacobian is taken through the point q.
+// A metric returned with double entries is constant (model/model.hpp): then ∂G = 0, only V is
+// differentiated, and the sums over ∂_k G_ij below are zero without being formed.
+#include <type_traits>
+#include <utility>
+
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/projectors.hpp"
@@ -17,25 +22,46 @@ class MetricDerivatives {
  public:
   static constexpr int N = S::n, MaxN = max_n_of<S>();
   using Along = ad::Dual<T, N, MaxN>;  ///< derivatives along q
+  /// Whether S returns its metric with double entries, as a constant metric may (model/model.hpp).
+  static constexpr bool constant_metric =
+      std::is_same_v<typename std::decay_t<decltype(std::declval<const S&>().template metric<Along>(
+                         std::declval<const VecN<S, Along>&>()))>::Scalar,
+                     double>;
 
   MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
     VecN<S, Along> x(n_);
     for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
-    G_ = dense_metric(sys, x);
+    if constexpr (constant_metric) {
+      VecN<S> at(n_);
+      for (int i = 0; i < n_; ++i) at[i] = ad::plain(q[i]);
+      G_ = dense_metric(sys, at);
+    } else {
+      G_ = dense_metric(sys, x);
+    }
     V_ = sys.template potential<Along>(x);
   }
 
   int dimension() const { return n_; }
   /// G(q) as a dense matrix.
   MatNN<S, T> metric() const {
-    MatNN<S, T> G(n_, n_);
-    for (int j = 0; j < n_; ++j)
-      for (int i = 0; i < n_; ++i) G(i, j) = ad::value(G_(i, j));
-    return G;
+    if constexpr (constant_metric) {
+      return G_.template cast<T>();
+    } else {
+      MatNN<S, T> G(n_, n_);
+      for (int j = 0; j < n_; ++j)
+        for (int i = 0; i < n_; ++i) G(i, j) = ad::value(G_(i, j));
+      return G;
+    }
   }
   T potential() const { return ad::value(V_); }
   /// ∂_k G_ij
-  T metric_derivative(int k, int i, int j) const { return ad::derivative(G_(i, j), k); }
+  T metric_derivative(int k, int i, int j) const {
+    if constexpr (constant_metric) {
+      return ad::lift<T>(0.0);
+    } else {
+      return ad::derivative(G_(i, j), k);
+    }
+  }
 
   /// ∇V(q) + ∂_q(½ wᵀG w): ∂E/∂q at velocity w, and ∂H/∂q at momentum G w with a minus sign on the
   /// quadratic term. U is T, or any scalar when T is double.
@@ -43,11 +69,15 @@ class MetricDerivatives {
   VecN<S, U> potential_gradient_plus_half_quadratic(const VecN<S, U>& w, double quadratic_sign = 1.0) const {
     VecN<S, U> out(n_);
     for (int k = 0; k < n_; ++k) {
-      U quadratic = w[0] * (w[0] * metric_derivative(k, 0, 0));
-      for (int i = 0; i < n_; ++i)
-        for (int j = 0; j < n_; ++j)
-          if (i != 0 || j != 0) quadratic += w[i] * (w[j] * metric_derivative(k, i, j));
-      out[k] = (0.5 * quadratic_sign) * quadratic + ad::derivative(V_, k);
+      if constexpr (constant_metric) {  // 0 · w[k]: the quadratic term's zero, with w's derivatives' width
+        out[k] = 0.0 * w[k] + ad::derivative(V_, k);
+      } else {
+        U quadratic = w[0] * (w[0] * metric_derivative(k, 0, 0));
+        for (int i = 0; i < n_; ++i)
+          for (int j = 0; j < n_; ++j)
+            if (i != 0 || j != 0) quadratic += w[i] * (w[j] * metric_derivative(k, i, j));
+        out[k] = (0.5 * quadratic_sign) * quadratic + ad::derivative(V_, k);
+      }
     }
     return out;
   }
@@ -57,18 +87,22 @@ class MetricDerivatives {
   VecN<S, U> gyroscopic(const VecN<S, U>& v, const VecN<S, U>& y) const {
     VecN<S, U> out(n_);
     for (int k = 0; k < n_; ++k) {
-      U sum = v[0] * ((metric_derivative(k, 0, 0) - metric_derivative(0, 0, k)) * y[0]);
-      for (int i = 0; i < n_; ++i)
-        for (int j = 0; j < n_; ++j)
-          if (i != 0 || j != 0) sum += v[i] * ((metric_derivative(k, i, j) - metric_derivative(j, i, k)) * y[j]);
-      out[k] = sum;
+      if constexpr (constant_metric) {  // zero, with the width of v's and y's derivatives
+        out[k] = 0.0 * (v[k] * y[k]);
+      } else {
+        U sum = v[0] * ((metric_derivative(k, 0, 0) - metric_derivative(0, 0, k)) * y[0]);
+        for (int i = 0; i < n_; ++i)
+          for (int j = 0; j < n_; ++j)
+            if (i != 0 || j != 0) sum += v[i] * ((metric_derivative(k, i, j) - metric_derivative(j, i, k)) * y[j]);
+        out[k] = sum;
+      }
     }
     return out;
   }
 
  private:
   int n_;
-  MatNN<S, Along> G_;
+  std::conditional_t<constant_metric, MatNN<S>, MatNN<S, Along>> G_;
   Along V_;
 };
 

@@ -13,7 +13,8 @@
 // The convenience base Mechanical<Derived, n> builds L = ½ vᵀG(q)v − V(q) from
 //   template <class T> Mat<T,n,n> metric(q) const;  template <class T> T potential(q) const;
 // A constant metric may be returned with double entries (e.g. Eigen::DiagonalMatrix<double, n>),
-// which spares automatic differentiation the products with constants, and
+// which spares automatic differentiation the products with constants and the methods written with
+// the metric the sums over its derivatives (model/metric_derivatives.hpp), and
 //   static constexpr std::array<int, K> cyclic_coordinates = {...};
 // declares the coordinates that G and V do not depend on (see noncyclic_coordinates below).
 // Catalogue metadata (names, parameters, default initial data, closed forms) is described in

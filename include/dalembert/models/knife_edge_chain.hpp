@@ -99,8 +99,7 @@ class KnifeEdgeChain : public Mechanical<KnifeEdgeChain, Eigen::Dynamic> {
   std::string_view summary() const {
     return "chain of N knife edges joined by springs: L = sum m/2 (x_i'^2 + y_i'^2) + J/2 phi_i'^2 - V, "
            "V = sum k/2 ((x_{i+1} - x_i - l)^2 + (y_{i+1} - y_i)^2) + kappa/2 (phi_{i+1} - phi_i)^2, "
-           "blade i along (cos phi_i, sin phi_i); N at run time (every method but exact and the trapezoid rules at any "
-           "N, those two for small N)";
+           "blade i along (cos phi_i, sin phi_i); N at run time (every method but exact at any N, exact up to 3)";
   }
   std::vector<std::string> coordinate_names() const {
     std::vector<std::string> names;
