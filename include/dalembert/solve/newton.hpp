@@ -112,26 +112,27 @@ bool solve_linear(const Matrix& J, const Vector& F, Vector& step) {
   return true;
 }
 
-/// Whether every |F_i| is within `threshold` or within its round-off floor 16 ε Σ_j |J_ij| |x_j|
-/// (test (b) at the top of this file). Dense: row by row, stopping at the first row above both.
+/// The round-off floor of each equation, 16 ε Σ_j |J_ij| |x_j|: how much F_i moves when x moves by
+/// its last bits (test (b) at the top of this file). Newton takes it with each Jacobian, which it
+/// then need not keep.
 template <class Matrix, class Vector>
-bool within_roundoff_floor(const Matrix& J, const Vector& x, const Vector& F, double threshold) {
+Vector roundoff_floor(const Matrix& J, const Vector& x) {
   constexpr double k = 16 * std::numeric_limits<double>::epsilon();
+  Vector floor = Vector::Zero(x.size());
   if constexpr (std::is_base_of_v<Eigen::SparseMatrixBase<Matrix>, Matrix>) {
-    Eigen::VectorXd floor = Eigen::VectorXd::Zero(F.size());
     for (Eigen::Index j = 0; j < J.outerSize(); ++j)
       for (typename Matrix::InnerIterator e(J, j); e; ++e) floor[e.index()] += std::abs(e.value() * x[e.col()]);
-    return (F.array().abs() <= (k * floor.array()).max(threshold)).all();
   } else {
-    for (Eigen::Index i = 0; i < F.size(); ++i) {
-      const double f = std::abs(F[i]);
-      if (f <= threshold) continue;
-      double floor = 0.0;
-      for (Eigen::Index j = 0; j < x.size(); ++j) floor += std::abs(J(i, j) * x[j]);
-      if (!(f <= k * floor)) return false;
-    }
-    return true;
+    for (Eigen::Index j = 0; j < x.size(); ++j)
+      for (Eigen::Index i = 0; i < x.size(); ++i) floor[i] += std::abs(J(i, j) * x[j]);
   }
+  return k * floor;
+}
+
+/// Whether every |F_i| is within `threshold` or within its round-off floor.
+template <class Vector>
+bool within_roundoff_floor(const Vector& F, const Vector& floor, double threshold) {
+  return (F.array().abs() <= floor.array().max(threshold)).all();
 }
 
 }  // namespace detail
@@ -171,6 +172,7 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       return report;
     }
     jacobian_at(x, jacobian);
+    const Vecd<N, MaxN> floor = detail::roundoff_floor(jacobian, x);
     bool regular = false;
     if constexpr (sparse) {
       if (!ordered) sparse_lu.analyzePattern(jacobian), ordered = true;
@@ -212,9 +214,9 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     x = trial;
     residual = trial_residual;
     norm = residual.template lpNorm<Eigen::Infinity>();
-    // A correction at round-off level cannot improve x further: test (b). The Jacobian is the one
-    // of the iterate before, which differs from x by round-off.
-    if (step_size <= roundoff_of(x) && detail::within_roundoff_floor(jacobian, x, residual, 1e3 * threshold)) {
+    // A correction at round-off level cannot improve x further: test (b). The floor is the one of
+    // the iterate before (its J and x), which differs from x by round-off.
+    if (step_size <= roundoff_of(x) && detail::within_roundoff_floor(residual, floor, 1e3 * threshold)) {
       report.iterations += 1;
       report.residual_norm = norm;
       report.converged = std::isfinite(norm);
