@@ -699,8 +699,8 @@ template <int MaxN>
 DerivativesOf<TrapezoidRule<FileModel<MaxN>>> differentiate(const TrapezoidRule<FileModel<MaxN>>& ld,
                                                             const Vecd<Eigen::Dynamic, MaxN>& q0,
                                                             const Vecd<Eigen::Dynamic, MaxN>& q1) {
-  const AlphaRule<FileModel<MaxN>> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
-  return dalembert::detail::mean_of(differentiate(at_q0, q0, q1), differentiate(at_q1, q0, q1));
+  return dalembert::detail::mean_over_end_rules(
+      ld, [&](const AlphaRule<FileModel<MaxN>>& rule) { return differentiate(rule, q0, q1); });
 }
 
 /// The α-rule constraint ω(q0, q1) = M(q̄)(q1 − q0)/h of a model file and ∂ω/∂q1, assembled from

@@ -438,6 +438,14 @@ Derivatives mean_of(Derivatives a, const Derivatives& b) {
   if constexpr (requires { a.D12; }) a.D12 = 0.5 * (a.D12 + b.D12);
   return a;
 }
+
+/// The derivatives of a trapezoidal rule as the mean of those of its two end rules, the α-rules with
+/// α = 0 and α = 1 (h L(q0, v) and h L(q1, v)); derivatives_of(rule) takes either's derivatives.
+template <class S, class DerivativesOf>
+auto mean_over_end_rules(const TrapezoidRule<S>& ld, DerivativesOf&& derivatives_of) {
+  const AlphaRule<S> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
+  return mean_of(derivatives_of(at_q0), derivatives_of(at_q1));
+}
 }  // namespace detail
 
 /// The trapezoidal rule of a model with a metric through its structure: (h/2)[L(q0, v) + L(q1, v)]
@@ -447,16 +455,14 @@ template <HasMetric S>
   requires(!MechanicalAtRunTime<S>)
 [[gnu::flatten]] DerivativesOf<TrapezoidRule<S>> differentiate(const TrapezoidRule<S>& ld, const VecN<S>& q0,
                                                                const VecN<S>& q1) {
-  const AlphaRule<S> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
-  return detail::mean_of(differentiate(at_q0, q0, q1), differentiate(at_q1, q0, q1));
+  return detail::mean_over_end_rules(ld, [&](const AlphaRule<S>& rule) { return differentiate(rule, q0, q1); });
 }
 
 template <HasMetric S>
   requires(!MechanicalAtRunTime<S>)
 [[gnu::flatten]] SlotDerivativesOf<TrapezoidRule<S>> slot_derivatives(const TrapezoidRule<S>& ld, const VecN<S>& q0,
                                                                       const VecN<S>& q1) {
-  const AlphaRule<S> at_q0(ld.system(), ld.step_size(), 0.0), at_q1(ld.system(), ld.step_size(), 1.0);
-  return detail::mean_of(slot_derivatives(at_q0, q0, q1), slot_derivatives(at_q1, q0, q1));
+  return detail::mean_over_end_rules(ld, [&](const AlphaRule<S>& rule) { return slot_derivatives(rule, q0, q1); });
 }
 
 /// A user-supplied discrete Lagrangian: any callable generic in its scalar type,
