@@ -44,6 +44,20 @@ constexpr int sum_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic)
 constexpr int difference_of_sizes(int a, int b) { return (a == Dynamic || b == Dynamic) ? Dynamic : a - b; }
 constexpr int multiple_of_size(int k, int a) { return a == Dynamic ? Dynamic : k * a; }
 
+/// The size N as a constant of its type (std::integral_constant<int, N>) when N is fixed, else
+/// `value`. Methods hand Newton lambdas that capture their sizes by reference; in them an int size is
+/// read back from the caller's frame at every call (Newton is not inlined into the step), and tests
+/// and offsets on it stay in the code, while a size held this way is a constant (docs/benchmarks.md,
+/// "Sizes as constants in Newton's lambdas"). Where Eigen wants an index type, write int{size}.
+template <int N>
+auto size_constant(int value) {
+  if constexpr (N == Dynamic) {
+    return value;
+  } else {
+    return std::integral_constant<int, N>{};
+  }
+}
+
 /// a * b coefficient by coefficient (a lazy product) where a size is known only at run time, as
 /// Eigen computes small fixed-size products. At a run-time size `a * b` would take Eigen's general
 /// matrix–vector kernel, which sums in another order (a run-time-size system would drift from the

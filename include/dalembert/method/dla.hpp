@@ -127,7 +127,8 @@ class DiscreteLagrangeDAlembert {
   template <bool Forced>
   void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const auto dn = size_constant<n>(coordinate_count(system_));
+    const auto dm = size_constant<m>(constraint_count(system_));
     const double h = step_size();
     const MatMN<S> Mq = system_.template constraint_matrix<double>(s.q);
     Vecd<N, MaxN> x(dn + dm);
@@ -142,8 +143,8 @@ class DiscreteLagrangeDAlembert {
     std::conditional_t<jacobian_with_residual, DerivativesOf<Ld>, SlotDerivativesOf<Ld>> d;
     VecN<S> force = VecN<S>::Zero(dn);
     MatNN<S> force_by_q1;  // used when Forced
-    VecM<S> omega(dm);
-    MatMN<S> omega_by_q1(dm, dn);  // used when jacobian_with_residual
+    VecM<S> omega(int{dm});
+    MatMN<S> omega_by_q1(int{dm}, int{dn});  // used when jacobian_with_residual
     const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
