@@ -77,10 +77,11 @@ class DiscreteGradient {
       const MetricDerivatives<S, T> mid(system_, q_mid);
       const MatNN<S, T> G = mid.metric();
       VecN<S, T> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid);
-      VecN<S, T> grad_v = G * v_mid;
+      VecN<S, T> grad_v = coefficient_product(G, v_mid);
       const T squared_step = dq.squaredNorm() + dv.squaredNorm();
       if (ad::plain(squared_step) > 0) {  // at rest the midpoint gradient is already exact
-        const T E1 = 0.5 * v1.dot(dense_metric(system_, q1) * v1) + system_.template potential<T>(q1);
+        const T E1 = 0.5 * v1.dot(VecN<S, T>(coefficient_product(dense_metric(system_, q1), v1))) +
+                     system_.template potential<T>(q1);
         const T excess = (E1 - E0 - grad_q.dot(dq) - grad_v.dot(dv)) / squared_step;
         grad_q += excess * dq;
         grad_v += excess * dv;
@@ -92,15 +93,17 @@ class DiscreteGradient {
           const MatMN<S, T> M_mid = system_.template constraint_matrix<T>(q_mid);
           MatMN<S, T> M_tilde = M_mid;
           const T squared_dq = dq.squaredNorm();
-          if (ad::plain(squared_dq) > 0) M_tilde -= (M_mid * dq) * (dq.transpose() / squared_dq);
-          force += M_tilde.transpose() * VecM<S, T>(x.template segment<m>(2 * dn, dm));
+          if (ad::plain(squared_dq) > 0)
+            M_tilde -= VecM<S, T>(coefficient_product(M_mid, dq)) * (dq.transpose() / squared_dq);
+          force += coefficient_product(M_tilde.transpose(), VecM<S, T>(x.template segment<m>(2 * dn, dm)));
         }
       }
       if constexpr (HasExternalForce<S>) {
         if (forced) force += system_.template force<T>(q_mid, v_mid, s.t + 0.5 * h);
       }
       Vec<T, N, MaxN> r(width);
-      r << dq - h * drift, G * dv - h * force, VecM<S, T>(system_.template constraint_matrix<T>(q1) * v1);
+      r << dq - h * drift, coefficient_product(G, dv) - h * force,
+          VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
       return r;
     };
     const auto evaluate = [&](const Unknowns& x, Unknowns& F, Matd<N, N, MaxN, MaxN>& J) {

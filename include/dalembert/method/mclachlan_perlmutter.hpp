@@ -75,7 +75,7 @@ class McLachlanPerlmutter {
       const VecN<S, T> v1 = x.template head<n>(dn);
       const VecM<S, T> lambda = x.template segment<m>(dn, dm);
       const VecN<S, T> q1 = ad::constants<T>(q_half, width) + (0.5 * h) * v1;
-      const VecN<S, T> p1 = dense_metric(system_, q1) * v1;
+      const VecN<S, T> p1 = coefficient_product(dense_metric(system_, q1), v1);
       VecN<S, T> momentum_residual = p1 + ad::constants<T>(known, width) + (0.5 * h) * H_q(p1);
       if constexpr (m != 0) {
         if (dm > 0) momentum_residual -= h * transpose_times(M_half, lambda);
@@ -87,7 +87,7 @@ class McLachlanPerlmutter {
         }
       }
       Vec<T, N, MaxN> r(width);
-      r << momentum_residual, VecM<S, T>(system_.template constraint_matrix<T>(q1) * v1);
+      r << momentum_residual, VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
       return r;
     };
     const auto evaluate = [&](const Unknowns& x, Unknowns& F, Matd<N, N, MaxN, MaxN>& J) {

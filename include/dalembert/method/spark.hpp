@@ -159,13 +159,13 @@ class Spark {
       VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
       const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
       if constexpr (m != 0) {
-        if (dm > 0) R += M.transpose() * y.template segment<m>(2 * dn, dm);
+        if (dm > 0) R += coefficient_product(M.transpose(), VecM<S, T>(y.template segment<m>(2 * dn, dm)));
       }
       if constexpr (HasExternalForce<S>) {
         if (forced) R += system_.template force<T>(Q, V, s.t + pair_.c[i] * h);
       }
       Vec<T, stage_size> rates(block);
-      rates << V, R, M * V;
+      rates << V, R, coefficient_product(M, V);
       return rates;
     };
     // g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
@@ -173,8 +173,8 @@ class Spark {
       using T = typename std::decay_t<decltype(z)>::Scalar;
       const VecN<S, T> q1 = z.template segment<n>(0, dn);
       const MatNN<S, T> G1 = dense_metric(system_, q1);
-      return VecM<S, T>(system_.template constraint_matrix<T>(q1) *
-                        G1.partialPivLu().solve(z.template segment<n>(dn, dn)));
+      const VecN<S, T> v1 = G1.partialPivLu().solve(z.template segment<n>(dn, dn));
+      return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
     };
 
     // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
