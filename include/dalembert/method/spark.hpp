@@ -159,7 +159,7 @@ class Spark {
       VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
       const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
       if constexpr (m != 0) {
-        if (dm > 0) R += coefficient_product(M.transpose(), VecM<S, T>(y.template segment<m>(2 * dn, dm)));
+        if (dm > 0) R += coefficient_product(M.transpose(), y.template segment<m>(2 * dn, dm));
       }
       if constexpr (HasExternalForce<S>) {
         if (forced) R += system_.template force<T>(Q, V, s.t + pair_.c[i] * h);
