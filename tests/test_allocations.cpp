@@ -1,9 +1,9 @@
 // Zero heap allocation per step (issue 8): a run of every single-trajectory step function (dla,
 // mla, gf, gf-sym, gf-cp, fim, rk4 on the particle and the Chaplygin sleigh; del, which runs
-// unconstrained systems only, on the pendulum; dla, mla, gf, gf-sym, fim and rk4 on model files of
-// at most 8 coordinates) performs no heap allocation after its first step, the run's own work per
-// step included; nor do the step functions on the sleigh at run-time size within a bound. The runs
-// are the library's (the command line's), so this file does not compile those methods again.
+// unconstrained systems only, on the pendulum; the same on model files of at most 8 coordinates,
+// whose sizes are known only at run time) performs no heap allocation after its first step, the
+// run's own work per step included. The runs are the library's (the command line's), so this file
+// does not compile those methods again.
 //
 // The counter replaces both the global operator new/delete family and malloc/calloc/realloc/free
 // (glibc supports replacing malloc from the executable; the replacements forward to
@@ -22,14 +22,6 @@
 
 #include <Eigen/Core>
 
-#include "dalembert/method/del.hpp"
-#include "dalembert/method/dla.hpp"
-#include "dalembert/method/generating_function.hpp"
-#include "dalembert/method/modified_lagrange_dalembert.hpp"
-#include "dalembert/method/momentum_energy.hpp"
-#include "dalembert/method/rk4.hpp"
-#include "dalembert/models/chaplygin_sleigh.hpp"
-#include "at_run_time.hpp"
 #include "catalogue/catalogue.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "test_support.hpp"
@@ -109,28 +101,14 @@ void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc
 // ---------------------------------------------------------------------------------------------
 
 using namespace dalembert;
-using namespace dalembert::models;
 
 namespace {
 
 constexpr double h = 0.05;
 constexpr long steps = 200;
 
-/// Heap allocations made by `steps` further steps of `method` from state `s`, after one first step
-/// (construction, the initial state and the first step are allowed to allocate).
-template <class Method>
-long allocations_of_steps(const Method& method, typename Method::State s) {
-  method.step(s);
-  const long before = allocation_count.load();
-  for (long k = 0; k < steps; ++k) method.step(s);
-  const long after = allocation_count.load();
-  EXPECT_TRUE(s.q.allFinite());  // observable, so that the steps are not optimised away
-  return after - before;
-}
-
-template <class Method, int N, int MaxN>
-long allocations_per_run(const Method& method, const PhasePoint<N, MaxN>& x0) {
-  return allocations_of_steps(method, method.initial_state(x0.q, x0.v));
+std::string model_file(const std::string& stem) {
+  return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml";
 }
 
 /// Reports the count of `what` (system/method) and asserts that it is zero.
@@ -218,44 +196,21 @@ TEST(NoAllocationPerStep, ChaplyginSleigh) {
 }
 TEST(NoAllocationPerStep, Pendulum) { expect_no_allocations_in_runs("pendulum", "pendulum", {"del"}); }
 
-/// The same step functions on the system seen with sizes known only at run time, stored within a
-/// bound of 8: no heap either, `mla` included, whose third derivatives (the Jacobian of the
-/// constraint force) are nested at the fixed widths of ad::at_width (on the heap until 27 Nov 2026).
-template <class S>
-void expect_no_allocations_at_run_time(const S& fixed, const std::string& label) {
-  using R = test::AtRunTime<S, 8, 8>;
-  const R sys(fixed);
-  const auto x0 = fixed.default_initial();
-  const PhasePointOf<R> y0{x0.q, x0.v};
-  const auto check = [&](const std::string& method, long count) { expect_zero(label + "/" + method, count); };
-  check("dla", allocations_per_run(make_dla(sys, h), y0));
-  check("del", allocations_per_run(DiscreteEulerLagrange<R, AlphaRule<R>>(sys, AlphaRule<R>(sys, h)), y0));
-  check("gf", allocations_per_run(make_gf(sys, h), y0));
-  check("gf-sym", allocations_per_run(make_gf_sym(sys, h, 0.25), y0));
-  check("gf-cp", allocations_per_run(make_gf_cp(sys, h), y0));
-  check("fim", allocations_per_run(make_fim(sys, h), y0));
-  check("rk4", allocations_per_run(RungeKutta4<R>(sys, h), y0));
-  check("mla", allocations_per_run(make_midpoint_mla(sys, h), y0));
-}
-
-TEST(NoAllocationPerStep, RunTimeSizesWithinABound) {
-  expect_no_allocations_at_run_time(ChaplyginSleigh{}, "chaplygin-sleigh-at-run-time");
-}
-
-// Model files within the bound of 8 (FileModel<8>, src/modelfile/file_model.hpp), run as the command
-// line runs them (the catalogue library): no heap per step either, `mla` included, whose third
-// derivatives of L a model file reads from its kernels in doubles (FileModel::lagrangian_derivatives).
-// The kernels write into per-thread buffers that grow once, at the first evaluation.
+// Model files within the bound of 8 (FileModel<8>, src/modelfile/file_model.hpp), the systems of
+// run-time size within a bound that the library runs, as the command line runs them (the catalogue
+// library): no heap per step either, `mla` included, whose third derivatives of L a model file reads
+// from its kernels in doubles (FileModel::lagrangian_derivatives). The kernels write into
+// per-thread buffers that grow once, at the first evaluation.
 TEST(NoAllocationPerStep, ModelFileRunsWithinTheBound) {
   for (const std::string stem : {"knife-edge", "chaplygin-sleigh", "rolling-disk", "two-skates"})
-    expect_no_allocations_in_runs(std::string(DALEMBERT_SOURCE_DIR) + "/models/" + stem + ".toml", "model-file-" + stem,
-                                  {"dla", "mla", "gf", "gf-sym", "fim", "rk4"});
+    expect_no_allocations_in_runs(model_file(stem), "model-file-" + stem, constrained_step_functions);
+  expect_no_allocations_in_runs(model_file("pendulum"), "model-file-pendulum", {"del"});
 }
 
 // The counter sees what the library allocates in a run: a file of 11 coordinates, beyond the bound,
 // runs on the heap (FileModel<Eigen::Dynamic>) and allocates at every step.
 TEST(AllocationCounter, SeesTheHeapOfAModelFileBeyondTheBound) {
-  EXPECT_GT(allocations_of_a_run(std::string(DALEMBERT_SOURCE_DIR) + "/models/chaotic-oscillator.toml", "dla", 20), 0);
+  EXPECT_GT(allocations_of_a_run(model_file("chaotic-oscillator"), "dla", 20), 0);
 }
 
 TEST(NoAllocationPerStep, LieGroupContactAndSecondOrderFamilies) {

@@ -43,14 +43,14 @@ const auto contact_reference = [](const auto& sys) {
 
 }  // namespace
 
-// Each family on one model, within the bound, on the heap or both (why not more:
-// test_run_time_sizes.cpp). The unconstrained exact flow (m = 0) runs on the model files of the
-// pendulum and the harmonic oscillator in ModelFiles.SameTrajectoriesAsTheCatalogue.
+// Each family on one model, within the bound. On the heap they run in the library on model files
+// (test_run_time_sizes.cpp says where; the contact families: ContactModelFiles.MoreThanEightCoordinatesOnTheHeap).
+// The unconstrained exact flow (m = 0) runs on the model files of the pendulum and the harmonic
+// oscillator in ModelFiles.SameTrajectoriesAsTheCatalogue.
 TEST(RunTimeSizes, ExactVerticalDisk) {
   const models::VerticalDisk disk;
   const auto x0 = disk.default_initial();
   test::expect_same_steps_at_run_time<test::Storage::bounded>("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
-  test::expect_same_steps_at_run_time<test::Storage::heap>("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
 }
 
 TEST(RunTimeSizes, ExactIngredientsInMlaParticle) {
@@ -62,7 +62,7 @@ TEST(RunTimeSizes, ExactIngredientsInMlaParticle) {
 
 TEST(RunTimeSizes, ExactCompletionAndObjectsVerticalDisk) {
   // complete() (indices of the independent coordinates at run time) and the exact discrete
-  // Lagrangian and forces give the same values at run time, bounded and on the heap.
+  // Lagrangian and forces give the same values at run time.
   const models::VerticalDisk disk;
   const ExactNonholonomic<models::VerticalDisk> fixed(disk, 0.3);
   const Vecd<4> q0(0.1, -0.2, 0.3, 0.4), q1(0.0, 0.0, 0.75, 1.0);
@@ -82,8 +82,6 @@ TEST(RunTimeSizes, ExactCompletionAndObjectsVerticalDisk) {
     EXPECT_LT(difference, 1e-12) << label;
   };
   compare(test::AtRunTime<models::VerticalDisk, 8, 8>(disk), "exact_objects_vertical_disk_run_time_bounded");
-  compare(test::AtRunTime<models::VerticalDisk, Eigen::Dynamic, Eigen::Dynamic>(disk),
-          "exact_objects_vertical_disk_run_time_heap");
 }
 
 TEST(RunTimeSizes, HerglotzDampedKnifeEdge) {
@@ -92,12 +90,12 @@ TEST(RunTimeSizes, HerglotzDampedKnifeEdge) {
   const auto x0 = knife.default_initial();
   test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_thesis_damped_knife_edge", knife,
                                                                       thesis_herglotz, x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("herglotz_exponential_damped_knife_edge", knife,
-                                                                   exponential_herglotz, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_exponential_damped_knife_edge", knife,
+                                                                      exponential_herglotz, x0.q, x0.v, x0.z);
   test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_rk4_damped_knife_edge", knife,
                                                                       contact_rk4, x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("contact_reference_damped_knife_edge", knife,
-                                                                   contact_reference, x0.q, x0.v, x0.z, 20);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_reference_damped_knife_edge", knife,
+                                                                      contact_reference, x0.q, x0.v, x0.z, 20);
 }
 
 TEST(RunTimeSizes, HerglotzExactDampedOscillator2D) {
@@ -106,6 +104,6 @@ TEST(RunTimeSizes, HerglotzExactDampedOscillator2D) {
   const auto x0 = oscillator.default_initial();
   test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_exact_damped_oscillator_2d", oscillator,
                                                                       exact_herglotz, x0.q, x0.v, x0.z, 5);
-  test::expect_same_contact_steps_at_run_time<test::Storage::heap>("herglotz_thesis_damped_oscillator_2d", oscillator,
-                                                                   thesis_herglotz, x0.q, x0.v, x0.z);
+  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_thesis_damped_oscillator_2d",
+                                                                      oscillator, thesis_herglotz, x0.q, x0.v, x0.z);
 }
