@@ -135,17 +135,19 @@ using RunTheFile = std::function<RunResult(const std::string&, const catalogue::
 /// Methods a model file cannot run are listed; none of those named at the end may be among them.
 /// Some runs change parameters.
 double expect_the_catalogue_trajectories(const RunTheFile& run_file, bool with_contact_files) {
-  std::vector<std::pair<std::string, catalogue::ParameterValues>> cases = {{"particle", {}},
-                                                                           {"particle", {{"potential", 1.0}}},
-                                                                           {"knife-edge", {}},
-                                                                           {"knife-edge", {{"k", 0.5}}},
-                                                                           {"perturbed-knife-edge", {}},
-                                                                           {"vertical-disk", {}},
-                                                                           {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}},
-                                                                           {"chaplygin-sleigh", {}},
-                                                                           {"pendulum", {}},
-                                                                           {"harmonic-oscillator", {}},
-                                                                           {"satellite", {}}};
+  std::vector<std::pair<std::string, catalogue::ParameterValues>> cases = {
+      {"particle", {}},
+      {"particle", {{"potential", 1.0}}},
+      {"knife-edge", {}},
+      {"knife-edge", {{"k", 0.5}}},
+      {"perturbed-knife-edge", {}},
+      {"vertical-disk", {}},
+      {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}},
+      {"chaplygin-sleigh", {}},
+      {"pendulum", {}},
+      {"harmonic-oscillator", {}},
+      {"satellite", {}},
+  };
   if (with_contact_files) {
     cases.push_back({"contact-oscillator", {}});
     cases.push_back({"non-reversible-contact-oscillator", {{"eps", 0.5}}});
