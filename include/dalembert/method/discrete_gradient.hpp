@@ -95,7 +95,7 @@ class DiscreteGradient {
           const T squared_dq = dq.squaredNorm();
           if (ad::plain(squared_dq) > 0)
             M_tilde -= VecM<S, T>(coefficient_product(M_mid, dq)) * (dq.transpose() / squared_dq);
-          force += coefficient_product(M_tilde.transpose(), VecM<S, T>(x.template segment<m>(2 * dn, dm)));
+          force += coefficient_product(M_tilde.transpose(), x.template segment<m>(2 * dn, dm));
         }
       }
       if constexpr (HasExternalForce<S>) {
