@@ -129,29 +129,28 @@ TEST(ModelFiles, DescribeMatchesTheCatalogue) {
 
 /// How a comparison runs a catalogue system's model file: (name, parameters, options) → the run.
 using RunTheFile = std::function<RunResult(const std::string&, const catalogue::ParameterValues&, const RunOptions&)>;
+/// Catalogue systems with their parameters, for the comparisons below.
+using Cases = std::vector<std::pair<std::string, catalogue::ParameterValues>>;
+
+/// The catalogue's systems with coordinates and velocities, some with changed parameters.
+const Cases mechanical_cases = {
+    {"particle", {}},
+    {"particle", {{"potential", 1.0}}},
+    {"knife-edge", {}},
+    {"knife-edge", {{"k", 0.5}}},
+    {"perturbed-knife-edge", {}},
+    {"vertical-disk", {}},
+    {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}},
+    {"chaplygin-sleigh", {}},
+    {"pendulum", {}},
+    {"harmonic-oscillator", {}},
+    {"satellite", {}},
+};
 
 /// Runs every method of the build on each case, from the catalogue's C++ and from the system's
 /// model file by `run_file`, and expects the same trajectories; returns the largest difference.
 /// Methods a model file cannot run are listed; none of those named at the end may be among them.
-/// Some runs change parameters.
-double expect_the_catalogue_trajectories(const RunTheFile& run_file, bool with_contact_files) {
-  std::vector<std::pair<std::string, catalogue::ParameterValues>> cases = {
-      {"particle", {}},
-      {"particle", {{"potential", 1.0}}},
-      {"knife-edge", {}},
-      {"knife-edge", {{"k", 0.5}}},
-      {"perturbed-knife-edge", {}},
-      {"vertical-disk", {}},
-      {"vertical-disk", {{"R", 0.7}, {"J", 2.0}}},
-      {"chaplygin-sleigh", {}},
-      {"pendulum", {}},
-      {"harmonic-oscillator", {}},
-      {"satellite", {}},
-  };
-  if (with_contact_files) {
-    cases.push_back({"contact-oscillator", {}});
-    cases.push_back({"non-reversible-contact-oscillator", {{"eps", 0.5}}});
-  }
+double expect_the_catalogue_trajectories(const RunTheFile& run_file, const Cases& cases) {
   if (!method_available("mla")) std::printf("[ note ] method mla is not in this build (method_names())\n");
   double worst = 0.0;
   std::set<std::string> compared, refused;
@@ -198,15 +197,18 @@ double expect_the_catalogue_trajectories(const RunTheFile& run_file, bool with_c
 }
 
 // The issue's check: identical trajectories (to 1e-12) for midpoint DLA and MLA, here for every
-// method of the build that applies to the catalogue system (dla, rk4, reference, del, gf, gf-sym,
-// gf-cp, fim, and mla, exact, ... when the build has them), as the command line runs the files:
-// within the bound of bounded_coordinates, where these files are.
+// method of the build that applies to each catalogue entry: dla, rk4, reference, del, gf, gf-sym,
+// gf-cp, fim, and mla, exact, ... when the build has them. The files run as the command line runs
+// them: within the bound of bounded_coordinates, where these files are.
 TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
+  Cases with_contact_files = mechanical_cases;
+  with_contact_files.push_back({"contact-oscillator", {}});
+  with_contact_files.push_back({"non-reversible-contact-oscillator", {{"eps", 0.5}}});
   const double worst = expect_the_catalogue_trajectories(
       [](const std::string& name, const catalogue::ParameterValues& params, const RunOptions& o) {
         return catalogue::find(model_path(name)).run(params, {}, o);
       },
-      true);
+      with_contact_files);
   test::report("model_file_largest_trajectory_difference", worst);
 }
 
@@ -221,7 +223,7 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogueOnTheHeap) {
         const auto bound = modelfile::bind(modelfile::load(model_path(name)), params);
         return modelfile::run_unbounded(bound, {bound->q0, bound->v0, std::nullopt, std::nullopt}, o);
       },
-      false);
+      mechanical_cases);
   test::report("model_file_on_the_heap_largest_trajectory_difference", worst);
 }
 
