@@ -44,6 +44,106 @@ TEST(AutoDiff, JacobianOfAVectorFunction) {
   EXPECT_NEAR(f[1], std::exp(0.5), 1e-15);
 }
 
+namespace {
+/// 19 coordinates, unbounded: three chunks of ad::kChunkWidth directions, the last one partial.
+constexpr int kChunkedSize = 19;
+Eigen::VectorXd chunked_point(double offset) {
+  Eigen::VectorXd x(kChunkedSize);
+  for (int i = 0; i < kChunkedSize; ++i) x[i] = offset + 0.13 * (i + 1) - 0.9;
+  return x;
+}
+
+/// L_d(a, b) = Σ_i a_i² b_{(i+5) mod n} + a_i b_i on vectors of run-time size, without a bound: its
+/// mixed derivative couples coordinates of different chunks.
+struct CoupledDiscreteLagrangian {
+  static constexpr int n = Eigen::Dynamic;
+  int dimension() const { return kChunkedSize; }
+  double step_size() const { return 0.1; }
+  template <class T>
+  T operator()(const Vec<T, Eigen::Dynamic>& a, const Vec<T, Eigen::Dynamic>& b) const {
+    T sum = a[0] * b[0];
+    for (int i = 0; i < kChunkedSize; ++i) sum += a[i] * a[i] * b[(i + 5) % kChunkedSize];
+    for (int i = 1; i < kChunkedSize; ++i) sum += a[i] * b[i];
+    return sum;
+  }
+};
+}  // namespace
+
+// At an unbounded run-time width the derivatives are taken a chunk of ad::kChunkWidth directions at a
+// time, with one evaluation per chunk (core/autodiff.hpp): every entry must be the closed form's,
+// none shifted or dropped at a chunk's boundary.
+TEST(AutoDiff, ChunkedDerivativesAtAnUnboundedWidthEqualTheClosedForms) {
+  const int n = kChunkedSize;
+  const Eigen::VectorXd x = chunked_point(0.0);
+  // f(x) = sin(x_0 x_{n-1}) + Σ_i x_i² x_{i+1}
+  double f = 0.0;
+  Eigen::VectorXd g;
+  ad::value_and_gradient<Eigen::Dynamic>(
+      [n](const auto& y) {
+        using D = typename std::decay_t<decltype(y)>::Scalar;
+        using std::sin;
+        D sum = sin(y[0] * y[n - 1]);
+        for (int i = 0; i + 1 < n; ++i) sum += y[i] * y[i] * y[i + 1];
+        return sum;
+      },
+      x, f, g);
+  double f_expected = std::sin(x[0] * x[n - 1]);
+  Eigen::VectorXd g_expected = Eigen::VectorXd::Zero(n);
+  g_expected[0] += std::cos(x[0] * x[n - 1]) * x[n - 1];
+  g_expected[n - 1] += std::cos(x[0] * x[n - 1]) * x[0];
+  for (int i = 0; i + 1 < n; ++i) {
+    f_expected += x[i] * x[i] * x[i + 1];
+    g_expected[i] += 2 * x[i] * x[i + 1];
+    g_expected[i + 1] += x[i] * x[i];
+  }
+  EXPECT_NEAR(f, f_expected, 1e-14);
+  ASSERT_EQ(g.size(), n);
+  EXPECT_LT((g - g_expected).cwiseAbs().maxCoeff(), 1e-14);
+
+  // F_r(x) = x_r x_{(r+7) mod n} + exp(x_{(r+11) mod n})
+  Eigen::VectorXd F;
+  Eigen::MatrixXd J;
+  ad::value_and_jacobian<Eigen::Dynamic, Eigen::Dynamic>(
+      [n](const auto& y) {
+        using D = typename std::decay_t<decltype(y)>::Scalar;
+        using std::exp;
+        Vec<D, Eigen::Dynamic> out(n);
+        for (int r = 0; r < n; ++r) out[r] = y[r] * y[(r + 7) % n] + exp(y[(r + 11) % n]);
+        return out;
+      },
+      x, F, J);
+  Eigen::MatrixXd J_expected = Eigen::MatrixXd::Zero(n, n);
+  double worst_value = 0.0;
+  for (int r = 0; r < n; ++r) {
+    J_expected(r, r) += x[(r + 7) % n];
+    J_expected(r, (r + 7) % n) += x[r];
+    J_expected(r, (r + 11) % n) += std::exp(x[(r + 11) % n]);
+    worst_value = std::max(worst_value, std::abs(F[r] - (x[r] * x[(r + 7) % n] + std::exp(x[(r + 11) % n]))));
+  }
+  EXPECT_LT(worst_value, 1e-14);
+  ASSERT_EQ(J.rows(), n);
+  ASSERT_EQ(J.cols(), n);
+  EXPECT_LT((J - J_expected).cwiseAbs().maxCoeff(), 1e-14);
+
+  // the hyper-dual derivatives of a discrete Lagrangian, a pair of chunks at a time
+  const Eigen::VectorXd a = x, b = chunked_point(0.05);
+  const auto d = differentiate(CoupledDiscreteLagrangian{}, a, b);
+  double value = 0.0;
+  Eigen::VectorXd D1 = b, D2 = a;
+  Eigen::MatrixXd D12 = Eigen::MatrixXd::Identity(n, n);
+  for (int i = 0; i < n; ++i) {
+    const int k = (i + 5) % n;
+    value += a[i] * a[i] * b[k] + a[i] * b[i];
+    D1[i] += 2 * a[i] * b[k];
+    D2[k] += a[i] * a[i];
+    D12(i, k) += 2 * a[i];
+  }
+  EXPECT_NEAR(d.value, value, 1e-14);
+  EXPECT_LT((d.D1 - D1).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((d.D2 - D2).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((d.D12 - D12).cwiseAbs().maxCoeff(), 1e-14);
+}
+
 TEST(AutoDiff, MixedSecondDerivativeOfADiscreteLagrangian) {
   // L_d(q0, q1) = q0² q1 + sin(q0 q1)/2: ∂²/∂q0∂q1 = 2 q0 + (cos(q0 q1) − q0 q1 sin(q0 q1))/2.
   const auto ld = make_discrete_lagrangian<1>(0.1, [](const auto& a, const auto& b) {

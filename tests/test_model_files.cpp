@@ -345,6 +345,13 @@ double direct_against_hyper_duals(const Ld& ld, const Eigen::VectorXd& q0, const
   return worst / scale;
 }
 
+/// A point of the chaotic oscillator's 11 coordinates (models/chaotic-oscillator.toml).
+Eigen::VectorXd chaotic_oscillator_point(double offset) {
+  Eigen::VectorXd q(11);
+  for (int i = 0; i < 11; ++i) q[i] = offset + 0.07 * (i + 1) - 0.4;
+  return q;
+}
+
 template <class File = modelfile::BoundedFileModel>
 double alpha_rule_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0,
                              const Eigen::VectorXd& q1) {
@@ -364,12 +371,16 @@ double trapezoid_rule_difference(const std::string& stem, const Eigen::VectorXd&
 // sleigh's metric depends on θ, the double pendulum's on θ1 − θ2) and α away from ½.
 TEST(ModelFiles, AlphaRuleDerivativesEqualHyperDuals) {
   double worst = 0.0;
+  const Eigen::VectorXd oscillator0 = chaotic_oscillator_point(0.0), oscillator1 = chaotic_oscillator_point(0.04);
   for (const double alpha : {0.0, 0.3, 0.5, 1.0}) {
     worst = std::max(worst, alpha_rule_difference("chaplygin-sleigh", alpha, Vecd<3>(0.3, -0.2, 0.7),
                                                   Vecd<3>(0.36, -0.17, 0.81)));
     worst = std::max(worst, alpha_rule_difference<modelfile::UnboundedFileModel>("knife-edge", alpha, Vecd<3>(0.3, -0.2, 0.7),
                                                                                  Vecd<3>(0.36, -0.17, 0.81)));
     worst = std::max(worst, alpha_rule_difference("double-pendulum", alpha, Vecd<2>(1.1, -0.4), Vecd<2>(1.2, -0.55)));
+    // 11 coordinates on the heap: the generic path takes them in chunks of 8 directions
+    worst = std::max(worst, alpha_rule_difference<modelfile::UnboundedFileModel>("chaotic-oscillator", alpha,
+                                                                                 oscillator0, oscillator1));
   }
   test::report("model_file_alpha_rule_direct_vs_hyper_dual", worst);
   EXPECT_LT(worst, 1e-14);
@@ -432,6 +443,9 @@ TEST(ModelFiles, AlphaConstraintDerivativesEqualDuals) {
                                                         Vecd<3>(0.36, -0.17, 0.81)));
     worst = std::max(worst, alpha_constraint_difference("rolling-disk", alpha, disk0, disk1));
     worst = std::max(worst, alpha_constraint_difference<modelfile::UnboundedFileModel>("rolling-disk", alpha, disk0, disk1));
+    worst = std::max(worst,
+                     alpha_constraint_difference<modelfile::UnboundedFileModel>(
+                         "chaotic-oscillator", alpha, chaotic_oscillator_point(0.0), chaotic_oscillator_point(0.04)));
   }
   test::report("model_file_alpha_constraint_direct_vs_duals", worst);
   EXPECT_LT(worst, 1e-14);

@@ -12,9 +12,11 @@
 //   constant<N>(x)        x with zero derivatives
 //   value(d), derivative(d, i)
 //   at_width<N, MaxN>(n, f)  f<W, MaxW>() at the width to differentiate along n run-time directions
+//   seeded<W>(x, i, first)   x seeded along direction i within the chunk [first, first + W)
 //   sin_cos(x)            sin x and cos x with one libm call at every depth
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -155,6 +157,21 @@ template <int N, int MaxN, class F>
   } else {
     return f.template operator()<N, MaxN>();
   }
+}
+
+/// An unbounded run-time width (or a bound above 16) is differentiated by the callers that take the
+/// most derivatives a chunk of kChunkWidth directions at a time, at that fixed width, with one
+/// evaluation per chunk: a dual of run-time width on the heap allocates at every operation, and a
+/// hyper-dual at every derivative too (docs/benchmarks.md, *Model files*).
+inline constexpr int kChunkWidth = 8;
+template <int N, int MaxN>
+inline constexpr bool chunked_width = N == Eigen::Dynamic && !padded_width<N, MaxN>;
+
+/// x seeded along direction i in the chunk of directions [first, first + W): a variable there, a
+/// constant elsewhere.
+template <int W, class T>
+inline Dual<T, W> seeded(const T& x, int i, int first) {
+  return i >= first && i < first + W ? variable<W>(x, i - first) : constant<W>(x);
 }
 
 /// A plain double promoted to any (possibly nested) dual type with zero derivatives.
@@ -322,15 +339,29 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
 template <int N, int MaxN = N, class T, class F>
 inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Vec<T, N, MaxN>& out_gradient) {
   const int n = static_cast<int>(x.size());
-  at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-    using D = Dual<T, W, MaxW>;
-    Vec<D, N, MaxN> xd(n);
-    for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
-    const D y = f(xd);
-    out_value = value(y);
+  if constexpr (chunked_width<N, MaxN>) {
+    constexpr int W = kChunkWidth;
+    Vec<Dual<T, W>, N, MaxN> xd(n);
     out_gradient.resize(n);
-    for (int i = 0; i < n; ++i) out_gradient[i] = derivative(y, i);
-  });
+    int first = 0;
+    do {  // once at least, for the value
+      for (int i = 0; i < n; ++i) xd[i] = seeded<W>(x[i], i, first);
+      const Dual<T, W> y = f(xd);
+      out_value = value(y);
+      for (int i = first; i < std::min(n, first + W); ++i) out_gradient[i] = derivative(y, i - first);
+      first += W;
+    } while (first < n);
+  } else {
+    at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+      using D = Dual<T, W, MaxW>;
+      Vec<D, N, MaxN> xd(n);
+      for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
+      const D y = f(xd);
+      out_value = value(y);
+      out_gradient.resize(n);
+      for (int i = 0; i < n; ++i) out_gradient[i] = derivative(y, i);
+    });
+  }
 }
 
 /// Value and Jacobian of a vector function f : R^N -> R^M.
@@ -338,19 +369,37 @@ template <int N, int M, int MaxN = N, int MaxM = M, class T, class F>
 inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>& out_value,
                                Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
   const int n = static_cast<int>(x.size());
-  at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-    using D = Dual<T, W, MaxW>;
-    Vec<D, N, MaxN> xd(n);
-    for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
-    const Vec<D, M, MaxM> y = f(xd);
-    const int m = static_cast<int>(y.size());
-    out_value.resize(m);
-    out_jacobian.resize(m, n);
-    for (int r = 0; r < m; ++r) {
-      out_value[r] = value(y[r]);
-      for (int c = 0; c < n; ++c) out_jacobian(r, c) = derivative(y[r], c);
-    }
-  });
+  if constexpr (chunked_width<N, MaxN>) {
+    constexpr int W = kChunkWidth;
+    Vec<Dual<T, W>, N, MaxN> xd(n);
+    int first = 0;
+    do {  // once at least, for the value
+      for (int i = 0; i < n; ++i) xd[i] = seeded<W>(x[i], i, first);
+      const Vec<Dual<T, W>, M, MaxM> y = f(xd);
+      const int m = static_cast<int>(y.size());
+      out_value.resize(m);
+      out_jacobian.resize(m, n);
+      for (int r = 0; r < m; ++r) {
+        out_value[r] = value(y[r]);
+        for (int c = first; c < std::min(n, first + W); ++c) out_jacobian(r, c) = derivative(y[r], c - first);
+      }
+      first += W;
+    } while (first < n);
+  } else {
+    at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+      using D = Dual<T, W, MaxW>;
+      Vec<D, N, MaxN> xd(n);
+      for (int i = 0; i < n; ++i) xd[i] = variable<W, MaxW>(x[i], i, n);
+      const Vec<D, M, MaxM> y = f(xd);
+      const int m = static_cast<int>(y.size());
+      out_value.resize(m);
+      out_jacobian.resize(m, n);
+      for (int r = 0; r < m; ++r) {
+        out_value[r] = value(y[r]);
+        for (int c = 0; c < n; ++c) out_jacobian(r, c) = derivative(y[r], c);
+      }
+    });
+  }
 }
 
 }  // namespace dalembert::ad

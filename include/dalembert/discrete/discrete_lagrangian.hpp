@@ -9,6 +9,7 @@
 //   D1 = ∂L_d/∂q0,  D2 = ∂L_d/∂q1,  D12(i, j) = ∂²L_d/∂q0_i ∂q1_j  (the Newton Jacobian of D1).
 // The α-rule of a compiled model with L = ½ vᵀG(q)v − V(q) has a faster path (see below) that
 // differentiates only G and V; slot_derivatives gives D1 and D2 alone, from first-order duals.
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <type_traits>
@@ -51,34 +52,73 @@ concept DiscreteLagrangian = requires(const Ld& ld, const VecN<Ld>& q) {
 };
 
 namespace detail {
+/// Value, both slot derivatives and the mixed second derivative of a discrete Lagrangian of unbounded
+/// run-time size: a chunk of directions of q0 (inside) and of q1 (outside) at a time at the fixed
+/// width ad::kChunkWidth, one hyper-dual evaluation per pair of chunks.
+template <DiscreteLagrangian Ld>
+DerivativesOf<Ld> chunked_hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
+  constexpr int W = ad::kChunkWidth;
+  using AlongQ0 = ad::Dual<double, W>;
+  using AlongQ1 = ad::Dual<AlongQ0, W>;
+  const int n = coordinate_count(ld);
+  DerivativesOf<Ld> d;
+  d.D1.resize(n);
+  d.D2.resize(n);
+  d.D12.resize(n, n);
+  VecN<Ld, AlongQ1> x0(n), x1(n);
+  for (int a = 0; a < n; a += W) {
+    for (int b = 0; b < n; b += W) {
+      for (int i = 0; i < n; ++i) {
+        x0[i] = ad::constant<W>(ad::seeded<W>(q0[i], i, a));
+        x1[i] = ad::seeded<W>(ad::constant<W>(q1[i]), i, b);
+      }
+      const AlongQ1 L = ld(x0, x1);
+      const int rows = std::min(W, n - a), columns = std::min(W, n - b);
+      d.value = ad::value(ad::value(L));
+      if (b == 0)
+        for (int i = 0; i < rows; ++i) d.D1[a + i] = ad::derivative(ad::value(L), i);
+      for (int j = 0; j < columns; ++j) {
+        const AlongQ0& dj = ad::derivative(L, j);
+        if (a == 0) d.D2[b + j] = ad::value(dj);
+        for (int i = 0; i < rows; ++i) d.D12(a + i, b + j) = ad::derivative(dj, i);
+      }
+    }
+  }
+  return d;
+}
+
 /// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian, from
-/// one hyper-dual evaluation.
+/// one hyper-dual evaluation (by chunks of directions for an unbounded width).
 template <DiscreteLagrangian Ld>
 DerivativesOf<Ld> hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
   constexpr int N = Ld::n, MaxN = max_n_of<Ld>();
-  const int n = coordinate_count(ld);
-  return ad::at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-    using AlongQ0 = ad::Dual<double, W, MaxW>;
-    using AlongQ1 = ad::Dual<AlongQ0, W, MaxW>;
-    VecN<Ld, AlongQ1> x0(n), x1(n);
-    for (int i = 0; i < n; ++i) {
-      x0[i] = ad::constant<W, MaxW>(ad::variable<W, MaxW>(q0[i], i, n), n);
-      x1[i] = ad::variable<W, MaxW>(ad::constant<W, MaxW>(q1[i], n), i, n);
-    }
-    const AlongQ1 L = ld(x0, x1);
-    DerivativesOf<Ld> d;
-    d.D1.resize(n);
-    d.D2.resize(n);
-    d.D12.resize(n, n);
-    d.value = ad::value(ad::value(L));
-    for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
-    for (int j = 0; j < n; ++j) {
-      const AlongQ0& dj = ad::derivative(L, j);
-      d.D2[j] = ad::value(dj);
-      for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
-    }
-    return d;
-  });
+  if constexpr (ad::chunked_width<N, MaxN>) {
+    return chunked_hyper_dual_derivatives(ld, q0, q1);
+  } else {
+    const int n = coordinate_count(ld);
+    return ad::at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+      using AlongQ0 = ad::Dual<double, W, MaxW>;
+      using AlongQ1 = ad::Dual<AlongQ0, W, MaxW>;
+      VecN<Ld, AlongQ1> x0(n), x1(n);
+      for (int i = 0; i < n; ++i) {
+        x0[i] = ad::constant<W, MaxW>(ad::variable<W, MaxW>(q0[i], i, n), n);
+        x1[i] = ad::variable<W, MaxW>(ad::constant<W, MaxW>(q1[i], n), i, n);
+      }
+      const AlongQ1 L = ld(x0, x1);
+      DerivativesOf<Ld> d;
+      d.D1.resize(n);
+      d.D2.resize(n);
+      d.D12.resize(n, n);
+      d.value = ad::value(ad::value(L));
+      for (int i = 0; i < n; ++i) d.D1[i] = ad::derivative(ad::value(L), i);
+      for (int j = 0; j < n; ++j) {
+        const AlongQ0& dj = ad::derivative(L, j);
+        d.D2[j] = ad::value(dj);
+        for (int i = 0; i < n; ++i) d.D12(i, j) = ad::derivative(dj, i);
+      }
+      return d;
+    });
+  }
 }
 }  // namespace detail
 
