@@ -16,7 +16,8 @@
 //   p_{k+1} = D2 S~(q_k, q_{k+1}) − α1(q_k, q_{k+1})    and, for GF-CP,   p_{k+1} ← P*(q_{k+1}) p_{k+1},
 // i.e. GF-CP is a GF step followed by the G⁻¹-orthogonal projection of the momentum onto
 // Leg(D); it keeps φ~(q_k, q_{k+1}) = Ψ(q_k, p_k) = 0 at every step. The Newton Jacobian
-// D12 S~ − ∂α0/∂q1 comes from automatic differentiation through Λ~ (model/projectors.hpp), which
+// D12 S~ − ∂α0/∂q1 takes D12 S~ from the α-rules' derivatives (discrete/discrete_lagrangian.hpp)
+// and ∂α0/∂q1 from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
 // the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
@@ -36,27 +37,35 @@ class GeneratingFunctionLagrangian {
  public:
   static constexpr int n = S::n, max_n = max_n_of<S>();
   GeneratingFunctionLagrangian(const S& system, double h, double alpha, bool symmetric)
-      : system_(system), h_(h), alpha_(alpha), symmetric_(symmetric && alpha != 0.5) {}
+      : rule_(system, h, alpha), mirrored_(system, h, 1.0 - alpha), symmetric_(symmetric && alpha != 0.5) {}
 
-  double step_size() const { return h_; }
-  double alpha() const { return alpha_; }
+  double step_size() const { return rule_.step_size(); }
+  double alpha() const { return rule_.alpha(); }
   bool symmetric() const { return symmetric_; }
-  int dimension() const { return coordinate_count(system_); }
+  int dimension() const { return rule_.dimension(); }
+  /// S_α, and S_{1−α}, which GF-sym averages with it.
+  const AlphaRule<S>& rule() const { return rule_; }
+  const AlphaRule<S>& mirrored_rule() const { return mirrored_; }
 
   template <class T>
   T operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
-    const VecN<S, T> v = (q1 - q0) / h_;
-    const VecN<S, T> qa = (1.0 - alpha_) * q0 + alpha_ * q1;
-    if (!symmetric_) return h_ * system_.template lagrangian<T>(qa, v);
-    const VecN<S, T> qb = alpha_ * q0 + (1.0 - alpha_) * q1;
-    return 0.5 * h_ * (system_.template lagrangian<T>(qa, v) + system_.template lagrangian<T>(qb, v));
+    if (!symmetric_) return rule_(q0, q1);
+    return 0.5 * (rule_(q0, q1) + mirrored_(q0, q1));
   }
 
  private:
-  S system_;
-  double h_, alpha_;
+  AlphaRule<S> rule_, mirrored_;
   bool symmetric_;  ///< false for α = ½, where both halves coincide
 };
+
+/// S~'s derivatives are its α-rules': the structured paths of discrete/discrete_lagrangian.hpp (a
+/// compiled model's metric, a model file's kernels) where they apply, as in the by-terms step.
+template <Model S>
+[[gnu::flatten]] DerivativesOf<GeneratingFunctionLagrangian<S>> differentiate(const GeneratingFunctionLagrangian<S>& ld,
+                                                                            const VecN<S>& q0, const VecN<S>& q1) {
+  if (!ld.symmetric()) return differentiate(ld.rule(), q0, q1);
+  return detail::mean_of(differentiate(ld.rule(), q0, q1), differentiate(ld.mirrored_rule(), q0, q1));
+}
 
 template <class T, int N, int MaxN = N>
 struct DiscreteConstraintForce {
