@@ -417,6 +417,20 @@ TEST(ModelFiles, TrapezoidRuleDerivativesEqualHyperDuals) {
   test::report("model_file_trapezoid_largest_trajectory_difference", largest);
 }
 
+// A model file whose metric has no term in q says so (FileModel::metric_is_constant), and the
+// methods written with the metric then differentiate V alone, as for a compiled constant metric;
+// their steps stay the catalogue's (SameTrajectoriesAsTheCatalogue: mclachlan-perlmutter,
+// discrete-gradient and spark among them).
+TEST(ModelFiles, ConstantMetricsAreKnownAtRunTime) {
+  const auto constant = [](const std::string& stem) {
+    return modelfile::UnboundedFileModel(modelfile::bind(modelfile::load(model_path(stem)), {})).metric_is_constant();
+  };
+  for (const std::string stem : {"particle", "knife-edge", "vertical-disk", "two-skates", "chaotic-oscillator"})
+    EXPECT_TRUE(constant(stem)) << stem;
+  for (const std::string stem : {"chaplygin-sleigh", "double-pendulum", "rolling-disk"})
+    EXPECT_FALSE(constant(stem)) << stem;
+}
+
 namespace {
 /// The same for the α-rule constraint: ω and ∂ω/∂q1 from the entries of M and their gradients
 /// (file_model.hpp) against the generic dual-number path.

@@ -7,7 +7,9 @@
 //   (Ω(v) y)_k = Σ_ij v_i (∂_k G_ij − ∂_j G_ik) y_j    (Ω(v) skew: the gyroscopic term of G v̇).
 // T is double, or a dual number when a Jacobian is taken through the point q.
 // A metric returned with double entries is constant (model/model.hpp): then ∂G = 0, only V is
-// differentiated, and the sums over ∂_k G_ij below are zero without being formed.
+// differentiated, and the sums over ∂_k G_ij below are zero without being formed. A model that
+// knows only at run time that its metric is constant says so with metric_is_constant() (model
+// files, from their kernels' Taylor terms), and takes the same shortcut.
 #include <type_traits>
 #include <utility>
 
@@ -31,11 +33,16 @@ class MetricDerivatives {
   MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
     VecN<S, Along> x(n_);
     for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
-    if constexpr (constant_metric) {
+    if constexpr (requires { sys.metric_is_constant(); }) constant_at_run_time_ = sys.metric_is_constant();
+    if (constant()) {
       VecN<S> at(n_);
       for (int i = 0; i < n_; ++i) at[i] = ad::plain(q[i]);
-      G_ = dense_metric(sys, at);
-    } else {
+      if constexpr (constant_metric) {
+        G_ = dense_metric(sys, at);
+      } else {
+        constant_G_ = dense_metric(sys, at);
+      }
+    } else if constexpr (!constant_metric) {
       G_ = dense_metric(sys, x);
     }
     V_ = sys.template potential<Along>(x);
@@ -44,23 +51,20 @@ class MetricDerivatives {
   int dimension() const { return n_; }
   /// G(q) as a dense matrix.
   MatNN<S, T> metric() const {
-    if constexpr (constant_metric) {
-      return G_.template cast<T>();
-    } else {
-      MatNN<S, T> G(n_, n_);
+    if (constant()) return constant_G().template cast<T>();
+    MatNN<S, T> G(n_, n_);
+    if constexpr (!constant_metric)
       for (int j = 0; j < n_; ++j)
         for (int i = 0; i < n_; ++i) G(i, j) = ad::value(G_(i, j));
-      return G;
-    }
+    return G;
   }
   T potential() const { return ad::value(V_); }
   /// ∂_k G_ij
   T metric_derivative(int k, int i, int j) const {
-    if constexpr (constant_metric) {
-      return ad::lift<T>(0.0);
-    } else {
-      return ad::derivative(G_(i, j), k);
+    if constexpr (!constant_metric) {
+      if (!constant_at_run_time_) return ad::derivative(G_(i, j), k);
     }
+    return ad::lift<T>(0.0);
   }
 
   /// ∇V(q) + ∂_q(½ wᵀG w): ∂E/∂q at velocity w, and ∂H/∂q at momentum G w with a minus sign on the
@@ -69,9 +73,9 @@ class MetricDerivatives {
   VecN<S, U> potential_gradient_plus_half_quadratic(const VecN<S, U>& w, double quadratic_sign = 1.0) const {
     VecN<S, U> out(n_);
     for (int k = 0; k < n_; ++k) {
-      if constexpr (constant_metric) {  // 0 · w[k]: the quadratic term's zero, with w's derivatives' width
+      if (constant()) {  // 0 · w[k]: the quadratic term's zero, with w's derivatives' width
         out[k] = 0.0 * w[k] + ad::derivative(V_, k);
-      } else {
+      } else if constexpr (!constant_metric) {
         U quadratic = w[0] * (w[0] * metric_derivative(k, 0, 0));
         for (int i = 0; i < n_; ++i)
           for (int j = 0; j < n_; ++j)
@@ -87,9 +91,9 @@ class MetricDerivatives {
   VecN<S, U> gyroscopic(const VecN<S, U>& v, const VecN<S, U>& y) const {
     VecN<S, U> out(n_);
     for (int k = 0; k < n_; ++k) {
-      if constexpr (constant_metric) {  // zero, with the width of v's and y's derivatives
+      if (constant()) {  // zero, with the width of v's and y's derivatives
         out[k] = 0.0 * (v[k] * y[k]);
-      } else {
+      } else if constexpr (!constant_metric) {
         U sum = v[0] * ((metric_derivative(k, 0, 0) - metric_derivative(0, 0, k)) * y[0]);
         for (int i = 0; i < n_; ++i)
           for (int j = 0; j < n_; ++j)
@@ -101,8 +105,20 @@ class MetricDerivatives {
   }
 
  private:
+  bool constant() const { return constant_metric || constant_at_run_time_; }
+  /// G of a constant metric, in doubles.
+  const MatNN<S>& constant_G() const {
+    if constexpr (constant_metric) {
+      return G_;
+    } else {
+      return constant_G_;
+    }
+  }
+
   int n_;
+  bool constant_at_run_time_ = false;
   std::conditional_t<constant_metric, MatNN<S>, MatNN<S, Along>> G_;
+  std::conditional_t<constant_metric, char, MatNN<S>> constant_G_;  ///< a metric constant at run time
   Along V_;
 };
 
