@@ -335,22 +335,31 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
   }
 }
 
+/// read(f(x seeded along the chunk), first, columns) for each chunk of kChunkWidth directions of x
+/// [first, first + columns), at least once (for the value when x is empty).
+template <int N, int MaxN, class T, class F, class Read>
+inline void over_chunks(const Vec<T, N, MaxN>& x, F&& f, Read&& read) {
+  constexpr int W = kChunkWidth;
+  const int n = static_cast<int>(x.size());
+  Vec<Dual<T, W>, N, MaxN> xd(n);
+  int first = 0;
+  do {
+    for (int i = 0; i < n; ++i) xd[i] = seeded<W>(x[i], i, first);
+    read(f(xd), first, std::min(W, n - first));
+    first += W;
+  } while (first < n);
+}
+
 /// Value and gradient of a scalar function f : R^N -> R (f generic in its scalar type).
 template <int N, int MaxN = N, class T, class F>
 inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Vec<T, N, MaxN>& out_gradient) {
   const int n = static_cast<int>(x.size());
   if constexpr (chunked_width<N, MaxN>) {
-    constexpr int W = kChunkWidth;
-    Vec<Dual<T, W>, N, MaxN> xd(n);
     out_gradient.resize(n);
-    int first = 0;
-    do {  // once at least, for the value
-      for (int i = 0; i < n; ++i) xd[i] = seeded<W>(x[i], i, first);
-      const Dual<T, W> y = f(xd);
+    over_chunks<N, MaxN>(x, f, [&](const Dual<T, kChunkWidth>& y, int first, int columns) {
       out_value = value(y);
-      for (int i = first; i < std::min(n, first + W); ++i) out_gradient[i] = derivative(y, i - first);
-      first += W;
-    } while (first < n);
+      for (int i = 0; i < columns; ++i) out_gradient[first + i] = derivative(y, i);
+    });
   } else {
     at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
       using D = Dual<T, W, MaxW>;
@@ -370,21 +379,15 @@ inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>&
                                Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
   const int n = static_cast<int>(x.size());
   if constexpr (chunked_width<N, MaxN>) {
-    constexpr int W = kChunkWidth;
-    Vec<Dual<T, W>, N, MaxN> xd(n);
-    int first = 0;
-    do {  // once at least, for the value
-      for (int i = 0; i < n; ++i) xd[i] = seeded<W>(x[i], i, first);
-      const Vec<Dual<T, W>, M, MaxM> y = f(xd);
+    over_chunks<N, MaxN>(x, f, [&](const Vec<Dual<T, kChunkWidth>, M, MaxM>& y, int first, int columns) {
       const int m = static_cast<int>(y.size());
       out_value.resize(m);
       out_jacobian.resize(m, n);
       for (int r = 0; r < m; ++r) {
         out_value[r] = value(y[r]);
-        for (int c = first; c < std::min(n, first + W); ++c) out_jacobian(r, c) = derivative(y[r], c - first);
+        for (int c = 0; c < columns; ++c) out_jacobian(r, first + c) = derivative(y[r], c);
       }
-      first += W;
-    } while (first < n);
+    });
   } else {
     at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
       using D = Dual<T, W, MaxW>;
