@@ -21,8 +21,6 @@
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
 // the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
-#include <algorithm>
-
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
@@ -272,23 +270,21 @@ class GeneratingFunctionIntegrator {
       dalpha0_dq1.setZero(dn, dn);
     } else if constexpr (ad::chunked_width<n, max_n_of<S>()>) {
       // a chunk of directions of q1 at a time, at a fixed width (core/autodiff.hpp)
-      constexpr int W = ad::kChunkWidth;
-      using D = ad::Dual<double, W>;
-      VecN<S, D> x0(dn), x1(dn);
-      for (int i = 0; i < dn; ++i) x0[i] = ad::constant<W>(q0[i]);
+      using D = ad::Dual<double, ad::kChunkWidth>;
+      VecN<S, D> x0(dn);
+      for (int i = 0; i < dn; ++i) x0[i] = ad::constant<ad::kChunkWidth>(q0[i]);
       alpha0.resize(dn);
       alpha1.resize(dn);
       dalpha0_dq1.resize(dn, dn);
-      for (int first = 0; first < dn; first += W) {
-        for (int i = 0; i < dn; ++i) x1[i] = ad::seeded<W>(q1[i], i, first);
-        const auto f = discrete_force<D>(x0, x1);
-        const int columns = std::min(W, dn - first);
-        for (int i = 0; i < dn; ++i) {
-          alpha0[i] = ad::value(f.alpha0[i]);
-          alpha1[i] = ad::value(f.alpha1[i]);
-          for (int j = 0; j < columns; ++j) dalpha0_dq1(i, first + j) = ad::derivative(f.alpha0[i], j);
-        }
-      }
+      ad::over_chunks<n, max_n_of<S>()>(
+          q1, [&](const VecN<S, D>& x1) { return discrete_force<D>(x0, x1); },
+          [&](const DiscreteConstraintForce<D, n, max_n_of<S>()>& f, int first, int columns) {
+            for (int i = 0; i < dn; ++i) {
+              alpha0[i] = ad::value(f.alpha0[i]);
+              alpha1[i] = ad::value(f.alpha1[i]);
+              for (int j = 0; j < columns; ++j) dalpha0_dq1(i, first + j) = ad::derivative(f.alpha0[i], j);
+            }
+          });
     } else {
       ad::at_width<n, max_n_of<S>()>(dn, [&]<int W, int MaxW>() DALEMBERT_INLINE {
         using D = ad::Dual<double, W, MaxW>;
