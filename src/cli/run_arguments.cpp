@@ -143,6 +143,9 @@ InitialData RunArguments::initial() const {
   if (q0_.given()) init.q0 = parse_list("--q0", q0_.text);
   if (v0_.given()) init.v0 = parse_list("--v0", v0_.text);
   if (q1_.given()) init.q1 = parse_list("--q1", q1_.text);
+  if (q1_.given() && v0_.given())
+    throw BadInput("--q1 " + q1_.text + " and --v0 " + v0_.text +
+                   " are two starts: (q0, q1) of a two-step method, or (q0, v0); give one");
   if (z0_.given()) init.z0 = parse_number("--z0", z0_.text);
   return init;
 }

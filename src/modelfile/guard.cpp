@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dalembert::modelfile {
 
@@ -15,7 +17,10 @@ namespace {
 ///   unary   := ('+' | '-') unary | power
 ///   power   := primary ('^' unary)?
 ///   primary := number | name | name '(' sum (',' sum)* ')' | '(' sum ')'
-/// Each rule returns the value of its text if that is a constant (numbers only), else nothing.
+/// Each rule returns the value of its text if that is a constant (numbers only), and a bound on the
+/// size of the exact number GiNaC could make of it: symbols may cancel (x - x is 0, x/x is 1), so
+/// the bound counts each as a number of one bit, and a sum or a product of exact numbers has at
+/// most the bits of its parts, a power a^b at most bits(a)·|b|.
 class Reader {
  public:
   Reader(const std::string& file, const Expression& e) : file_(file), e_(e), text_(e.text) {}
@@ -30,7 +35,10 @@ class Reader {
   }
 
  private:
-  using Value = std::optional<double>;
+  struct Value {
+    std::optional<double> constant;  ///< its value, if it is made of numbers only
+    double bits = 1;                 ///< at most how many bits an exact number it may become has
+  };
 
   [[noreturn]] void fail(const std::string& message) const {
     std::string shown = text_.size() > 80 ? text_.substr(0, 77) + "..." : text_;
@@ -66,40 +74,44 @@ class Reader {
   static bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
   static bool digit(char c) { return c >= '0' && c <= '9'; }
 
-  Value checked(double x) const {
+  double checked(double x) const {
     if (!(std::abs(x) <= ExpressionLimits::max_number))
       fail("a constant part of the expression is out of range (beyond 1e300)");
     return x;
   }
 
+  /// The constant of a + b, a − b, a·b, a/b (`op`), if both are constants.
+  std::optional<double> combined(char op, const Value& a, const Value& b) const {
+    if (!a.constant || !b.constant) return std::nullopt;
+    const double x = *a.constant, y = *b.constant;
+    switch (op) {
+      case '+': return checked(x + y);
+      case '-': return checked(x - y);
+      case '*': return checked(x * y);
+      default: return y != 0 ? std::optional(checked(x / y)) : std::nullopt;
+    }
+  }
+
   Value sum() {
     Value value = product();
-    for (;;) {
-      if (take('+')) {
-        const Value b = product();
-        value = value && b ? checked(*value + *b) : std::nullopt;
-      } else if (take('-')) {
-        const Value b = product();
-        value = value && b ? checked(*value - *b) : std::nullopt;
-      } else {
-        return value;
-      }
+    while (at_ < text_.size() && (text_[at_] == '+' || text_[at_] == '-')) {
+      const char op = text_[at_];
+      take(op);
+      const Value b = product();
+      value = {combined(op, value, b), value.bits + b.bits + 1};
     }
+    return value;
   }
 
   Value product() {
     Value value = unary();
-    for (;;) {
-      if (take('*')) {
-        const Value b = unary();
-        value = value && b ? checked(*value * *b) : std::nullopt;
-      } else if (take('/')) {
-        const Value b = unary();
-        value = value && b && *b != 0 ? checked(*value / *b) : std::nullopt;
-      } else {
-        return value;
-      }
+    while (at_ < text_.size() && (text_[at_] == '*' || text_[at_] == '/')) {
+      const char op = text_[at_];
+      take(op);
+      const Value b = unary();
+      value = {combined(op, value, b), value.bits + b.bits};
     }
+    return value;
   }
 
   Value unary() {
@@ -107,8 +119,9 @@ class Reader {
       const Level level(*this);
       const bool minus = text_[at_] == '-';
       take(text_[at_]);
-      const Value v = unary();
-      return v && minus ? Value(-*v) : v;
+      Value v = unary();
+      if (v.constant && minus) v.constant = -*v.constant;
+      return v;
     }
     return power();
   }
@@ -117,15 +130,28 @@ class Reader {
     const Value base = primary();
     if (!take('^')) return base;
     const Level level(*this);
-    const Value exponent = unary();
-    if (base && exponent) {
-      if (!(std::abs(*exponent) <= ExpressionLimits::max_exponent))
-        fail("a power of a number with an exponent beyond the limit of " +
-             std::to_string(static_cast<int>(ExpressionLimits::max_exponent)));
-      const double x = std::pow(*base, *exponent);
-      return std::isnan(x) ? std::nullopt : checked(x);  // not real: GiNaC reports it
+    return raised(base, unary());
+  }
+
+  /// a^b (or pow(a, b)).
+  Value raised(const Value& base, const Value& exponent) const {
+    if (base.constant && exponent.constant && !(std::abs(*exponent.constant) <= ExpressionLimits::max_exponent))
+      fail("a power of a number with an exponent beyond the limit of " +
+           std::to_string(static_cast<int>(ExpressionLimits::max_exponent)));
+    // GiNaC computes a power exactly when the base and the exponent become exact numbers, wherever
+    // in GiNaC that happens; the exponent's magnitude is its constant or, made of symbols, at most
+    // 2^bits.
+    const double magnitude = exponent.constant ? std::abs(*exponent.constant) : std::exp2(std::min(exponent.bits, 1e3));
+    const double bits = base.bits * std::max(1.0, magnitude);
+    if (!(bits <= ExpressionLimits::max_number_bits))
+      fail("a power whose exact value could have more than " +
+           std::to_string(static_cast<long>(ExpressionLimits::max_number_bits)) +
+           " bits (GiNaC computes powers of exact numbers exactly, and symbols may cancel: x - x + 99 is 99)");
+    if (base.constant && exponent.constant) {
+      const double x = std::pow(*base.constant, *exponent.constant);
+      return {std::isnan(x) ? std::nullopt : std::optional(checked(x)), bits};  // not real: GiNaC reports it
     }
-    return std::nullopt;
+    return {std::nullopt, bits};
   }
 
   Value primary() {
@@ -144,16 +170,21 @@ class Reader {
       while (at_ < text_.size() && (letter(text_[at_]) || digit(text_[at_]))) ++at_;
       const std::string name = text_.substr(start, at_ - start);
       skip_space();
-      if (!take('(')) return name == "pi" || name == "Pi" ? Value(M_PI) : std::nullopt;
+      if (!take('(')) return {name == "pi" || name == "Pi" ? std::optional(M_PI) : std::nullopt, 1};
       const Level level(*this);
       if (++functions_ > ExpressionLimits::max_function_nesting)
         fail("function calls nested deeper than the limit of " + std::to_string(ExpressionLimits::max_function_nesting) +
              " (their derivatives grow too fast)");
-      sum();
-      while (take(',')) sum();
+      std::vector<Value> arguments{sum()};
+      while (take(',')) arguments.push_back(sum());
       if (!take(')')) fail_syntax("')' expected after the arguments of " + name);
       --functions_;
-      return std::nullopt;  // a function of constants is evaluated by GiNaC in floating point only
+      if (name == "pow" && arguments.size() == 2) return raised(arguments[0], arguments[1]);
+      // Another function of exact numbers stays a function (sin(2)) or becomes a number no larger
+      // than its argument (abs(-3), sqrt(4), exp(0)); GiNaC evaluates it in floating point only.
+      double bits = 1;
+      for (const auto& a : arguments) bits = std::max(bits, a.bits);
+      return {std::nullopt, bits};
     }
     fail_syntax("unexpected '" + std::string(1, c) + "'");
   }
@@ -175,7 +206,9 @@ class Reader {
     if (end != literal.c_str() + literal.size()) fail_syntax("'" + literal + "' is not a number");
     if (!(x <= ExpressionLimits::max_number)) fail("the number " + literal + " is out of range (beyond 1e300)");
     skip_space();
-    return x;
+    // a literal with a decimal point or an exponent is a float in GiNaC, of about 64 bits
+    const bool exact = literal.find_first_of(".eE") == std::string::npos;
+    return {x, exact ? std::floor(std::log2(std::max(x, 1.0))) + 1 : 64.0};
   }
 
   const std::string& file_;

@@ -68,14 +68,14 @@ std::string text_of(const ex& e) {
 }
 
 // GiNaC's parser reads I, Euler and Catalan as constants whatever the symbol table says; names a
-// model file defines that way (a moment of inertia I) are renamed before parsing.
-constexpr const char* kRenamed = "_dalembert_name";
+// model file defines that way (a moment of inertia I) are renamed before parsing, to the name with a
+// suffix that no name of the file has (Symbols::renamed_suffix).
 const std::set<std::string>& parser_literals() {
   static const std::set<std::string> names = {"I", "Euler", "Catalan"};
   return names;
 }
 
-std::string rename_literals(const std::string& text, const std::set<std::string>& defined) {
+std::string rename_literals(const std::string& text, const std::set<std::string>& defined, const std::string& suffix) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
     if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
@@ -83,7 +83,7 @@ std::string rename_literals(const std::string& text, const std::set<std::string>
       while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
       const std::string word = text.substr(i, j - i);
       const bool in_number = i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.');
-      out += !in_number && parser_literals().count(word) && defined.count(word) ? word + kRenamed : word;
+      out += !in_number && parser_literals().count(word) && defined.count(word) ? word + suffix : word;
       i = j;
     } else {
       out += text[i++];
@@ -92,17 +92,13 @@ std::string rename_literals(const std::string& text, const std::set<std::string>
   return out;
 }
 
-std::string unrename(std::string name) {
-  if (const auto at = name.find(kRenamed); at != std::string::npos) name.erase(at);
-  return name;
-}
-
 /// The symbols of one model file and which expressions may use which.
 struct Symbols {
   std::vector<realsymbol> q, v, p, q0, v0;
   realsymbol t{"t"};
   std::optional<realsymbol> z;  ///< the action variable of a contact system
   std::vector<std::string> q_names, v_names, p_names;
+  std::string renamed_suffix = "_dalembert_name";  ///< of a name GiNaC's parser takes for a constant
 
   explicit Symbols(const ModelSpec& spec) {
     if (spec.action) z = realsymbol(*spec.action);
@@ -118,8 +114,47 @@ struct Symbols {
       p.emplace_back(par.name);
       p_names.push_back(par.name);
     }
+    // A coordinate I beside one named I_dalembert_name must stay two symbols.
+    std::set<std::string> names(q_names.begin(), q_names.end());
+    names.insert(v_names.begin(), v_names.end());
+    names.insert(p_names.begin(), p_names.end());
+    for (const auto& name : v_names) names.insert(initial_name(name));
+    for (const auto& name : q_names) names.insert(initial_name(name));
+    if (spec.action) names.insert(*spec.action);
+    const auto taken = [&] {
+      for (const auto& literal : parser_literals())
+        if (names.count(literal + renamed_suffix)) return true;
+      return false;
+    };
+    while (taken()) renamed_suffix += "_";
+  }
+
+  /// The name under which `name` is in the parser's table.
+  std::string key(const std::string& name) const {
+    return parser_literals().count(name) ? name + renamed_suffix : name;
+  }
+  /// The name a message shows for a name of the parser's table.
+  std::string unrenamed(std::string name) const {
+    if (name.size() > renamed_suffix.size() && name.ends_with(renamed_suffix) &&
+        parser_literals().count(name.substr(0, name.size() - renamed_suffix.size())))
+      name.erase(name.size() - renamed_suffix.size());
+    return name;
   }
 };
+
+/// The functions a model file may call, for GiNaC's parser: nothing else is evaluated while
+/// parsing (its default table has factorial, zeta, tgamma..., which it evaluated exactly, for
+/// minutes, before any check could refuse them). sqrt and pow become powers.
+const GiNaC::prototype_table& model_functions() {
+  static const GiNaC::prototype_table table = [] {
+    GiNaC::prototype_table allowed;
+    for (const auto& entry : GiNaC::get_default_reader())
+      if (allowed_functions().count(entry.first.first) || entry.first.first == "sqrt" || entry.first.first == "pow")
+        allowed.insert(entry);
+    return allowed;
+  }();
+  return table;
+}
 
 enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8, kAction = 16 };
 
@@ -138,7 +173,7 @@ class ExpressionParser {
   ex operator()(const Expression& e, int allow, const std::string& allowed_description) const {
     GiNaC::symtab table;
     table["pi"] = GiNaC::Pi;
-    const auto key = [](const std::string& name) { return parser_literals().count(name) ? name + kRenamed : name; };
+    const auto key = [this](const std::string& name) { return s_.key(name); };
     for (std::size_t i = 0; i < s_.p.size(); ++i) table[key(s_.p_names[i])] = s_.p[i];
     if (allow & kCoordinates)
       for (std::size_t i = 0; i < s_.q.size(); ++i) table[key(s_.q_names[i])] = s_.q[i];
@@ -151,23 +186,27 @@ class ExpressionParser {
         table[initial_name(s_.q_names[i])] = s_.q0[i];
         table[initial_name(s_.v_names[i])] = s_.v0[i];
       }
-    GiNaC::parser reader(table, true);
+    GiNaC::parser reader(table, true, model_functions());
     ex result;
     check_expression(spec_.path, e);  // depth, size and constant powers, before GiNaC reads it
     try {
       std::set<std::string> defined(s_.p_names.begin(), s_.p_names.end());
       defined.insert(s_.q_names.begin(), s_.q_names.end());
       if (spec_.action) defined.insert(*spec_.action);
-      result = reader(rename_literals(e.text, defined));
+      result = reader(rename_literals(e.text, defined, s_.renamed_suffix));
     } catch (const GiNaC::parse_error& err) {
-      fail(e, "syntax error: " + parser_message(err.what()));
+      const std::string message = parser_message(err.what());
+      if (message.starts_with("no function"))
+        fail(e, message + " (the functions are " + join({allowed_functions().begin(), allowed_functions().end()}) +
+                    ", sqrt and pow)");
+      fail(e, "syntax error: " + message);
     } catch (const std::invalid_argument& err) {
       // GiNaC: 'find_or_insert_symbol: symbol "foo" not found', or a message about the syntax
       const std::string what = err.what();
       const auto a = what.find('"'), b = what.rfind('"');
       if (what.find("symbol") == std::string::npos || a == std::string::npos || b <= a)
         fail(e, "syntax error: " + parser_message(what));
-      const std::string name = unrename(what.substr(a + 1, b - a - 1));
+      const std::string name = s_.unrenamed(what.substr(a + 1, b - a - 1));
       fail(e, "unknown symbol '" + name + "'" + misplaced(name) + " (" + allowed_description + ")");
     } catch (const std::exception& err) {
       fail(e, std::string("cannot evaluate: ") + err.what());
@@ -250,10 +289,29 @@ std::vector<GiNaC::exmap> sample_points(const Symbols& s) {
   return points;
 }
 
-/// An expression that is zero: structurally, after expansion, or numerically at sample points
-/// (identities such as sin² + cos² − 1 that no simplification finds).
+/// At most how many terms e.expand() has, up to `cap`: expansion multiplies out products and
+/// positive integer powers of sums, (x + y)(y + z)... of 20 factors into a million terms.
+double expanded_terms(const ex& e, double cap) {
+  double terms = 1;
+  if (GiNaC::is_a<GiNaC::add>(e)) {
+    terms = 0;
+    for (std::size_t i = 0; i < e.nops() && terms < cap; ++i) terms += expanded_terms(e.op(i), cap);
+  } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+    for (std::size_t i = 0; i < e.nops() && terms < cap; ++i) terms *= expanded_terms(e.op(i), cap);
+  } else if (GiNaC::is_a<GiNaC::power>(e) && GiNaC::is_a<GiNaC::numeric>(e.op(1))) {
+    const auto& exponent = GiNaC::ex_to<GiNaC::numeric>(e.op(1));
+    if (exponent.is_pos_integer()) terms = std::pow(expanded_terms(e.op(0), cap), std::min(exponent.to_double(), 1e3));
+  }
+  return std::min(terms, cap);
+}
+
+/// An expression that is zero: structurally, after expansion (where that stays small), or
+/// numerically at sample points (identities such as sin² + cos² − 1 that no simplification finds).
 bool vanishes(const ex& e, const std::vector<GiNaC::exmap>& points) {
-  if (e.is_zero() || e.expand().is_zero()) return true;
+  if (e.is_zero()) return true;
+  if (expanded_terms(e, ExpressionLimits::max_expanded_terms) < ExpressionLimits::max_expanded_terms &&
+      e.expand().is_zero())
+    return true;
   for (const auto& point : points) {
     const double x = numeric_value(e, point);
     if (!(std::abs(x) <= 1e-12)) return false;
@@ -261,27 +319,62 @@ bool vanishes(const ex& e, const std::vector<GiNaC::exmap>& points) {
   return true;
 }
 
-/// Taylor coefficients of f in `vars` up to order 3 (evaluator.hpp), appended to `coefficients`
-/// (as (order, expression)); monomials with identically zero coefficient are left out.
-TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars,
-                         std::vector<std::pair<int, ex>>& coefficients) {
+/// The derivatives of a model's expressions, each refused, naming the expression of the file it
+/// comes from, when it or all of them together grow beyond the limits (ExpressionLimits): the
+/// derivatives of a long product or of nested functions grow fast, and every one is compiled.
+class Derivatives {
+ public:
+  explicit Derivatives(const ExpressionParser& parse) : parse_(parse) {}
+
+  /// ∂e/∂v, for the expression `source`.
+  ex operator()(const ex& e, const realsymbol& v, const Expression& source) {
+    const ex d = e.diff(v);
+    std::size_t size = 0;
+    for (auto it = d.preorder_begin(); it != d.preorder_end(); ++it) {
+      if (++size > ExpressionLimits::max_derivative_terms)
+        parse_.fail(source, "a derivative with respect to " + v.get_name() + " has more than " +
+                                std::to_string(ExpressionLimits::max_derivative_terms) +
+                                " terms, the limit (derivatives of long products and deeply nested functions grow "
+                                "fast; write the expression more compactly)");
+      // x^2/1e-308 is a model of doubles whose second derivative is not
+      if (GiNaC::is_a<GiNaC::numeric>(*it) && !std::isfinite(GiNaC::ex_to<GiNaC::numeric>(*it).to_double()))
+        parse_.fail(source, "a derivative with respect to " + v.get_name() + " has a number beyond the range of doubles (" +
+                                text_of(*it).substr(0, 40) + ")");
+    }
+    total_ += size;
+    if (total_ > ExpressionLimits::max_total_terms)
+      parse_.fail(source, "the derivatives of the model have more than " +
+                              std::to_string(ExpressionLimits::max_total_terms) + " terms in all, the limit");
+    return d;
+  }
+
+ private:
+  const ExpressionParser& parse_;
+  std::size_t total_ = 0;
+};
+
+/// Taylor coefficients of f (from the expression `source`) in `vars` up to order 3 (evaluator.hpp),
+/// appended to `coefficients` (as (order, expression)); monomials with identically zero coefficient
+/// are left out.
+TaylorTerms taylor_terms(const ex& f, const std::vector<realsymbol>& vars, std::vector<std::pair<int, ex>>& coefficients,
+                         Derivatives& d, const Expression& source) {
   TaylorTerms terms;
   terms.offset = static_cast<int>(coefficients.size());
   const int k = static_cast<int>(vars.size());
   std::vector<std::pair<int, ex>> second, third;
   coefficients.emplace_back(0, f);
   for (int i = 0; i < k; ++i) {
-    const ex di = f.diff(vars[i]);
+    const ex di = d(f, vars[i], source);
     if (di.is_zero()) continue;
     terms.first.push_back(i);
     coefficients.emplace_back(1, di);
     for (int j = i; j < k; ++j) {
-      const ex dij = di.diff(vars[j]);
+      const ex dij = d(di, vars[j], source);
       if (dij.is_zero()) continue;
       terms.second.push_back({i, j});
       second.emplace_back(2, i == j ? dij / 2 : dij);
       for (int l = j; l < k; ++l) {
-        const ex dijl = dij.diff(vars[l]);
+        const ex dijl = d(dij, vars[l], source);
         if (dijl.is_zero()) continue;
         terms.third.push_back({i, j, l});
         // 1/3! times the number of distinct orderings of (i, j, l)
@@ -368,6 +461,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const int n = spec.n(), m = spec.m();
   const Symbols s(spec);
   const ExpressionParser parse(spec, s);
+  Derivatives d(parse);
   const auto points = sample_points(s);
   const std::string params = s.p_names.empty() ? "no parameters" : "parameters: " + join(s.p_names);
   const std::string in_qv = "coordinates: " + join(s.q_names) + "; velocities: " + join(s.v_names) + "; " + params;
@@ -480,7 +574,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const std::string in_solution = "a closed form uses t, the initial values x_0, x_t_0 of each coordinate x, and " + params;
   for (const auto& e : spec.solution) {
     solution_q.push_back(parse(e, kTime | kInitialValues, in_solution));
-    solution_v.push_back(solution_q.back().diff(s.t));
+    solution_v.push_back(d(solution_q.back(), s.t, e));
   }
   for (const auto& e : spec.solution_conditions) solution_conditions.push_back(parse(e, kInitialValues, in_solution));
 
@@ -493,25 +587,33 @@ SymbolicModel analyse(const ModelSpec& spec) {
   x.insert(x.end(), s.v.begin(), s.v.end());
   layout.contact = s.z.has_value();
   if (s.z) x.push_back(*s.z);
+  // The expression a mistake in a derivative of L (or of G and V) is reported against.
+  const Expression& lagrangian_source = spec.lagrangian ? *spec.lagrangian
+                                        : spec.potential ? *spec.potential
+                                                         : spec.metric.at(0).at(0);
   std::vector<std::pair<int, ex>> L_coefficients;
-  layout.lagrangian = taylor_terms(L, x, L_coefficients);
+  layout.lagrangian = taylor_terms(L, x, L_coefficients, d, lagrangian_source);
   layout.lagrangian_size = static_cast<int>(L_coefficients.size());
   std::vector<std::pair<int, ex>> M_coefficients;
   for (int a = 0; a < m; ++a)
     for (int i = 0; i < n; ++i)
-      if (!M[a][i].is_zero()) layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients)});
+      if (!M[a][i].is_zero())
+        layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients, d, spec.constraints[a])});
   layout.constraints_size = static_cast<int>(M_coefficients.size());
   std::vector<std::pair<int, ex>> mechanics_coefficients;
   layout.mechanical = mechanical;
   if (mechanical) {
     for (int i = 0; i < n; ++i)
       for (int j = i; j < n; ++j)
-        if (!G[i][j].is_zero()) layout.metric.push_back({i, j, taylor_terms(G[i][j], s.q, mechanics_coefficients)});
-    layout.potential = taylor_terms(V, s.q, mechanics_coefficients);
+        if (!G[i][j].is_zero())
+          layout.metric.push_back({i, j, taylor_terms(G[i][j], s.q, mechanics_coefficients, d, lagrangian_source)});
+    layout.potential = taylor_terms(V, s.q, mechanics_coefficients, d, lagrangian_source);
   }
   layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
   std::vector<std::pair<int, ex>> force_coefficients;
-  for (const ex& F : force) layout.force.push_back(taylor_terms(F, x, force_coefficients));
+  for (std::size_t i = 0; i < force.size(); ++i)
+    layout.force.push_back(taylor_terms(force[i], x, force_coefficients, d,
+                                        i < spec.force.size() ? spec.force[i] : lagrangian_source));
   layout.force_depends_on_time = file_force_has_time;
   layout.force_size = static_cast<int>(force_coefficients.size());
   layout.derived = static_cast<int>(derived.size());
