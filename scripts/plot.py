@@ -20,6 +20,8 @@ then reads as its bound instead of a filled band.
 import csv
 import json
 import math
+import os
+import secrets
 import sys
 
 import matplotlib
@@ -111,8 +113,24 @@ def draw(spec):
         ax.legend(fontsize=9)
     fig.tight_layout()
     for ext in ("png", "svg"):
-        fig.savefig(f"{spec['output']}.{ext}")
+        save(fig, f"{spec['output']}.{ext}", ext)
     plt.close(fig)
+
+
+def save(fig, path, ext):
+    """Writes the figure as dalembert writes its tables: into a new file with an unpredictable name
+    in the same folder, never following a link planted there, then renamed over `path` (a link at
+    `path` is replaced, not followed)."""
+    folder = os.path.dirname(path) or "."
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format=ext)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def main():

@@ -67,6 +67,7 @@ struct Options {
   double timeout_seconds = 120.0;
   int signal_after_ms = -1;              ///< send `signal_to_send` this long after the start
   int signal_to_send = SIGTERM;
+  std::string stdout_path;               ///< where standard output goes (empty: captured in Outcome::out)
 };
 
 /// Runs argv[0] (a path) with the arguments argv[1..].
@@ -96,7 +97,10 @@ inline Outcome run(const std::vector<std::string>& argv, const Options& options 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (options.stdout_path.empty())
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  else
+    posix_spawn_file_actions_addopen(&actions, 1, options.stdout_path.c_str(), O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!options.directory.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.directory.c_str());
   Outcome o;

@@ -1,6 +1,7 @@
 #include "catalogue/catalogue.hpp"
 
 #include "modelfile/entry.hpp"
+#include "support/output_file.hpp"
 
 namespace dalembert::catalogue {
 
@@ -52,7 +53,10 @@ const std::vector<Entry>& entries() {
 const Entry& find(const std::string& name) {
   for (const auto& e : entries())
     if (e.name == name) return e;
-  if (modelfile::is_model_file_name(name)) return modelfile::model_file_entry(name);
+  if (modelfile::is_model_file_name(name)) {
+    support::protect_input("the model file", name);  // no output of the command may replace it
+    return modelfile::model_file_entry(name);
+  }
   std::string known;
   for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.name;
   throw BadInput("unknown system '" + name + "' (known: " + known + "; or the path of a model file, docs/model-files.md)");

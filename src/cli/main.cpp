@@ -5,6 +5,7 @@
 // or, with run --strict, warnings; 4 internal error; 128 + signal for a run stopped by SIGINT or
 // SIGTERM (its rows kept).
 #include <algorithm>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -24,25 +25,12 @@
 #include "cli/run_arguments.hpp"
 #include "cli/study_commands.hpp"
 #include "support/output_file.hpp"
+#include "support/text.hpp"
 
 namespace dalembert::cli {
 namespace {
 
-/// A message for the terminal: control characters (from a file name or a model file) escaped.
-std::string printable(const std::string& message) {
-  std::string out;
-  for (const char c : message) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\x%02x", u);
-      out += escaped;
-    }
-  }
-  return out;
-}
+using support::printable;
 
 /// Systems and methods in two sections, a line each: the name, then (unless `names_only`) a
 /// one-line description and, for a method, the kinds of system it runs on.
@@ -176,9 +164,9 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
     summary_file->write(j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     summary_file->commit();
   }
-  for (const auto& w : result.summary.warnings) std::cerr << "dalembert: warning: " << w.message << '\n';
+  for (const auto& w : result.summary.warnings) std::cerr << "dalembert: warning: " << printable(w.message) << '\n';
   if (result.failed()) {
-    std::cerr << "dalembert: " << result.summary.message << "; kept " << result.summary.steps
+    std::cerr << "dalembert: " << printable(result.summary.message) << "; kept " << result.summary.steps
               << " completed step(s)\n";
   }
   if (const int signal = stop.requested().load(); signal != 0) return 128 + signal;
@@ -196,6 +184,9 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
 int main(int argc, char** argv) {
   using namespace dalembert;
   using namespace dalembert::cli;
+  // A write beyond `ulimit -f` fails with EFBIG, reported like a full disk, instead of killing the
+  // process with SIGXFSZ and leaving its temporary files behind.
+  ::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{"dalembert: structure-preserving integrators for nonholonomic mechanics"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "dalembert " + std::string(dalembert::version), "print `dalembert VERSION` and exit");
@@ -243,7 +234,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && sub->get_name() == argv[1]) command = argv[1];
   }
   if (argc > 1 && command.empty() && argv[1][0] != '-') {
-    std::cerr << "dalembert: unknown command '" << argv[1] << "' (known: " << commands << ")\n";
+    std::cerr << "dalembert: unknown command '" << printable(argv[1]) << "' (known: " << commands << ")\n";
     return 2;
   }
   try {
@@ -255,29 +246,40 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);  // prints `dalembert VERSION` on standard output, exit status 0
   } catch (const CLI::ParseError& e) {
-    std::cerr << "dalembert: " << e.what() << "\n(run `dalembert " << (command.empty() ? "" : command + " ")
+    std::cerr << "dalembert: " << printable(e.what()) << "\n(run `dalembert " << (command.empty() ? "" : command + " ")
               << "--help`)\n";
     return 2;
   }
-  try {
-    if (*list) return list_command(list_names_only);
-    if (*describe) return describe_command(describe_name, describe_json, describe_params);
-    if (*run)
-      return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
-                         run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
-                         show_progress(run_progress, run_quiet), run_strict,
-                         std::vector<std::string>(argv, argv + argc));
-    if (const int status = run_study_command(*studies); status >= 0) return status;
-    if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
-  } catch (const BadInput& e) {
-    std::cerr << "dalembert: " << printable(e.what()) << '\n';
-    return 2;
-  } catch (const NumericalFailure& e) {
-    std::cerr << "dalembert: " << printable(e.what()) << '\n';
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "dalembert: internal error: " << printable(e.what()) << '\n';
-    return 4;
+  const int status = [&]() -> int {
+    try {
+      if (*list) return list_command(list_names_only);
+      if (*describe) return describe_command(describe_name, describe_json, describe_params);
+      if (*run)
+        return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
+                           run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
+                           show_progress(run_progress, run_quiet), run_strict,
+                           std::vector<std::string>(argv, argv + argc));
+      if (const int status = run_study_command(*studies); status >= 0) return status;
+      if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
+    } catch (const BadInput& e) {
+      std::cerr << "dalembert: " << printable(e.what()) << '\n';
+      return 2;
+    } catch (const NumericalFailure& e) {
+      std::cerr << "dalembert: " << printable(e.what()) << '\n';
+      return 3;
+    } catch (const support::Interrupted& e) {
+      std::cerr << "dalembert: " << printable(e.what()) << '\n';
+      return 128 + e.signal();
+    } catch (const std::exception& e) {
+      std::cerr << "dalembert: internal error: " << printable(e.what()) << '\n';
+      return 4;
+    }
+    return 0;
+  }();
+  // Output that standard output did not take (a full disk, /dev/full) is lost: the command failed.
+  if (std::cout.flush(); !std::cout) {
+    std::cerr << "dalembert: standard output cannot be written (a full disk?): what it shows is incomplete\n";
+    return status == 0 ? 2 : status;
   }
-  return 0;
+  return status;
 }

@@ -11,6 +11,7 @@
 #include "report/figures.hpp"
 #include "report/report.hpp"
 #include "support/output_file.hpp"
+#include "support/text.hpp"
 
 namespace dalembert::cli {
 
@@ -134,6 +135,10 @@ int compare(const StudyCommands& c) {
   const RunOptions o = c.compare_args.run.options();
   const auto methods = split(c.methods);
   if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + c.methods + "'");
+  for (std::size_t i = 0; i < methods.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (methods[i] == methods[j])
+        throw BadInput("--methods: " + methods[i] + " is given twice in '" + c.methods + "' (its columns would repeat)");
   const std::string dir = c.compare_args.prepare_out_dir("compare-" + c.compare_args.label());
   analysis::take_warnings();
   const auto cmp = [&] {
@@ -143,7 +148,7 @@ int compare(const StudyCommands& c) {
   const std::string csv = dir + "/compare.csv";
   report::write_table(csv, cmp.table);
   std::vector<report::Figure> figures;
-  const std::string title = c.compare_args.label() + ", h = " + report::format(o.h);
+  const std::string title = report::plain_text(c.compare_args.label()) + ", h = " + report::format(o.h);
   struct Panel {
     const char* column;
     const char* stem;
@@ -156,7 +161,7 @@ int compare(const StudyCommands& c) {
     for (const auto& m : methods) f.series.push_back({csv, "t", m + ":" + p.column, m, "line", "abs"});
     figures.push_back(f);
   }
-  report::render(figures, dir);
+  const std::string figure_failure = report::render(figures, dir);
   std::cout << "reference: " << cmp.reference_kind << "\n";
   std::printf("%-12s %14s %14s %14s %10s\n", "method", "max|dE|", "max|M v|", "max error", "seconds");
   for (std::size_t i = 0; i < methods.size(); ++i) {
@@ -168,12 +173,15 @@ int compare(const StudyCommands& c) {
                 r.summary.max_constraint_residual, worst, r.summary.wall_time_seconds,
                 r.failed() ? "  (failed; partial)" : "");
   }
-  std::cout << "wrote " << csv << " and " << dir << "/{energy_error,constraint,error}.{png,svg}\n";
-  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << w << '\n';
-  if (!cmp.reference_failure.empty()) std::cerr << "dalembert: " << cmp.reference_failure << "; no errors\n";
+  std::cout << "wrote " << csv << (figure_failure.empty() ? " and " + dir + "/{energy_error,constraint,error}.{png,svg}" : "")
+            << "\n";
+  if (!figure_failure.empty()) std::cerr << "dalembert: warning: " << support::printable(figure_failure) << '\n';
+  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << support::printable(w) << '\n';
+  if (!cmp.reference_failure.empty())
+    std::cerr << "dalembert: " << support::printable(cmp.reference_failure) << "; no errors\n";
   for (std::size_t i = 0; i < methods.size(); ++i)
     if (cmp.runs[i].failed())
-      std::cerr << "dalembert: " << methods[i] << ": " << cmp.runs[i].summary.message << "; kept "
+      std::cerr << "dalembert: " << methods[i] << ": " << support::printable(cmp.runs[i].summary.message) << "; kept "
                 << cmp.runs[i].summary.steps << " completed step(s)\n";
   return cmp.failed() ? 3 : 0;
 }
@@ -201,11 +209,13 @@ int convergence(const StudyCommands& c) {
   t.columns = {"h", "steps", "error", "fitted"};
   for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
   report::write_table(dir + "/convergence.csv", t);
-  report::render({{dir + "/convergence", c.convergence_args.label() + ": " + base.method + ", error at T = " + report::format(T),
-                   "h", "max |q(T) - q_ref(T)|", "log", "log", false,
-                   {{dir + "/convergence.csv", "h", "error",
-                     base.method + " (fitted order " + report::format(conv.order, 3) + ")", "line+markers", ""}}}},
-                 dir);
+  const std::string figure_failure = report::render(
+      {{dir + "/convergence",
+        report::plain_text(c.convergence_args.label()) + ": " + base.method + ", error at T = " + report::format(T), "h",
+        "max |q(T) - q_ref(T)|", "log", "log", false,
+        {{dir + "/convergence.csv", "h", "error", base.method + " (fitted order " + report::format(conv.order, 3) + ")",
+          "line+markers", ""}}}},
+      dir);
   std::cout << "reference: " << conv.reference_kind << "\n";
   std::printf("%12s %10s %14s %8s\n", "h", "steps", "error", "fitted");
   for (const auto& row : conv.rows)
@@ -213,10 +223,12 @@ int convergence(const StudyCommands& c) {
                 row.fitted ? "yes" : row.failure.empty() ? "" : "failed");
   if (std::isfinite(conv.order)) std::printf("fitted order: %.3f\n", conv.order);
   else std::printf("fitted order: none (fewer than two usable errors)\n");
-  std::cout << "wrote " << dir << "/convergence.csv and " << dir << "/convergence.{png,svg}\n";
-  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << w << '\n';
+  std::cout << "wrote " << dir << "/convergence.csv"
+            << (figure_failure.empty() ? " and " + dir + "/convergence.{png,svg}" : "") << "\n";
+  if (!figure_failure.empty()) std::cerr << "dalembert: warning: " << support::printable(figure_failure) << '\n';
+  for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << support::printable(w) << '\n';
   for (const auto& row : conv.rows)
-    if (!row.failure.empty()) std::cerr << "dalembert: " << row.failure << '\n';
+    if (!row.failure.empty()) std::cerr << "dalembert: " << support::printable(row.failure) << '\n';
   return conv.failure().empty() ? 0 : 3;
 }
 

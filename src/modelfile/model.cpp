@@ -10,6 +10,7 @@
 
 #include "modelfile/native.hpp"
 #include "modelfile/symbolic.hpp"
+#include "support/text.hpp"
 
 namespace dalembert::modelfile {
 
@@ -91,13 +92,13 @@ std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read)
   const std::string source = c_source(symbolic);
   model->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   NativeBuild native = native_evaluator(source, model->layout);
-  if (!native.warning.empty()) std::cerr << "dalembert: warning: " << native.warning << '\n';
+  if (!native.warning.empty()) std::cerr << "dalembert: warning: " << support::printable(native.warning) << '\n';
   if (native.evaluator) {
     model->evaluator = std::move(native.evaluator);
     model->compiled = native.compiled;
     model->compile_seconds = native.compile_seconds;
   } else {
-    std::cerr << "dalembert: warning: " << native.problem << "; evaluating the model file " << path
+    std::cerr << "dalembert: warning: " << support::printable(native.problem + "; evaluating the model file " + path)
               << " by interpretation (correct but much slower)\n";
     model->evaluator = interpreted_evaluator(symbolic);
   }

@@ -10,9 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <map>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -20,8 +18,8 @@
 #include <vector>
 
 #include "support/digest.hpp"
-#include "support/output_file.hpp"
 #include "support/process.hpp"
+#include "support/signals.hpp"
 
 namespace dalembert::modelfile {
 
@@ -85,44 +83,77 @@ class NativeEvaluator : public Evaluator {
   KernelFn derived_ = nullptr, solution_ = nullptr, initial_ = nullptr;
 };
 
-/// Closes a file descriptor when it goes out of scope.
-struct Descriptor {
-  int fd = -1;
-  ~Descriptor() {
-    if (fd >= 0) ::close(fd);
+/// A file descriptor, closed when it goes out of scope.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd = -1) : fd_(fd) {}
+  Descriptor(Descriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Descriptor& operator=(Descriptor&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
   }
+  ~Descriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
 };
 
 std::string error_text() { return std::strerror(errno); }
 
-/// Why `dir` must not hold the cache, empty if it may: a directory (not a link) owned by this user
-/// that no one else can write to.
-std::string unsafe_reason(const std::string& dir) {
+std::string mode_text(mode_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+/// Why the directory held by `fd` must not hold the cache, empty if it may: a directory owned by
+/// this user that no one else can write to.
+std::string unsafe_directory(int fd) {
   struct stat st{};
-  if (::lstat(dir.c_str(), &st) != 0) return "cannot be used: " + error_text();
-  if (S_ISLNK(st.st_mode)) return "is a symbolic link";
+  if (::fstat(fd, &st) != 0) return "cannot be used: " + error_text();
   if (!S_ISDIR(st.st_mode)) return "is not a directory";
   if (st.st_uid != ::geteuid())
     return "is owned by user " + std::to_string(st.st_uid) + ", not by this user (" + std::to_string(::geteuid()) + ")";
-  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return std::string("is writable by other users (mode ") + mode + ")";
-  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) return "is writable by other users (mode " + mode_text(st.st_mode) + ")";
   return "";
 }
 
-/// A file owned by this user that no one else can write to, opened without following a link;
-/// -1 otherwise.
-int open_private_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return -1;
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) ||
-      static_cast<std::size_t>(st.st_size) > kLargestLibrary) {
-    ::close(fd);
-    return -1;
+/// Why the folders above the directory held by `fd` let someone else replace it, empty if none
+/// does: each must belong to root or to this user and, if others may write to it, be sticky (like
+/// /tmp, where only an entry's owner may rename it). Walks the directory's real parents ("..")
+/// up to the root, so no path is resolved again.
+std::string unsafe_parent(int fd) {
+  Descriptor current(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  struct stat here{};
+  if (!current || ::fstat(current.get(), &here) != 0) return "cannot be checked: " + error_text();
+  for (int depth = 0; depth < 256; ++depth) {
+    Descriptor parent(::openat(current.get(), "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat up{};
+    if (!parent || ::fstat(parent.get(), &up) != 0) return "has a parent folder that cannot be checked: " + error_text();
+    if (up.st_dev == here.st_dev && up.st_ino == here.st_ino) return "";  // the root
+    if (up.st_uid != 0 && up.st_uid != ::geteuid())
+      return "is inside a folder owned by user " + std::to_string(up.st_uid) + ", who could replace it";
+    if ((up.st_mode & (S_IWGRP | S_IWOTH)) && !(up.st_mode & S_ISVTX))
+      return "is inside a folder that other users can write to without the sticky bit (mode " + mode_text(up.st_mode) +
+             "), so they could replace it";
+    current = std::move(parent);
+    here = up;
   }
+  return "is nested too deeply to be checked";
+}
+
+/// A file of `folder` owned by this user that no one else can write to, opened for reading without
+/// following a link and without blocking (a FIFO planted in its place is refused, not waited on).
+Descriptor open_private_file(int folder, const std::string& name) {
+  Descriptor fd(::openat(folder, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st{};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & (S_IWGRP | S_IWOTH)) || static_cast<std::size_t>(st.st_size) > kLargestLibrary)
+    return Descriptor();
   return fd;
 }
 
@@ -139,12 +170,12 @@ std::optional<std::string> read_all(int fd) {
   }
 }
 
-/// Writes a new file (it must not exist) readable and writable by this user only.
-bool write_new_file(const std::string& path, const std::string& content) {
-  Descriptor f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)};
-  if (f.fd < 0) return false;
+/// Writes a new file of `folder` (it must not exist) readable and writable by this user only.
+bool write_new_file(int folder, const std::string& name, const std::string& content) {
+  Descriptor f(::openat(folder, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (!f) return false;
   for (std::string_view rest = content; !rest.empty();) {
-    const ssize_t wrote = ::write(f.fd, rest.data(), rest.size());
+    const ssize_t wrote = ::write(f.get(), rest.data(), rest.size());
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) return false;
     rest.remove_prefix(static_cast<std::size_t>(wrote));
@@ -161,64 +192,100 @@ std::string random_suffix() {
   return text;
 }
 
+std::string temporary_directory() {
+  std::error_code error;
+  const fs::path tmp = fs::temp_directory_path(error);
+  return error ? "/tmp" : tmp.string();
+}
+
 /// The directory the user asked for (or the default), before any check.
 std::string preferred_cache_directory() {
   if (const auto dir = environment("DALEMBERT_CACHE_DIR"); !dir.empty()) return dir;
   if (const auto xdg = environment("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/dalembert";
   if (const auto home = environment("HOME"); !home.empty()) return home + "/.cache/dalembert";
-  std::error_code error;
-  const fs::path tmp = fs::temp_directory_path(error);
-  return ((error ? fs::path("/tmp") : tmp) / ("dalembert-cache-" + std::to_string(::geteuid()))).string();
+  return temporary_directory() + "/dalembert-cache-" + std::to_string(::geteuid());
 }
 
-/// A new directory of this process, removed when it exits.
-struct PrivateFallback {
-  std::string path;
-  ~PrivateFallback() {
-    std::error_code error;
-    if (!path.empty()) fs::remove_all(path, error);
-  }
+/// The cache, held open: every later step is relative to this descriptor, so replacing the path
+/// (a rename, a link) after the checks changes nothing. Without one (refused, or it cannot be
+/// made), models are compiled in a private folder of the temporary directory and not kept.
+struct Cache {
+  Descriptor folder;
+  std::string path;     ///< for messages
+  std::string refusal;  ///< why the preferred directory is not used, empty if it is
 };
 
-struct CacheDirectory {
-  std::string path;     ///< empty: none could be made
-  std::string warning;  ///< why the preferred one was refused
-};
-
-/// The cache directory for the current settings, checked; a refused one is replaced by a private
-/// directory of this process, made once per refused directory.
-CacheDirectory private_cache() {
-  static std::mutex mutex;
-  static std::map<std::string, PrivateFallback> fallbacks;  // removed when the process exits
-  const std::string preferred = preferred_cache_directory();
+Cache open_cache() {
+  Cache cache;
+  cache.path = preferred_cache_directory();
   std::error_code error;
-  const fs::path parent = fs::path(preferred).parent_path();
-  if (!parent.empty()) fs::create_directories(parent, error);
-  ::mkdir(preferred.c_str(), 0700);  // an existing one is checked like a new one
-  const std::string why = unsafe_reason(preferred);
-  if (why.empty()) return CacheDirectory{preferred, ""};
-  const std::lock_guard lock(mutex);
-  PrivateFallback& fallback = fallbacks[preferred];
-  if (fallback.path.empty()) {
-    const fs::path tmp = fs::temp_directory_path(error);
-    std::string pattern = ((error ? fs::path("/tmp") : tmp) / "dalembert-cache-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      return CacheDirectory{"", "the model cache " + preferred + " " + why + ", and no private directory could be made"};
-    fallback.path = pattern;
+  if (const fs::path parent = fs::path(cache.path).parent_path(); !parent.empty()) fs::create_directories(parent, error);
+  ::mkdir(cache.path.c_str(), 0700);  // an existing one is checked like a new one
+  cache.folder = Descriptor(::open(cache.path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!cache.folder) {
+    cache.refusal = errno == ELOOP || errno == ENOTDIR ? "is a symbolic link or not a directory"
+                                                       : "cannot be used: " + error_text();
+  } else if (cache.refusal = unsafe_directory(cache.folder.get()); cache.refusal.empty()) {
+    cache.refusal = unsafe_parent(cache.folder.get());
   }
-  return CacheDirectory{fallback.path, "the model cache " + preferred + " " + why + "; using the new private directory " +
-                                           fallback.path + " for this run"};
+  if (!cache.refusal.empty()) cache.folder = Descriptor();
+  return cache;
 }
 
-/// Loads a library whose content was just checked and checks that it was generated for this
-/// layout. By its path: the directory is private, so the name still refers to what was checked.
-/// (Not through /proc/self/fd: glibc finds an already loaded library by its name, and a
-/// descriptor's number is reused.)
-std::unique_ptr<Evaluator> open_library(const std::string& path, const std::string& cached_name, const Layout& layout,
-                                        std::string& problem) {
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+/// A new folder of this process in which one model is compiled (inside the cache, or in the
+/// temporary directory when there is no cache), removed with everything in it when it goes out of
+/// scope or when a signal ends the process.
+class BuildFolder {
+ public:
+  /// In the directory held by `parent` (`parent_path` for messages), named `prefix` and a random
+  /// suffix; check ok() before use.
+  BuildFolder(Descriptor parent, const std::string& parent_path, const std::string& prefix) : parent_(std::move(parent)) {
+    for (int attempt = 0; attempt < 16 && !folder_; ++attempt) {
+      name_ = prefix + random_suffix();
+      if (::mkdirat(parent_.get(), name_.c_str(), 0700) != 0) {
+        if (errno == EEXIST) continue;
+        break;
+      }
+      made_ = true;
+      folder_ = Descriptor(::openat(parent_.get(), name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    }
+    path_ = parent_path + "/" + name_;
+    if (folder_ && !unsafe_directory(folder_.get()).empty()) folder_ = Descriptor();
+    if (folder_) removed_.emplace(parent_.get(), name_, folder_.get());
+  }
+  ~BuildFolder() {
+    if (folder_) support::remove_folder(parent_.get(), name_.c_str(), folder_.get());
+    else if (made_) ::unlinkat(parent_.get(), name_.c_str(), AT_REMOVEDIR);
+  }
+  BuildFolder(const BuildFolder&) = delete;
+  BuildFolder& operator=(const BuildFolder&) = delete;
+
+  bool ok() const { return static_cast<bool>(folder_); }
+  int fd() const { return folder_.get(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  Descriptor parent_, folder_;
+  std::string name_, path_;
+  bool made_ = false;
+  std::optional<support::FolderRemovedOnSignal> removed_;
+};
+
+/// The path through which dlopen reaches the file `name` of the folder held by `folder`: it goes
+/// through the descriptor, so it names the file that was checked, whatever happened to the
+/// folder's path. glibc returns an already loaded library of the same path; `name` is the source's
+/// digest, so such a library was compiled from the same source.
+std::string path_through(int folder, const std::string& name) {
+  return "/proc/self/fd/" + std::to_string(folder) + "/" + name;
+}
+
+/// Loads the library `name` of `folder`, whose content the caller has just checked, and checks that
+/// it was generated for this layout. `shown` names it in messages.
+std::unique_ptr<Evaluator> open_library(int folder, const std::string& name, const std::string& shown,
+                                        const Layout& layout, std::string& problem) {
+  void* handle = dlopen(path_through(folder, name).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
-    problem = std::string("cannot load ") + path + ": " + dlerror();
+    problem = "cannot load " + shown + ": " + dlerror();
     return nullptr;
   }
   const auto* version = static_cast<const int*>(dlsym(handle, "dalembert_abi_version"));
@@ -228,10 +295,10 @@ std::unique_ptr<Evaluator> open_library(const std::string& path, const std::stri
   if (!version || *version != 2 || !l_size || *l_size != layout.lagrangian_size || !m_size ||
       *m_size != layout.constraints_size || !f_size || *f_size != layout.force_size) {
     dlclose(handle);
-    problem = path + " does not match the model";
+    problem = shown + " does not match the model";
     return nullptr;
   }
-  return std::make_unique<NativeEvaluator>(handle, cached_name);
+  return std::make_unique<NativeEvaluator>(handle, shown);
 }
 
 std::string digest_record(const std::string& name, const std::string& library_digest) {
@@ -239,24 +306,46 @@ std::string digest_record(const std::string& name, const std::string& library_di
 }
 
 /// The cached entry `name`, if its digest file and its library agree and both are private.
-std::unique_ptr<Evaluator> load_cached(const std::string& stem, const std::string& name, const Layout& layout) {
-  Descriptor record{open_private_file(stem + ".digest")};
-  if (record.fd < 0) return nullptr;
-  const auto text = read_all(record.fd);
+std::unique_ptr<Evaluator> load_cached(const Cache& cache, const std::string& name, const Layout& layout) {
+  const Descriptor record = open_private_file(cache.folder.get(), name + ".digest");
+  if (!record) return nullptr;
+  const auto text = read_all(record.get());
   const std::string prefix = "dalembert model cache 1\nsource " + name + "\nlibrary ";
   if (!text || text->size() != prefix.size() + 65 || text->compare(0, prefix.size(), prefix) != 0) return nullptr;
   const std::string expected = text->substr(prefix.size(), 64);
-  Descriptor library{open_private_file(stem + ".so")};
-  if (library.fd < 0) return nullptr;
-  const auto bytes = read_all(library.fd);
+  const Descriptor library = open_private_file(cache.folder.get(), name + ".so");
+  if (!library) return nullptr;
+  const auto bytes = read_all(library.get());
   if (!bytes || support::sha256_hex(*bytes) != expected) return nullptr;
   std::string problem;
-  return open_library(stem + ".so", stem + ".so", layout, problem);
+  return open_library(cache.folder.get(), name + ".so", cache.path + "/" + name + ".so", layout, problem);
+}
+
+/// The folder for a compile: inside the cache, or, without one, in the temporary directory (then
+/// nothing is kept); null, with `problem` said, if none can be made.
+std::unique_ptr<BuildFolder> build_folder(const Cache& cache, std::string& problem) {
+  std::unique_ptr<BuildFolder> folder;
+  if (cache.folder) {
+    folder = std::make_unique<BuildFolder>(Descriptor(::fcntl(cache.folder.get(), F_DUPFD_CLOEXEC, 0)), cache.path,
+                                           ".build-");
+  } else {
+    const std::string tmp = temporary_directory();
+    folder = std::make_unique<BuildFolder>(Descriptor(::open(tmp.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), tmp,
+                                           "dalembert-build-");
+  }
+  if (!folder->ok()) {
+    problem = "cannot make a private folder " + folder->path() + " to compile the model in: " + error_text();
+    return nullptr;
+  }
+  return folder;
 }
 
 }  // namespace
 
-std::string cache_directory() { return private_cache().path; }
+std::string cache_directory() {
+  const Cache cache = open_cache();
+  return cache.refusal.empty() ? cache.path : "";
+}
 
 NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) {
   NativeBuild build;
@@ -266,42 +355,42 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
     build.problem = "compilation disabled (DALEMBERT_CC=none)";
     return build;
   }
-  const CacheDirectory cache = private_cache();
-  static std::atomic<bool> warned{false};
-  if (!cache.warning.empty() && !warned.exchange(true)) build.warning = cache.warning;
-  if (cache.path.empty()) {
-    build.problem = cache.warning;
-    return build;
-  }
+  const Cache cache = open_cache();
   std::string key = "dalembert model kernels\n" + compiler + "\n";
   for (const auto& flag : kFlags) key += flag + " ";
   const std::string name = support::sha256_hex(key + "\n" + c_source);
-  const std::string stem = cache.path + "/" + name;
-  build.library = stem + ".so";
-  if ((build.evaluator = load_cached(stem, name, layout))) return build;
+  if (cache.folder) {
+    build.library = cache.path + "/" + name + ".so";
+    if ((build.evaluator = load_cached(cache, name, layout))) return build;
+  }
 
-  // Compile under new names of this process, load what was compiled, then publish it by renames:
+  // Compile in a new folder of this process, load what was compiled, then publish it by renames:
   // concurrent runs never load a half-written library, and each loads the library it compiled.
-  const std::string unique = "." + random_suffix();
-  const std::string source = stem + unique + ".c", library = stem + unique + ".so", record = stem + unique + ".digest";
-  // A signal that ends the process while the compiler runs removes them too (and ends the compiler).
-  const support::RemovedOnSignal removed_source(source), removed_library(library), removed_record(record);
-  struct Cleanup {
-    std::vector<std::string> paths;
-    ~Cleanup() {
-      for (const auto& p : paths) ::unlink(p.c_str());
-    }
-  } cleanup{{source, library, record}};
-  if (!write_new_file(source, c_source)) {
-    build.problem = "cannot write " + source + ": " + error_text();
+  const auto folder = build_folder(cache, build.problem);
+  if (!folder) return build;
+  if (!cache.refusal.empty()) {
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      build.warning = "the model cache " + cache.path + " " + cache.refusal + "; compiling in the new private directory " +
+                      folder->path() + ", removed after this run, and keeping nothing";
+    build.library = folder->path() + "/" + name + ".so";
+  }
+  if (!write_new_file(folder->fd(), "source.c", c_source)) {
+    build.problem = "cannot write " + folder->path() + "/source.c: " + error_text();
     return build;
   }
+  // The compiler runs in the folder (its source, its output and, through TMPDIR, its intermediate
+  // files are names in it), so no path it is given leads elsewhere.
   std::vector<std::string> command = support::split_command(compiler);
   command.insert(command.end(), kFlags.begin(), kFlags.end());
-  command.insert(command.end(), {"-x", "c", source, "-o", library, "-lm"});
+  command.insert(command.end(), {"-x", "c", "source.c", "-o", name + ".so", "-lm"});
+  support::ProcessOptions options;
+  options.working_directory = folder->fd();
+  options.environment = {{"TMPDIR", "."}};
   const auto start = std::chrono::steady_clock::now();
-  const auto result = support::run_process(command);
+  const auto result = support::run_process(command, options);
   build.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (result.stopped) throw support::Interrupted(result.stopped, "while the model's kernels were being compiled");
   if (!result.started) {
     build.problem = "no C compiler '" + compiler + "' found";
     return build;
@@ -312,19 +401,22 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
                     "): " + result.output.substr(0, 600);
     return build;
   }
-  ::chmod(library.c_str(), 0700);  // whatever the umask: the checks refuse group-writable libraries
-  Descriptor compiled{open_private_file(library)};
-  const auto bytes = compiled.fd >= 0 ? read_all(compiled.fd) : std::nullopt;
+  if (const Descriptor written{::openat(folder->fd(), (name + ".so").c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)})
+    ::fchmod(written.get(), 0700);  // whatever the umask: a library others may write to is never loaded
+  const Descriptor compiled = open_private_file(folder->fd(), name + ".so");
+  const auto bytes = compiled ? read_all(compiled.get()) : std::nullopt;
   if (!bytes) {
-    build.problem = "cannot read the compiled library " + library;
+    build.problem = "cannot read the compiled library " + folder->path() + "/" + name + ".so";
     return build;
   }
-  build.evaluator = open_library(library, build.library, layout, build.problem);
+  build.evaluator = open_library(folder->fd(), name + ".so", build.library, layout, build.problem);
   if (!build.evaluator) return build;
   build.compiled = true;
-  if (write_new_file(record, digest_record(name, support::sha256_hex(*bytes))) &&
-      ::rename(library.c_str(), (stem + ".so").c_str()) == 0 && ::rename(record.c_str(), (stem + ".digest").c_str()) == 0)
-    ::rename(source.c_str(), (stem + ".c").c_str());  // kept beside the library for whoever wants to read it
+  if (cache.folder && write_new_file(folder->fd(), "record", digest_record(name, support::sha256_hex(*bytes))) &&
+      ::renameat(folder->fd(), (name + ".so").c_str(), cache.folder.get(), (name + ".so").c_str()) == 0 &&
+      ::renameat(folder->fd(), "record", cache.folder.get(), (name + ".digest").c_str()) == 0)
+    // kept beside the library for whoever wants to read it
+    ::renameat(folder->fd(), "source.c", cache.folder.get(), (name + ".c").c_str());
   return build;
 }
 

@@ -32,8 +32,14 @@ void write_table(const std::string& path, const Trajectory& table) {
   support::write_file("output", path, csv.str());
 }
 
-void render(const std::vector<Figure>& figures, const std::string& work_dir) {
-  if (figures.empty()) return;
+std::string plain_text(const std::string& text) {
+  std::string out;
+  for (const char c : text) out += c == '$' ? std::string("\\$") : std::string(1, c);
+  return out;
+}
+
+std::string render(const std::vector<Figure>& figures, const std::string& work_dir) {
+  if (figures.empty()) return "";
   nlohmann::json specs = nlohmann::json::array();
   for (const auto& f : figures) {
     nlohmann::json j{{"output", f.stem},     {"title", f.title},   {"xlabel", f.xlabel}, {"ylabel", f.ylabel},
@@ -49,10 +55,11 @@ void render(const std::vector<Figure>& figures, const std::string& work_dir) {
   const std::string spec_path = work_dir + "/figures.json";
   support::write_file("output", spec_path, specs.dump(1));
   const auto result = support::run_process({"/usr/bin/python3", plot_script(), spec_path});
+  if (result.stopped) throw support::Interrupted(result.stopped, "while the figures were being drawn");
   if (!result.started || result.status != 0)
-    throw std::runtime_error("plotting failed (/usr/bin/python3 " + plot_script() + " " + spec_path + ", status " +
-                             std::to_string(result.status) + "; is python3-matplotlib installed?): " +
-                             last_line(result.output));
+    return "the figures were not drawn (/usr/bin/python3 " + plot_script() + " " + spec_path + ", status " +
+           std::to_string(result.status) + "; is python3-matplotlib installed?): " + last_line(result.output);
+  return "";
 }
 
 }  // namespace dalembert::report

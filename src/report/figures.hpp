@@ -27,8 +27,13 @@ struct Figure {
   std::string kind = "lines";  ///< "lines", or "heatmap": one series, z on a grid of (x, y), with a colour bar
 };
 
-/// Writes all figures (one Python process); throws std::runtime_error naming the failure.
-void render(const std::vector<Figure>& figures, const std::string& work_dir);
+/// Writes all figures (one Python process). Returns why they could not be drawn (a missing
+/// matplotlib, a full disk), empty if they were: a figure that fails is a warning, its data kept.
+[[nodiscard]] std::string render(const std::vector<Figure>& figures, const std::string& work_dir);
+
+/// `text` as matplotlib shows it literally: its $ (which would start mathematical text) escaped.
+/// For text of the user's (a model file's name) in titles and labels.
+std::string plain_text(const std::string& text);
 
 /// Writes a table as CSV atomically.
 void write_table(const std::string& path, const Trajectory& table);

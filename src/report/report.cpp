@@ -260,7 +260,10 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
       analysis::take_warnings();  // only this experiment's
       r.outcome = e->run(Context{dir.string(), quick});
       r.outcome.warnings = analysis::take_warnings();
-      render(r.outcome.figures, dir.string());
+      if (const std::string failure = render(r.outcome.figures, dir.string()); !failure.empty())
+        r.outcome.warnings.push_back(failure);
+    } catch (const support::Interrupted&) {
+      throw;
     } catch (const std::exception& ex) {
       r.error = true;
       r.outcome.explanation = std::string("the experiment failed: ") + ex.what();

@@ -1,17 +1,16 @@
 #include "support/output_file.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <random>
+#include <vector>
 
 #include "dalembert/io/errors.hpp"
 
@@ -21,91 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// --- Temporary files removed when a signal ends the process -----------------------------------
-// A fixed table, so that the handler touches no allocator and no lock (async-signal-safe).
-
-constexpr int kCleanupSlots = 64;
-struct CleanupSlot {
-  std::atomic<bool> used{false};
-  char path[4096];
-};
-std::array<CleanupSlot, kCleanupSlots> cleanup_slots;
-constexpr std::array<int, 4> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-// Child processes (a model's compiler) ended with the process, so that they do not go on alone.
-constexpr int kChildSlots = 8;
-std::array<std::atomic<pid_t>, kChildSlots> child_slots{};
-static_assert(std::atomic<pid_t>::is_always_lock_free, "read in a signal handler");
-
-extern "C" void remove_temporaries_and_reraise(int signal_number) {
-  for (auto& child : child_slots)
-    if (const pid_t pid = child.load(std::memory_order_acquire); pid > 0) ::kill(pid, SIGTERM);
-  for (auto& slot : cleanup_slots)
-    if (slot.used.load(std::memory_order_acquire)) ::unlink(slot.path);
-  ::signal(signal_number, SIG_DFL);
-  ::raise(signal_number);
-}
-
-/// Installs the handler for the signals whose disposition is still the default (an embedding
-/// program's own handlers are left alone).
-void install_cleanup_handler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (const int s : kCleanupSignals) {
-      struct sigaction old{};
-      if (::sigaction(s, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-      struct sigaction action{};
-      action.sa_handler = remove_temporaries_and_reraise;
-      sigemptyset(&action.sa_mask);
-      ::sigaction(s, &action, nullptr);
-    }
-  });
-}
-
-int claim_cleanup_slot(const std::string& path) {
-  if (path.size() >= sizeof(CleanupSlot::path)) return -1;
-  install_cleanup_handler();
-  static std::mutex claiming;
-  const std::lock_guard lock(claiming);
-  if (path.size() >= sizeof(CleanupSlot::path)) return -1;  // longer than any path open() accepts
-  for (int i = 0; i < kCleanupSlots; ++i) {
-    auto& slot = cleanup_slots[i];
-    if (slot.used.load(std::memory_order_relaxed)) continue;
-    std::memcpy(slot.path, path.c_str(), path.size() + 1);
-    slot.used.store(true, std::memory_order_release);
-    return i;
-  }
-  return -1;  // more than kCleanupSlots files open at once: this one is only removed by ~OutputFile
-}
-
-void release_cleanup_slot(int i) {
-  if (i >= 0) cleanup_slots[i].used.store(false, std::memory_order_release);
-}
-
-int claim_child_slot(pid_t pid) {
-  install_cleanup_handler();
-  for (int i = 0; i < kChildSlots; ++i) {
-    pid_t free = 0;
-    if (child_slots[i].compare_exchange_strong(free, pid, std::memory_order_acq_rel)) return i;
-  }
-  return -1;  // more than kChildSlots children at once: this one is left to finish alone
-}
-
-// --- A run asked to stop by SIGINT or SIGTERM --------------------------------------------------
-
-constexpr std::array<int, 2> kStopSignals = {SIGINT, SIGTERM};
-std::atomic<int> stop_signal{0};
-static_assert(std::atomic<int>::is_always_lock_free, "read and written in a signal handler");
-
-extern "C" void request_stop(int signal_number) {
-  int none = 0;
-  // the first signal asks the run to stop; a second one ends the process at once
-  if (!stop_signal.compare_exchange_strong(none, signal_number)) remove_temporaries_and_reraise(signal_number);
-}
-
-// --- Paths ---------------------------------------------------------------------------------------
-
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string quoted(const std::string& path) { return path == "-" ? "standard output" : "'" + path + "'"; }
 
 [[noreturn]] void refuse(const std::string& option, const std::string& path, const std::string& why) {
   throw BadInput(option + ": " + quoted(path) + " " + why);
@@ -123,9 +38,49 @@ std::string random_suffix() {
 
 bool written_straight_through(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode); }
 
-}  // namespace
+// --- The files an output must not replace: the command's inputs and its other open outputs -------
 
-namespace {
+/// A file by its device and inode where it exists, and by its path with every link and `..` of its
+/// folders resolved.
+struct FileIdentity {
+  bool exists = false;
+  dev_t device = 0;
+  ino_t inode = 0;
+  std::string path;
+  std::string what;  ///< how messages name it: "the model file", "the output of --out"
+
+  bool same_as(const FileIdentity& other) const {
+    if (exists && other.exists) return device == other.device && inode == other.inode;
+    return path == other.path;
+  }
+};
+
+FileIdentity identity_of(const std::string& path, std::string what) {
+  FileIdentity id;
+  id.what = std::move(what);
+  std::error_code error;
+  id.path = fs::weakly_canonical(fs::absolute(path, error), error).string();
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    id.exists = true;
+    id.device = st.st_dev;
+    id.inode = st.st_ino;
+  }
+  return id;
+}
+
+std::mutex files_mutex;
+std::vector<FileIdentity> inputs;                   // for the whole process
+std::map<const OutputFile*, FileIdentity> outputs;  // while they are open
+
+/// Refuses an output that would replace one of the command's inputs or another output.
+void check_not_taken(const std::string& option, const std::string& path, const FileIdentity& target) {
+  const std::lock_guard lock(files_mutex);
+  for (const auto& input : inputs)
+    if (target.same_as(input)) refuse(option, path, "is " + input.what + " this command reads; give another path");
+  for (const auto& [file, output] : outputs)
+    if (target.same_as(output)) refuse(option, path, "is also " + output.what + "; give each output its own path");
+}
 
 /// How a path is written (see output_file.hpp), or BadInput.
 struct Target {
@@ -153,6 +108,7 @@ Target classify(const std::string& option, const std::string& path) {
   } else if (errno != ENOENT) {
     refuse(option, path, std::string("cannot be written: ") + std::strerror(errno));
   }
+  check_not_taken(option, path, identity_of(path, ""));
   const fs::path p(path);
   target.directory = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code error;
@@ -165,27 +121,11 @@ Target classify(const std::string& option, const std::string& path) {
 
 void check_output_path(const std::string& option, const std::string& path) { classify(option, path); }
 
-StopOnSignal::StopOnSignal() {
-  install_cleanup_handler();
-  stop_signal.store(0);
-  for (std::size_t i = 0; i < kStopSignals.size(); ++i) {
-    struct sigaction old{};
-    if (::sigaction(kStopSignals[i], nullptr, &old) != 0) continue;
-    if (old.sa_handler != SIG_DFL && old.sa_handler != remove_temporaries_and_reraise) continue;  // not ours
-    struct sigaction action{};
-    action.sa_handler = request_stop;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (::sigaction(kStopSignals[i], &action, &previous_[i]) == 0) installed_[i] = true;
-  }
+void protect_input(const std::string& what, const std::string& path) {
+  FileIdentity id = identity_of(path, what);
+  const std::lock_guard lock(files_mutex);
+  inputs.push_back(std::move(id));
 }
-
-StopOnSignal::~StopOnSignal() {
-  for (std::size_t i = 0; i < kStopSignals.size(); ++i)
-    if (installed_[i]) ::sigaction(kStopSignals[i], &previous_[i], nullptr);
-}
-
-const std::atomic<int>& StopOnSignal::requested() const { return stop_signal; }
 
 OutputFile::OutputFile(const std::string& option, const std::string& path) : option_(option), path_(path) {
   const Target target = classify(option, path);
@@ -210,14 +150,19 @@ OutputFile::OutputFile(const std::string& option, const std::string& path) : opt
     temporary_.clear();
     refuse(option, path, "cannot be written: " + why);
   }
-  cleanup_slot_ = claim_cleanup_slot(temporary_);
+  removed_on_signal_.emplace(temporary_);
   if (target.replaced_mode) ::fchmod(fd_, target.replaced_mode);  // keep the permissions of the file replaced
+  const std::lock_guard lock(files_mutex);
+  outputs[this] = identity_of(path, "the output of " + option);
 }
 
 OutputFile::~OutputFile() {
+  {
+    const std::lock_guard lock(files_mutex);
+    outputs.erase(this);
+  }
   if (fd_ >= 0) ::close(fd_);
   if (!temporary_.empty() && !committed_) ::unlink(temporary_.c_str());
-  release_cleanup_slot(cleanup_slot_);
 }
 
 void OutputFile::write(std::string_view bytes) {
@@ -237,8 +182,7 @@ void OutputFile::commit() {
   if (!temporary_.empty() && ::rename(temporary_.c_str(), path_.c_str()) != 0)
     refuse(option_, path_, std::string("cannot be written: ") + std::strerror(errno));
   committed_ = true;
-  release_cleanup_slot(cleanup_slot_);
-  cleanup_slot_ = -1;
+  removed_on_signal_.reset();
 }
 
 void write_file(const std::string& option, const std::string& path, std::string_view content) {
@@ -255,14 +199,6 @@ void prepare_directory(const std::string& option, const std::string& path) {
   if (fs::exists(status)) refuse(option, path, "exists and is not a directory");
   fs::create_directories(path, error);
   if (error) refuse(option, path, "cannot be created: " + error.message());
-}
-
-RemovedOnSignal::RemovedOnSignal(const std::string& path) : slot_(claim_cleanup_slot(path)) {}
-RemovedOnSignal::~RemovedOnSignal() { release_cleanup_slot(slot_); }
-
-EndedOnSignal::EndedOnSignal(pid_t child) : slot_(claim_child_slot(child)) {}
-EndedOnSignal::~EndedOnSignal() {
-  if (slot_ >= 0) child_slots[slot_].store(0, std::memory_order_release);
 }
 
 }  // namespace dalembert::support

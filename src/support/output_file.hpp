@@ -8,16 +8,15 @@
 //   a character device, a FIFO written straight through (/dev/null, /dev/stdout on a pipe or a
 //                              terminal, a named pipe): never replaced by a regular file;
 //   anything else              refused (BadInput naming the option and the path): a directory, a
-//                              block device, a symbolic link to a regular file or to nothing.
+//                              block device, a symbolic link to a regular file or to nothing, a
+//                              file the command reads or another of its outputs (protect_input).
 // A temporary file never outlives its OutputFile, nor the process when SIGINT, SIGTERM, SIGHUP or
-// SIGQUIT ends it. While a StopOnSignal lives, SIGINT and SIGTERM ask the run to stop instead.
-#include <signal.h>
-#include <sys/types.h>
-
-#include <array>
-#include <atomic>
+// SIGQUIT ends it (support/signals.hpp).
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "support/signals.hpp"
 
 namespace dalembert::support {
 
@@ -40,59 +39,19 @@ class OutputFile {
  private:
   std::string option_, path_, temporary_;
   int fd_ = -1;
-  int cleanup_slot_ = -1;
+  std::optional<RemovedOnSignal> removed_on_signal_;  ///< the temporary, until commit()
   bool committed_ = false;
-};
-
-/// While a StopOnSignal lives, SIGINT and SIGTERM do not end the process: the first one is recorded
-/// in requested() (a run reads it through RunOptions::stop and ends after its current step, its
-/// outputs complete), and a second one ends the process as before, temporaries removed. Handlers an
-/// embedding program installed are left alone. One at a time.
-class StopOnSignal {
- public:
-  StopOnSignal();
-  ~StopOnSignal();  ///< restores the previous handlers
-  StopOnSignal(const StopOnSignal&) = delete;
-  StopOnSignal& operator=(const StopOnSignal&) = delete;
-
-  /// 0, or the number of the first signal received.
-  const std::atomic<int>& requested() const;
-
- private:
-  std::array<struct sigaction, 2> previous_{};
-  std::array<bool, 2> installed_{};
-};
-
-/// While it lives, `path` is removed if SIGINT, SIGTERM, SIGHUP or SIGQUIT ends the process, as an
-/// OutputFile's temporary is: for a file a computation creates and removes itself (a model's
-/// generated source and library while they compile). It does not remove the file otherwise.
-class RemovedOnSignal {
- public:
-  explicit RemovedOnSignal(const std::string& path);
-  ~RemovedOnSignal();
-  RemovedOnSignal(const RemovedOnSignal&) = delete;
-  RemovedOnSignal& operator=(const RemovedOnSignal&) = delete;
-
- private:
-  int slot_ = -1;
-};
-
-/// While it lives, the child process `child` is sent SIGTERM if one of those signals ends this
-/// process, so that it does not go on alone (run_process: a model's compiler).
-class EndedOnSignal {
- public:
-  explicit EndedOnSignal(pid_t child);
-  ~EndedOnSignal();
-  EndedOnSignal(const EndedOnSignal&) = delete;
-  EndedOnSignal& operator=(const EndedOnSignal&) = delete;
-
- private:
-  int slot_ = -1;
 };
 
 /// Throws the BadInput that OutputFile(option, path) would throw, without creating anything: for
 /// checking an output path before a long computation.
 void check_output_path(const std::string& option, const std::string& path);
+
+/// Marks `path` as a file the command reads (`what` names it in messages: "the model file"): no
+/// OutputFile may replace it. Outputs are also refused when they name another output still open
+/// (--out and --summary the same file). Files are compared by device and inode where they exist,
+/// by their resolved paths where they do not.
+void protect_input(const std::string& what, const std::string& path);
 
 /// Writes `content` to `path` as an OutputFile and commits it.
 void write_file(const std::string& option, const std::string& path, std::string_view content);
