@@ -154,6 +154,21 @@ TEST(Security, FileNamesAndOutputPathsNeverReachAShell) {
   EXPECT_TRUE(fs::exists(dir / ("r" + quote_payload)));
 }
 
+// A title is mathematical text for matplotlib between two $: a model file named k$\frac.toml made
+// the figure fail (exit 4). Text of the user's is shown as it is.
+TEST(Security, AFileNameIsShownLiterallyInFigures) {
+  const fs::path dir = fresh_directory("mathtext");
+  const fs::path model = dir / "k$\\frac{1}{$.toml";
+  fs::copy_file(model_path("harmonic-oscillator"), model);
+  const auto r = dalembert({"convergence", model.string(), "--method", "dla", "--h-list", "0.1,0.05", "--t-end", "1",
+                            "--out-dir", (dir / "out").string()},
+                           dir / "cache");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / "convergence.svg"));
+  EXPECT_NE(slurp(dir / "out" / "convergence.svg").find("frac{1}"), std::string::npos);
+}
+
 // --- 3. The model cache ----------------------------------------------------------------------------
 
 /// The entry of a model in a fresh cache: the paths of its library and digest, and the CSV of a run.
@@ -869,6 +884,12 @@ TEST(Security, EveryBadInputIsExit2NamingTheValue) {
       {with(ensemble, {"--samples", "2", "--sampling", "sobol"}), "--sampling: unknown sampling 'sobol'"},
       {{"ensemble", "particle", "--method", "dla", "--h", "0.1", "--steps", "3", "--initial-file", "/dev/zero"},
        "--initial-file: '/dev/zero' is not a regular file"},
+      {with(ensemble, {"--samples", "2", "--threads", ""}), "--threads: the value is empty"},
+      {with(ensemble, {"--samples", "2", "--out", ""}), "--out: the value is empty"},
+      {with(ensemble, {"--samples", ""}), "--samples: the value is empty"},
+      {{"compare", "particle", "--methods", "dla,rk4,dla", "--h", "0.1", "--steps", "3"},
+       "--methods: dla is given twice in 'dla,rk4,dla'"},
+      {with(run, {"--q1", "0.1,0,0", "--v0", "1,0,0"}), "--q1 0.1,0,0 and --v0 1,0,0 are two starts"},
   };
   for (const auto& c : cases) {
     const auto r = dalembert(c.args, dir / "cache");
