@@ -11,6 +11,7 @@
 #include <iostream>
 #include <fstream>
 #include <sstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,16 @@ TEST(Provenance, TheSummarySaysWhereTheRunCameFrom) {
   const auto p = summary_in(summary)["provenance"];
   const auto version = dalembert({"--version"});
   EXPECT_EQ("dalembert " + p["dalembert"]["version"].get<std::string>() + "\n", version.out);
+  // built from a git checkout: the commit, also as the version's local label
+  const std::string commit = p["dalembert"]["commit"], version_text = p["dalembert"]["version"];
+  if (std::filesystem::exists(std::filesystem::path(DALEMBERT_SOURCE_DIR) / ".git")) {
+    EXPECT_TRUE(std::regex_match(commit, std::regex("[0-9a-f]{40}"))) << commit;
+    EXPECT_NE(version_text.find("+g" + commit.substr(0, 12)), std::string::npos) << version_text;
+    EXPECT_EQ(version_text.ends_with(".modified"), p["dalembert"]["modified"].get<bool>()) << version_text;
+  } else {
+    EXPECT_EQ(commit, "");
+    EXPECT_EQ(version_text.find('+'), std::string::npos) << version_text;
+  }
   EXPECT_FALSE(p["dalembert"]["compiler"].get<std::string>().empty());
   EXPECT_FALSE(p["dalembert"]["build_type"].get<std::string>().empty());
   ASSERT_EQ(p["command_line"].size(), args.size() + 1);
