@@ -420,7 +420,10 @@ def _as_system(target):
 def _finite(x, what):
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise BadInput("%s must be a number, got %r" % (what, x))
-    x = float(x)
+    try:
+        x = float(x)
+    except OverflowError:  # an int beyond the doubles, 10**400
+        raise BadInput("%s must be a finite number, got %r" % (what, x)) from None
     if not math.isfinite(x):
         raise BadInput("%s must be a finite number, got %r" % (what, x))
     return x
@@ -439,6 +442,8 @@ def _vector(x, what, n):
     a = np.asarray(x)
     if a.ndim != 1 or a.size != n or not (np.issubdtype(a.dtype, np.number) and not np.issubdtype(a.dtype, np.bool_)):
         raise BadInput("%s must be %d number(s), one per coordinate, got %r" % (what, n, x))
+    if np.iscomplexobj(a):  # astype(float) would keep the real parts silently
+        raise BadInput("%s must be real numbers, got %r" % (what, x))
     a = a.astype(float)
     if not np.all(np.isfinite(a)):
         raise BadInput("%s must be finite, got %r" % (what, x))

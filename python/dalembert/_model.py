@@ -6,6 +6,7 @@ escapes are TOML's), names become quoted keys, numbers are written from float() 
 round-trip). The model-file reader then checks names, expressions and sizes as for any file.
 """
 import json
+import math
 import numbers
 
 
@@ -33,7 +34,10 @@ def _sympy_text(expr):
 def _number(x, what):
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError("%s must be a number, got %r" % (what, x))
-    return repr(float(x))
+    try:
+        return repr(float(x))
+    except OverflowError:  # an int beyond the doubles, 10**400: the model file reader names it
+        return repr(math.inf)
 
 
 def _expression(x, what):

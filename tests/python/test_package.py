@@ -109,11 +109,24 @@ def test_t_end_must_be_a_multiple_of_h():
     (dict(h=0.1, steps=3, rule="simpson"), r"rule must be one of alpha, trapezoid, exponential, got 'simpson'"),
     (dict(h=0.1, steps=3, tolerance=0), r"tolerance must be positive, got 0"),
     (dict(h=0.1, steps=3, max_iterations=0), r"max_iterations must be a whole number from 1 to 1000, got 0"),
+    # beyond the doubles (OverflowError before), complex (its real part was taken silently)
+    (dict(h=10**400, steps=3), r"h must be a finite number"),
+    (dict(h=0.1, t_end=10**400), r"t_end must be a finite number"),
+    (dict(h=0.1, steps=3, q0=[1j, 0, 0]), r"q0 must be real numbers, got \[1j, 0, 0\]"),
+    (dict(h=0.1, steps=3, v0=np.array([1 + 0j, 0, 0])), r"v0 must be real numbers"),
+    (dict(h=0.1, steps=3, v0=[10**400, 0, 0]), r"v0 must be 3 number\(s\)"),
 ])
 def test_bad_values_are_bad_input_naming_the_value(arguments, message):
     with pytest.raises(dalembert.BadInput, match=message) as error:
         dalembert.run("knife-edge", "dla", **arguments)
     assert isinstance(error.value, ValueError)
+
+
+def test_numbers_beyond_the_doubles_are_bad_input_everywhere():
+    with pytest.raises(dalembert.BadInput, match=r"parameter g must be a finite number"):
+        dalembert.system("knife-edge", g=10**400)
+    with pytest.raises(dalembert.BadInput, match=r"parameter k must be a finite number"):
+        dalembert.model(coordinates=["x"], lagrangian="0.5*x_t^2 - k*x^2", parameters={"k": 10**400})
 
 
 def test_the_library_s_own_checks_are_bad_input_too():
