@@ -710,6 +710,7 @@ TEST(Security, HostileExpressionsAreRefusedQuickly) {
       // derivatives that grow beyond what can be compiled (52 s and 690 MB; over 300 s)
       {"long_product", product("(x_t + ", "*x)", 20), "has more than 30000 terms, the limit"},
       {"many_cosines", "0.5*x_t^2 + " + product("cos(", "*x)", 200), "has more than 30000 terms, the limit"},
+      {"many_cosines_of_t", product("cos(", "*x_t)", 200) + "*(x_t - t*x)^2", "has more than 30000 terms, the limit"},
   };
   for (const auto& c : cases) {
     write(dir / (c.name + ".toml"), "name = \"limits\"\ncoordinates = [\"x\"]\nlagrangian = \"" + c.lagrangian + "\"\n");

@@ -406,14 +406,14 @@ struct TimeDependence {
 /// `source` is the expression a mistake is reported against.
 template <class Parser>
 TimeDependence split_time_dependence(const Expression& source, const Symbols& s, const Parser& parse,
-                                     const std::vector<GiNaC::exmap>& points, ex& L) {
+                                     Derivatives& d, const std::vector<GiNaC::exmap>& points, ex& L) {
   TimeDependence out;
   if (!L.has(s.t)) return out;
   out.depends_on_time = true;
   const int n = static_cast<int>(s.q.size());
   for (int i = 0; i < n; ++i)
     for (int j = i; j < n; ++j) {
-      const ex rate = L.diff(s.v[i]).diff(s.v[j]).diff(s.t);
+      const ex rate = d(d(d(L, s.v[i], source), s.v[j], source), s.t, source);
       if (!vanishes(rate, points))
         parse.fail(source, "d2L/d" + s.v_names[i] + "d" + s.v_names[j] + " depends on the time (its d/dt is " +
                                quote(text_of(rate)) + "): the methods take the time-dependent part of L as a " +
@@ -434,10 +434,10 @@ TimeDependence split_time_dependence(const Expression& source, const Symbols& s,
   bool vanishing = true;
   std::vector<ex> force(n);
   for (int i = 0; i < n; ++i) {
-    const ex momentum = L_t.diff(s.v[i]).subs(at_rest);  // a function of (q, t) alone
+    const ex momentum = d(L_t, s.v[i], source).subs(at_rest);  // a function of (q, t) alone
     out.momentum.push_back(momentum);
-    force[i] = L_t.diff(s.q[i]) - momentum.diff(s.t);
-    for (int j = 0; j < n; ++j) force[i] -= momentum.diff(s.q[j]) * s.v[j];
+    force[i] = d(L_t, s.q[i], source) - d(momentum, s.t, source);
+    for (int j = 0; j < n; ++j) force[i] -= d(momentum, s.q[j], source) * s.v[j];
     vanishing = vanishing && vanishes(force[i], points);
   }
   if (!vanishing) out.force = std::move(force);
@@ -501,7 +501,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
     L -= V;
   }
   const TimeDependence time_part =
-      time_source ? split_time_dependence(*time_source, s, parse, points, L) : TimeDependence{};
+      time_source ? split_time_dependence(*time_source, s, parse, d, points, L) : TimeDependence{};
 
   // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
@@ -512,12 +512,12 @@ SymbolicModel analyse(const ModelSpec& spec) {
     for (const auto& v : s.v) at_rest[v] = 0;
     bool depends_on_velocity = false;
     for (int i = 0; i < n; ++i) {
-      M[a][i] = c.diff(s.v[i]);
+      M[a][i] = d(c, s.v[i], e);
       depends_on_velocity |= !M[a][i].is_zero();
       for (int j = i; j < n; ++j)
-        if (!vanishes(M[a][i].diff(s.v[j]), points))
+        if (const ex second = d(M[a][i], s.v[j], e); !vanishes(second, points))
           parse.fail(e, "not linear in the velocities (it has a nonzero d2/d" + s.v_names[i] + "d" + s.v_names[j] +
-                            " = " + quote(text_of(M[a][i].diff(s.v[j]))) + ")");
+                            " = " + quote(text_of(second)) + ")");
     }
     if (!depends_on_velocity) parse.fail(e, "not linear in the velocities (it contains no velocity)");
     ex rest;
@@ -531,6 +531,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
                         quote(text_of(rest)) + ", is not zero)");
   }
 
+  // The expression a mistake in a derivative of L (or of G and V) is reported against.
+  const Expression& lagrangian_source = spec.lagrangian ? *spec.lagrangian
+                                        : spec.potential ? *spec.potential
+                                                         : spec.metric.at(0).at(0);
+
   // Mechanical (L = ½ vᵀG(q)v − V(q)): no term linear in v, nothing beyond quadratic. Methods that
   // project with the metric (fim, gf-cp) need G and V on their own.
   bool mechanical = !s.z;  // a contact Lagrangian is never of that form (it has z)
@@ -542,13 +547,15 @@ SymbolicModel analyse(const ModelSpec& spec) {
       for (const auto& v : s.v) at_rest[v] = 0;
       V = -L.subs(at_rest);
       for (int i = 0; i < n && mechanical; ++i) {
-        const ex Li = L.diff(s.v[i]);
+        const ex Li = d(L, s.v[i], lagrangian_source);
         mechanical = vanishes(Li.subs(at_rest), points);
         for (int j = i; j < n && mechanical; ++j) {
-          G[i][j] = G[j][i] = Li.diff(s.v[j]);
-          for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(G[i][j].diff(s.v[k]), points);
+          G[i][j] = G[j][i] = d(Li, s.v[j], lagrangian_source);
+          for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(d(G[i][j], s.v[k], lagrangian_source), points);
         }
       }
+    } catch (const ModelFileError&) {
+      throw;  // a derivative beyond the limits
     } catch (const std::exception&) {
       mechanical = false;  // e.g. 1/v: not of the form ½ vᵀGv − V
     }
@@ -587,10 +594,6 @@ SymbolicModel analyse(const ModelSpec& spec) {
   x.insert(x.end(), s.v.begin(), s.v.end());
   layout.contact = s.z.has_value();
   if (s.z) x.push_back(*s.z);
-  // The expression a mistake in a derivative of L (or of G and V) is reported against.
-  const Expression& lagrangian_source = spec.lagrangian ? *spec.lagrangian
-                                        : spec.potential ? *spec.potential
-                                                         : spec.metric.at(0).at(0);
   std::vector<std::pair<int, ex>> L_coefficients;
   layout.lagrangian = taylor_terms(L, x, L_coefficients, d, lagrangian_source);
   layout.lagrangian_size = static_cast<int>(L_coefficients.size());
