@@ -4,7 +4,8 @@
 # find_package(dalembert CONFIG REQUIRED)) with the same compiler, run it and its second example
 # (examples/rolling_disk.cpp, a 5-coordinate system of its own), and run the installed
 # `dalembert --version` and the installed `dalembert` on models/rolling-disk.toml, which must give
-# the positions of the C++ example to 1e-12. No network; everything is written under SCRATCH,
+# the positions of the C++ example to 1e-12, and stands alone (no path of the trees; its model files
+# by name; a study with figures drawn by the installed plotting script). No network; everything is written under SCRATCH,
 # which is recreated. With a tenth argument, the Python interpreter of the build's package, the
 # installed package is imported from the prefix (PYTHONPATH) and runs the model file too.
 # Exit 0 if every step works and every output is the expected one, 1 otherwise.
@@ -81,7 +82,27 @@ awk -F, -v a="$cpp_q" -v b="$file_q" 'BEGIN {
   for (i = 1; i <= n; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > worst) worst = d }
   printf "largest difference %.1e\n", worst
   exit (n == 5 && worst <= 1e-12) ? 0 : 1 }' || fail "the C++ rolling disk and models/rolling-disk.toml differ"
-# (f) the installed Python package, with the build tree out of its path: the same positions
+# (f) the installed dalembert stands alone: it names no file of the source or the build tree, takes
+# an installed model file by its name, and draws a study's figure with its installed plotting script
+# (run where neither tree is in reach: the scratch directory, with no models/ of its own)
+source_tree=$(cd "$consumer/../.." && pwd)
+if grep -aqF -e "$source_tree/" -e "$build/" "$prefix/bin/dalembert"; then
+  fail "the installed dalembert names a path of the source or build tree"
+fi
+[ -f "$prefix/share/dalembert/plot.py" ] && [ -f "$prefix/share/dalembert/models/rolling-disk.toml" ] ||
+  fail "the plotting script or the model files are not installed under $prefix/share/dalembert"
+(cd "$scratch" && DALEMBERT_CACHE_DIR=$scratch/cache "$prefix/bin/dalembert" list --names | grep -qx rolling-disk) ||
+  fail "the installed dalembert does not list its model files"
+study=$(cd "$scratch" && DALEMBERT_CACHE_DIR=$scratch/cache "$prefix/bin/dalembert" convergence rolling-disk \
+  --method dla --h-list 0.1,0.05 --t-end 1 --out-dir "$scratch/study" --quiet 2>&1) ||
+  { echo "$study"; fail "the installed dalembert could not run a convergence study of rolling-disk"; }
+awk '/^fitted order:/ { found = 1; ok = $3 > 1.9 && $3 < 2.1 } END { exit found && ok ? 0 : 1 }' <<<"$study" ||
+  { echo "$study"; fail "dla's fitted order on rolling-disk is not 2"; }
+[ -s "$scratch/study/convergence.png" ] || { echo "$study"; fail "the installed dalembert drew no figure"; }
+! grep -q warning <<<"$study" || { echo "$study"; fail "the installed dalembert warned"; }
+echo "installed dalembert: no path of the trees, model files by name, figures with the installed script"
+
+# (g) the installed Python package, with the build tree out of its path: the same positions
 if [ -n "$python" ]; then
   site=$(ls -d "$prefix"/lib*/python*/site-packages 2>/dev/null | head -n 1)
   [ -n "$site" ] && [ -f "$site/dalembert/__init__.py" ] || fail "no Python package under $prefix/lib*/python*/site-packages"
@@ -96,4 +117,4 @@ print(",".join(repr(x) for x in r.q[-1]))' "$site" "$consumer/../../models/rolli
     for (i = 1; i <= n; ++i) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > worst) worst = d }
     exit (n == 5 && worst <= 1e-14) ? 0 : 1 }' || fail "the installed Python package and dalembert differ"
 fi
-echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok; the installed dalembert runs a 5-coordinate model file"
+echo "installed package: consumer built with find_package(dalembert) and run; dalembert --version ok; the installed dalembert runs a 5-coordinate model file and stands alone"

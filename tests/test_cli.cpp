@@ -17,16 +17,34 @@ using namespace cli_test;
 
 namespace fs = std::filesystem;
 
-TEST(Cli, ListPrintsSystemsAndMethodsInTwoSections) {
+TEST(Cli, ListPrintsSystemsMethodsAndModelFilesInThreeSections) {
   const auto r = dalembert("list --names");
   ASSERT_EQ(r.status, 0);
   const auto l = lines(r.out);
   const auto methods = std::find(l.begin(), l.end(), "methods:");
+  const auto files = std::find(l.begin(), l.end(), "model files:");
   ASSERT_EQ(l.front(), "systems:");
   ASSERT_NE(methods, l.end());
+  ASSERT_NE(files, l.end());
   for (const char* s : {"particle", "knife-edge", "perturbed-knife-edge", "vertical-disk", "chaplygin-sleigh"})
     EXPECT_NE(std::find(l.begin(), methods, s), methods) << s;
-  for (const char* m : {"del", "dla", "rk4", "reference"}) EXPECT_NE(std::find(methods, l.end(), m), l.end()) << m;
+  for (const char* m : {"del", "dla", "rk4", "reference"}) EXPECT_NE(std::find(methods, files, m), files) << m;
+  // the model files of models/ (the build tree's copy), which every command takes by name
+  for (const char* f : {"rolling-disk", "two-skates", "chaotic-oscillator"}) EXPECT_NE(std::find(files, l.end(), f), l.end()) << f;
+  const auto disk = dalembert("describe rolling-disk --json");
+  ASSERT_EQ(disk.status, 0) << disk.err;
+  EXPECT_EQ(nlohmann::json::parse(disk.out)["coordinates"].size(), 5u);
+}
+
+TEST(Cli, ABareCommandPrintsTheHelpAndSlipsGetASuggestion) {
+  const auto r = dalembert("");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: dalembert [OPTIONS] SUBCOMMAND"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("convergence"), std::string::npos) << r.out;
+  expect_bad_input("rnu particle", "unknown command 'rnu' (did you mean 'run'?)");
+  expect_bad_input("describe knife-egde", "unknown system 'knife-egde' (did you mean 'knife-edge'?)");
+  expect_bad_input("describe rolling-dsik", "(did you mean 'rolling-disk'?)");
+  expect_bad_input("describe zzz", "unknown system 'zzz' (known: ");
 }
 
 TEST(Cli, ListDescribesEverySystemAndMethod) {

@@ -1,7 +1,9 @@
 #include "catalogue/catalogue.hpp"
 
 #include "modelfile/entry.hpp"
+#include "support/data.hpp"
 #include "support/output_file.hpp"
+#include "support/text.hpp"
 
 namespace dalembert::catalogue {
 
@@ -53,13 +55,29 @@ const std::vector<Entry>& entries() {
 const Entry& find(const std::string& name) {
   for (const auto& e : entries())
     if (e.name == name) return e;
-  if (modelfile::is_model_file_name(name)) {
-    support::protect_input("the model file", name);  // no output of the command may replace it
-    return modelfile::model_file_entry(name);
+  std::string path = name;
+  if (!modelfile::is_model_file_name(name)) {
+    // a model file by its name: models/NAME.toml here, or among dalembert's installed model files
+    for (const auto& file : support::named_model_files())
+      if (file.name == name) path = file.path;
   }
+  if (modelfile::is_model_file_name(path)) {
+    support::protect_input("the model file", path);  // no output of the command may replace it
+    return modelfile::model_file_entry(path);
+  }
+  std::vector<std::string> names;
   std::string known;
-  for (const auto& e : entries()) known += (known.empty() ? "" : ", ") + e.name;
-  throw BadInput("unknown system '" + name + "' (known: " + known + "; or the path of a model file, docs/model-files.md)");
+  for (const auto& e : entries()) {
+    names.push_back(e.name);
+    known += (known.empty() ? "" : ", ") + e.name;
+  }
+  std::string files;
+  for (const auto& file : support::named_model_files()) {
+    names.push_back(file.name);
+    files += (files.empty() ? "" : ", ") + file.name;
+  }
+  throw BadInput("unknown system '" + name + "'" + support::did_you_mean(name, names) + " (known: " + known +
+                 (files.empty() ? "" : "; model files: " + files) + "; or the path of a model file, docs/model-files.md)");
 }
 
 }  // namespace dalembert::catalogue

@@ -26,6 +26,7 @@
 #include "cli/run_arguments.hpp"
 #include "cli/study_commands.hpp"
 #include "support/build_identity.hpp"
+#include "support/data.hpp"
 #include "support/output_file.hpp"
 #include "support/text.hpp"
 
@@ -34,11 +35,13 @@ namespace {
 
 using support::printable;
 
-/// Systems and methods in two sections, a line each: the name, then (unless `names_only`) a
-/// one-line description and, for a method, the kinds of system it runs on.
+/// Systems, methods and the model files found by name in three sections, a line each: the name,
+/// then (unless `names_only`) a one-line description and, for a method, the kinds of system it runs
+/// on, for a model file its path.
 int list_command(bool names_only) {
   std::size_t width = 0;
   for (const auto& e : catalogue::entries()) width = std::max(width, e.name.size());
+  for (const auto& file : support::named_model_files()) width = std::max(width, file.name.size());
   const auto line = [&](std::string_view name, const std::string& description) {
     std::cout << name;
     if (!names_only) std::cout << std::string(width + 2 - name.size(), ' ') << description;
@@ -48,6 +51,9 @@ int list_command(bool names_only) {
   for (const auto& e : catalogue::entries()) line(e.name, e.describe({}).summary);
   std::cout << "\nmethods:\n";
   for (const auto& m : method_descriptions) line(m.name, std::string(m.summary) + " [" + std::string(m.systems) + "]");
+  // model files that describe, run and the studies take by name (./models, then dalembert's own)
+  std::cout << "\nmodel files:\n";
+  for (const auto& file : support::named_model_files()) line(file.name, file.path);
   return 0;
 }
 
@@ -191,15 +197,15 @@ int main(int argc, char** argv) {
   // A write beyond `ulimit -f` fails with EFBIG, reported like a full disk, instead of killing the
   // process with SIGXFSZ and leaving its temporary files behind.
   ::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{"dalembert: structure-preserving integrators for nonholonomic mechanics"};
+  CLI::App app{"dalembert: structure-preserving integrators for nonholonomic mechanics", "dalembert"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "dalembert " + support::full_version(),
                        "print `dalembert VERSION`: the release, and the commit it was built from");
 
   auto* list = app.add_subcommand(
       "list",
-      "systems and methods in two sections, one per line: the name, a description and, for a method, the "
-      "kinds of system it runs on in brackets");
+      "systems, methods and model files in three sections, one per line: the name, a description and, for a "
+      "method, the kinds of system it runs on in brackets, for a model file its path");
   bool list_names_only = false;
   list->add_flag("--names", list_names_only, "the names only");
 
@@ -238,8 +244,15 @@ int main(int argc, char** argv) {
     commands += (commands.empty() ? "" : ", ") + sub->get_name();
     if (argc > 1 && sub->get_name() == argv[1]) command = argv[1];
   }
+  if (argc == 1) {  // a bare `dalembert`: what it can do
+    std::cout << app.help();
+    return 0;
+  }
   if (argc > 1 && command.empty() && argv[1][0] != '-') {
-    std::cerr << "dalembert: unknown command '" << printable(argv[1]) << "' (known: " << commands << ")\n";
+    std::vector<std::string> names;
+    for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+    std::cerr << "dalembert: unknown command '" << printable(argv[1]) << "'" << support::did_you_mean(argv[1], names)
+              << " (known: " << commands << ")\n";
     return 2;
   }
   try {

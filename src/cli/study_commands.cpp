@@ -54,9 +54,14 @@ struct StudyCommands {
   std::string methods;
   std::string h_list, convergence_t_end;
   bool progress = false, quiet = false;
+  bool no_figures = false;
 };
 
 namespace {
+
+void add_figures_flag(CLI::App* cmd, StudyCommands& c) {
+  cmd->add_flag("--no-figures", c.no_figures, "write the tables only, no figures (no Python needed)");
+}
 
 void add_progress_flags(CLI::App* cmd, StudyCommands& c) {
   cmd->add_flag("--progress", c.progress,
@@ -97,11 +102,13 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   c->reproduce->add_flag("--quick", c->quick, "reduced step counts (the verdict checks stay meaningful)");
   c->reproduce->add_flag("--quiet", c->quiet,
                          "no line per experiment on standard output (the report is written all the same)");
+  add_figures_flag(c->reproduce, *c);
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
   c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
   c->compare->add_option("--methods", c->methods, "comma-separated methods")->required()->type_name("LIST");
   add_progress_flags(c->compare, *c);
+  add_figures_flag(c->compare, *c);
 
   c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
   c->convergence_args.add_to(c->convergence, kMethod);
@@ -110,6 +117,7 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
       ->type_name("LIST");
   c->convergence->add_option("--t-end", c->convergence_t_end, "final time T > 0")->required()->type_name("NUMBER");
   add_progress_flags(c->convergence, *c);
+  add_figures_flag(c->convergence, *c);
   return c;
 }
 
@@ -161,7 +169,7 @@ int compare(const StudyCommands& c) {
     for (const auto& m : methods) f.series.push_back({csv, "t", m + ":" + p.column, m, "line", "abs"});
     figures.push_back(f);
   }
-  const std::string figure_failure = report::render(figures, dir);
+  const std::string figure_failure = c.no_figures ? "" : report::render(figures, dir);
   std::cout << "reference: " << cmp.reference_kind << "\n";
   std::printf("%-12s %14s %14s %14s %10s\n", "method", "max|dE|", "max|M v|", "max error", "seconds");
   for (std::size_t i = 0; i < methods.size(); ++i) {
@@ -173,7 +181,8 @@ int compare(const StudyCommands& c) {
                 r.summary.max_constraint_residual, worst, r.summary.wall_time_seconds,
                 r.failed() ? "  (failed; partial)" : "");
   }
-  std::cout << "wrote " << csv << (figure_failure.empty() ? " and " + dir + "/{energy_error,constraint,error}.{png,svg}" : "")
+  std::cout << "wrote " << csv
+            << (figure_failure.empty() && !c.no_figures ? " and " + dir + "/{energy_error,constraint,error}.{png,svg}" : "")
             << "\n";
   if (!figure_failure.empty()) std::cerr << "dalembert: warning: " << support::printable(figure_failure) << '\n';
   for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << support::printable(w) << '\n';
@@ -209,7 +218,7 @@ int convergence(const StudyCommands& c) {
   t.columns = {"h", "steps", "error", "fitted"};
   for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
   report::write_table(dir + "/convergence.csv", t);
-  const std::string figure_failure = report::render(
+  const std::string figure_failure = c.no_figures ? "" : report::render(
       {{dir + "/convergence",
         report::plain_text(c.convergence_args.label()) + ": " + base.method + ", error at T = " + report::format(T), "h",
         "max |q(T) - q_ref(T)|", "log", "log", false,
@@ -224,7 +233,7 @@ int convergence(const StudyCommands& c) {
   if (std::isfinite(conv.order)) std::printf("fitted order: %.3f\n", conv.order);
   else std::printf("fitted order: none (fewer than two usable errors)\n");
   std::cout << "wrote " << dir << "/convergence.csv"
-            << (figure_failure.empty() ? " and " + dir + "/convergence.{png,svg}" : "") << "\n";
+            << (figure_failure.empty() && !c.no_figures ? " and " + dir + "/convergence.{png,svg}" : "") << "\n";
   if (!figure_failure.empty()) std::cerr << "dalembert: warning: " << support::printable(figure_failure) << '\n';
   for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << support::printable(w) << '\n';
   for (const auto& row : conv.rows)
@@ -237,7 +246,7 @@ int convergence(const StudyCommands& c) {
 int run_study_command(const StudyCommands& c) {
   if (*c.reproduce) {
     std::ostream discard(nullptr);  // --quiet: a stream without a buffer drops what it is given
-    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, c.quiet ? discard : std::cout);
+    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, !c.no_figures, c.quiet ? discard : std::cout);
     for (const auto& r : results)
       if (r.error) return 3;
     return 0;

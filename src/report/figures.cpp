@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/output.hpp"
+#include "support/data.hpp"
 #include "support/output_file.hpp"
 #include "support/process.hpp"
 
@@ -23,7 +24,7 @@ std::string last_line(std::string text) {
 
 std::string plot_script() {
   if (const char* env = std::getenv("DALEMBERT_PLOT_SCRIPT")) return env;
-  return DALEMBERT_SOURCE_DIR "/scripts/plot.py";
+  return support::find_data_file("plot.py").value_or("");
 }
 
 void write_table(const std::string& path, const Trajectory& table) {
@@ -52,12 +53,20 @@ std::string render(const std::vector<Figure>& figures, const std::string& work_d
                              {"z", s.z.empty() ? nlohmann::json() : nlohmann::json(s.z)}});
     specs.push_back(j);
   }
+  const std::string script = plot_script();
+  if (script.empty()) {
+    std::string searched;
+    for (const auto& dir : support::data_directories()) searched += (searched.empty() ? "" : ", ") + dir;
+    return "the figures were not drawn: no plotting script plot.py found (searched: " +
+           (searched.empty() ? std::string("no data folder next to dalembert") : searched) +
+           "; set DALEMBERT_PLOT_SCRIPT)";
+  }
   const std::string spec_path = work_dir + "/figures.json";
   support::write_file("output", spec_path, specs.dump(1));
-  const auto result = support::run_process({"/usr/bin/python3", plot_script(), spec_path});
+  const auto result = support::run_process({"/usr/bin/python3", script, spec_path});
   if (result.stopped) throw support::Interrupted(result.stopped, "while the figures were being drawn");
   if (!result.started || result.status != 0)
-    return "the figures were not drawn (/usr/bin/python3 " + plot_script() + " " + spec_path + ", status " +
+    return "the figures were not drawn (/usr/bin/python3 " + script + " " + spec_path + ", status " +
            std::to_string(result.status) + "; is python3-matplotlib installed?): " + last_line(result.output);
   return "";
 }

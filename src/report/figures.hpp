@@ -38,7 +38,8 @@ std::string plain_text(const std::string& text);
 /// Writes a table as CSV atomically.
 void write_table(const std::string& path, const Trajectory& table);
 
-/// The plotting script: $DALEMBERT_PLOT_SCRIPT or the one in the source tree.
+/// The plotting script: $DALEMBERT_PLOT_SCRIPT, or plot.py of dalembert's data (support/data.hpp);
+/// empty if there is none.
 std::string plot_script();
 
 }  // namespace dalembert::report

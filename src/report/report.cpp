@@ -228,6 +228,7 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
 }  // namespace
 
 std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, const std::string& out_dir, bool quick,
+                                        bool figures,
                                         std::ostream& progress) {
   std::vector<const Experiment*> selected;
   for (const auto& name : only) {
@@ -260,6 +261,7 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
       analysis::take_warnings();  // only this experiment's
       r.outcome = e->run(Context{dir.string(), quick});
       r.outcome.warnings = analysis::take_warnings();
+      if (!figures) r.outcome.figures.clear();
       if (const std::string failure = render(r.outcome.figures, dir.string()); !failure.empty())
         r.outcome.warnings.push_back(failure);
     } catch (const support::Interrupted&) {

@@ -19,6 +19,7 @@ struct ExperimentResult {
 /// experiment to `progress`, then writes report.md and report.html. Throws BadInput for an
 /// unknown name.
 std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, const std::string& out_dir, bool quick,
+                                        bool figures,
                                         std::ostream& progress);
 
 }  // namespace dalembert::report
