@@ -51,7 +51,8 @@ struct StudyCommands {
   std::string reproduce_out = "results";
   bool quick = false;
   ProblemArguments compare_args, convergence_args;
-  std::string methods;
+  std::string methods, convergence_methods;
+  CLI::Option *convergence_method_option = nullptr, *convergence_methods_option = nullptr;
   std::string h_list, convergence_t_end;
   bool progress = false, quiet = false;
   bool no_figures = false;
@@ -105,13 +106,17 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   add_figures_flag(c->reproduce, *c);
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
-  c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
+  c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery | kMethodSpecific);
   c->compare->add_option("--methods", c->methods, "comma-separated methods")->required()->type_name("LIST");
   add_progress_flags(c->compare, *c);
   add_figures_flag(c->compare, *c);
 
   c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
-  c->convergence_args.add_to(c->convergence, kMethod);
+  c->convergence_args.add_to(c->convergence, kMethod | kMethodSpecific);
+  c->convergence_method_option = c->convergence->get_option("--method")->required(false);  // or --methods
+  c->convergence_methods_option = c->convergence->add_option("--methods", c->convergence_methods,
+                             "comma-separated methods, each fitted and drawn in one figure (instead of --method)")
+      ->type_name("LIST");
   c->convergence->add_option("--h-list", c->h_list, "comma-separated step sizes, each dividing --t-end")
       ->required()
       ->type_name("LIST");
@@ -138,15 +143,21 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-int compare(const StudyCommands& c) {
-  const auto problem = c.compare_args.problem();
-  const RunOptions o = c.compare_args.run.options();
-  const auto methods = split(c.methods);
-  if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + c.methods + "'");
+/// --methods a,b,c as a list: each method once, at least one.
+std::vector<std::string> method_list(const std::string& text) {
+  const auto methods = split(text);
+  if (methods.empty()) throw BadInput("--methods: give at least one method, got '" + text + "'");
   for (std::size_t i = 0; i < methods.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (methods[i] == methods[j])
-        throw BadInput("--methods: " + methods[i] + " is given twice in '" + c.methods + "' (its columns would repeat)");
+        throw BadInput("--methods: " + methods[i] + " is given twice in '" + text + "' (its columns would repeat)");
+  return methods;
+}
+
+int compare(const StudyCommands& c) {
+  const auto problem = c.compare_args.problem();
+  const RunOptions o = c.compare_args.run.options();
+  const auto methods = method_list(c.methods);
   const std::string dir = c.compare_args.prepare_out_dir("compare-" + c.compare_args.label());
   analysis::take_warnings();
   const auto cmp = [&] {
@@ -198,47 +209,71 @@ int compare(const StudyCommands& c) {
 int convergence(const StudyCommands& c) {
   const auto problem = c.convergence_args.problem();
   const RunOptions base = c.convergence_args.run.options();
+  const bool one_method = c.convergence_method_option->count() > 0;
+  if (one_method == (c.convergence_methods_option->count() > 0))
+    throw BadInput("give --method M, or --methods A,B,... to study several methods in one table and figure");
+  const std::vector<std::string> methods = one_method ? std::vector{base.method} : method_list(c.convergence_methods);
   const Eigen::VectorXd hs = parse_list("--h-list", c.h_list);
   const double T = parse_number("--t-end", c.convergence_t_end);
   if (!(T > 0)) throw BadInput("--t-end: the final time must be positive, got " + c.convergence_t_end);
-  const std::string dir = c.convergence_args.prepare_out_dir("convergence-" + c.convergence_args.label() + "-" + base.method);
+  std::string names;
+  for (const auto& m : methods) names += (names.empty() ? "" : "-") + m;
+  const std::string dir = c.convergence_args.prepare_out_dir("convergence-" + c.convergence_args.label() + "-" + names);
   analysis::take_warnings();
-  const auto conv = [&] {
-    RunsWithProgress progress(static_cast<long>(hs.size()) * (1 + reference_runs(problem)), c);
-    return analysis::convergence_study(problem, base.method, std::vector<double>(hs.begin(), hs.end()), T, base);
-  }();
-  std::vector<double> h, steps, error, fitted;
-  for (const auto& row : conv.rows) {
-    h.push_back(row.h);
-    steps.push_back(static_cast<double>(row.steps));
-    error.push_back(row.error);
-    fitted.push_back(row.fitted ? 1.0 : 0.0);
+  std::vector<analysis::Convergence> studies;
+  {
+    RunsWithProgress progress(static_cast<long>(methods.size() * hs.size()) * (1 + reference_runs(problem)), c);
+    for (const auto& m : methods) {
+      RunOptions options = base;
+      options.method = m;
+      studies.push_back(
+          analysis::convergence_study(problem, m, std::vector<double>(hs.begin(), hs.end()), T, options));
+    }
   }
+  // One method: h, steps, error, fitted. Several: h, steps, then <method>:error and <method>:fitted.
   Trajectory t;
-  t.columns = {"h", "steps", "error", "fitted"};
-  for (std::size_t i = 0; i < h.size(); ++i) t.values.insert(t.values.end(), {h[i], steps[i], error[i], fitted[i]});
-  report::write_table(dir + "/convergence.csv", t);
-  const std::string figure_failure = c.no_figures ? "" : report::render(
-      {{dir + "/convergence",
-        report::plain_text(c.convergence_args.label()) + ": " + base.method + ", error at T = " + report::format(T), "h",
-        "max |q(T) - q_ref(T)|", "log", "log", false,
-        {{dir + "/convergence.csv", "h", "error", base.method + " (fitted order " + report::format(conv.order, 3) + ")",
-          "line+markers", ""}}}},
-      dir);
-  std::cout << "reference: " << conv.reference_kind << "\n";
-  std::printf("%12s %10s %14s %8s\n", "h", "steps", "error", "fitted");
-  for (const auto& row : conv.rows)
-    std::printf("%12.6g %10ld %14.6e %8s\n", row.h, row.steps, row.error,
-                row.fitted ? "yes" : row.failure.empty() ? "" : "failed");
-  if (std::isfinite(conv.order)) std::printf("fitted order: %.3f\n", conv.order);
-  else std::printf("fitted order: none (fewer than two usable errors)\n");
-  std::cout << "wrote " << dir << "/convergence.csv"
+  t.columns = {"h", "steps"};
+  for (const auto& m : methods) {
+    t.columns.push_back(one_method ? "error" : m + ":error");
+    t.columns.push_back(one_method ? "fitted" : m + ":fitted");
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(hs.size()); ++i) {
+    t.values.insert(t.values.end(), {studies[0].rows[i].h, static_cast<double>(studies[0].rows[i].steps)});
+    for (const auto& study : studies) t.values.insert(t.values.end(), {study.rows[i].error, study.rows[i].fitted ? 1.0 : 0.0});
+  }
+  const std::string csv = dir + "/convergence.csv";
+  report::write_table(csv, t);
+  report::Figure figure{dir + "/convergence",
+                        report::plain_text(c.convergence_args.label()) + ": " + (one_method ? methods[0] : "") +
+                            (one_method ? ", " : "") + "error at T = " + report::format(T),
+                        "h", "max |q(T) - q_ref(T)|", "log", "log", false, {}};
+  for (std::size_t k = 0; k < methods.size(); ++k)
+    figure.series.push_back({csv, "h", t.columns[2 + 2 * k],
+                             methods[k] + " (fitted order " + report::format(studies[k].order, 3) + ")", "line+markers", ""});
+  const std::string figure_failure = c.no_figures ? "" : report::render({figure}, dir);
+  std::cout << "reference: " << studies[0].reference_kind << "\n";
+  for (std::size_t k = 0; k < methods.size(); ++k) {
+    const auto& study = studies[k];
+    if (!one_method) std::cout << (k ? "\n" : "") << "method: " << methods[k] << "\n";
+    std::printf("%12s %10s %14s %8s\n", "h", "steps", "error", "fitted");
+    for (const auto& row : study.rows)
+      std::printf("%12.6g %10ld %14.6e %8s\n", row.h, row.steps, row.error,
+                  row.fitted ? "yes" : row.failure.empty() ? "" : "failed");
+    if (std::isfinite(study.order)) std::printf("fitted order: %.3f\n", study.order);
+    else std::printf("fitted order: none (fewer than two usable errors)\n");
+  }
+  std::cout << "wrote " << csv
             << (figure_failure.empty() && !c.no_figures ? " and " + dir + "/convergence.{png,svg}" : "") << "\n";
   if (!figure_failure.empty()) std::cerr << "dalembert: warning: " << support::printable(figure_failure) << '\n';
   for (const auto& w : analysis::take_warnings()) std::cerr << "dalembert: warning: " << support::printable(w) << '\n';
-  for (const auto& row : conv.rows)
-    if (!row.failure.empty()) std::cerr << "dalembert: " << support::printable(row.failure) << '\n';
-  return conv.failure().empty() ? 0 : 3;
+  bool failed = false;
+  for (std::size_t k = 0; k < methods.size(); ++k)
+    for (const auto& row : studies[k].rows)
+      if (!row.failure.empty()) {
+        failed = true;
+        std::cerr << "dalembert: " << (one_method ? "" : methods[k] + ": ") << support::printable(row.failure) << '\n';
+      }
+  return failed ? 3 : 0;
 }
 
 }  // namespace
