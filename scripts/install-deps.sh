@@ -1,32 +1,42 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dalembert needs, by name, and only those that are missing.
 # Runs `apt-get update` once, and only if something has to be installed.
-# Usage: scripts/install-deps.sh [--benchmarks]   (as root, or with sudo available)
-#   --benchmarks  also what only the optional benchmarks use: SUNDIALS, for the IDA rows of
-#                 bench/time_to_accuracy.cpp (about 90 packages with its MPI and PETSc dependencies)
+# Usage: scripts/install-deps.sh [--tests | --benchmarks]   (as root, or with sudo available)
+#   (none)        what the main job needs (scripts/main.sh): the tool, the Python package, figures
+#   --tests       and what the tests need (scripts/test.sh)
+#   --benchmarks  and what the tests and the optional benchmarks need (bench/, docs/benchmarks.md),
+#                 among them SUNDIALS for the IDA rows of bench/time_to_accuracy.cpp (about 90
+#                 packages with its MPI and PETSc dependencies)
 set -euo pipefail
 
-packages=(
-  g++ clang cmake ninja-build pkg-config # toolchain: clang++ builds dalembert (docs/decisions.md), cc compiles model files
+main=(
+  g++ clang cmake ninja-build pkg-config git # toolchain: clang++ builds dalembert (docs/decisions.md), cc compiles model files, git names the commit
   libeigen3-dev                          # linear algebra
-  libceres-dev                           # ceres::Jet (automatic differentiation), see docs/decisions.md
   libboost-dev                           # Boost.Odeint (reference solver)
   libginac-dev libtomlplusplus-dev       # model files: symbolic expressions, TOML (docs/model-files.md)
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
   libssl-dev                             # SHA-256 digests of the model cache (docs/security.md)
-  libgtest-dev libgmock-dev              # tests
-  libbenchmark-dev                       # benchmarks
-  libopenmpi-dev openmpi-bin             # optional: `dalembert ensemble` over MPI ranks (docs/ensembles.md)
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
-  python3-numpy python3-scipy            # bench/python_dla_baseline.py, tests/python/model_file_reference.py
-  python3-dev pybind11-dev python3-pybind11 # the Python package (docs/python.md)
-  python3-pytest python3-sympy           # its tests and tutorial
+  python3-dev pybind11-dev python3-pybind11 python3-numpy # the Python package (docs/python.md)
+)
+tests=(
+  libgtest-dev libgmock-dev              # tests
+  python3-pytest python3-sympy           # the Python package's tests and tutorial
+  python3-scipy                          # the independent references of tests/python, bench/python_dla_baseline.py
+  libopenmpi-dev openmpi-bin             # `dalembert ensemble` over MPI ranks (docs/ensembles.md), tested where present
   chromium                               # test that the HTML report renders (headless)
 )
+benchmarks=(
+  libbenchmark-dev                       # Google Benchmark
+  libceres-dev                           # ceres::Jet, one of the automatic differentiation back ends compared
+  libsundials-dev                        # SUNDIALS IDA, bench/time_to_accuracy.cpp
+)
+packages=("${main[@]}")
 case "${1:-}" in
   "") ;;
-  --benchmarks) packages+=(libsundials-dev) ;;
-  *) echo "install-deps: unknown option '$1' (known: --benchmarks)" >&2; exit 2 ;;
+  --tests) packages+=("${tests[@]}") ;;
+  --benchmarks) packages+=("${tests[@]}" "${benchmarks[@]}") ;;
+  *) echo "install-deps: unknown option '$1' (known: --tests, --benchmarks)" >&2; exit 2 ;;
 esac
 
 missing=()

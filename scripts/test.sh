@@ -3,8 +3,8 @@
 # C++ tests in parallel, then the Python package's tests (pytest, label `python`) alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++
+scripts/install-deps.sh --tests
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDALEMBERT_BUILD_TESTS=ON
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$(nproc)" --label-exclude python
 ctest --test-dir build --output-on-failure --label-regex python
