@@ -16,6 +16,7 @@ main=(
   libginac-dev libtomlplusplus-dev       # model files: symbolic expressions, TOML (docs/model-files.md)
   libcli11-dev nlohmann-json3-dev        # command line, JSON summaries
   libssl-dev                             # SHA-256 digests of the model cache (docs/security.md)
+  zlib1g-dev                             # CRC-32 of the .npz output
   python3 python3-matplotlib             # figures of compare, convergence, reproduce (scripts/plot.py)
   python3-dev pybind11-dev python3-pybind11 python3-numpy # the Python package (docs/python.md)
 )

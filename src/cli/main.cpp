@@ -142,31 +142,34 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
   return j;
 }
 
-int run_command(const std::string& system, const RunArguments& a, const std::string& out,
+int run_command(const std::string& system, const RunArguments& a, const std::string& out, const std::string& format,
                 const std::optional<std::string>& summary, bool progress, bool strict,
                 const std::vector<std::string>& command_line) {
+  const OutputFormat rows_format = output_format(out, format);
   const auto& entry = catalogue::find(system);
   RunOptions options = a.options();
   const InitialData init = a.initial();
   const auto parameters = a.parameters();
   // Open the outputs before running: a path that cannot be written fails now, not after the run.
-  support::OutputFile csv_file("--out", out);
+  support::OutputFile rows_file("--out", out);
   std::optional<support::OutputFile> summary_file;
   if (summary) summary_file.emplace("--summary", *summary);
 
   // Rows go to the file as they are computed; SIGINT or SIGTERM ends the run after its current
   // step, with what was computed written as after a failure.
-  CsvRowWriter csv(csv_file);
+  std::unique_ptr<RunRowWriter> writer;
+  if (rows_format == OutputFormat::npz) writer = std::make_unique<NpzRowWriter>(rows_file);
+  else writer = std::make_unique<CsvRowWriter>(rows_file);
   ProgressLine line("steps", options.steps, progress);
-  RowsWithProgress rows(csv, line);
+  RowsWithProgress rows(*writer, line);
   const support::StopOnSignal stop;
   options.rows = &rows;
   options.stop = &stop.requested();
   const RunResult result = entry.run(parameters, init, options);
   line.finish(result.summary.steps);
 
-  csv.finish(result.trajectory.columns);
-  csv_file.commit();
+  writer->finish(result.trajectory.columns);
+  rows_file.commit();
   if (summary_file) {
     nlohmann::ordered_json j = summary_json(result.summary);
     j["provenance"] = provenance_json(command_line, entry, parameters, init, options);
@@ -217,14 +220,19 @@ int main(int argc, char** argv) {
   describe->add_flag("--json", describe_json, "machine-readable output");
   describe->add_option("--param", describe_params, "override a parameter (repeatable)")->type_name("NAME=NUMBER ...");
 
-  std::string run_system, run_out, run_summary;
+  std::string run_system, run_out, run_summary, run_format;
   RunArguments run_arguments;
   auto* run = app.add_subcommand("run", "integrate a system and write a CSV trajectory");
   run->add_option("SYSTEM", run_system, "catalogue system or model file (.toml)")->required();
   run_arguments.add_to(*run, kMethod | kStepSize | kStepCount | kEvery | kInitialData | kStartOptions | kDiscretisation |
                                  kNewton | kMethodSpecific | kParameters);
   auto* run_out_option =
-      run->add_option("--out", run_out, "CSV output file (default: standard output; - is standard output)")->type_name("FILE");
+      run->add_option("--out", run_out,
+                      "output file of the rows: CSV, or NumPy's .npz by the extension (default: standard output; - is "
+                      "standard output)")
+          ->type_name("FILE");
+  run->add_option("--format", run_format, "csv or npz (default: by the extension of --out, csv without one)")
+      ->type_name("NAME");
   auto* run_summary_option = run->add_option("--summary", run_summary, "JSON summary file")->type_name("FILE");
   bool run_progress = false, run_quiet = false;
   run->add_flag("--progress", run_progress,
@@ -273,7 +281,7 @@ int main(int argc, char** argv) {
       if (*list) return list_command(list_names_only);
       if (*describe) return describe_command(describe_name, describe_json, describe_params);
       if (*run)
-        return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-",
+        return run_command(run_system, run_arguments, run_out_option->count() ? run_out : "-", run_format,
                            run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
                            show_progress(run_progress, run_quiet), run_strict,
                            std::vector<std::string>(argv, argv + argc));

@@ -16,7 +16,7 @@ def cli_json(cli, *args):
 
 def cli_names(cli):
     out = subprocess.run([cli, "list", "--names"], capture_output=True, text=True, check=True).stdout
-    systems, methods = out.split("\n\n")
+    systems, methods, _model_files = out.split("\n\n")
     return systems.split()[1:], methods.split()[1:]
 
 
