@@ -23,6 +23,7 @@ main=(
 tests=(
   libgtest-dev libgmock-dev              # tests
   python3-pytest python3-sympy           # the Python package's tests and tutorial
+  python3-venv python3-build             # the package's installs into virtual environments, tested
   python3-scipy                          # the independent references of tests/python, bench/python_dla_baseline.py
   libopenmpi-dev openmpi-bin             # `dalembert ensemble` over MPI ranks (docs/ensembles.md), tested where present
   chromium                               # test that the HTML report renders (headless)

@@ -104,8 +104,8 @@ echo "installed dalembert: no path of the trees, model files by name, figures wi
 
 # (g) the installed Python package, with the build tree out of its path: the same positions
 if [ -n "$python" ]; then
-  site=$(ls -d "$prefix"/lib*/python*/site-packages 2>/dev/null | head -n 1)
-  [ -n "$site" ] && [ -f "$site/dalembert/__init__.py" ] || fail "no Python package under $prefix/lib*/python*/site-packages"
+  site=$(ls -d "$prefix"/lib/python*/*-packages 2>/dev/null | head -n 1)
+  [ -n "$site" ] && [ -f "$site/dalembert/__init__.py" ] || fail "no Python package under $prefix/lib/python*/*-packages"
   python_q=$(cd "$scratch" && DALEMBERT_CACHE_DIR=$scratch/cache PYTHONPATH=$site "$python" -c '
 import sys, dalembert
 assert dalembert.__file__.startswith(sys.argv[1]), dalembert.__file__
