@@ -9,9 +9,12 @@
 //
 // The inner integrator is Boost.Odeint's Bulirsch–Stoer with absolute and relative tolerance
 // `tolerance` (not Runge–Kutta–Fehlberg 7(8), whose embedded estimate vanishes on quadrature-like
-// problems; see method/reference.hpp). Shooting is Newton on q̇(0) with Jacobian U(h). U(h) is
-// singular exactly when q(h) is conjugate to q(0) along the arc (thesis Lemma B.0.2); the
-// shooting then fails with a SolverError that says so.
+// problems; see method/reference.hpp), in the library's one bounded adaptive loop
+// (solve/bulirsch_stoer.hpp): an arc that needs more than `max_substeps` substeps (a step far too
+// long for the motion, or a trajectory running into a singularity of the equations, where the
+// substeps shrink without end) fails with a SolverError that names the limit. Shooting is Newton
+// on q̇(0) with Jacobian U(h). U(h) is singular exactly when q(h) is conjugate to q(0) along the
+// arc (thesis Lemma B.0.2); the shooting then fails with a SolverError that says so.
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -21,11 +24,12 @@
 
 #include <Eigen/LU>
 #include <Eigen/SVD>
-#include <boost/numeric/odeint.hpp>
 
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/bulirsch_stoer.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_limits.hpp"
 
 namespace dalembert {
 
@@ -35,6 +39,9 @@ struct ShootingOptions {
   /// singular when its smallest singular value is below 100·tolerance·max(h, |U(h)|)).
   double tolerance = 1e-12;
   int max_iterations = 30;
+  /// Substeps (tried) of the integration of one arc over [0, h]. In a run the integrations of one
+  /// step also share the step's allowance (solve/step_limits.hpp).
+  long max_substeps = max_arc_substeps;
 };
 
 /// What is integrated along the trajectory.
@@ -127,10 +134,10 @@ class ExtendedFlow {
   const ShootingOptions& options() const { return options_; }
   int dimension() const { return coordinate_count(system_); }
 
-  /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations.
+  /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations. Throws a
+  /// SolverError naming the limit when the arc needs more substeps than it may take.
   template <Variations V = Variations::full>
   Arc integrate(const VecN<S>& q0, const VecN<S>& v0, double h) const {
-    namespace odeint = boost::numeric::odeint;
     using State = OdeintState<n == Dynamic ? Dynamic : size<V>(n)>;
     const int d = dimension();
     State x{};
@@ -146,11 +153,14 @@ class ExtendedFlow {
       mat(x.data() + y_offset(d) + d * d).setZero();
     }
     const auto rhs = [this](const State& y, State& dy, double) { this->template rhs<V>(y.data(), dy.data()); };
-    odeint::bulirsch_stoer<State> stepper(options_.tolerance, options_.tolerance);
+    double dt = h;
     try {
-      odeint::integrate_adaptive(stepper, rhs, x, 0.0, h, h);
-    } catch (const std::exception& e) {  // odeint's step-size underflow or too many failed steps
-      throw detail::shooting_error(std::string("inner integration failed: ") + e.what(), NAN, 0);
+      bulirsch_stoer_interval(rhs, x, 0.0, h, options_.tolerance, dt, options_.max_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(0, 0.0, "the arc over one step h = " + format(h) + " from |v0| = " +
+                                    format(v0.template lpNorm<Eigen::Infinity>()) + ": " + e.what() +
+                                    "; the step is far too long for the motion, or the trajectory runs into a "
+                                    "singularity of the equations of motion: reduce h");
     }
     Arc arc;
     arc.h = h;
@@ -188,6 +198,7 @@ class ExtendedFlow {
     VecN<S> v = guess;
     double previous = INFINITY;
     for (int it = 0;; ++it) {
+      throw_if_stop_requested();
       Arc arc = integrate<V>(q0, v, h);
       const VecN<S> r = arc.q1 - q1;
       const double norm = r.template lpNorm<Eigen::Infinity>();

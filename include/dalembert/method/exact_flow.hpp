@@ -124,8 +124,8 @@ class ExactDiscreteFlow {
       x -= J.partialPivLu().solve(F);
       r = newton_solve<n, max_n_of<S>()>(evaluate, x, scale, newton_);
       r.iterations += 1;
-    } catch (const SolverError& e) {  // a shooting failure: conjugate point or no convergence
-      throw SolverError(s.k + 1, grid_time(s.k + 1, h), e.report());
+    } catch (const SolverError& e) {  // a shooting failure: conjugate point, no convergence, an arc's limit
+      throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     if constexpr (m != 0) {

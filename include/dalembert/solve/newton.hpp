@@ -16,7 +16,7 @@
 //       improve. The floor matters far from the origin: with |q| ≈ 2e4 and h = 0.1 a DLA residual
 //       cannot get below about 5e-11, far above 1e-13 · |p|. Near it (a) decides, as it always did.
 // Failure is never silent: it returns a report the integrator turns into a SolverError carrying
-// step, time, residual norm and iterations.
+// step, time, residual norm and iterations. Each iteration reads the run's stop flag (solve/step_limits.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,6 +30,7 @@
 
 #include "dalembert/core/types.hpp"
 #include "dalembert/solve/small_lu.hpp"
+#include "dalembert/solve/step_limits.hpp"
 
 namespace dalembert {
 
@@ -47,18 +48,26 @@ struct NewtonReport {
   std::string reason;  ///< why it failed ("", "singular Jacobian", "no convergence", ...)
 };
 
-/// Thrown by an integrator step when its nonlinear solve fails.
+/// Thrown by an integrator step when its nonlinear solve fails, or another of its loops (an
+/// adaptive integration inside the step) reaches its limit.
 class SolverError : public std::runtime_error {
  public:
-  SolverError(long step, double time, const NewtonReport& report)
-      : std::runtime_error(describe(step, time, report)),
-        step_(step), time_(time), report_(report) {}
+  SolverError(long step, double time, const NewtonReport& report) : SolverError(step, time, report, true) {}
+  /// A failure outside Newton's iteration; `reason` names the loop and its limit.
+  SolverError(long step, double time, const std::string& reason)
+      : SolverError(step, time, NewtonReport{false, 0, std::numeric_limits<double>::quiet_NaN(), reason}, false) {}
   long step() const { return step_; }
   double time() const { return time_; }
   const NewtonReport& report() const { return report_; }
+  /// The same failure as one of step `step` at `time` (for a method whose inner solver threw it).
+  SolverError at(long step, double time) const { return SolverError(step, time, report_, newton_); }
 
  private:
-  static std::string describe(long step, double time, const NewtonReport& r) {
+  SolverError(long step, double time, const NewtonReport& report, bool newton)
+      : std::runtime_error(describe(step, time, report, newton)),
+        step_(step), time_(time), report_(report), newton_(newton) {}
+  static std::string describe(long step, double time, const NewtonReport& r, bool newton) {
+    if (!newton) return "step " + std::to_string(step) + " (t = " + std::to_string(time) + ") failed: " + r.reason;
     return "Newton solver failed at step " + std::to_string(step) + " (t = " + std::to_string(time) +
            "): " + r.reason + ", residual norm " + format(r.residual_norm) + " after " +
            std::to_string(r.iterations) + " iterations";
@@ -71,6 +80,7 @@ class SolverError : public std::runtime_error {
   long step_;
   double time_;
   NewtonReport report_;
+  bool newton_;
 };
 
 namespace detail {
@@ -162,6 +172,7 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
   residual_at(x, residual);
   double norm = residual.template lpNorm<Eigen::Infinity>();
   for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
+    throw_if_stop_requested();  // a residual may take long (exact's is a shooting solve)
     report.residual_norm = norm;
     if (!std::isfinite(norm)) {
       report.reason = "non-finite residual";
