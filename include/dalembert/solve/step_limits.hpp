@@ -100,6 +100,11 @@ inline void renew_step_substeps() {
   if (detail::SubstepAllowance* allowance = detail::current_allowance) allowance->left = allowance->per_step;
 }
 
+/// Whether the allowance of the step under way is spent (never outside a run).
+inline bool step_substeps_spent() {
+  return detail::current_allowance && detail::current_allowance->left <= 0;
+}
+
 /// The allowance of a step, for messages (0 outside a run).
 inline long step_substeps() {
   return detail::current_allowance ? detail::current_allowance->per_step : 0;
