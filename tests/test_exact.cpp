@@ -256,6 +256,30 @@ TEST(Exact, FlowEqualsTheReferenceSolver) {
   EXPECT_LT(sleigh, 1e-10);
 }
 
+TEST(Exact, EveryStepSizeReachesTheShootingTolerance) {
+  // Over a sweep of h to t = 10, against the closed forms: the particle (from its own data) and the
+  // vertical disk. Each step converges when its correction of q_{k+1} is within the shooting
+  // tolerance; on a residual threshold that grew with (1 + |q|)/h, steps at some h stopped after
+  // one correction, each short of its solution (the particle: 2.1e-11 at h = 0.05).
+  const NonholonomicParticle particle;
+  const VerticalDisk disk;
+  const auto disk0 = disk.default_initial();
+  for (const double h : {0.05, 0.1, 0.125, 0.2, 0.25, 0.5, 1.0}) {
+    const long steps = std::lround(10.0 / h);
+    const auto p = exact_samples(particle, kQ0, kV0, h, steps);
+    const auto d = exact_samples(disk, disk0.q, disk0.v, h, steps);
+    double worst_particle = 0.0, worst_disk = 0.0;
+    for (long k = 0; k <= steps; ++k) {
+      worst_particle = std::max(worst_particle, (p[k].q - particle_at(particle, kQ0, kV0, k * h)).lpNorm<Eigen::Infinity>());
+      worst_disk = std::max(worst_disk, (d[k].q - disk.exact_solution(disk0, k * h)->q).lpNorm<Eigen::Infinity>());
+    }
+    test::report("exact_sweep_particle_h" + std::to_string(h), worst_particle);
+    test::report("exact_sweep_vertical_disk_h" + std::to_string(h), worst_disk);
+    EXPECT_LE(worst_particle, 1e-11) << "h = " << h;
+    EXPECT_LE(worst_disk, 1e-11) << "h = " << h;
+  }
+}
+
 TEST(Exact, SamplesFollowTheUsersShootingTolerance) {
   // exact_samples, the library's one-call reference, on the vertical disk against its closed form:
   // the error of 50 steps (t = 5) stays within the shooting tolerance per step, for tolerances from
@@ -323,9 +347,9 @@ TEST(Exact, ConjugatePointIsReported) {
 
 TEST(Exact, EveryStepBelowTheFirstConjugatePointWorks) {
   // Close to a conjugate point the shot velocity is known only to the shooting tolerance times
-  // |U(h)⁻¹| (1/sin h for the oscillator: 24 at h = 3.1, 628 at h = 3.14); Newton's scale includes
-  // that, so these steps converge (with a scale of 1/h they stalled at a residual of 2.7e-12);
-  // measured errors over 20 steps: 1.5e-11 at h = 3.1, 1.4e-11 at h = 3.14.
+  // |U(h)⁻¹| (1/sin h for the oscillator: 24 at h = 3.1, 628 at h = 3.14), and so is Newton's
+  // residual; its correction of q_{k+1} is not amplified, and the step converges on it (on a
+  // residual threshold of 1/h these steps stalled at a residual of 2.7e-12).
   const HarmonicOscillator osc;
   for (const double h : {3.1, 3.14}) {
     const ExactDiscreteFlow<HarmonicOscillator> near_pi(osc, h);

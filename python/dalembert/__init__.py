@@ -221,8 +221,7 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
     n = system.n
     q0, v0, q1 = _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n)
     z0 = None if z0 is None else _finite(z0, "z0")
-    columns, data, summary = system._handle.run(system._given, q0, v0, q1, z0, options,
-                                                threading.current_thread() is threading.main_thread())
+    columns, data, summary = system._handle.run(system._given, q0, v0, q1, z0, options, _on_main_thread())
     summary = json.loads(summary)
     summary["provenance"] = _provenance(system, options, q0, v0, q1, z0)
     result = Result(system, columns, data, summary)
@@ -235,6 +234,19 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
         error.result = result
         raise error
     return result
+
+
+def _on_main_thread():
+    """Whether Ctrl-C (SIGINT) can reach the computation: Python delivers signals to the main thread."""
+    return threading.current_thread() is threading.main_thread()
+
+
+def _not_interrupted(d):
+    """The result of a study or an ensemble, or KeyboardInterrupt if Ctrl-C stopped it (its run under
+    way within a step, and no further run)."""
+    if d["interrupted"]:
+        raise KeyboardInterrupt(d["interrupted"])
+    return d
 
 
 class Comparison:
@@ -257,14 +269,15 @@ class Comparison:
 
 def compare(system, methods, *, h, steps=None, t_end=None, q0=None, v0=None, every=1, **method_options):
     """Runs each of `methods` on `system` from the same initial data, with errors against the
-    closed form or the reference solver (as `dalembert compare`). Returns a Comparison."""
+    closed form or the reference solver (as `dalembert compare`). Returns a Comparison; raises
+    KeyboardInterrupt on Ctrl-C (the run under way stops within its step, and no further run starts)."""
     system = _as_system(system)
     if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
         raise TypeError("methods must be a list of method names, got %r" % (methods,))
     options = _options("dla", h, steps, t_end, every, method_options)
     d = system._handle.compare(system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n),
-                               list(methods), options)
-    return Comparison(d)
+                               list(methods), options, _on_main_thread())
+    return Comparison(_not_interrupted(d))
 
 
 class Convergence:
@@ -288,13 +301,14 @@ class Convergence:
 
 def convergence(system, method, *, h, t_end, q0=None, v0=None, **method_options):
     """The error at t_end of `method` for each step size in `h` (each dividing t_end), and the
-    fitted order (as `dalembert convergence`). Returns a Convergence."""
+    fitted order (as `dalembert convergence`). Returns a Convergence; raises KeyboardInterrupt on
+    Ctrl-C (the run under way stops within its step, and no further run starts)."""
     system = _as_system(system)
     h_list = [_finite(x, "h") for x in np.atleast_1d(h)]
     options = _options(method, min(h_list) if h_list else 0.1, None, t_end, 1, method_options, check_steps=False)
     d = system._handle.convergence(system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n), method,
-                                   h_list, _finite(t_end, "t_end"), options)
-    return Convergence(d)
+                                   h_list, _finite(t_end, "t_end"), options, _on_main_thread())
+    return Convergence(_not_interrupted(d))
 
 
 class Ensemble:
@@ -325,7 +339,9 @@ def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges
     ({name: value}), 'q0', 'v0'; or `ranges` is {parameter: (lo, hi)} and `samples` an int: with
     sampling="grid" the values per range (both ends included; samples**len(ranges) runs), with
     sampling="random" the number of runs, each parameter uniform on [lo, hi) from `seed` (default 1),
-    the same samples as the command line's for the same seed. Returns an Ensemble."""
+    the same samples as the command line's for the same seed. Returns an Ensemble; raises
+    KeyboardInterrupt on Ctrl-C (the runs under way stop within their step, and no further sample
+    starts)."""
     system = _as_system(system)
     options = _options(method, h, steps, t_end, 1, method_options)
     if threads is None:
@@ -333,7 +349,8 @@ def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges
     elif isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 4096:
         raise BadInput("threads must be a whole number from 1 to 4096, got %r" % (threads,))
     if ranges is not None:
-        return Ensemble(_ensemble_ranges(system, ranges, samples, sampling, seed, options, int(threads)))
+        return Ensemble(_not_interrupted(_ensemble_ranges(system, ranges, samples, sampling, seed, options,
+                                                          int(threads))))
     if sampling != "grid" or seed is not None:
         raise BadInput("sampling and seed apply to ranges; give ranges={name: (lo, hi)}")
     if isinstance(samples, numbers.Integral):
@@ -349,7 +366,8 @@ def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges
         v0s.append(_vector(s.get("v0"), "samples[%d] v0" % k, system.n))
     if len(parameters) > _core.max_samples:
         raise BadInput("at most %d samples, got %d" % (_core.max_samples, len(parameters)))
-    return Ensemble(system._handle.ensemble(parameters, q0s, v0s, options, int(threads)))
+    return Ensemble(_not_interrupted(system._handle.ensemble(parameters, q0s, v0s, options, int(threads),
+                                                             _on_main_thread())))
 
 
 def _ensemble_ranges(system, ranges, samples, sampling, seed, options, threads):
@@ -380,7 +398,8 @@ def _ensemble_ranges(system, ranges, samples, sampling, seed, options, threads):
         seed = 1 if seed is None else _whole(seed, "seed", 0, 2**63 - 1)
     else:
         raise BadInput("sampling must be 'grid' or 'random', got %r" % (sampling,))
-    return system._handle.ensemble_ranges(system._given, checked, sampling, count, seed, options, threads)
+    return system._handle.ensemble_ranges(system._given, checked, sampling, count, seed, options, threads,
+                                          _on_main_thread())
 
 
 def _provenance(system, options, q0, v0, q1, z0):

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "dalembert/diagnostics/convergence.hpp"
+#include "dalembert/solve/step_limits.hpp"
 
 namespace dalembert::analysis {
 
@@ -23,6 +24,14 @@ int coordinate_count(const Problem& p) {
 
 thread_local std::vector<std::string> noted_warnings;
 thread_local std::function<void()> run_noted;
+
+/// A study asked to stop (RunOptions::stop) starts no further run: its run under way has ended
+/// with status "interrupted", and the study throws Interrupted.
+void throw_if_stopped(const RunOptions& options) {
+  if (options.stop) {
+    if (const int signal = options.stop->load(); signal != 0) throw Interrupted(signal);
+  }
+}
 
 }  // namespace
 
@@ -60,6 +69,7 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
   o.method = "reference";
   const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
   note_run(r);
+  throw_if_stopped(o);
   if (r.failed()) throw NumericalFailure("the reference solver failed: " + r.summary.message);
   const int n = coordinate_count(problem);
   // The reference run uses the same grid and thinning, so its rows are at the same times.
@@ -84,6 +94,7 @@ Comparison compare_methods(const Problem& problem, const std::vector<std::string
     o.method = m;
     c.runs.push_back(problem.system->run(problem.parameters, problem.initial, o));
     note_run(c.runs.back());
+    throw_if_stopped(o);
     for (const char* col : {"energy_error", "constraint", "error"}) c.table.columns.push_back(m + ":" + col);
   }
   // The output times of a complete run. A failed run ends with the row of its last completed
@@ -156,6 +167,7 @@ Convergence convergence_study(const Problem& problem, const std::string& method,
     o.every = steps;  // only the first and last rows are needed
     const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
     note_run(r);
+    throw_if_stopped(o);
     ConvergenceRow row{h, steps, std::nan(""), false, ""};
     if (r.failed()) {
       row.failure = method + " failed at h = " + number_text(h) + ": " + r.summary.message;

@@ -46,6 +46,10 @@ struct ReferencePositions {
 ReferencePositions reference_positions(const Problem& problem, const RunOptions& options,
                                        const std::vector<double>& times);
 
+/// The studies below run one run after another with the stop flag of `options` (RunOptions::stop):
+/// when it is set, the run under way ends (status "interrupted") and the study throws Interrupted
+/// (solve/step_limits.hpp) instead of starting another.
+
 /// Several methods on one problem: one table with t and, per method, the energy error E − E0,
 /// the constraint residual and the error |q − q_ref|_inf at each output time. The rows are the
 /// output times of the longest run; a method that failed has NaN after its last output time, and

@@ -15,6 +15,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include "dalembert/solve/step_limits.hpp"
 #include <dalembert/io/method_descriptions.hpp>
 #include <dalembert/version.hpp>
 
@@ -293,7 +294,7 @@ int main(int argc, char** argv) {
     } catch (const NumericalFailure& e) {
       std::cerr << "dalembert: " << printable(e.what()) << '\n';
       return 3;
-    } catch (const support::Interrupted& e) {
+    } catch (const Interrupted& e) {
       std::cerr << "dalembert: " << printable(e.what()) << '\n';
       return 128 + e.signal();
     } catch (const std::exception& e) {

@@ -253,8 +253,9 @@ Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned t
   std::atomic<std::size_t> next{begin};
   std::size_t finished_count = 0;
   std::mutex finishing;
+  const auto stopped = [&] { return plan.options.stop && plan.options.stop->load() != 0; };
   const auto work = [&]() {
-    for (std::size_t i; (i = next.fetch_add(1)) < end;) {
+    for (std::size_t i; !stopped() && (i = next.fetch_add(1)) < end;) {
       outcomes[i - begin] = run_sample(plan, plan.samples[i]);
       if (finished) {
         const std::lock_guard lock(finishing);

@@ -84,7 +84,8 @@ std::string csv_header(const Plan& plan);
 
 /// Runs samples [begin, end) on `threads` threads (at least one) and formats their rows. `finished`,
 /// if given, is called after each sample with the number finished so far (from the thread that
-/// ran it, one call at a time): for a progress line.
+/// ran it, one call at a time): for a progress line. Once the plan's stop flag is set
+/// (RunOptions::stop) the runs under way end (status "interrupted") and no further sample starts.
 Chunk run_chunk(const Plan& plan, std::size_t begin, std::size_t end, unsigned threads,
                 const std::function<void(std::size_t)>& finished = {});
 

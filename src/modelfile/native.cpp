@@ -17,6 +17,7 @@
 #include <random>
 #include <vector>
 
+#include "dalembert/solve/step_limits.hpp"
 #include "support/digest.hpp"
 #include "support/process.hpp"
 #include "support/signals.hpp"
@@ -390,7 +391,7 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
   const auto start = std::chrono::steady_clock::now();
   const auto result = support::run_process(command, options);
   build.compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (result.stopped) throw support::Interrupted(result.stopped, "while the model's kernels were being compiled");
+  if (result.stopped) throw Interrupted(result.stopped, "while the model's kernels were being compiled");
   if (!result.started) {
     build.problem = "no C compiler '" + compiler + "' found";
     return build;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <dalembert/io/method_descriptions.hpp>
+#include <dalembert/solve/step_limits.hpp>
 #include <dalembert/version.hpp>
 
 #include "analysis/study.hpp"
@@ -79,9 +80,10 @@ InitialData initial_data(const OptionalVector& q0, const OptionalVector& v0, con
   return init;
 }
 
-/// While it lives on the main thread, SIGINT asks the run to stop after its current step (status
-/// "interrupted", rows kept) instead of going to Python's handler, which cannot run while C++ holds
-/// the thread; the Python layer then raises KeyboardInterrupt. On other threads it does nothing.
+/// While it lives on the main thread, SIGINT asks the run to stop within its current step (status
+/// "interrupted", the rows of its completed steps kept), or a study or an ensemble to start no
+/// further run, instead of going to Python's handler, which cannot run while C++ holds the thread;
+/// the Python layer then raises KeyboardInterrupt. On other threads it does nothing.
 class StopOnInterrupt {
  public:
   explicit StopOnInterrupt(bool install) {
@@ -98,6 +100,8 @@ class StopOnInterrupt {
   StopOnInterrupt(const StopOnInterrupt&) = delete;
   StopOnInterrupt& operator=(const StopOnInterrupt&) = delete;
   const std::atomic<int>* flag() const { return installed_ ? &requested_ : nullptr; }
+  /// The signal received while it lived (0 if none).
+  int received() const { return installed_ ? requested_.load() : 0; }
 
  private:
   static inline std::atomic<int> requested_{0};
@@ -165,16 +169,32 @@ analysis::Problem problem(const System& s, const Parameters& parameters, Initial
   return {s.entry, parameters, std::move(init)};
 }
 
+/// What Python raises KeyboardInterrupt with when a study was stopped by `signal` (0: it was not).
+py::dict interrupted(int signal) {
+  py::dict j;
+  j["interrupted"] = signal == 0 ? "" : "stopped by " + std::string(signal == SIGINT ? "SIGINT" : "a signal");
+  return j;
+}
+
 py::dict run_comparison(const System& s, const Parameters& parameters, const OptionalVector& q0,
-                        const OptionalVector& v0, const std::vector<std::string>& methods, const py::dict& options) {
+                        const OptionalVector& v0, const std::vector<std::string>& methods, const py::dict& options,
+                        bool catch_interrupt) {
   const InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
-  const RunOptions o = run_options(options);
+  RunOptions o = run_options(options);
   analysis::Comparison c;
+  int stopped = 0;
   {
     const py::gil_scoped_release unlocked;
-    c = analysis::compare_methods(problem(s, parameters, init), methods, o);
+    const StopOnInterrupt interrupt(catch_interrupt);
+    o.stop = interrupt.flag();
+    try {
+      c = analysis::compare_methods(problem(s, parameters, init), methods, o);
+    } catch (const Interrupted& e) {
+      stopped = e.signal();
+    }
   }
-  py::dict j;
+  if (stopped) return interrupted(stopped);
+  py::dict j = interrupted(0);
   const std::size_t width = c.table.columns.size();
   j["columns"] = c.table.columns;
   j["table"] = to_array(std::move(c.table.values), width);
@@ -188,15 +208,23 @@ py::dict run_comparison(const System& s, const Parameters& parameters, const Opt
 
 py::dict run_convergence(const System& s, const Parameters& parameters, const OptionalVector& q0,
                          const OptionalVector& v0, const std::string& method, const std::vector<double>& h_list,
-                         double t_end, const py::dict& options) {
+                         double t_end, const py::dict& options, bool catch_interrupt) {
   const InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
-  const RunOptions o = run_options(options);
+  RunOptions o = run_options(options);
   analysis::Convergence c;
+  int stopped = 0;
   {
     const py::gil_scoped_release unlocked;
-    c = analysis::convergence_study(problem(s, parameters, init), method, h_list, t_end, o);
+    const StopOnInterrupt interrupt(catch_interrupt);
+    o.stop = interrupt.flag();
+    try {
+      c = analysis::convergence_study(problem(s, parameters, init), method, h_list, t_end, o);
+    } catch (const Interrupted& e) {
+      stopped = e.signal();
+    }
   }
-  py::dict j;
+  if (stopped) return interrupted(stopped);
+  py::dict j = interrupted(0);
   std::vector<double> h, error;
   std::vector<long> steps;
   std::vector<bool> fitted;
@@ -222,13 +250,19 @@ py::dict run_convergence(const System& s, const Parameters& parameters, const Op
 
 /// Runs an ensemble's samples on `threads` threads (0: every core): the CSV text of `dalembert
 /// ensemble`, one row per sample, and the problems of the samples that failed.
-py::dict run_plan(const ensemble::Plan& plan, unsigned threads) {
+py::dict run_plan(ensemble::Plan& plan, unsigned threads, bool catch_interrupt) {
   ensemble::Chunk chunk;
+  int stopped = 0;
   {
     const py::gil_scoped_release unlocked;
+    const StopOnInterrupt interrupt(catch_interrupt);
+    plan.options.stop = interrupt.flag();
     chunk = ensemble::run_chunk(plan, 0, plan.samples.size(), threads > 0 ? threads : ensemble::default_threads());
+    plan.options.stop = nullptr;
+    stopped = interrupt.received();
   }
-  py::dict j;
+  if (stopped) return interrupted(stopped);
+  py::dict j = interrupted(0);
   j["csv"] = ensemble::csv_header(plan) + chunk.rows;
   py::list issues;
   for (const auto& issue : chunk.issues) {
@@ -241,7 +275,8 @@ py::dict run_plan(const ensemble::Plan& plan, unsigned threads) {
 
 /// An ensemble over explicit samples (parameters and initial data per sample).
 py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters, const std::vector<OptionalVector>& q0,
-                      const std::vector<OptionalVector>& v0, const py::dict& options, unsigned threads) {
+                      const std::vector<OptionalVector>& v0, const py::dict& options, unsigned threads,
+                      bool catch_interrupt) {
   ensemble::Plan plan;
   plan.entry = s.entry;
   plan.options = run_options(options);
@@ -252,7 +287,7 @@ py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters
     sample.initial = initial_data(q0[k], v0[k], std::nullopt, std::nullopt);
     plan.samples.push_back(std::move(sample));
   }
-  return run_plan(plan, threads);
+  return run_plan(plan, threads, catch_interrupt);
 }
 
 /// An ensemble over parameter ranges, as `dalembert ensemble --param-range ... --sampling grid|random`:
@@ -261,7 +296,7 @@ py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters
 py::dict run_ensemble_ranges(const System& s, const Parameters& fixed,
                              const std::vector<std::tuple<std::string, double, double>>& ranges,
                              const std::string& sampling, long count, std::uint64_t seed, const py::dict& options,
-                             unsigned threads) {
+                             unsigned threads, bool catch_interrupt) {
   ensemble::Plan plan;
   plan.entry = s.entry;
   plan.options = run_options(options);
@@ -276,7 +311,7 @@ py::dict run_ensemble_ranges(const System& s, const Parameters& fixed,
   s.entry->describe(check);
   plan.samples = sampling == "grid" ? ensemble::grid_samples(fixed, checked, count)
                                     : ensemble::random_samples(fixed, checked, count, seed);
-  return run_plan(plan, threads);
+  return run_plan(plan, threads, catch_interrupt);
 }
 
 }  // namespace

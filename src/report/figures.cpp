@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dalembert/solve/step_limits.hpp"
 #include "cli/output.hpp"
 #include "support/data.hpp"
 #include "support/output_file.hpp"
@@ -64,7 +65,7 @@ std::string render(const std::vector<Figure>& figures, const std::string& work_d
   const std::string spec_path = work_dir + "/figures.json";
   support::write_file("output", spec_path, specs.dump(1));
   const auto result = support::run_process({"/usr/bin/python3", script, spec_path});
-  if (result.stopped) throw support::Interrupted(result.stopped, "while the figures were being drawn");
+  if (result.stopped) throw Interrupted(result.stopped, "while the figures were being drawn");
   if (!result.started || result.status != 0)
     return "the figures were not drawn (/usr/bin/python3 " + script + " " + spec_path + ", status " +
            std::to_string(result.status) + "; is python3-matplotlib installed?): " + last_line(result.output);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "dalembert/solve/step_limits.hpp"
 #include "analysis/study.hpp"
 #include "cli/output.hpp"
 #include "support/output_file.hpp"
@@ -264,7 +265,7 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
       if (!figures) r.outcome.figures.clear();
       if (const std::string failure = render(r.outcome.figures, dir.string()); !failure.empty())
         r.outcome.warnings.push_back(failure);
-    } catch (const support::Interrupted&) {
+    } catch (const Interrupted&) {
       throw;
     } catch (const std::exception& ex) {
       r.error = true;

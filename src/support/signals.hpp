@@ -12,7 +12,6 @@
 
 #include <array>
 #include <atomic>
-#include <stdexcept>
 #include <string>
 
 namespace dalembert::support {
@@ -39,18 +38,6 @@ class StopOnSignal {
 /// The number of the signal that asked the current StopOnSignal to stop, 0 if none: for waits
 /// outside a run's steps (a compiler, the plotting script) that must end when a run would.
 int stop_requested();
-
-/// Work outside the steps of a run (a model's compile) stopped because SIGINT or SIGTERM asked
-/// dalembert to stop: exit status 128 + the signal's number.
-class Interrupted : public std::runtime_error {
- public:
-  Interrupted(int signal, const std::string& where)
-      : std::runtime_error("stopped by signal " + std::to_string(signal) + " " + where), signal_(signal) {}
-  int signal() const { return signal_; }
-
- private:
-  int signal_;
-};
 
 /// While it lives, `path` is removed if one of those signals ends the process. It does not remove
 /// the file otherwise (an OutputFile's temporary).

@@ -140,7 +140,7 @@ METHODS = {"dla": (2, 0.15), "mla": (2, 0.15), "gf": (2, 0.15), "gf-sym": (2, 0.
            "fim": (2, 0.15), "mclachlan-perlmutter": (2, 0.15), "discrete-gradient": (2, 0.15), "spark": (4, 0.3), "rk4": (4, 0.3)}
 STEPS = [20, 40, 80, 160]
 # `exact` has no order: its step points are the continuous flow to the shooting tolerance (1e-12).
-EXACT_ERROR = 1e-9
+EXACT_ERROR = 1e-11
 
 
 def final_positions(dalembert, path, method, T, N, n):

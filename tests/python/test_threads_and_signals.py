@@ -1,7 +1,7 @@
 """The GIL is released while C++ runs: another Python thread keeps running during a run, and two
 threads running long runs at once give the rows of two runs in a row (and use both cores: the times
-are printed, docs/python.md). Ctrl-C (SIGINT) on the main thread ends a run after its current step,
-with its rows."""
+are printed, docs/python.md). Ctrl-C (SIGINT) on the main thread ends a run within its current step,
+with the rows of the steps before, and a study or an ensemble within a second."""
 import os
 import signal
 import subprocess
@@ -86,6 +86,25 @@ def test_sigint_ends_the_run_after_its_step_with_its_rows():
     assert rows.status == "interrupted" and rows.summary["steps"] > 0
     assert rows.t[-1] == pytest.approx(rows.summary["steps"] * 1e-3, rel=1e-12)  # the last row is the last step
     # Python's own handler is back: the next SIGINT is a KeyboardInterrupt as usual
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+STUDIES = {  # each would take minutes
+    "compare": lambda: dalembert.compare("knife-edge", ["dla", "rk4"], h=1e-3, steps=10**9, every=10**9),
+    "convergence": lambda: dalembert.convergence("knife-edge", "dla", h=[1e-7, 2e-7], t_end=100),
+    "ensemble": lambda: dalembert.ensemble("knife-edge", "dla", h=1e-3, steps=10**9, samples=[{}] * 4, threads=2),
+}
+
+
+@pytest.mark.parametrize("study", STUDIES)
+def test_sigint_ends_a_study_within_a_second(study):
+    """Ctrl-C during a study or an ensemble ends its runs within their step and starts no other."""
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt, match="stopped by SIGINT"):
+        STUDIES[study]()
+    assert time.perf_counter() - start < 1.3
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 

@@ -35,10 +35,11 @@ struct ContactSegment {
 template <class S>
 using ContactSegmentOf = ContactSegment<S::n, max_n_of<S>()>;
 
-/// The time-h flow from (q0, v0, z0) (any contact model, constrained or not).
+/// The time-h flow from (q0, v0, z0) (any contact model, constrained or not). Both flows throw
+/// IntegrationLimit after `max_substeps` substeps (solve/bulirsch_stoer.hpp).
 template <ContactModel S>
 ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>& v0, double z0, double h,
-                                 double tolerance) {
+                                 double tolerance, long max_substeps = max_arc_substeps) {
   const int n = coordinate_count(sys), X = 2 * n + 2;  // state (q, v, z, b)
   using Q = Eigen::Map<const Vec<double, S::n>>;
   ContactSegmentOf<S> seg;
@@ -63,7 +64,7 @@ ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>&
       ds[2 * n] = d.L;
       ds[2 * n + 1] = d.Lz;
     };
-    bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
+    bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt, max_substeps);
     seg.q1 = Q(y.data(), n);
     seg.v1 = Q(y.data() + n, n);
     seg.z1 = y[2 * n];
@@ -80,7 +81,7 @@ ContactSegmentOf<S> contact_flow(const S& sys, const VecN<S>& q0, const VecN<S>&
 ///   δḃ = L_zq δq + L_zv δv + L_zz δz,     δq(0) = 0, δp(0) = W(q0, v0, z0) δv0.
 template <ContactModel S>
 ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>& q0, const VecN<S>& v0, double z0,
-                                                    double h, double tolerance) {
+                                                    double h, double tolerance, long max_substeps = max_arc_substeps) {
   static_assert(contact_constraint_count<S>() == 0, "sensitivities are implemented for unconstrained contact systems");
   constexpr int N = S::n, XN = sum_of_sizes(multiple_of_size(2, N), 2);
   const int n = coordinate_count(sys), X = 2 * n + 2;  // state (q, v, z, b); sensitivity rows (δq, δp, δz, δb)
@@ -130,7 +131,7 @@ ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>&
     dsens.row(2 * n) = d.Lq.transpose() * dq + d.Lv.transpose() * dv + d.Lz * dz;
     dsens.row(2 * n + 1) = dLz;
   };
-  bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt);
+  bulirsch_stoer_interval(rhs, y, 0.0, h, tolerance, dt, max_substeps);
   seg.q1 = Q(y.data(), n);
   seg.v1 = Q(y.data() + n, n);
   seg.z1 = y[2 * n];

@@ -38,10 +38,17 @@ class ExactContactLagrangian {
   const S& system() const { return system_; }
   int dimension() const { return coordinate_count(system_); }
 
-  /// The Herglotz trajectory from (q0, v0, z0) over [0, h] (the contact exponential map).
+  /// The Herglotz trajectory from (q0, v0, z0) over [0, h] (the contact exponential map). Throws
+  /// DiscreteLagrangianError when it needs more than max_arc_substeps substeps.
   Segment flow(const VecN<S>& q0, const VecN<S>& v0, double z0, bool sensitivities = false) const {
-    return sensitivities ? contact_flow_with_sensitivities(system_, q0, v0, z0, h_, tolerance_)
-                         : contact_flow(system_, q0, v0, z0, h_, tolerance_);
+    try {
+      return sensitivities ? contact_flow_with_sensitivities(system_, q0, v0, z0, h_, tolerance_, max_arc_substeps)
+                           : contact_flow(system_, q0, v0, z0, h_, tolerance_, max_arc_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw DiscreteLagrangianError("the arc over one step h = " + std::to_string(h_) + ": " + e.what() +
+                                    "; the step is far too long for the motion, or the trajectory runs into a "
+                                    "singularity of the equations of motion; reduce h");
+    }
   }
 
   /// The Herglotz trajectory joining q0 to q1 in time h with z(0) = z0: its v0 is R^{e−}_h(q0, q1, z0)

@@ -107,6 +107,7 @@ class ExactNonholonomic {
     VecK<S> u = PE.partialPivLu().solve(VecK<S>((target - P * q0) / h_));  // first guess: a straight line
     const double tol = flow_.options().tolerance * (1.0 + target.template lpNorm<Eigen::Infinity>());
     for (int it = 0; it < flow_.options().max_iterations; ++it) {
+      throw_if_stop_requested();
       const ArcOf<S> a = flow_.template integrate<Variations::velocity>(q0, VecN<S>(E * u), h_);
       const VecK<S> r = P * a.q1 - target;
       if (r.template lpNorm<Eigen::Infinity>() <= tol) return {a.q1, a.v0};

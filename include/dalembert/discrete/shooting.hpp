@@ -9,9 +9,13 @@
 //
 // The inner integrator is Boost.Odeint's Bulirsch–Stoer with absolute and relative tolerance
 // `tolerance` (not Runge–Kutta–Fehlberg 7(8), whose embedded estimate vanishes on quadrature-like
-// problems; see method/reference.hpp). Shooting is Newton on q̇(0) with Jacobian U(h). U(h) is
-// singular exactly when q(h) is conjugate to q(0) along the arc (thesis Lemma B.0.2); the
-// shooting then fails with a SolverError that says so.
+// problems; see method/reference.hpp), in the library's one bounded adaptive loop
+// (solve/bulirsch_stoer.hpp): an arc that needs more than `max_substeps` substeps (a step far too
+// long for the motion, or a trajectory running into a singularity of the equations, where the
+// substeps shrink without end) fails with a SolverError that names the limit. Shooting is damped
+// Newton on q̇(0) with Jacobian U(h): a correction that moves q(h) away from q1, or leads to an arc
+// that cannot be integrated, is halved. U(h) is singular exactly when q(h) is conjugate to q(0)
+// along the arc (thesis Lemma B.0.2); the shooting then fails with a SolverError that says so.
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -21,11 +25,12 @@
 
 #include <Eigen/LU>
 #include <Eigen/SVD>
-#include <boost/numeric/odeint.hpp>
 
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/bulirsch_stoer.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_limits.hpp"
 
 namespace dalembert {
 
@@ -35,6 +40,11 @@ struct ShootingOptions {
   /// singular when its smallest singular value is below 100·tolerance·max(h, |U(h)|)).
   double tolerance = 1e-12;
   int max_iterations = 30;
+  /// Halvings of a shooting correction that would move q(h) away from q1.
+  int max_backtracks = 8;
+  /// Substeps (tried) of the integration of one arc over [0, h]. In a run the integrations of one
+  /// step also share the step's allowance (solve/step_limits.hpp).
+  long max_substeps = max_arc_substeps;
 };
 
 /// What is integrated along the trajectory.
@@ -127,10 +137,10 @@ class ExtendedFlow {
   const ShootingOptions& options() const { return options_; }
   int dimension() const { return coordinate_count(system_); }
 
-  /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations.
+  /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations. Throws a
+  /// SolverError naming the limit when the arc needs more substeps than it may take.
   template <Variations V = Variations::full>
   Arc integrate(const VecN<S>& q0, const VecN<S>& v0, double h) const {
-    namespace odeint = boost::numeric::odeint;
     using State = OdeintState<n == Dynamic ? Dynamic : size<V>(n)>;
     const int d = dimension();
     State x{};
@@ -146,11 +156,14 @@ class ExtendedFlow {
       mat(x.data() + y_offset(d) + d * d).setZero();
     }
     const auto rhs = [this](const State& y, State& dy, double) { this->template rhs<V>(y.data(), dy.data()); };
-    odeint::bulirsch_stoer<State> stepper(options_.tolerance, options_.tolerance);
+    double dt = h;
     try {
-      odeint::integrate_adaptive(stepper, rhs, x, 0.0, h, h);
-    } catch (const std::exception& e) {  // odeint's step-size underflow or too many failed steps
-      throw detail::shooting_error(std::string("inner integration failed: ") + e.what(), NAN, 0);
+      bulirsch_stoer_interval(rhs, x, 0.0, h, options_.tolerance, dt, options_.max_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(0, 0.0, "the arc over one step h = " + format(h) + " from |v0| = " +
+                                    format(v0.template lpNorm<Eigen::Infinity>()) + ": " + e.what() +
+                                    "; the step is far too long for the motion, or the trajectory runs into a "
+                                    "singularity of the equations of motion: reduce h");
     }
     Arc arc;
     arc.h = h;
@@ -185,19 +198,18 @@ class ExtendedFlow {
     // A tenth of the integration tolerance: q(h; v) is a deterministic function of v, so Newton can
     // reach it, and the velocity error U⁻¹r stays below what the integration itself commits.
     const double target = 0.1 * tol * (1.0 + q1.template lpNorm<Eigen::Infinity>());
-    VecN<S> v = guess;
-    double previous = INFINITY;
+    const auto distance = [&](const Arc& a) { return (a.q1 - q1).template lpNorm<Eigen::Infinity>(); };
+    Arc arc = integrate<V>(q0, guess, h);
+    double norm = distance(arc);
     for (int it = 0;; ++it) {
-      Arc arc = integrate<V>(q0, v, h);
-      const VecN<S> r = arc.q1 - q1;
-      const double norm = r.template lpNorm<Eigen::Infinity>();
+      throw_if_stop_requested();
       if (!std::isfinite(norm)) throw detail::shooting_error("shooting: non-finite end point", norm, it);
       check_not_conjugate(arc, norm, it);
-      const VecN<S> dv = arc.U.partialPivLu().solve(r);
-      // Converged: residual at the accuracy of the integration, or a correction at round-off, or
-      // Newton stalled on the integration's own noise close to the target.
-      const bool tiny_step = dv.template lpNorm<Eigen::Infinity>() <= 1e-15 * (1.0 + v.template lpNorm<Eigen::Infinity>());
-      if (norm <= target || tiny_step || (norm >= previous && norm <= 1e3 * target)) {
+      const VecN<S> dv = arc.U.partialPivLu().solve(VecN<S>(arc.q1 - q1));
+      // Converged: residual at a tenth of the integration's accuracy, or a correction at round-off.
+      const bool tiny_step =
+          dv.template lpNorm<Eigen::Infinity>() <= 1e-15 * (1.0 + arc.v0.template lpNorm<Eigen::Infinity>());
+      if (norm <= target || tiny_step) {
         arc.iterations = it;
         return arc;
       }
@@ -206,14 +218,56 @@ class ExtendedFlow {
                                          " iterations (|q(h) - q1| = " + format(norm) + ")",
                                      norm, it + 1);
       }
-      previous = norm;
-      v -= dv;
+      // Damped: halve the correction while it moves q(h) away from q1 or its arc cannot be integrated
+      // (a full correction from a poor guess can send the arc into a singularity of the equations).
+      const VecN<S> v = arc.v0;
+      std::string unusable;  // why the last trial arc could not be integrated
+      double lambda = 1.0;
+      for (int b = 0;; ++b, lambda *= 0.5) {
+        if (b > options_.max_backtracks) {
+          // No correction brings q(h) closer: Newton is on the integration's own noise, which is
+          // as close as q(h) can be known, or it has failed.
+          if (norm <= 10 * target) {
+            arc.iterations = it + 1;
+            return arc;
+          }
+          throw detail::shooting_error("shooting stalled: no correction of q'(0) brings q(h) closer to q1 (|q(h) - q1| = " +
+                                           format(norm) + ")" + (unusable.empty() ? "" : "; " + unusable),
+                                       norm, it + 1);
+        }
+        try {
+          Arc trial = integrate<V>(q0, VecN<S>(v - lambda * dv), h);
+          if (const double trial_norm = distance(trial); trial_norm < norm) {
+            arc = std::move(trial);
+            norm = trial_norm;
+            break;
+          }
+        } catch (const SolverError& e) {  // the arc could not be integrated within its limit: too far
+          if (step_substeps_spent()) throw;  // nor could any other
+          unusable = e.report().reason;
+        }
+      }
     }
   }
 
   template <Variations V = Variations::velocity>
   Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h) const {
     return shoot<V>(q0, q1, h, VecN<S>((q1 - q0) / h));
+  }
+
+  /// Throws a SolverError that says so if U(h) is singular to the accuracy it is computed with:
+  /// q(h) is conjugate to q(0) along the arc, and no arc near it joins q(0) to q(h).
+  void check_not_conjugate(const Arc& arc, double residual = 0.0, int iterations = 0) const {
+    const Eigen::JacobiSVD<MatNN<S>> svd(arc.U);
+    const auto sigma = svd.singularValues();
+    const double smallest = sigma[sigma.size() - 1], largest = sigma[0];
+    if (!(smallest > 100 * options_.tolerance * std::max(std::abs(arc.h), largest))) {
+      throw detail::shooting_error(
+          "singular shooting Jacobian U(h) (smallest singular value " + format(smallest) + ", h = " + format(arc.h) +
+              "): the end point is a conjugate point of the start along the trajectory, so the exact discrete "
+              "flow is not defined for this step size; reduce h",
+          residual, iterations);
+    }
   }
 
  private:
@@ -251,20 +305,6 @@ class ExtendedFlow {
         vec(dy + action_offset(d) + 1) = U.transpose() * force;
         vec(dy + action_offset(d) + 1 + d) = Y.transpose() * force;
       }
-    }
-  }
-
-  /// U(h) is singular to the accuracy it is computed with: q(h) is conjugate to q(0).
-  void check_not_conjugate(const Arc& arc, double residual, int iterations) const {
-    const Eigen::JacobiSVD<MatNN<S>> svd(arc.U);
-    const auto sigma = svd.singularValues();
-    const double smallest = sigma[sigma.size() - 1], largest = sigma[0];
-    if (!(smallest > 100 * options_.tolerance * std::max(std::abs(arc.h), largest))) {
-      throw detail::shooting_error(
-          "singular shooting Jacobian U(h) (smallest singular value " + format(smallest) + ", h = " + format(arc.h) +
-              "): the end point is a conjugate point of the start along the trajectory, so the exact discrete "
-              "flow is not defined for this step size; reduce h",
-          residual, iterations);
     }
   }
 

@@ -20,6 +20,7 @@
 #include "dalembert/io/monitors.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
+#include "dalembert/solve/step_limits.hpp"
 
 namespace dalembert {
 
@@ -115,6 +116,7 @@ class RunRecorder {
     if (k % every_ == 0) keep(k, row);
     last_row_.swap(row);
     last_k_ = k;
+    renew_step_substeps();  // for the next step
     if (stop_) {
       if (const int signal = stop_->load(std::memory_order_relaxed); signal != 0)
         throw RunInterrupted(signal, k, last_row_[0]);
@@ -150,11 +152,15 @@ class RunRecorder {
   }
 
   /// Calls `steps()`, which adds the rows, and ends the run: a SolverError ("solver-failure"),
-  /// NonFiniteDiagnostics ("non-finite") or RunInterrupted ("interrupted") ends it with that
-  /// status and message, the rows before kept. Then keeps the last row and completes the summary.
+  /// NonFiniteDiagnostics ("non-finite"), RunInterrupted or Interrupted ("interrupted") ends it with
+  /// that status and message, the rows before kept. Then keeps the last row and completes the summary.
+  /// While `steps()` runs, the loops inside a step read the stop flag too, and the adaptive
+  /// integrations of each step share one allowance of substeps (solve/step_limits.hpp): a step that
+  /// takes long is abandoned when the run is asked to stop.
   template <class Steps>
   void record(Steps&& steps) {
     try {
+      const StepLimits limits(stop_, max_step_substeps);
       steps();
     } catch (const SolverError& e) {
       fail(e.what(), "solver-failure");
@@ -162,6 +168,8 @@ class RunRecorder {
       fail(e.what(), "non-finite");
     } catch (const RunInterrupted& e) {
       fail(e.what(), "interrupted");
+    } catch (const Interrupted& e) {  // inside the step after the last row
+      fail(RunInterrupted(e.signal(), std::max(last_k_, 0L), last_row_[0]).what(), "interrupted");
     }
     finish();
   }

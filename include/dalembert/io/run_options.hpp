@@ -30,8 +30,10 @@ struct RunOptions {
   /// Not owned. Null: the kept rows are stored in RunResult::trajectory. Otherwise each kept row
   /// goes to the sink as soon as it is computed and is not stored.
   RowSink* rows = nullptr;
-  /// Not owned, may be null. Read after every step: a non-zero value (the number of the signal that
-  /// asked for it) ends the run after that step, with status "interrupted" and its rows kept.
+  /// Not owned, may be null. Read after every step and by the loops inside a step (solve/step_limits.hpp):
+  /// a non-zero value (the number of the signal that asked for it) ends the run after the step it
+  /// completes, or abandons the step under way, with status "interrupted" and the rows of the
+  /// completed steps kept.
   const std::atomic<int>* stop = nullptr;
 };
 

@@ -79,7 +79,12 @@ class ContactReferenceSolver {
   State initial_state(const VecN<S>& q0, const VecN<S>& v0, double z0) const { return State{0, 0.0, q0, v0, z0, 0}; }
 
   void step(State& s) const {
-    const auto seg = contact_flow(system_, s.q, s.v, s.z, h_, tolerance_);
+    ContactSegmentOf<S> seg;
+    try {
+      seg = contact_flow(system_, s.q, s.v, s.z, h_, tolerance_, max_step_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h_), reference_limit_message(e));
+    }
     s.q = seg.q1;
     s.v = seg.v1;
     s.z = seg.z1;
@@ -98,7 +103,7 @@ class ContactReferenceSolver {
 template <ContactModel S>
 ContactPointOf<S> contact_reference_solution(const S& system, const ContactPointOf<S>& x0, double t_end,
                                               double tolerance = 1e-13) {
-  const auto seg = contact_flow(system, x0.q, x0.v, x0.z, t_end, tolerance);
+  const auto seg = contact_flow(system, x0.q, x0.v, x0.z, t_end, tolerance, max_step_substeps);
   return {seg.q1, seg.v1, seg.z1};
 }
 

@@ -6,14 +6,15 @@
 //   E(q_k)ᵀ[∂L/∂v(q_k, R^{e−}(q_k, q_{k+1})) − p_k] = 0,   M(q_k) R^{e−}(q_k, q_{k+1}) = 0
 // for q_{k+1} by Newton, each residual a shooting solve (discrete/shooting.hpp) and the Jacobian
 // [E(q_k)ᵀW; M(q_k)] U(h)⁻¹ from its sensitivities; then v_{k+1} = R^{e+}(q_k, q_{k+1}). The first
-// guess is one classical Runge–Kutta step, always corrected by at least one Newton step. Its
-// iterates are the continuous trajectory at t_k = k h to the shooting tolerance, for any h below
-// the first conjugate point; at a conjugate point the shooting Jacobian U(h) is singular and the
-// step fails with a SolverError that says so.
+// guess is the flow from (q_k, v_k) over h, corrected by Newton until a correction of q_{k+1} is
+// within the shooting tolerance. Its iterates are the continuous trajectory at t_k = k h to the
+// shooting tolerance, for any h below the first conjugate point; at a conjugate point the shooting
+// Jacobian U(h) is singular and the step fails with a SolverError that says so.
 //
 // This is the library's reference for any Lagrange–d'Alembert model. For C++ use:
 //   const ExactDiscreteFlow<MySystem> exact(sys, h);            // or exact_samples(sys, q0, v0, h, N)
 //   auto s = exact.initial_state(q0, v0);  exact.step(s);  ... s.q, exact.velocity(s)
+#include <utility>
 #include <vector>
 
 #include "dalembert/discrete/exact_nonholonomic.hpp"
@@ -42,8 +43,14 @@ class ExactDiscreteFlow {
 
   ExactDiscreteFlow(const S& system, double h, ShootingOptions shooting = {}, NewtonOptions newton = {})
       : exact_(system, h, shooting), newton_(newton) {
-    // The residual is known to the shooting accuracy only.
-    newton_.tolerance = std::max(newton_.tolerance, shooting.tolerance);
+    // The residual is known only as well as the shot velocity R^{e−}: to the shooting tolerance
+    // times |U(h)⁻¹|, which is 1/h for small h and grows without bound towards a conjugate point. A
+    // residual threshold that allows for this lets a step stop as far as the shooting tolerance
+    // times (1 + |q|) from its solution, and the steps add these errors up. The correction of
+    // q_{k+1} is free of the amplification (the Jacobian A U(h)⁻¹ undoes it), so the step
+    // converges when a correction is within the shooting tolerance, never on the residual.
+    newton_.correction_tolerance = std::max(newton_.tolerance, shooting.tolerance);
+    newton_.tolerance = 0.0;
   }
 
   double step_size() const { return exact_.step_size(); }
@@ -89,43 +96,35 @@ class ExactDiscreteFlow {
     const int dn = coordinate_count(sys), dm = constraint_count(sys), dk = dn - dm;
     const MatNK<S> E = constraint_frame(sys, s.q);
     const MatMN<S> Mq = sys.template constraint_matrix<double>(s.q);
-    VecN<S> x = runge_kutta_step(s.q, s.v, s.t);
-    VecN<S> guess = s.v;  // R^{e−}(q_k, q_{k+1}) = v_k at the solution
-    ArcOf<S> arc;         // of the last evaluation = at the solution
-    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-      arc = exact_.arc(s.q, q1, guess);
-      guess = arc.v0;
-      const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
-      MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
-      A.template topRows<k>(dk) = E.transpose() * d.W;
-      F.template head<k>(dk) = E.transpose() * (d.Lv - s.p);
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          A.template bottomRows<m>(dm) = Mq;
-          F.template segment<m>(dk, dm) = Mq * arc.v0;
-        }
-      }
-      J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
-    };
     NewtonReport r;
+    ArcOf<S> arc;  // of the last evaluation = at the solution
+    VecN<S> x;
     try {
-      // Always one Newton correction of the predictor, so that the result is the solution of the
-      // exact discrete equations and not the predictor accepted within the tolerance.
-      VecN<S> F(dn);
-      MatNN<S> J(dn, dn);
-      evaluate(x, F, J);
-      // Positions are known to the relative shooting tolerance, the shot velocity R^{e−} therefore
-      // to tolerance·(1 + |q|)·|U(h)⁻¹|: about 1/h for small h, and growing without bound towards
-      // a conjugate point, where U(h) becomes singular. The residual's scale includes that.
-      const double amplification =
-          std::max(1.0 / h, MatNN<S>(arc.U.partialPivLu().inverse()).cwiseAbs().rowwise().sum().maxCoeff());
-      const double scale = std::max({s.p.template lpNorm<Eigen::Infinity>(), s.v.template lpNorm<Eigen::Infinity>(),
-                                     (1.0 + s.q.template lpNorm<Eigen::Infinity>()) * amplification});
-      x -= J.partialPivLu().solve(F);
-      r = newton_solve<n, max_n_of<S>()>(evaluate, x, scale, newton_);
-      r.iterations += 1;
-    } catch (const SolverError& e) {  // a shooting failure: conjugate point or no convergence
-      throw SolverError(s.k + 1, grid_time(s.k + 1, h), e.report());
+      // The predictor is the flow from (q_k, v_k): with v_k in D, the solution to the accuracy of the
+      // integration, whose arc is the shooting's answer at it, so Newton's first evaluation takes
+      // it as it is. A predictor off the solution makes the shooting look for another arc, which
+      // at a large h may not exist near the guess.
+      arc = exact_.extended_flow().template integrate<Variations::velocity>(s.q, s.v, h);
+      exact_.extended_flow().check_not_conjugate(arc);
+      x = arc.q1;
+      bool at_predictor = true;
+      const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
+        if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);
+        const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
+        MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
+        A.template topRows<k>(dk) = E.transpose() * d.W;
+        F.template head<k>(dk) = E.transpose() * (d.Lv - s.p);
+        if constexpr (m != 0) {
+          if (dm > 0) {
+            A.template bottomRows<m>(dm) = Mq;
+            F.template segment<m>(dk, dm) = Mq * arc.v0;
+          }
+        }
+        J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
+      };
+      r = newton_solve<n, max_n_of<S>()>(evaluate, x, 1.0, newton_);
+    } catch (const SolverError& e) {  // a shooting failure: conjugate point, no convergence, an arc's limit
+      throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     if constexpr (m != 0) {
@@ -147,16 +146,6 @@ class ExactDiscreteFlow {
   VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }
 
  private:
-  VecN<S> runge_kutta_step(const VecN<S>& q, const VecN<S>& v, double t) const {
-    const double h = step_size();
-    const auto a = [&](const VecN<S>& qq, const VecN<S>& vv, double tt) { return acceleration(system(), qq, vv, tt); };
-    const VecN<S> k1v = a(q, v, t);
-    const VecN<S> k2q = v + 0.5 * h * k1v, k2v = a(q + 0.5 * h * v, k2q, t + 0.5 * h);
-    const VecN<S> k3q = v + 0.5 * h * k2v, k3v = a(q + 0.5 * h * k2q, k3q, t + 0.5 * h);
-    const VecN<S> k4q = v + h * k3v;
-    return q + h / 6.0 * (v + 2.0 * k2q + 2.0 * k3q + k4q);
-  }
-
   ExactNonholonomic<S> exact_;
   NewtonOptions newton_;
 };

@@ -165,7 +165,11 @@ class DiscreteHerglotz {
  private:
   VecN<S> predict(const State& s) const {
     if constexpr (m == 0 && requires { ld_.predict(s.q, s.p, s.z); }) {
-      return ld_.predict(s.q, s.p, s.z);  // e.g. the exact flow: Newton then only confirms it
+      try {
+        return ld_.predict(s.q, s.p, s.z);  // e.g. the exact flow: Newton then only confirms it
+      } catch (const DiscreteLagrangianError& e) {
+        throw SolverError(s.k + 1, grid_time(s.k + 1, step_size()), std::string(e.what()));
+      }
     } else {
       return s.q + step_size() * s.last_velocity;
     }

@@ -172,7 +172,7 @@ class ModifiedLagrangeDAlembert {
     try {
       r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
     } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
-      throw SolverError(s.k + 1, grid_time(s.k + 1, h), e.report());
+      throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     const VecN<S> q1 = x.template head<n>(dn);

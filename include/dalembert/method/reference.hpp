@@ -5,6 +5,7 @@
 // absolute and relative.
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
+#include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
 
@@ -20,7 +21,7 @@ class ReferenceSolver {
     VecN<S> q;
     VecN<S> v;
     int iterations = 0;  ///< Newton iterations: always 0 (explicit)
-    long substeps = 0;   ///< adaptive substeps taken in the last output interval
+    long substeps = 0;   ///< adaptive substeps tried in the last output interval
     double substep = 0.0;  ///< inner step-size suggestion carried between output intervals
   };
 
@@ -54,7 +55,12 @@ class ReferenceSolver {
       }
     };
     // From the exact grid time k h, so that rounding in t does not accumulate.
-    s.substeps = bulirsch_stoer_interval(rhs, x, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);
+    try {
+      s.substeps = bulirsch_stoer_interval(rhs, x, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep,
+                                           max_step_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h_), reference_limit_message(e));
+    }
     for (int i = 0; i < dim; ++i) {
       s.q[i] = x[i];
       s.v[i] = x[dim + i];

@@ -11,6 +11,7 @@
 
 #include "dalembert/model/rigid_body.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
+#include "dalembert/solve/newton.hpp"
 #include "dalembert/solve/runge_kutta4.hpp"
 
 namespace dalembert {
@@ -105,7 +106,12 @@ class RigidBodyReference {
     const auto rhs = [this](const detail::RigidBodyOdeState& x, detail::RigidBodyOdeState& dx, double) {
       detail::rigid_body_rhs(body_, x, dx);
     };
-    bulirsch_stoer_interval(rhs, y, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);
+    try {
+      bulirsch_stoer_interval(rhs, y, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep,
+                              max_step_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h_), reference_limit_message(e));
+    }
     detail::unpack(y, s.g, s.omega);
     advance(s, h_);
   }

@@ -32,7 +32,7 @@ class SecondOrderReference {
     VecN<S> q;
     VecN<S> v;
     int iterations = 0;     ///< Newton iterations: 0 (the acceleration solves are not counted)
-    long substeps = 0;      ///< adaptive substeps taken in the last output interval
+    long substeps = 0;      ///< adaptive substeps tried in the last output interval
     double substep = 0.0;   ///< inner step-size suggestion carried between output intervals
   };
 
@@ -73,7 +73,12 @@ class SecondOrderReference {
       }
     };
     // From the exact grid time k h: no accumulated rounding.
-    s.substeps = bulirsch_stoer_interval(rhs, x, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep);
+    try {
+      s.substeps = bulirsch_stoer_interval(rhs, x, grid_time(s.k, h_), grid_time(s.k + 1, h_), tolerance_, s.substep,
+                                           max_step_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw SolverError(s.k + 1, grid_time(s.k + 1, h_), reference_limit_message(e));
+    }
     for (int i = 0; i < dim; ++i) {
       s.q[i] = x[i];
       s.v[i] = x[dim + i];
