@@ -2,8 +2,8 @@
 // method that runs on it term by term (sparse, any N): the midpoint and trapezoidal DLA and FIM, MLA, GF,
 // GF-sym, GF-CP, McLachlan–Perlmutter, the discrete gradient, SPARK (3 stages) and RK4; and, for
 // comparison, some of them on the chain without its terms (differentiated densely) up to the sizes the
-// catalogue entry used to accept (src/catalogue/knife_edge_chain.cpp). docs/benchmarks.md; plot with
-// scripts/plot_chain_benchmark.py.
+// catalogue entry used to accept (src/catalogue/knife_edge_chain.cpp; docs/decisions.md, Large
+// systems). Plot with scripts/plot_chain_benchmark.py.
 #include <benchmark/benchmark.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Model files (docs/model-files.md, docs/benchmarks.md):
+// Model files (docs/model-files.md):
 //  - one step of every single-trajectory method (bench/step_timing.hpp) on a system read from a
 //    model file against the same system written in C++ (the catalogue's), h = 0.1: the particle
 //    (potential c = 1) and the knife edge (constant metrics) and the Chaplygin sleigh (a metric

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a model file of N skates (knife edges) on a plane, each joined to the next by a spring:
-3N coordinates and N constraints, for measuring how model files scale (docs/benchmarks.md).
+3N coordinates and N constraints, for measuring how model files scale.
 
     python3 bench/skates_model.py 10 > /tmp/skates-10.toml     # 30 coordinates
 """

@@ -1,5 +1,6 @@
 // Factorise and solve one Newton system of the sizes the integrators meet: the library's SmallLU
-// (solve/small_lu.hpp) against Eigen's PartialPivLU, which Newton used before (docs/benchmarks.md).
+// (solve/small_lu.hpp) against Eigen's PartialPivLU, which Newton used before (docs/decisions.md,
+// Newton's small linear systems).
 //   build/bench/bench_small_lu --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

@@ -52,8 +52,9 @@ const auto del = [](const auto& sys) {
 // family runs in the library on the catalogue's model files (FileModel<Eigen::Dynamic>, the same
 // method templates at unbounded storage): ModelFiles.SameTrajectoriesAsTheCatalogueOnTheHeap, and
 // model_files_of_any_size_against_scipy on files of 11 coordinates. Compiling them here again at that
-// storage took a quarter of these files' build time (docs/benchmarks.md, Build and CI time). The
-// scalar-form test below keeps a step on the heap, where constants meet derivatives of run-time width.
+// storage would only lengthen the build (docs/decisions.md, Build: precompiled headers, -O1 tests,
+// and nothing compiled twice). The scalar-form test below keeps a step on the heap, where constants
+// meet derivatives of run-time width.
 TEST(RunTimeSizes, DlaVerticalDisk) {
   const models::VerticalDisk disk;
   const auto x0 = disk.default_initial();

@@ -17,7 +17,8 @@ constexpr const char* chain_name = "knife-edge-chain";
 constexpr int max_skates = 100000;
 /// The largest chain `exact` takes: it shoots along the whole system's flow, differentiated densely,
 /// at a cost that grows with a power of N (5 and more); a step at this N takes a fraction of a
-/// second (docs/benchmarks.md). Every other method assembles its steps term by term, at any N.
+/// second (docs/decisions.md, Large systems). Every other method assembles its steps term by term, at
+/// any N.
 constexpr int largest_exact_chain = 3;
 
 struct ChainSetup {

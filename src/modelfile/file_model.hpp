@@ -315,7 +315,7 @@ class FileModel {
   /// order 2, whose coefficients are those of L(q̄ + δq, v + δv) = c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j
   /// in δ = (δq, δv): L_x(i) = c_i and L_xx(i, j) = L_xx(j, i) gets c_ij (twice on the diagonal).
   /// Each coefficient goes straight to where the formulas of differentiate(AlphaRule) below put it,
-  /// with no 2n × 2n Hessian in between (docs/benchmarks.md, Model files).
+  /// with no 2n × 2n Hessian in between (docs/decisions.md, Model files: compiled Taylor coefficients).
   template <class Derivatives>
   void alpha_rule_derivatives(const Point<double>& q0, const Point<double>& q1, double h, double alpha,
                               Derivatives& d) const {
@@ -374,7 +374,7 @@ class FileModel {
   /// (½ T_iil, ⅙ T_iii), and
   ///   (g_a)' = Σ_b H_ab X_b,   (H_ab)' = Σ_c T_abc X_c.
   /// Done in doubles: the generic path evaluates L on hyper-duals inside a third level of duals,
-  /// which at a run-time width allocates at every operation (docs/benchmarks.md, Model files).
+  /// which at a run-time width allocates at every operation (docs/decisions.md, Run-time sizes).
   template <class T, class Derivatives>
     requires(std::is_same_v<T, double> || detail::is_plain_dual_v<T>)
   void lagrangian_derivatives(const Point<T>& q, const Point<T>& v, Derivatives& d) const {
@@ -714,9 +714,9 @@ DerivativesOf<TrapezoidRule<FileModel<MaxN>>> differentiate(const TrapezoidRule<
 
 /// The α-rule constraint ω(q0, q1) = M(q̄)(q1 − q0)/h of a model file and ∂ω/∂q1, assembled from
 /// the entries of M and their gradients at q̄ (one kernel call, no dual arithmetic; at a run-time
-/// size dual numbers carry their storage and cost 2–3 times more, docs/benchmarks.md). Found by
-/// argument-dependent lookup; ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to
-/// the generic path.
+/// size dual numbers carry their storage and cost more; docs/decisions.md, Model files: compiled
+/// Taylor coefficients). Found by argument-dependent lookup;
+/// ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to the generic path.
 template <int MaxN>
 DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> differentiate(
     const AlphaConstraint<FileModel<MaxN>>& c, const Vecd<Eigen::Dynamic, MaxN>& q0,

@@ -134,7 +134,7 @@ inline constexpr bool is_dual_v = is_dual<D>::value;
 /// are computed at a fixed width W >= n instead (the directions beyond n zero): W = 4 for n <= 4,
 /// 8 for n <= 8, else the bound. A dual of fixed width is copied as one block and its arithmetic is
 /// unrolled and vectorised; one of run-time width within a bound copies the whole bound at every
-/// assignment of a nested dual and loops over run-time lengths (docs/benchmarks.md, *Run-time
+/// assignment of a nested dual and loops over run-time lengths (docs/decisions.md, *Run-time
 /// sizes*). An unbounded width, or a bound above 16, keeps the run-time width.
 template <int N, int MaxN>
 inline constexpr bool padded_width = N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= 16;
@@ -162,7 +162,7 @@ template <int N, int MaxN, class F>
 /// An unbounded run-time width (or a bound above 16) is differentiated by the callers that take the
 /// most derivatives a chunk of kChunkWidth directions at a time, at that fixed width, with one
 /// evaluation per chunk: a dual of run-time width on the heap allocates at every operation, and a
-/// hyper-dual at every derivative too (docs/benchmarks.md, *Model files*).
+/// hyper-dual at every derivative too (docs/decisions.md, *Run-time sizes*).
 inline constexpr int kChunkWidth = 8;
 template <int N, int MaxN>
 inline constexpr bool chunked_width = N == Eigen::Dynamic && !padded_width<N, MaxN>;
@@ -219,8 +219,8 @@ struct SinCos {
 /// It also remembers its last angle, per thread. A generic step evaluates the metric, the discrete
 /// constraint and their derivatives at one midpoint angle in separate calls (a hand-written step
 /// computes sin and cos there once), and a repeated angle then costs a comparison instead of a
-/// libm call (docs/benchmarks.md). The key is the angle's bit pattern, so −0 and +0 stay apart and
-/// the result is bit for bit that of std::sin and std::cos.
+/// libm call (docs/decisions.md, *`ad::sin_cos` remembers its last angle*). The key is the angle's
+/// bit pattern, so −0 and +0 stay apart and the result is bit for bit that of std::sin and std::cos.
 inline SinCos<double> sin_cos(double x) {
   struct Last {
     std::uint64_t angle_bits = 0;  // the angle 0, whose sine and cosine are exact

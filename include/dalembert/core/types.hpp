@@ -47,7 +47,7 @@ constexpr int multiple_of_size(int k, int a) { return a == Dynamic ? Dynamic : k
 /// The size N as a constant of its type (std::integral_constant<int, N>) when N is fixed, else
 /// `value`. Methods hand Newton lambdas that capture their sizes by reference; in them an int size is
 /// read back from the caller's frame at every call (Newton is not inlined into the step), and tests
-/// and offsets on it stay in the code, while a size held this way is a constant (docs/benchmarks.md,
+/// and offsets on it stay in the code, while a size held this way is a constant (docs/decisions.md,
 /// "Sizes as constants in Newton's lambdas"). Where Eigen wants an index type, write int{size}.
 template <int N>
 auto size_constant(int value) {
@@ -79,8 +79,8 @@ auto coefficient_product(const A& a, const B& b) {
 
 /// F⁻¹ B for a factorisation F (LU, LDLT) and a matrix B with a size known only at run time, one
 /// column at a time, as Eigen solves small fixed-size systems. At a run-time size a matrix
-/// right-hand side takes Eigen's blocked triangular kernels, slower at the sizes of a model (W⁻¹Mᵀ
-/// by columns made `rk4` on model files 1.1-1.2 times faster, docs/benchmarks.md).
+/// right-hand side takes Eigen's blocked triangular kernels, slower at the sizes of a model
+/// (docs/decisions.md, Newton's small linear systems).
 template <class Factorisation, class B>
 auto solve_by_columns(const Factorisation& f, const B& b) {
   using Result = typename B::PlainObject;

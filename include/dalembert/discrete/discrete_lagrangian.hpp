@@ -124,7 +124,7 @@ DerivativesOf<Ld> hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const
 
 /// Value, both slot derivatives and the mixed second derivative of any discrete Lagrangian.
 /// Flattened: inlining the whole evaluation lets the compiler drop the structurally zero parts of
-/// the hyper-dual arithmetic (measured: 2x faster DLA steps, docs/benchmarks.md).
+/// the hyper-dual arithmetic (docs/decisions.md, Automatic differentiation).
 template <DiscreteLagrangian Ld>
 [[gnu::flatten]] DerivativesOf<Ld> differentiate(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
   return detail::hyper_dual_derivatives(ld, q0, q1);
@@ -217,7 +217,7 @@ Vec<Number, N> seeded_along(const std::array<int, K>& noncyclic, const Vecd<N>& 
 /// V depend on (noncyclic_coordinates, model/model.hpp): at a cyclic coordinate the entries of
 /// L_q, the row and column of L_qq and the row of C are zero. Of a constant metric (returned with
 /// double entries) only V is differentiated. The generic path carries q̄ and v as hyper-duals through the whole
-/// quadratic form instead (docs/benchmarks.md has both timings).
+/// quadratic form instead.
 template <HasMetric S>
 DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
                                                                       const Vecd<S::n>& q0,
@@ -242,7 +242,7 @@ DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& s
     kinetic_outside_phi = 0.5 * v.dot(Lv);
     if constexpr (requires { typename std::decay_t<decltype(G)>::DiagonalVectorType; }) {
       // Column by column, not as a dense copy of the diagonal: entries patched into a zeroed
-      // matrix stall the next packet load of it (store forwarding; docs/benchmarks.md).
+      // matrix stall the next packet load of it (store forwarding).
       const Vecd<n> diagonal = G.diagonal() / h;
       for (int j = 0; j < n; ++j) D12.col(j) = Vecd<n>::Unit(j) * (-diagonal[j]);
     } else {
@@ -413,8 +413,8 @@ SlotDerivativesOf<AlphaRule<S>> mechanical_alpha_rule_slot_derivatives_at_run_ti
 /// differentiates along the declared non-cyclic coordinates). Model files do not:
 /// their generated kernels already give the Taylor coefficients of the whole L, from which
 /// src/modelfile/file_model.hpp assembles the same derivatives, while G and V separately cost two
-/// kernel calls (measured on the model-file knife edge: a DLA step of 608 ns with the structured
-/// path, 432 ns without; docs/benchmarks.md).
+/// kernel calls, more than the structured path saves (docs/decisions.md, Model files: compiled
+/// Taylor coefficients).
 template <HasMetric S>
   requires(!MechanicalAtRunTime<S> && !sized_at_run_time<S>)
 [[gnu::flatten]] DiscreteLagrangianDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,

@@ -104,7 +104,7 @@ class DiscreteLagrangeDAlembert {
       step_by_terms(s);
     } else if constexpr (HasExternalForce<S>) {
       // a model file knows only at run time whether it has a force: two loops, so that a file
-      // without one runs the loop of a model without force<T> (docs/benchmarks.md)
+      // without one runs the loop of a model without force<T>
       if (has_external_force(system_)) {
         dense_step<true>(s);
       } else {
@@ -167,7 +167,7 @@ class DiscreteLagrangeDAlembert {
             omega = dc_(s.q, q1);
           }
           // coefficient by coefficient, as Eigen does for fixed small sizes: at a run-time size its
-          // general matrix-vector kernel costs more than the product (docs/benchmarks.md, Model files)
+          // general matrix-vector kernel costs more than the product (docs/decisions.md, Run-time sizes)
           F.template head<n>(dn) -= Mq.transpose().lazyProduct(unknowns.template segment<m>(dn, dm));
           F.template segment<m>(dn, dm) = omega;
         }

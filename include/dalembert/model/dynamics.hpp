@@ -53,7 +53,7 @@ struct first_order_dual<ad::Dual<double, K>> : std::true_type {};
 /// outside the hyper-dual that gives the second derivatives (see core/tangent.hpp for why not a
 /// third AutoDiffScalar level); every entry then carries its K directional derivatives.
 /// Flattened: g++ otherwise calls the inner dual products out of line, and MLA's step, whose cost
-/// this is, took twice as long (docs/benchmarks.md).
+/// this is, slows down (docs/decisions.md, Compiler).
 template <Model S, class D>
 [[gnu::flatten]] LagrangianDerivativesOf<S, D> lagrangian_derivatives_along(const S& sys, const VecN<S, D>& q,
                                                                            const VecN<S, D>& v) {

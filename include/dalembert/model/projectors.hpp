@@ -145,9 +145,9 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
 }
 
 /// P* p, the momentum projected onto Leg(D): p − Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ, i.e. Q* p
-/// without forming the n × n projectors (on a model file, forming them took half of a `fim` step,
-/// docs/benchmarks.md). For a locally coupled model it is G v, with v the velocity in D of p (the
-/// sparse saddle-point system), the same covector.
+/// without forming the n × n projectors, which on a model file was much of a `fim` step
+/// (docs/decisions.md, Newton's small linear systems). For a locally coupled model it is G v, with v
+/// the velocity in D of p (the sparse saddle-point system), the same covector.
 template <HasMetric S>
 VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (LocallyCoupled<S>) {

@@ -117,7 +117,8 @@ bool solve_small_up_to(int size, const Matrix& J, const Vector& F, Vector& step)
 
 /// Solves J step = F for a J whose size is known only at run time; false when J is singular to
 /// working precision. Up to 8 unknowns SmallLU of that size (faster than Eigen's PartialPivLU,
-/// docs/benchmarks.md), dispatched on the size; larger systems PartialPivLU.
+/// docs/decisions.md, Newton's small linear systems), dispatched on the size; larger systems
+/// PartialPivLU.
 template <class Matrix, class Vector>
 bool solve_linear(const Matrix& J, const Vector& F, Vector& step) {
   constexpr int MaxN = Matrix::MaxRowsAtCompileTime;
@@ -201,8 +202,8 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     } else if constexpr (N == Eigen::Dynamic) {
       regular = detail::solve_linear(jacobian, residual, step);
     } else {
-      // Written out here: through solve_linear a fixed-size step took up to 1.3 times longer
-      // (the factorisation was no longer inlined; docs/benchmarks.md).
+      // Written out here: through solve_linear a fixed-size step is slower (the factorisation is
+      // no longer inlined; docs/decisions.md, Newton's small linear systems).
       using Factorisation = std::conditional_t<(N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
                                                Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
       const Factorisation lu(jacobian);

@@ -26,7 +26,7 @@ class SmallLU {
  public:
   /// Factorises P A = L U; a zero pivot column is left as it is (matrixLU() shows the zero).
   /// Always inlined: clang++ otherwise calls it, and the copy of a Jacobian just written entry by
-  /// entry then waits on store forwarding (42 of a particle step's 187 ns, docs/benchmarks.md).
+  /// entry then waits on store forwarding (docs/decisions.md, Compiler).
   [[gnu::always_inline]] explicit SmallLU(const Matd<N, N>& a) : lu_(a) {
     for (int i = 0; i < N; ++i) row_of_[i] = i;
     for (int k = 0; k < N; ++k) {
@@ -78,8 +78,8 @@ class SmallLU {
 /// X = A⁻¹ B for a square A with few rows, one factorisation for every column of B: SmallLU of
 /// A's size up to kMaxSmallLU, dispatched on the size when it is known only at run time, and
 /// Eigen's PartialPivLU above. At a run-time size Eigen's own factorisations loop over blocks even
-/// for three rows: with its LDLT, the projection of a momentum took half of a `fim` step on a model
-/// file (docs/benchmarks.md). A singular A gives non-finite entries.
+/// for three rows: with its LDLT, the projection of a momentum was much of a `fim` step on a model
+/// file (docs/decisions.md, Newton's small linear systems). A singular A gives non-finite entries.
 template <class Matrix, class Rhs>
 typename Rhs::PlainObject solve_small_system(const Matrix& A, const Rhs& B) {
   using Result = typename Rhs::PlainObject;
