@@ -146,7 +146,6 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
 int run_command(const std::string& system, const RunArguments& a, const std::string& out, const std::string& format,
                 const std::optional<std::string>& summary, bool progress, bool strict,
                 const std::vector<std::string>& command_line) {
-  const OutputFormat rows_format = output_format(out, format);
   const auto& entry = catalogue::find(system);
   RunOptions options = a.options();
   const InitialData init = a.initial();
@@ -155,6 +154,8 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   support::OutputFile rows_file("--out", out);
   std::optional<support::OutputFile> summary_file;
   if (summary) summary_file.emplace("--summary", *summary);
+  // after the paths: an output naming an input is refused as such, whatever its extension
+  const OutputFormat rows_format = output_format(out, format);
 
   // Rows go to the file as they are computed; SIGINT or SIGTERM ends the run after its current
   // step, with what was computed written as after a failure.
