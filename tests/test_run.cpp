@@ -6,8 +6,14 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <span>
+
+#include <unistd.h>
 
 #include "catalogue/catalogue.hpp"
 #include "dalembert/io/method_descriptions.hpp"
@@ -16,6 +22,7 @@
 #include "dalembert/models/particle.hpp"
 
 using namespace dalembert;
+namespace fs = std::filesystem;
 
 namespace {
 RunOptions options(const std::string& method, double h, long steps) {
@@ -38,6 +45,23 @@ struct Failing {
     if (s.k == 4) throw SolverError(5, 0.5, NewtonReport{false, 30, 1.5e-3, "no convergence"});
     s.k += 1;
     s.t += 0.1;
+  }
+  Vecd<3> velocity(const State&) const { return Vecd<3>(0.3, 0.7, 0.15); }
+};
+
+// A stand-in method whose second coordinate becomes NaN at step 3 while its velocity and the
+// particle's energy stay finite (the energy does not depend on the position without a potential).
+struct LosingItsPosition {
+  struct State {
+    long k = 0;
+    double t = 0.0;
+    Vecd<3> q;
+    int iterations = 1;
+  };
+  void step(State& s) const {
+    s.k += 1;
+    s.t += 0.1;
+    if (s.k == 3) s.q[1] = std::nan("");
   }
   Vecd<3> velocity(const State&) const { return Vecd<3>(0.3, 0.7, 0.15); }
 };
@@ -215,6 +239,20 @@ TEST(Run, SolverFailureKeepsTheCompletedSteps) {
   EXPECT_EQ(r.summary.newton_iterations_max, 2);
 }
 
+TEST(Run, AStateThatIsNotFiniteEndsTheRunNamingIt) {
+  // Runs of gf ended with exit 0 and a coordinate column that was not a number: the energy and the
+  // constraint residual were finite. Every coordinate and velocity is checked on every row.
+  const models::NonholonomicParticle particle;
+  LosingItsPosition::State s;
+  s.q = particle.default_initial().q;
+  const auto r = detail::observe_run(particle, LosingItsPosition{}, s, options("losing", 0.1, 10), "losing", std::nullopt);
+  EXPECT_TRUE(r.failed());
+  EXPECT_EQ(r.summary.status, "non-finite");
+  EXPECT_EQ(r.summary.steps, 2);
+  EXPECT_EQ(r.trajectory.rows(), 3u);  // the rows before it
+  EXPECT_EQ(r.summary.message, "the coordinate y is nan at step 3 (t = 0.300000)");
+}
+
 TEST(Run, RowsGoToTheSinkAsTheyComeAndAreNotStored) {
   // The rows a sink receives are those the trajectory holds without it, every K-th and the last.
   for (const std::string system : {"particle", "suslov"}) {
@@ -331,11 +369,16 @@ TEST(Warnings, KnownFailureModesAreReported) {
       {"rigid-body-attitude-constraint", "fim-lie", 0.1, 1000, {}, {}, "parasitic-mode", 300, 600},
       // energy errors as large as the energy's terms, some before the growth monitors see them
       {"chaplygin-sleigh", "fim", 0.01, 10000, {}, {}, "energy-error", 2500, 3500},
-      {"vertical-disk", "gf-cp", 0.025, 8000, {}, {1, 0, 1, 20}, "energy-error", 3000, 3600},
-      {"knife-edge", "gf", 0.1, 4000, {{"k", 2}, {"g", 0}, {"J", 0.5}}, {}, "energy-error", 600, 1000},
+      {"vertical-disk", "gf-cp", 0.025, 8000, {}, {1, 0, 1, 20}, "energy-error", 2200, 2700},
+      {"knife-edge", "gf", 0.1, 4000, {{"k", 2}, {"g", 0}, {"J", 0.5}}, {}, "energy-error", 400, 700},
       // no reversing symmetry: the knife edge drifts downhill, nearly at rest, E = -m g x; neither
       // growth monitor sees it in a run of 10^7 steps at h = 0.01 (docs/methods.md)
-      {"perturbed-knife-edge", "gf", 0.1, 10000, {}, {}, "energy-error", 500, 800},
+      {"perturbed-knife-edge", "gf", 0.1, 10000, {}, {}, "energy-error", 300, 800},
+      // RK4 loses 23.6 % of E0 in its first steps, then keeps its energy: within the early window of
+      // the growth monitors, below the quarter the energy-error monitor needed
+      {"chaplygin-sleigh", "rk4", 0.45, 1000, {}, {1, 0, 5}, "energy-error", 2, 2},
+      // GF on the knife edge: the energy falls to 0.80 E0 and back over 10^5 steps (docs/methods.md)
+      {"knife-edge", "gf", 0.1, 10000, {}, {}, "energy-error", 100, 4000},
   };
   for (const auto& c : cases) {
     InitialData init;
@@ -357,32 +400,110 @@ TEST(Warnings, KnownFailureModesAreReported) {
   }
 }
 
-TEST(Warnings, HealthyLongRunsHaveNone) {
-  // No false alarms: 10^5 steps of the sleigh and the particle with dla and mla, the pendulum with
-  // del, the knife edge and the vertical disk with dla and fim, the knife edge with gf (its energy
-  // error, 0.14 of E0 = 0.625, stays below a quarter of the size of the energy's terms).
+TEST(Warnings, TheMonitorsOfModelFilesCatchTheirFailureModes) {
+  // A reversible system whose motion is attracted to a periodic orbit: the reversible methods' energy
+  // drifts, one-signed and linear in t (docs/methods.md, "Energy over long runs"); FIM's period-2 mode
+  // grows sevenfold within the first 100 steps; a forced motion through a finite-time blow-up.
   struct Case {
-    std::string system, method;
+    std::string model, method;
     double h;
-    catalogue::ParameterValues parameters;
+    long steps;
+    std::string kind;
+    long first, last;
   };
+  const std::string robot = std::string(DALEMBERT_SOURCE_DIR) + "/models/differential-drive.toml";
+  const fs::path blow_up = fs::temp_directory_path() / ("dalembert_blow_up_" + std::to_string(::getpid()) + ".toml");
+  // x'' = x'^3: v = v0 / sqrt(1 - 2 v0^2 t) ends at t = 0.5
+  std::ofstream(blow_up) << "name = \"blow-up\"\ncoordinates = [\"x\"]\nlagrangian = \"0.5*x_t^2\"\n"
+                            "force = [\"x_t^3\"]\n[initial]\nq = [0]\nv = [1]\n";
   const std::vector<Case> cases = {
-      {"chaplygin-sleigh", "dla", 0.01, {}},
-      {"chaplygin-sleigh", "mla", 0.01, {}},
-      {"particle", "dla", 0.1, {{"potential", 1}}},
-      {"particle", "mla", 0.1, {{"potential", 1}}},
-      {"particle", "dla", 0.1, {}},
-      {"pendulum", "del", 0.1, {}},
-      {"knife-edge", "dla", 0.01, {}},
-      {"knife-edge", "fim", 0.01, {}},
-      {"knife-edge", "gf", 0.1, {}},
-      {"vertical-disk", "dla", 0.05, {}},
-      {"vertical-disk", "fim", 0.05, {}},
+      {robot, "dla", 0.02, 30000, "energy-trend", 10000, 22000},
+      {robot, "mla", 0.02, 30000, "energy-trend", 10000, 22000},
+      {robot, "mclachlan-perlmutter", 0.02, 30000, "energy-trend", 10000, 22000},
+      {robot, "fim", 0.085, 115, "parasitic-mode", 100, 115},
+      {blow_up.string(), "dla", 0.01, 100, "energy-error", 40, 60},
   };
   for (const auto& c : cases) {
-    const auto r = catalogue::find(c.system).run(c.parameters, {}, options(c.method, c.h, 100000));
-    EXPECT_FALSE(r.failed()) << c.system << " " << c.method << ": " << r.summary.message;
-    EXPECT_TRUE(r.summary.warnings.empty())
-        << c.system << " " << c.method << ": " << r.summary.warnings.front().message;
+    const auto r = catalogue::find(c.model).run({}, {}, options(c.method, c.h, c.steps));
+    const std::string label = c.model + " " + c.method + " " + c.kind;
+    const auto w = std::find_if(r.summary.warnings.begin(), r.summary.warnings.end(),
+                                [&](const RunWarning& x) { return x.kind == c.kind; });
+    ASSERT_NE(w, r.summary.warnings.end()) << label << ": " << r.summary.message;
+    EXPECT_GE(w->step, c.first) << label << ": " << w->message;
+    EXPECT_LE(w->step, c.last) << label << ": " << w->message;
   }
+  fs::remove(blow_up);
 }
+
+/// The runs of the healthy-runs test: every catalogue system and model file with every method that
+/// runs it, at h = 0.01. CI takes 2·10^4 steps of the methods with cheap steps on small systems and
+/// 5000 of the others; DALEMBERT_LONG_TESTS=1 takes 10^5 of every one (docs/methods.md gives the result).
+long healthy_run_steps(const std::string& method, int coordinates) {
+  if (std::getenv("DALEMBERT_LONG_TESTS")) return 100000;
+  const bool cheap = method == "dla" || method == "del" || method == "mla" || method == "gf" || method == "gf-sym" ||
+                     method == "gf-cp" || method == "fim" || method == "rk4" || method == "mclachlan-perlmutter" ||
+                     method == "herglotz" || method == "dsocs";
+  return cheap && coordinates <= 6 ? 20000 : 5000;
+}
+
+/// Every catalogue system and model file of models/, sorted.
+std::vector<std::string> every_system() {
+  std::vector<std::string> systems;
+  for (const auto& e : catalogue::entries()) systems.push_back(e.name);
+  for (const auto& f : fs::directory_iterator(fs::path(DALEMBERT_SOURCE_DIR) / "models"))
+    if (f.path().extension() == ".toml") systems.push_back(f.path().string());
+  std::sort(systems.begin(), systems.end());
+  return systems;
+}
+
+class HealthyRuns : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(HealthyRuns, HaveNoWarning) {
+  // No false alarms: the monitors say nothing on the runs that have none of the failure modes of
+  // docs/methods.md. Left out, with the failure they show: the knife edge with gf and gf-sym (its
+  // energy falls to 0.80 E0 and back), FIM's period-2 mode on the sleigh and FIM-Lie's on the rigid
+  // body (both in the table of failure modes), the two systems without a reversing symmetry
+  // (perturbed-knife-edge, non-reversible-contact-oscillator: a slow drift), the robot of
+  // differential-drive.toml (drift), the spinning frame with explicit steps (its rate a t grows
+  // without bound and h a t passes rk4's stability limit near t = 600, mclachlan-perlmutter's near
+  // t = 97: the run ends non-finite, exit 3) and exact (a shooting per step).
+  const std::set<std::pair<std::string, std::string>> failing = {
+      {"knife-edge", "gf"},
+      {"knife-edge", "gf-sym"},
+      {"knife-edge.toml", "gf"},
+      {"knife-edge.toml", "gf-sym"},
+      {"chaplygin-sleigh", "fim"},
+      {"chaplygin-sleigh.toml", "fim"},
+      {"rigid-body-attitude-constraint", "fim-lie"},
+      {"spinning-frame.toml", "rk4"},
+      {"spinning-frame.toml", "mclachlan-perlmutter"}};
+  const std::string system = GetParam();
+  const std::string name = fs::path(system).filename().string();
+  if (name.starts_with("perturbed-knife-edge") || name.starts_with("non-reversible-contact-oscillator") ||
+      name.starts_with("differential-drive"))
+    GTEST_SKIP() << name << " drifts (docs/methods.md)";
+  const auto& entry = catalogue::find(system);
+  const int n = static_cast<int>(entry.describe({}).coordinates.size());
+  int runs = 0;
+  for (const auto& m : method_names()) {
+    if (m == "exact" || failing.count({name, m})) continue;
+    RunResult r;
+    try {
+      r = entry.run({}, {}, options(m, 0.01, healthy_run_steps(m, n)));
+    } catch (const BadInput&) {
+      continue;  // a method for another kind of system
+    }
+    ++runs;
+    EXPECT_FALSE(r.failed()) << name << " " << m << ": " << r.summary.message;
+    EXPECT_TRUE(r.summary.warnings.empty()) << name << " " << m << ": " << r.summary.warnings.front().message;
+  }
+  EXPECT_GT(runs, 0) << name;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCatalogueSystemAndModelFile, HealthyRuns, ::testing::ValuesIn(every_system()),
+                         [](const auto& info) {
+                           std::string name = fs::path(info.param).stem().string();
+                           if (info.param.ends_with(".toml")) name += "_toml";
+                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
+                         });

@@ -172,8 +172,14 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
 
   writer->finish(result.trajectory.columns);
   rows_file.commit();
+  // --strict: warnings fail the run, and its summary says so
+  const bool strict_failure = strict && !result.failed() && !result.summary.warnings.empty();
   if (summary_file) {
     nlohmann::ordered_json j = summary_json(result.summary);
+    if (strict_failure) {
+      j["status"] = "warnings";
+      j["message"] = "--strict: the run has " + std::to_string(result.summary.warnings.size()) + " warning(s)";
+    }
     j["provenance"] = provenance_json(command_line, entry, parameters, init, options);
     // a command line need not be UTF-8: invalid bytes are replaced, not refused
     summary_file->write(j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
@@ -186,7 +192,7 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   }
   if (const int signal = stop.requested().load(); signal != 0) return 128 + signal;
   if (result.failed()) return 3;
-  if (strict && !result.summary.warnings.empty()) {
+  if (strict_failure) {
     std::cerr << "dalembert: --strict: the run has " << result.summary.warnings.size() << " warning(s)\n";
     return 3;
   }

@@ -159,12 +159,22 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     derived = names.size();
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
-  // The energy is a conserved quantity to watch unless forces, a Lagrangian of t, the action
-  // variable of a contact system or second-order constraints change it.
-  bool conserves_energy = !contact && !SecondOrderSystem<S>;
-  if constexpr (Model<S>) conserves_energy = conserves_energy && !has_external_force(sys);
-  if constexpr (LagrangianMayDependOnTime<S>) conserves_energy = conserves_energy && !sys.lagrangian_depends_on_time();
-  recorder.watch_energy(conserves_energy);
+  // The energy is a conserved quantity to watch unless a Lagrangian of t, the action variable of a
+  // contact system or second-order constraints change it; with an external force, its balance with
+  // the force's work is watched instead.
+  bool energy_is_watched = !contact && !SecondOrderSystem<S>, forced = false;
+  if constexpr (Model<S>) forced = has_external_force(sys);
+  if constexpr (LagrangianMayDependOnTime<S>) energy_is_watched = energy_is_watched && !sys.lagrangian_depends_on_time();
+  recorder.watch_energy(!energy_is_watched ? RunRecorder::EnergyWatch::none
+                        : forced           ? RunRecorder::EnergyWatch::balance
+                                           : RunRecorder::EnergyWatch::conserved);
+  // The work W_k of the external force, by the trapezoidal rule on the power F·v of consecutive rows.
+  double work = 0.0, last_power = 0.0, last_t = 0.0;
+  bool have_power = false;
+  const std::vector<std::string> derived_names = [&] {
+    if constexpr (HasDerivedQuantities<S>) return sys.derived_quantity_names();
+    return std::vector<std::string>{};
+  }();
 
   std::vector<double> row(recorder.width());
   LogSlopeFit decay;
@@ -172,6 +182,23 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   // `a` (may be null) is the method's acceleration, `s` (null on a start's first row) its state.
   const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a, double discrete,
                           int iterations, bool stepped, const State* s) {
+    // A state that is not finite ends the run, naming what is not (its energy may still be finite).
+    for (int j = 0; j < n; ++j) {
+      if (!std::isfinite(q[j]))
+        throw NonFiniteDiagnostics(k, t, "the coordinate " + coordinates[j] + " is " + std::to_string(q[j]));
+      if (!std::isfinite(v[j]))
+        throw NonFiniteDiagnostics(k, t, "the velocity " + velocity_column(coordinates[j]) + " is " + std::to_string(v[j]));
+    }
+    if (contact && !std::isfinite(z)) throw NonFiniteDiagnostics(k, t, "the action variable z is " + std::to_string(z));
+    if constexpr (Model<S> && HasExternalForce<S>) {
+      if (forced) {
+        const double power = sys.template force<double>(q, v, t).dot(v);
+        if (have_power) work += 0.5 * (t - last_t) * (last_power + power);
+        last_power = power;
+        last_t = t;
+        have_power = true;
+      }
+    }
     double E, c, energy_size = 0.0;
     if constexpr (contact) {
       E = contact_energy(sys, q, v, z);
@@ -227,9 +254,13 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         put_none(method_extras);
     }
     if constexpr (HasDerivedQuantities<S>) {
-      if (derived > 0) sys.derived_quantities(q, v, t, row.data() + i);
+      if (derived > 0) {
+        sys.derived_quantities(q, v, t, row.data() + i);
+        for (std::size_t j = 0; j < derived; ++j)
+          if (!std::isfinite(row[i + j])) recorder.derived_not_finite(k, t, derived_names[j]);
+      }
     }
-    recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size);
+    recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size, work);
   };
 
   const long remaining = options.steps - state.k;

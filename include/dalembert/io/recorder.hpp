@@ -30,6 +30,9 @@ class NonFiniteDiagnostics : public std::runtime_error {
  public:
   NonFiniteDiagnostics(long step, double t, double energy, double constraint)
       : std::runtime_error(describe(step, t, energy, constraint)) {}
+  /// A part of the state that is not finite: `what` names it ("the coordinate x is nan").
+  NonFiniteDiagnostics(long step, double t, const std::string& what)
+      : std::runtime_error(what + " at step " + std::to_string(step) + " (t = " + std::to_string(t) + ")") {}
 
  private:
   static std::string describe(long step, double t, double energy, double constraint) {
@@ -78,8 +81,11 @@ class RunRecorder {
 
   std::size_t width() const { return result_.trajectory.columns.size(); }
 
-  /// Whether the energy of the system is conserved (then its growth is watched); by default it is.
-  void watch_energy(bool conserved) { watch_energy_ = conserved; }
+  /// What the energy monitors watch: nothing (a contact or second-order system, a Lagrangian of
+  /// the time), the energy (conserved: the default), or its balance with the work of an external
+  /// force (add()'s `work`).
+  enum class EnergyWatch { none, conserved, balance };
+  void watch_energy(EnergyWatch watch) { watch_energy_ = watch; }
 
   /// Adds the row of step k (width() numbers, kept if k is a multiple of `every`). Its energy and
   /// residuals enter the summary; `stepped`: the row follows a step of the method, whose Newton
@@ -88,23 +94,23 @@ class RunRecorder {
   /// RunInterrupted, the row kept, if the run was asked to stop. `row` is kept by swapping it with
   /// the recorder's copy of the last row (no copy per step): the caller writes every entry anew.
   /// `energy_size`: the size of the energy's terms at this row (EnergyTerms::size(), model/dynamics.hpp),
-  /// or 0 where there is none, for the energy-error monitor.
+  /// or 0 where there is none, for the energy-error monitor. `work`: the work W_k of the external force
+  /// since the start, for EnergyWatch::balance.
   void add(long k, std::vector<double>& row, double energy, double constraint, double discrete, int iterations,
-           bool stepped, double energy_size = 0.0) {
+           bool stepped, double energy_size = 0.0, double work = 0.0) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
     auto& sum = result_.summary;
     if (!have_energy0_) {
       sum.energy0 = energy;
       have_energy0_ = true;
-      if (watch_energy_) energy_growth_.emplace(early_until_, 100.0, 1e-6 * std::max(1.0, std::abs(energy)));
+      if (watch_energy_ != EnergyWatch::none)
+        energy_growth_.emplace(early_until_, 100.0, 1e-6 * std::max(1.0, std::abs(energy)));
       energy0_size_ = std::max(energy_size, std::abs(energy));
     }
     const double energy_error = std::abs(energy - sum.energy0);
-    if (watch_energy_ && !energy_error_reported_) check_energy_error(k, row[0], energy_error, energy, energy_size);
     sum.max_energy_error = std::max(sum.max_energy_error, energy_error);
     sum.max_constraint_residual = std::max(sum.max_constraint_residual, constraint);
-    if (energy_growth_ && energy_growth_->grew(k, energy_error))
-      warn_growth("energy-growth", "energy error |E - E0|", k, row[0], energy_error, *energy_growth_);
+    if (watch_energy_ != EnergyWatch::none) watch_the_energy(k, row[0], energy, energy_size, work);
     if (constraint_drift_.grew(k, constraint))
       warn_growth("constraint-drift", "constraint residual |M v|", k, row[0], constraint, constraint_drift_);
     if (has_discrete_) sum.max_discrete_constraint = std::max(sum.max_discrete_constraint.value_or(0.0), discrete);
@@ -133,22 +139,32 @@ class RunRecorder {
   }
 
   /// The amplitude of the method's known parasitic mode (`what` names it) after step k: warns once
-  /// when it grows beyond 20 times its largest value over the first 100 steps (io/monitors.hpp).
+  /// when it grows beyond 6 times its largest value over the first 10 steps (io/monitors.hpp).
   void parasitic_mode(long k, double t, double amplitude, std::string_view what) {
-    if (parasitic_steps_++ < 100) {
+    if (parasitic_steps_++ < 10) {
       parasitic_envelope_ = std::max(parasitic_envelope_, amplitude);
       return;
     }
-    if (parasitic_reported_ || !(amplitude > 20.0 * parasitic_envelope_)) return;
-    const double floor = 1e-6 + 1e-3 * std::sqrt(2.0 * std::abs(result_.summary.energy0));
+    if (parasitic_reported_ || !(amplitude > 6.0 * parasitic_envelope_)) return;
+    const double floor = 1e-6 + 0.02 * std::sqrt(2.0 * std::abs(result_.summary.energy0));
     if (!(amplitude > floor)) return;
     parasitic_reported_ = true;
     result_.summary.warnings.push_back(
         {"parasitic-mode", k, t,
          std::string(what) + " = " + short_number(amplitude) + " at step " + std::to_string(k) +
-             " (t = " + short_number(t) + "), more than 20 times its largest value over the first 100 steps (" +
+             " (t = " + short_number(t) + "), more than 6 times its largest value over the first 10 steps (" +
              short_number(parasitic_envelope_) +
              "): the parasitic mode has grown and the trajectory is no longer reliable"});
+  }
+
+  /// A column of the system's derived quantities that is not a number at step k, while the state is:
+  /// warns once per column.
+  void derived_not_finite(long k, double t, const std::string& column) {
+    if (!derived_reported_.insert(column).second) return;
+    result_.summary.warnings.push_back({"derived-non-finite", k, t,
+                                        "the derived column " + column + " is not a number at step " +
+                                            std::to_string(k) + " (t = " + short_number(t) +
+                                            "), while the state is; the rows keep it as it is"});
   }
 
   /// Calls `steps()`, which adds the rows, and ends the run: a SolverError ("solver-failure"),
@@ -175,18 +191,43 @@ class RunRecorder {
   }
 
  private:
-  /// energy-error (io/monitors.hpp): |E − E0| of at least a quarter of the size of the energy's terms,
-  /// the larger of its size now and at the start, and above the floor of energy-growth.
-  void check_energy_error(long k, double t, double energy_error, double energy, double energy_size) {
-    const double size = std::max({energy_size, std::abs(energy), energy0_size_});
+  /// The energy monitors (io/monitors.hpp) on the energy, or on its balance with the work of the
+  /// external force.
+  void watch_the_energy(long k, double t, double energy, double energy_size, double work) {
+    const bool balance = watch_energy_ == EnergyWatch::balance;
+    const double error = energy - work - result_.summary.energy0, size = std::abs(error);
+    const char* what = balance ? "energy balance error |E - E0 - W|" : "energy error |E - E0|";
     const double floor = 1e-6 * std::max(1.0, std::abs(result_.summary.energy0));
-    if (!(energy_error > floor) || !(energy_error >= 0.25 * size)) return;
-    energy_error_reported_ = true;
-    result_.summary.warnings.push_back({"energy-error", k, t,
-                                        "energy error |E - E0| = " + short_number(energy_error) + " at step " +
-                                            std::to_string(k) + " (t = " + short_number(t) +
-                                            "), a quarter or more of the size of the energy's terms (" +
-                                            short_number(size) + "): the trajectory has left its energy level"});
+    if (!energy_error_reported_) {
+      // energy-error: a tenth of the size of the energy's terms, now or at the start
+      const double terms = std::max({energy_size, std::abs(energy), energy0_size_});
+      if (size > floor && size >= 0.1 * terms) {
+        energy_error_reported_ = true;
+        result_.summary.warnings.push_back(
+            {"energy-error", k, t,
+             std::string(what) + " = " + short_number(size) + " at step " + std::to_string(k) + " (t = " +
+                 short_number(t) + "), a tenth or more of the size of the energy's terms (" + short_number(terms) +
+                 (balance ? "), W the work of the external force: the trajectory has left its energy balance"
+                          : "): the trajectory has left its energy level")});
+      }
+    }
+    if (energy_growth_->grew(k, size))
+      warn_growth("energy-growth", what, k, t, size, *energy_growth_);
+    trend_.add(t, error);
+    if (!trend_reported_ && k >= 1000) {
+      // energy-trend: a one-signed drift, large against the energy and against the scatter about it
+      const double change = trend_.change();
+      if (change >= 1e-3 * energy0_size_ && change > floor && change >= 50.0 * trend_.residual()) {
+        trend_reported_ = true;
+        result_.summary.warnings.push_back(
+            {"energy-trend", k, t,
+             std::string(what) + " drifts: its least-squares line over steps 0.." + std::to_string(k) + " (t = " +
+                 short_number(t) + ") changes by " + short_number(change) + ", " +
+                 short_number(change / energy0_size_) + " of the energy's size and " +
+                 short_number(change / std::max(trend_.residual(), 1e-300)) +
+                 " times the scatter about it: a secular drift (docs/methods.md, \"Energy over long runs\")"});
+      }
+    }
   }
 
   void warn_growth(const std::string& kind, const std::string& what, long k, double t, double value,
@@ -227,10 +268,13 @@ class RunRecorder {
   const std::atomic<int>* stop_;
   bool has_discrete_;
   long early_until_;  ///< the first tenth of the steps, at least 1000: their values set the envelopes
-  bool watch_energy_ = true;
+  EnergyWatch watch_energy_ = EnergyWatch::conserved;
   std::optional<GrowthMonitor> energy_growth_;
   double energy0_size_ = 0.0;  ///< the size of the energy's terms at the first row
   bool energy_error_reported_ = false;
+  TrendFit trend_;
+  bool trend_reported_ = false;
+  std::unordered_set<std::string> derived_reported_;
   GrowthMonitor constraint_drift_{early_until_, 100.0, 1e-6};
   long parasitic_steps_ = 0;
   double parasitic_envelope_ = 0.0;

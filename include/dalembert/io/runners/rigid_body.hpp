@@ -33,6 +33,9 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
   const long k_start = state.k;
   const auto record = [&](const State& s) {
     const Vecd<3> omega = method.velocity(s);
+    if (!s.g.allFinite() || !omega.allFinite())  // the state not finite ends the run, even if E is
+      throw NonFiniteDiagnostics(s.k, s.t, std::string(s.g.allFinite() ? "the angular velocity" : "the attitude") +
+                                               " is not finite");
     const double E = rigid_body_energy(body, omega);
     const double c = rigid_body_constraint_residual(body, s.g, omega);
     std::size_t i = 0;
