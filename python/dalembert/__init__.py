@@ -17,29 +17,38 @@ import io
 import json
 import math
 import numbers
+import os
 import platform
 import threading
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _core
 from ._core import BadInput, SolverError
 from ._model import model_text
 
-__version__ = _core.version
+__version__: str = _core.version
+Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
-           "ensemble", "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
+           "ensemble", "load", "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
+
+
+def __dir__():
+    """The API only (not the modules this one uses)."""
+    return sorted(__all__ + ["__version__"])
 
 # The most steps a run accepts (as on the command line): below 2^53, so that t = k h is exact.
 MAX_STEPS = _core.max_steps
 
 
-def systems():
+def systems() -> Dict[str, str]:
     """The catalogue: {name: one-line description}."""
     return dict(_core.systems())
 
 
-def methods():
+def methods() -> Dict[str, str]:
     """The methods: {name: one-line description [the kinds of system it runs on]}."""
     return {name: "%s [%s]" % (summary, kinds) for name, summary, kinds in _core.methods()}
 
@@ -62,18 +71,18 @@ class System:
         for key, value in d.items():
             setattr(self, key, value)
 
-    def with_parameters(self, **parameters):
+    def with_parameters(self, **parameters: float) -> "System":
         """The same system with more parameters set (those given before are kept)."""
         merged = dict(self._given)
         merged.update(parameters)
         return System(self._handle, merged, self._source, self._text)
 
     @property
-    def n(self):
+    def n(self) -> int:
         """The number of coordinates."""
         return len(self.coordinates)
 
-    def exact(self, t, q0=None, v0=None):
+    def exact(self, t: float, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None) -> Optional[np.ndarray]:
         """The closed-form positions q(t) from (q0, v0) (defaults: the system's), or None if the
         system has no closed form for these parameters."""
         q = self._handle.exact(self._given, _vector(q0, "q0", self.n), _vector(v0, "v0", self.n),
@@ -85,7 +94,7 @@ class System:
         return "dalembert.System(%r%s)" % (self._source, given)
 
 
-def system(name, **parameters):
+def system(name: str, **parameters: float) -> System:
     """The catalogue system `name` (see systems()) with parameters set by keyword, e.g.
     system("knife-edge", g=2.0). A path to a model file is accepted too (see model_file)."""
     if not isinstance(name, str):
@@ -93,16 +102,19 @@ def system(name, **parameters):
     return System(_core.find(name), parameters, name)
 
 
-def model_file(path, **parameters):
+def model_file(path: Union[str, "os.PathLike[str]"], **parameters: float) -> System:
     """The model file at `path` (docs/model-files.md), compiled on first use (a few seconds at
     most, then cached), with parameters set by keyword."""
     path = str(path)
     return System(_core.model_file(path), parameters, path)
 
 
-def model(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), parameters=None, force=None,
-          action=None, q0=None, v0=None, z0=None, solution=None, valid_when_zero=None, derived=None, name="model",
-          summary=None):
+def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = None, potential: Expr = None,
+          constraints: Sequence[Expr] = (), parameters: Optional[Mapping[str, Any]] = None,
+          force: Optional[Sequence[Expr]] = None, action: Optional[str] = None, q0: Optional[Sequence[Expr]] = None,
+          v0: Optional[Sequence[Expr]] = None, z0: Expr = None, solution: Optional[Sequence[Expr]] = None,
+          valid_when_zero: Optional[Sequence[Expr]] = None, derived: Optional[Mapping[str, Expr]] = None,
+          name: str = "model", summary: Optional[str] = None) -> System:
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
@@ -120,7 +132,7 @@ def model(*, coordinates, lagrangian=None, metric=None, potential=None, constrai
     return System(handle, {}, "model " + str(name), text)
 
 
-def chaotic_oscillator(n=5, *, q0=None, v0=None):
+def chaotic_oscillator(n: int = 5, *, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None) -> System:
     """McLachlan and Perlmutter's chaotic quartic nonholonomic oscillator with 2n + 1 coordinates
     q = (x, y1..yn, z1..zn), n >= 1: unit masses, V = |q|^2/2 + sum_i yi^2 zi^2/2 + z1^2 z2^2/2 (the last
     term for n >= 2) and the one constraint dx + sum_i yi dzi = 0 (J. Nonlinear Sci. 16 (2006),
@@ -155,38 +167,97 @@ def _column(table, columns, name):
 class Result:
     """A run: its rows and summary.
 
-    data: all columns, shape (rows, len(columns)); t: (rows,); q, v: (rows, n); energy,
-    constraint: (rows,); z: (rows,) for contact systems, else None; p: (rows, n) for methods that
-    carry a momentum, else None; lam: (rows, m) for methods that carry the multipliers, else None
-    (its first row is NaN); summary: the JSON summary of `dalembert run --summary` as a dict, with
-    its provenance (version, system, parameters, initial data, options).
-    column(name) gives any column, including a model's derived ones.
+    data: all columns, shape (rows, len(columns)); t: (rows,); t0: the time of the first row; q, v:
+    (rows, n); energy, constraint: (rows,); z: (rows,) for contact systems, else None; p: (rows, n)
+    for methods that carry a momentum, else None; lam: (rows, m) for methods that carry the
+    multipliers, else None (its first row is NaN); summary: the JSON summary of
+    `dalembert run --summary` as a dict, with its provenance (version, system, parameters, initial
+    data, options). column(name) gives any column, including a model's derived ones; at(t) the
+    positions and velocities between the rows (dense output); t_events, q_events, v_events the
+    events of run(..., events=...). A Result pickles, saves to and loads from NumPy's .npz
+    (save(path), dalembert.load(path)), and becomes a pandas DataFrame (to_dataframe()).
     """
 
-    def __init__(self, system, columns, data, summary):
+    def __init__(self, system, columns, data, summary, coordinates=None, velocities=None, contact=None):
         self.system = system
         self.columns = list(columns)
-        self.data = data
+        self.data = np.asarray(data, dtype=float)
         self.summary = summary
+        self.coordinates = list(coordinates if coordinates is not None else system.coordinates)
+        self.velocities = list(velocities if velocities is not None else system.velocities)
+        self._contact = bool(contact if contact is not None else system.z0 is not None)
+        self.t_events, self.q_events, self.v_events = [], [], []
+        self._views()
+
+    def _views(self):
         index = {c: i for i, c in enumerate(self.columns)}
 
         def block(names):
             if not names or any(c not in index for c in names):
                 return None
-            return data[:, [index[c] for c in names]]
+            return self.data[:, [index[c] for c in names]]
 
-        self.t = data[:, 0]
-        self.q = block(system.coordinates)
-        self.v = block(system.velocities)
+        self.t = self.data[:, 0]
+        self.t0 = float(self.t[0]) if len(self.t) else math.nan
+        self.q = block(self.coordinates)
+        self.v = block(self.velocities)
         self.energy = self.column("energy") if "energy" in index else None
         self.constraint = self.column("constraint") if "constraint" in index else None
-        self.z = self.column("z") if "z" in index and system.z0 is not None else None
-        self.p = block(["p_" + c for c in system.coordinates])
+        self.z = self.column("z") if "z" in index and self._contact else None
+        self.p = block(["p_" + c for c in self.coordinates])
         self.lam = block([c for c in self.columns if c.startswith("lambda_")])
 
-    def column(self, name):
+    def column(self, name: str) -> np.ndarray:
         """The column called `name`, shape (rows,)."""
         return _column(self.data, self.columns, name)
+
+    def at(self, t: ArrayLike) -> Tuple[np.ndarray, np.ndarray]:
+        """(q, v) at the time t, or at each time of an array t, between the first and the last row:
+        on each interval between two rows, q is the cubic that has the rows' positions and
+        velocities at its ends (cubic Hermite interpolation), v its derivative. The error is that of
+        the method at the rows plus O(Δt^4) in q and O(Δt^3) in v, Δt the spacing of the rows (keep
+        every row, every=1, for the best). Raises ValueError outside [t[0], t[-1]]."""
+        ts = np.atleast_1d(np.asarray(t, dtype=float))
+        if len(self.t) < 2 or ts.min() < self.t[0] or ts.max() > self.t[-1] or not np.all(np.isfinite(ts)):
+            raise ValueError("t must lie within the rows, [%r, %r], got %r" % (self.t[0], self.t[-1], t))
+        i = np.clip(np.searchsorted(self.t, ts, side="right") - 1, 0, len(self.t) - 2)
+        t0, t1 = self.t[i], self.t[i + 1]
+        dt = (t1 - t0)[:, None]
+        s = ((ts - t0) / (t1 - t0))[:, None]
+        q0, q1, v0, v1 = self.q[i], self.q[i + 1], self.v[i], self.v[i + 1]
+        h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
+        q = h00 * q0 + h10 * dt * v0 + h01 * q1 + h11 * dt * v1
+        d00, d10, d01, d11 = 6 * s**2 - 6 * s, 3 * s**2 - 4 * s + 1, -6 * s**2 + 6 * s, 3 * s**2 - 2 * s
+        v = (d00 * q0 + d01 * q1) / dt + d10 * v0 + d11 * v1
+        if np.ndim(t) == 0:
+            return q[0], v[0]
+        return q, v
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the result to `path` in NumPy's .npz: an array per column, named as the columns, and
+        the summary and the layout (dalembert.load reads it back)."""
+        arrays = {c: self.data[:, j] for j, c in enumerate(self.columns)}
+        meta = {"columns": self.columns, "coordinates": self.coordinates, "velocities": self.velocities,
+                "contact": self._contact, "summary": self.summary}
+        arrays["__dalembert__"] = np.array(json.dumps(meta))
+        np.savez(path, **arrays)
+
+    def __getstate__(self):  # the system's handle stays in this process: the rest pickles
+        return {"columns": self.columns, "data": self.data, "summary": self.summary, "coordinates": self.coordinates,
+                "velocities": self.velocities, "contact": self._contact, "t_events": self.t_events,
+                "q_events": self.q_events, "v_events": self.v_events}
+
+    def __setstate__(self, state):
+        self.system = None
+        self.columns, self.data, self.summary = state["columns"], state["data"], state["summary"]
+        self.coordinates, self.velocities, self._contact = state["coordinates"], state["velocities"], state["contact"]
+        self.t_events, self.q_events, self.v_events = state["t_events"], state["q_events"], state["v_events"]
+        self._views()
+
+    def to_dataframe(self) -> Any:
+        """The rows as a pandas DataFrame (pandas must be installed), a column per column."""
+        import pandas  # noqa: PLC0415 (optional dependency)
+        return pandas.DataFrame(self.data, columns=self.columns)
 
     @property
     def status(self):
@@ -201,8 +272,75 @@ class Result:
             self.summary["system"], self.summary["method"], self.summary["h"], len(self.t), self.status)
 
 
-def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1=None, z0=None, every=1,
-        **method_options):
+def load(path: Union[str, "os.PathLike[str]"]) -> Result:
+    """A Result that Result.save wrote (its system is None: the rows, the summary and the layout)."""
+    with np.load(path) as d:
+        if "__dalembert__" not in d.files:
+            raise BadInput("%s was not written by Result.save (no __dalembert__ entry)" % (path,))
+        meta = json.loads(str(d["__dalembert__"]))
+        data = np.column_stack([d[c] for c in meta["columns"]]) if meta["columns"] else np.empty((0, 0))
+    return Result(None, meta["columns"], data, meta["summary"], meta["coordinates"], meta["velocities"], meta["contact"])
+
+
+def _locate_events(result, events):
+    """Each event function's sign changes between rows, located on the dense output to 1e-12 in t
+    (Illinois' regula falsi); a terminal one ends the result's rows at the first it has."""
+    stop = None
+    for f in events:
+        direction = getattr(f, "direction", 0)
+        g = np.array([float(f(t, q, v)) for t, q, v in zip(result.t, result.q, result.v)])
+        times = []
+        for k in range(len(g) - 1):
+            a, b = g[k], g[k + 1]
+            # a zero at the later row counts in this interval, one at the earlier row in the one before
+            if not (a < 0 < b or a > 0 > b or b == 0 and a != 0):
+                continue
+            if direction > 0 and not a < b or direction < 0 and not a > b:
+                continue
+            lo, hi, glo, ghi, side = result.t[k], result.t[k + 1], a, b, 0
+            if b == 0:
+                lo = hi
+            for _ in range(200):
+                if hi - lo <= 1e-12 * max(1.0, abs(hi)):
+                    break
+                mid = (lo * ghi - hi * glo) / (ghi - glo)
+                if not lo < mid < hi:
+                    mid = 0.5 * (lo + hi)
+                q, v = result.at(mid)
+                gm = float(f(mid, q, v))
+                if gm == 0:
+                    lo = hi = mid
+                    break
+                if np.sign(gm) == np.sign(glo):
+                    lo, glo = mid, gm
+                    if side == -1:
+                        ghi /= 2
+                    side = -1
+                else:
+                    hi, ghi = mid, gm
+                    if side == 1:
+                        glo /= 2
+                    side = 1
+            times.append(0.5 * (lo + hi))
+            if getattr(f, "terminal", False):
+                stop = times[-1] if stop is None else min(stop, times[-1])
+                break
+        result.t_events.append(np.array(times))
+        qv = [result.at(t) for t in times]
+        result.q_events.append(np.array([x[0] for x in qv]).reshape(len(times), result.q.shape[1]))
+        result.v_events.append(np.array([x[1] for x in qv]).reshape(len(times), result.v.shape[1]))
+    if stop is not None:
+        keep = result.t <= stop
+        result.data = result.data[keep]
+        result.summary["event"] = {"t": stop, "rows": int(keep.sum())}
+        result._views()
+
+
+def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Optional[int] = None,
+        t_end: Optional[float] = None, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
+        q1: Optional[ArrayLike] = None, z0: Optional[float] = None, every: int = 1,
+        events: Optional[Sequence[Callable[[float, np.ndarray, np.ndarray], float]]] = None,
+        t_eval: Optional[ArrayLike] = None, **method_options: Any) -> Result:
     """Runs `method` (see methods()) on `system` (a System, or a catalogue name) with step h for
     `steps` steps or up to `t_end` (a multiple of h), from (q0, v0) (defaults: the system's), or
     from (q0, q1) for a two-step start, keeping every `every`-th row and the last.
@@ -212,10 +350,19 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
     root_rule ("physical", "closest"), dsocs_start ("taylor2", "euler"), shooting_tolerance
     (1e-12..1e-6).
 
+    events: functions f(t, q, v) -> float whose sign changes between the rows are located on the
+    dense output (Result.at) to 1e-12 in t, into result.t_events, q_events, v_events (a list per
+    function); as in scipy, f.direction = 1 or -1 keeps only rising or falling changes, and
+    f.terminal = True ends the result at its first one (its rows after it are dropped, and
+    summary["event"] says where; the run itself computes its steps to the end). t_eval: times at
+    which result.q_eval and result.v_eval give the dense output.
+
     Returns a Result. Raises BadInput for a bad value, SolverError if the method fails (the rows
     before the failure in its .result), KeyboardInterrupt on Ctrl-C (after the current step, the
     rows so far in its .result).
     """
+    if events is not None and (isinstance(events, (str, bytes)) or not all(callable(f) for f in events)):
+        raise BadInput("events must be a list of functions f(t, q, v), got %r" % (events,))
     system = _as_system(system)
     options = _options(method, h, steps, t_end, every, method_options)
     n = system.n
@@ -225,6 +372,14 @@ def run(system, method="dla", *, h, steps=None, t_end=None, q0=None, v0=None, q1
     summary = json.loads(summary)
     summary["provenance"] = _provenance(system, options, q0, v0, q1, z0)
     result = Result(system, columns, data, summary)
+    if events and result.status == "ok":
+        _locate_events(result, list(events))
+    if t_eval is not None and result.status == "ok":
+        result.t_eval = np.asarray(t_eval, dtype=float)
+        try:
+            result.q_eval, result.v_eval = result.at(result.t_eval)
+        except ValueError as e:
+            raise BadInput("t_eval: %s" % e) from None
     if result.status == "interrupted":
         error = KeyboardInterrupt(result.summary["message"])
         error.result = result
@@ -267,7 +422,9 @@ class Comparison:
         return _column(self.table, self.columns, name)
 
 
-def compare(system, methods, *, h, steps=None, t_end=None, q0=None, v0=None, every=1, **method_options):
+def compare(system: Union[System, str], methods: Sequence[str], *, h: float, steps: Optional[int] = None,
+            t_end: Optional[float] = None, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
+            every: int = 1, **method_options: Any) -> "Comparison":
     """Runs each of `methods` on `system` from the same initial data, with errors against the
     closed form or the reference solver (as `dalembert compare`). Returns a Comparison; raises
     KeyboardInterrupt on Ctrl-C (the run under way stops within its step, and no further run starts)."""
@@ -299,7 +456,9 @@ class Convergence:
         return "<dalembert.Convergence %s: order %.3f over %d step sizes>" % (self.method, self.order, len(self.h))
 
 
-def convergence(system, method, *, h, t_end, q0=None, v0=None, **method_options):
+def convergence(system: Union[System, str], method: str, *, h: ArrayLike, t_end: float,
+                q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
+                **method_options: Any) -> "Convergence":
     """The error at t_end of `method` for each step size in `h` (each dividing t_end), and the
     fitted order (as `dalembert convergence`). Returns a Convergence; raises KeyboardInterrupt on
     Ctrl-C (the run under way stops within its step, and no further run starts)."""
@@ -332,8 +491,10 @@ class Ensemble:
         return _column(self.data, self.columns, name)
 
 
-def ensemble(system, method="dla", *, h, steps=None, t_end=None, samples, ranges=None, sampling="grid", seed=None,
-             threads=None, **method_options):
+def ensemble(system: Union[System, str], method: str = "dla", *, h: float, steps: Optional[int] = None,
+             t_end: Optional[float] = None, samples: Union[int, Sequence[Mapping[str, Any]]],
+             ranges: Optional[Mapping[str, Tuple[float, float]]] = None, sampling: str = "grid",
+             seed: Optional[int] = None, threads: Optional[int] = None, **method_options: Any) -> "Ensemble":
     """Many runs of `system`, one per sample, on `threads` threads (default: every core), as
     `dalembert ensemble`. Either `samples` is a list of dicts with any of 'parameters'
     ({name: value}), 'q0', 'v0'; or `ranges` is {parameter: (lo, hi)} and `samples` an int: with
