@@ -7,6 +7,7 @@
 #include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
 #include "support/output_file.hpp"
+#include "support/signals.hpp"
 #include "ensemble/ensemble.hpp"
 #ifdef DALEMBERT_WITH_MPI
 #include "ensemble/ensemble_mpi.hpp"
@@ -113,11 +114,16 @@ int run_ensemble_command(const EnsembleCommand& a) {
 #ifdef DALEMBERT_WITH_MPI
   if (ensemble::mpi::launched()) return ensemble::mpi::run(plan, threads, out ? *out : "");
 #endif
+  // SIGINT or SIGTERM: the runs under way end within their step, no further sample starts, and the
+  // rows so far are written.
+  const support::StopOnSignal stop;
+  plan.options.stop = &stop.requested();
   ProgressLine line("runs", static_cast<long>(plan.samples.size()), show_progress(a.progress, a.quiet));
-  const auto all = ensemble::run_chunk(plan, 0, plan.samples.size(), threads.value_or(ensemble::default_threads()),
-                                       [&](std::size_t finished) { line.update(static_cast<long>(finished)); });
+  const int status = ensemble::run_streamed(plan, threads.value_or(ensemble::default_threads()), out ? *out : "",
+                                            [&](std::size_t finished) { line.update(static_cast<long>(finished)); });
   line.finish(static_cast<long>(plan.samples.size()));
-  return ensemble::finish(plan, all, out ? *out : "");
+  if (const int signal = stop.requested().load(); signal != 0 && status != 2 && status != 4) return 128 + signal;
+  return status;
 }
 
 }  // namespace dalembert::cli

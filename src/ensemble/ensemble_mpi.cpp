@@ -2,7 +2,10 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
+
+#include "support/output_file.hpp"
 
 #define OMPI_SKIP_MPICXX 1  // the C API only
 #define MPICH_SKIP_MPICXX 1
@@ -70,32 +73,49 @@ int run(const Plan& plan, std::optional<unsigned> threads, const std::string& ou
     threads = default_threads(static_cast<unsigned>(on_node));
   }
 
+  // Rounds: in round k rank r runs block k P + r; rank 0 gathers the round's rows in rank order,
+  // which is sample order, and writes them, so memory holds one block per rank.
   const std::size_t N = plan.samples.size(), P = static_cast<std::size_t>(size), r = static_cast<std::size_t>(rank);
-  const std::string mine = serialize(run_chunk(plan, N * r / P, N * (r + 1) / P, *threads));
-
-  const int length = static_cast<int>(mine.size());
-  std::vector<int> lengths(P), offsets(P);
-  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  std::string gathered;
+  std::optional<support::OutputFile> file;
+  int status = 0, go_on = 1;
   if (rank == 0) {
-    long total = 0;
-    for (std::size_t i = 0; i < P; ++i) offsets[i] = static_cast<int>(total), total += lengths[i];
-    gathered.resize(static_cast<std::size_t>(total));
-  }
-  MPI_Gatherv(mine.data(), length, MPI_CHAR, gathered.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-              MPI_COMM_WORLD);
-
-  int status = 0;
-  if (rank == 0) {
-    Chunk all;
-    for (std::size_t i = 0; i < P; ++i)
-      append(all, deserialize(gathered.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i]))));
     try {
-      status = finish(plan, all, out);
+      file.emplace("--out", out.empty() ? "-" : out);
+      file->write(csv_header(plan));
     } catch (const BadInput& e) {  // e.g. the output file cannot be written
       std::cerr << "dalembert: " << e.what() << '\n';
-      status = 2;
+      status = 2, go_on = 0;
     }
+  }
+  MPI_Bcast(&go_on, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  Outcomes outcomes;
+  for (std::size_t round = 0; go_on && round * P * block_size < N; ++round) {
+    const std::size_t begin = std::min(N, (round * P + r) * block_size), end = std::min(N, begin + block_size);
+    const std::string mine = serialize(run_chunk(plan, begin, end, *threads));
+    const int length = static_cast<int>(mine.size());
+    std::vector<int> lengths(P), offsets(P);
+    MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string gathered;
+    if (rank == 0) {
+      long total = 0;
+      for (std::size_t i = 0; i < P; ++i) offsets[i] = static_cast<int>(total), total += lengths[i];
+      gathered.resize(static_cast<std::size_t>(total));
+    }
+    MPI_Gatherv(mine.data(), length, MPI_CHAR, gathered.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                MPI_COMM_WORLD);
+    if (rank == 0) {
+      for (std::size_t i = 0; i < P && go_on; ++i) {
+        const Chunk chunk =
+            deserialize(gathered.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
+        if (!outcomes.add(chunk.issues)) go_on = 0;
+        else file->write(chunk.rows);
+      }
+    }
+    MPI_Bcast(&go_on, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  if (rank == 0 && file) {
+    if (!outcomes.fatal()) file->commit();
+    status = outcomes.report(N);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return status;

@@ -1,7 +1,7 @@
 #pragma once
 // `dalembert ensemble` over MPI ranks (compiled only when CMake finds MPI; DALEMBERT_WITH_MPI).
-// Rank r of P runs the contiguous block of samples [N r / P, N (r + 1) / P) on its own threads;
-// rank 0 gathers the rows in rank order, which is sample order, and writes the CSV.
+// In round k, rank r of P runs block k P + r of block_size samples on its own threads; rank 0
+// gathers each round's rows in rank order, which is sample order, and writes them to the CSV.
 #include <optional>
 #include <string>
 

@@ -281,12 +281,14 @@ py::dict run_ensemble(const System& s, const std::vector<Parameters>& parameters
   plan.entry = s.entry;
   plan.options = run_options(options);
   plan.state_columns = ensemble::state_columns(s.entry->describe({}));
+  std::vector<ensemble::Sample> samples;
   for (std::size_t k = 0; k < parameters.size(); ++k) {
     ensemble::Sample sample;
     sample.parameters = parameters[k];
     sample.initial = initial_data(q0[k], v0[k], std::nullopt, std::nullopt);
-    plan.samples.push_back(std::move(sample));
+    samples.push_back(std::move(sample));
   }
+  plan.samples = ensemble::listed_samples(std::move(samples));
   return run_plan(plan, threads, catch_interrupt);
 }
 
