@@ -401,8 +401,8 @@ int run_streamed(const Plan& plan, unsigned threads, const std::string& out,
                  const std::function<void(std::size_t)>& finished) {
   support::OutputFile file("--out", out.empty() ? "-" : out);
   // A file is committed only at the end, and not after bad input or an unexpected error: then it
-  // is left as it was. Standard output is written straight through, block by block.
-  file.write(csv_header(plan));
+  // is left as it was. Standard output is written straight through, block by block, each block
+  // once its samples are checked: bad input in the first block writes nothing, not even the header.
   Outcomes outcomes;
   const std::size_t n = plan.samples.size();
   for (std::size_t begin = 0; begin < n; begin += block_size) {
@@ -412,7 +412,7 @@ int run_streamed(const Plan& plan, unsigned threads, const std::string& out,
       if (finished) finished(done_before + k);
     });
     if (!outcomes.add(chunk.issues)) break;
-    file.write(chunk.rows);
+    file.write(begin == 0 ? csv_header(plan) + chunk.rows : chunk.rows);
     if (plan.options.stop && plan.options.stop->load() != 0) break;
   }
   if (!outcomes.fatal()) file.commit();

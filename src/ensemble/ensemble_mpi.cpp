@@ -81,7 +81,6 @@ int run(const Plan& plan, std::optional<unsigned> threads, const std::string& ou
   if (rank == 0) {
     try {
       file.emplace("--out", out.empty() ? "-" : out);
-      file->write(csv_header(plan));
     } catch (const BadInput& e) {  // e.g. the output file cannot be written
       std::cerr << "dalembert: " << e.what() << '\n';
       status = 2, go_on = 0;
@@ -108,7 +107,7 @@ int run(const Plan& plan, std::optional<unsigned> threads, const std::string& ou
         const Chunk chunk =
             deserialize(gathered.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
         if (!outcomes.add(chunk.issues)) go_on = 0;
-        else file->write(chunk.rows);
+        else file->write(round == 0 && i == 0 ? csv_header(plan) + chunk.rows : chunk.rows);
       }
     }
     MPI_Bcast(&go_on, 1, MPI_INT, 0, MPI_COMM_WORLD);
