@@ -14,6 +14,7 @@ raised when a method fails, with the rows computed before the failure in its `.r
 """
 import csv
 import io
+import hashlib
 import json
 import math
 import numbers
@@ -338,12 +339,17 @@ def _locate_events(result, events):
 
 def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Optional[int] = None,
         t_end: Optional[float] = None, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
-        q1: Optional[ArrayLike] = None, z0: Optional[float] = None, every: int = 1,
-        events: Optional[Sequence[Callable[[float, np.ndarray, np.ndarray], float]]] = None,
+        q1: Optional[ArrayLike] = None, z0: Optional[float] = None, every: int = 1, t0: float = 0.0,
+        project_v0: bool = False, events: Optional[Sequence[Callable[[float, np.ndarray, np.ndarray], float]]] = None,
         t_eval: Optional[ArrayLike] = None, **method_options: Any) -> Result:
     """Runs `method` (see methods()) on `system` (a System, or a catalogue name) with step h for
-    `steps` steps or up to `t_end` (a multiple of h), from (q0, v0) (defaults: the system's), or
-    from (q0, q1) for a two-step start, keeping every `every`-th row and the last.
+    `steps` steps or up to `t_end` (t_end − t0 a multiple of h), from (q0, v0) (defaults: the
+    system's), or from (q0, q1) for a two-step start, keeping every `every`-th row and the last.
+
+    t0: the time of the first row; a model's force and Lagrangian see it, so that a restart from a
+    row, run(..., q0=r.q[-1], v0=r.v[-1], t0=r.t[-1]), continues the clock of a time-dependent
+    model. project_v0: replace v0 by its projection onto the constraints at q0, orthogonal in the
+    kinetic metric (summary["projected_v0"] gives the velocity used and how far it moved).
 
     method_options, as on the command line: alpha (in [0, 1]), rule ("alpha", "trapezoid",
     "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..5),
@@ -364,7 +370,16 @@ def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Opt
     if events is not None and (isinstance(events, (str, bytes)) or not all(callable(f) for f in events)):
         raise BadInput("events must be a list of functions f(t, q, v), got %r" % (events,))
     system = _as_system(system)
+    t0 = _finite(t0, "t0")
+    if t_end is not None and t0 != 0.0:
+        if not _finite(t_end, "t_end") > t0:
+            raise BadInput("t_end=%r is not after t0=%r (the run covers [t0, t_end])" % (t_end, t0))
+        t_end = t_end - t0
+    if not isinstance(project_v0, bool):
+        raise BadInput("project_v0 must be True or False, got %r" % (project_v0,))
     options = _options(method, h, steps, t_end, every, method_options)
+    options["t0"] = t0
+    options["project_v0"] = project_v0
     n = system.n
     q0, v0, q1 = _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n)
     z0 = None if z0 is None else _finite(z0, "z0")
@@ -576,8 +591,10 @@ def _provenance(system, options, q0, v0, q1, z0):
         initial["z0"] = z0 if z0 is not None else system.z0
     provenance = {"dalembert": {"version": __version__, "python": platform.python_version()}, "system": system._source,
                   "parameters": dict(system.parameters), "initial": initial, "options": dict(options)}
-    if system._text is not None:
-        provenance["model"] = system._text  # the model file it was read as: run it with `dalembert run`
+    text = system._text if system._text is not None else system._handle.source_text
+    if text is not None:  # the model file as it was read: run it again with `dalembert run`
+        provenance["model"] = text
+        provenance["model_sha256"] = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
     return provenance
 
 

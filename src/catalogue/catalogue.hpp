@@ -43,6 +43,9 @@ struct Entry {
   /// The closed-form positions q(t) from (q0, v0) (defaults filled in as for run), if the system
   /// has a closed form for these parameters; std::nullopt otherwise or for two-point starts.
   std::function<std::optional<Eigen::VectorXd>(const ParameterValues&, InitialData, double t)> exact;
+  /// A model file's text as it was read (a run's provenance holds it and its SHA-256); none for a
+  /// compiled system.
+  std::optional<std::string> source_text;
 };
 
 const std::vector<Entry>& entries();

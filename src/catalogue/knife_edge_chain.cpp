@@ -92,14 +92,16 @@ RunResult run_chain(const ParameterValues& values, InitialData init, const RunOp
   if (init.q0.size()) check_chain_size("--q0", init.q0, N); else init.q0 = x0.q;
   if (!default_v0) check_chain_size("--v0", init.v0, N); else init.v0 = x0.v;
   if (init.q1) check_chain_size("--q1", *init.q1, N);
+  const Eigen::VectorXd given_v0 = init.v0;
+  detail::project_initial_velocity(chain, init);
   if (!init.q1) {
     const double residual = constraint_residual(chain, init.q0, init.v0);
     if (residual > 1e-10 * (1.0 + init.v0.lpNorm<Eigen::Infinity>()))
       throw BadInput("v0 = " + detail::format_vector(init.v0) + " violates the constraints of " + chain_name +
-                     " at q0 = " + detail::format_vector(init.q0) + ": |M(q0) v0| = " + std::to_string(residual) +
+                     " at q0 = " + detail::format_vector(init.q0) + ": |M(q0) v0| = " + format_residual(residual) +
                      (default_v0 ? " (v0 is the default; pass --v0 with a velocity in D)" : ""));
   }
-  return run(chain, init, o);
+  return detail::with_projection(run(chain, init, o), given_v0, init);
 }
 
 }  // namespace

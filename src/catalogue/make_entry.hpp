@@ -92,7 +92,7 @@ inline void check_in_distribution(const std::string& system, double residual, co
                                   const Eigen::VectorXd& v0, bool default_v0) {
   if (residual <= 1e-10 * (1.0 + v0.lpNorm<Eigen::Infinity>())) return;
   throw BadInput("v0 = " + format_vector(v0) + " violates the constraints of " + system + " at q0 = " +
-                 format_vector(q0) + ": |M(q0) v0| = " + std::to_string(residual) +
+                 format_vector(q0) + ": |M(q0) v0| = " + format_residual(residual) +
                  (default_v0 ? " (v0 is the default; pass --v0 with a velocity in D)" : ""));
 }
 
@@ -131,15 +131,42 @@ int constraints_of_kind(const S& sys) {
   }
 }
 
-/// Fills in the defaults of `init` and refuses initial data or parameters the system cannot start
-/// from (BadInput naming the value).
+/// --project-v0 (InitialData::project_v0): v0 becomes the velocity in D(q0) with the same momentum
+/// components on D, its projection orthogonal in the kinetic metric. For systems with linear
+/// velocity constraints on TQ.
 template <class S>
-void prepare_start(const S& sys, const ParameterValues& values, InitialData& init, double h) {
+void project_initial_velocity(const S& sys, InitialData& init) {
+  if (!init.project_v0) return;
+  if (init.q1) throw BadInput("--project-v0 projects v0; a start from (q0, q1) has no v0 to project");
+  const VecN<S> q = init.q0, v = init.v0;
+  init.v0 = velocity_in_distribution(sys, q, momentum(sys, q, v));
+}
+
+/// --project-v0 on a system of another kind (`kind`: "a contact system"): refused.
+inline void refuse_projection(const InitialData& init, const std::string& system, const char* kind) {
+  if (init.project_v0)
+    throw BadInput("--project-v0 projects v0 onto the linear velocity constraints of a system on TQ; " + system +
+                   " is " + kind);
+}
+
+/// Reports a projection of v0 (project_initial_velocity) in the run's summary.
+inline RunResult with_projection(RunResult result, const Eigen::VectorXd& given_v0, const InitialData& init) {
+  if (init.project_v0 && given_v0.size() == init.v0.size())
+    result.summary.projected_v0 = RunSummary::ProjectedVelocity{
+        std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size()), (init.v0 - given_v0).lpNorm<Eigen::Infinity>()};
+  return result;
+}
+
+/// Fills in the defaults of `init` and refuses initial data or parameters the system cannot start
+/// from (BadInput naming the value). Returns v0 as given or defaulted, before --project-v0.
+template <class S>
+Eigen::VectorXd prepare_start(const S& sys, const ParameterValues& values, InitialData& init, double h) {
   const std::string name = name_of(sys);
   if (!ContactCatalogueSystem<S> && init.z0)
     throw BadInput("--z0 is the action variable of a contact system; " + name + " is not one");
   const bool default_v0 = init.v0.size() == 0;
   if constexpr (RigidBodySystem<S>) {
+    refuse_projection(init, name, "a rigid body (its velocity is the body angular velocity)");
     const Eigen::LLT<Matd<3, 3>> inertia(sys.inertia());
     if (inertia.info() != Eigen::Success || !sys.inertia().allFinite())
       throw BadInput("the inertia tensor of " + name + " must be positive definite");
@@ -157,13 +184,14 @@ void prepare_start(const S& sys, const ParameterValues& values, InitialData& ini
     const double orthogonality = so3::orthogonality_error(g0);
     if (!(orthogonality <= 1e-10) || !(g0.determinant() > 0))
       throw BadInput("--q0 = " + format_vector(init.q0) + " is not a rotation matrix: |g0^T g0 - I| = " +
-                     std::to_string(orthogonality) + ", det g0 = " + std::to_string(g0.determinant()));
+                     format_residual(orthogonality) + ", det g0 = " + format_residual(g0.determinant()));
     const Vecd<3> omega0 = init.v0;
     const double residual = rigid_body_constraint_residual(sys, g0, omega0);
     if (residual > 1e-10 * (1.0 + omega0.template lpNorm<Eigen::Infinity>()))
       throw BadInput("v0 = " + format_vector(omega0) + " violates the constraint of " + name +
-                     " at g0: |A(g0) Omega0| = " + std::to_string(residual) +
+                     " at g0: |A(g0) Omega0| = " + format_residual(residual) +
                      (default_v0 ? " (v0 is the default; pass --v0 with an admissible Omega0)" : ""));
+    return init.v0;
   } else {
     if constexpr (requires { sys.parameter_problem(); }) {
       const std::string problem = sys.parameter_problem();
@@ -180,6 +208,10 @@ void prepare_start(const S& sys, const ParameterValues& values, InitialData& ini
     if (init.q1) check_size(sys, "--q1", *init.q1);
     using Point = Vecd<S::n>;
     const Point q = init.q0;
+    if constexpr (ContactCatalogueSystem<S>) refuse_projection(init, name, "a contact system");
+    else if constexpr (SecondOrderCatalogueSystem<S>) refuse_projection(init, name, "a system with second-order constraints");
+    const Eigen::VectorXd given_v0 = init.v0;
+    if constexpr (!ContactCatalogueSystem<S> && !SecondOrderCatalogueSystem<S>) project_initial_velocity(sys, init);
     const Point v = init.q1 ? Point((Point(*init.q1) - q) / h) : Point(init.v0);
     if constexpr (ContactCatalogueSystem<S>) {
       check_regular(name, values, contact_lagrangian_hessian(sys, q, Point(init.v0), *init.z0).derivatives().W,
@@ -198,6 +230,7 @@ void prepare_start(const S& sys, const ParameterValues& values, InitialData& ini
       check_regular(name, values, lagrangian_derivatives(sys, q, v).W, constraint_matrix(sys, q), init.q0);
       if (!init.q1) check_in_distribution(name, constraint_residual(sys, q, v), q, v, default_v0);
     }
+    return given_v0;
   }
 }
 
@@ -222,6 +255,9 @@ std::optional<Eigen::VectorXd> closed_form_positions(const ParameterValues& valu
     if (init.q0.size()) start.q = init.q0;
     if (init.v0.size()) start.v = init.v0;
     if constexpr (ContactCatalogueSystem<S>) start.z = init.z0.value_or(start.z);
+    if constexpr (!ContactCatalogueSystem<S> && !SecondOrderCatalogueSystem<S>) {
+      if (init.project_v0) start.v = velocity_in_distribution(sys, start.q, momentum(sys, start.q, start.v));
+    }
     const auto s = sys.exact_solution(start, t);
     if (!s) return std::nullopt;
     return Eigen::VectorXd(s->q);
@@ -256,8 +292,8 @@ Entry make_entry() {
   };
   e.run = [](const ParameterValues& values, InitialData init, const RunOptions& options) {
     const S sys = detail::configure<S>(values);
-    detail::prepare_start(sys, values, init, options.h);
-    return run(sys, init, options);
+    const Eigen::VectorXd given_v0 = detail::prepare_start(sys, values, init, options.h);
+    return detail::with_projection(run(sys, init, options), given_v0, init);
   };
   e.exact = detail::closed_form_positions<S>;
   return e;

@@ -28,6 +28,7 @@
 #include "cli/study_commands.hpp"
 #include "support/build_identity.hpp"
 #include "support/data.hpp"
+#include "support/digest.hpp"
 #include "support/output_file.hpp"
 #include "support/text.hpp"
 
@@ -117,6 +118,10 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
                     {"compiler", __VERSION__},
                     {"build_type", DALEMBERT_BUILD_TYPE}};
   j["command_line"] = command_line;
+  if (entry.source_text)  // the model as it was read: the run can be repeated even if the file changes
+    j["model_file"] = {{"path", entry.name},
+                       {"sha256", support::sha256_hex(*entry.source_text)},
+                       {"text", *entry.source_text}};
   nlohmann::ordered_json parameters = nlohmann::ordered_json::object();
   for (const auto& p : d.parameters) parameters[p.name] = p.value;
   j["parameters"] = parameters;
@@ -125,9 +130,11 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
   if (init.q1) initial["q1"] = values_of(*init.q1);
   else initial["v0"] = init.v0.size() ? values_of(init.v0) : d.v0;
   if (init.z0 || d.z0) initial["z0"] = init.z0 ? *init.z0 : *d.z0;
+  if (init.project_v0) initial["project_v0"] = true;
   j["initial"] = initial;
   j["options"] = {{"method", o.method},
                   {"h", o.h},
+                  {"t0", o.t0},
                   {"steps", o.steps},
                   {"every", o.every},
                   {"alpha", o.alpha},

@@ -255,6 +255,7 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
   for (const auto& w : s.warnings)
     warnings.push_back({{"kind", w.kind}, {"step", w.step}, {"t", w.t}, {"message", w.message}});
   j["warnings"] = warnings;
+  if (s.projected_v0) j["projected_v0"] = {{"v0", s.projected_v0->v0}, {"change", s.projected_v0->change}};
   return j;
 }
 

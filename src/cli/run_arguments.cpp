@@ -1,9 +1,12 @@
 #include "cli/run_arguments.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/parse.hpp"
 #include "dalembert/io/errors.hpp"
+#include "dalembert/io/method_descriptions.hpp"
+#include "support/text.hpp"
 
 namespace dalembert::cli {
 
@@ -48,10 +51,14 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
   if (groups & kInitialData) {
     add(c, "--q0", q0_, "LIST", "initial position, comma-separated numbers (default: the system's)");
     add(c, "--v0", v0_, "LIST", "initial velocity, must satisfy the constraints (default: the system's)");
+    c.add_flag("--project-v0", project_v0_,
+               "replace v0 by its projection onto the constraints at q0, orthogonal in the kinetic metric "
+               "(reported in the summary)");
   }
   if (groups & kStartOptions) {
     add(c, "--q1", q1_, "LIST", "second position: start a two-step method from (q0, q1)");
     add(c, "--z0", z0_, "NUMBER", "initial action variable of a contact system (default 0)");
+    add(c, "--t0", t0_, "NUMBER", "time of the first row, seen by a model file's t: a restart continues its clock (default 0)");
   }
   if (groups & kDiscretisation) {
     add(c, "--alpha", alpha_, "NUMBER", "alpha of the alpha-rule discrete Lagrangian and constraint, in [0, 1] (default 0.5)");
@@ -93,14 +100,31 @@ long RunArguments::steps_for(double t_end, double h, const std::string& t_end_te
 
 RunOptions RunArguments::options() const {
   RunOptions o;
-  if (method_.given()) o.method = method_.text;
+  if (method_.given()) {
+    o.method = method_.text;
+    std::vector<std::string> names;
+    for (const auto& m : method_descriptions) names.emplace_back(m.name);
+    if (std::find(names.begin(), names.end(), o.method) == names.end()) {
+      std::string known;
+      for (const auto& name : names) known += (known.empty() ? "" : ", ") + name;
+      throw BadInput("--method: unknown method '" + support::printable(o.method) + "'" +
+                     support::did_you_mean(o.method, names) + " (known: " + known + ")");
+    }
+  }
   if (groups_ & kStepSize) {
     o.h = positive("--h", h_.text);
   }
+  if (t0_.given()) o.t0 = parse_number("--t0", t0_.text);
   if (groups_ & kStepCount) {
     if (steps_.given() == t_end_.given()) throw BadInput("give exactly one of --steps N or --t-end T");
-    if (steps_.given()) o.steps = parse_whole("--steps", steps_.text, 0, max_steps);
-    else o.steps = steps_for(parse_number("--t-end", t_end_.text), o.h, t_end_.text, h_.text);
+    if (steps_.given()) {
+      o.steps = parse_whole("--steps", steps_.text, 0, max_steps);
+    } else {  // the final time T: the run covers [t0, T]
+      const double t_end = parse_number("--t-end", t_end_.text);
+      if (t0_.given() && !(t_end > o.t0))
+        throw BadInput("--t-end " + t_end_.text + " is not after --t0 " + t0_.text + " (the run covers [t0, T])");
+      o.steps = steps_for(t_end - o.t0, o.h, t_end_.text, h_.text);
+    }
   }
   if (every_.given()) o.every = parse_whole("--every", every_.text, 1, max_steps);
   if (alpha_.given()) {
@@ -147,6 +171,9 @@ InitialData RunArguments::initial() const {
     throw BadInput("--q1 " + q1_.text + " and --v0 " + v0_.text +
                    " are two starts: (q0, q1) of a two-step method, or (q0, v0); give one");
   if (z0_.given()) init.z0 = parse_number("--z0", z0_.text);
+  if (project_v0_ && q1_.given())
+    throw BadInput("--project-v0 projects v0; the start from (q0, --q1 " + q1_.text + ") has no v0 to project");
+  init.project_v0 = project_v0_;
   return init;
 }
 

@@ -26,8 +26,8 @@ enum RunOptionGroup : unsigned {
   kStepCount = 1u << 1,       ///< --steps or --t-end (with --h)
   kStepSize = 1u << 2,        ///< --h
   kEvery = 1u << 3,           ///< --every
-  kInitialData = 1u << 4,     ///< --q0, --v0
-  kStartOptions = 1u << 5,    ///< --q1, --z0
+  kInitialData = 1u << 4,     ///< --q0, --v0, --project-v0
+  kStartOptions = 1u << 5,    ///< --q1, --z0, --t0
   kDiscretisation = 1u << 6,  ///< --alpha, --rule
   kNewton = 1u << 7,          ///< --tolerance, --max-iterations
   kMethodSpecific = 1u << 8,  ///< --fim-start, --stages, --root-rule, --dsocs-start, --shooting-tolerance
@@ -41,7 +41,7 @@ class RunArguments {
 
   /// The options given, checked, over the defaults of RunOptions. Throws BadInput.
   RunOptions options() const;
-  /// --q0, --v0, --q1, --z0 as given (empty where not given: the system's defaults).
+  /// --q0, --v0, --q1, --z0, --project-v0 as given (empty where not given: the system's defaults).
   InitialData initial() const;
   /// --param name=value ...
   std::vector<std::pair<std::string, double>> parameters() const;
@@ -53,7 +53,8 @@ class RunArguments {
  private:
   unsigned groups_ = 0;
   Given method_, h_, steps_, t_end_, every_, q0_, v0_, q1_, z0_, alpha_, rule_, tolerance_, max_iterations_;
-  Given fim_start_, stages_, root_rule_, dsocs_start_, shooting_tolerance_;
+  Given fim_start_, stages_, root_rule_, dsocs_start_, shooting_tolerance_, t0_;
+  bool project_v0_ = false;
   std::vector<std::string> params_;
 };
 

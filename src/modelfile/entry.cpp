@@ -39,6 +39,7 @@ void fill_initial(const BoundModel& bound, InitialData& init) {
 catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const LoadedModel> model) {
   catalogue::Entry e;
   e.name = path;
+  e.source_text = model->spec.text;
   e.describe = [model](const catalogue::ParameterValues& values) {
     const auto bound = bind(model, values);
     const ModelSpec& spec = model->spec;
@@ -63,13 +64,26 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
-    const auto bound = bind(model, values);
+    std::shared_ptr<const BoundModel> bound = bind(model, values);
+    if (options.t0 != 0.0) {  // the file's t is the methods' time plus t0
+      auto shifted = std::make_shared<BoundModel>(*bound);
+      shifted->time_offset = options.t0;
+      bound = std::move(shifted);
+    }
     if (!model->layout.contact && init.z0)
       throw BadInput("--z0 is the action variable of a contact system; the model file " + spec.path +
                      " is not one (it has no action = \"...\")");
     if (model->layout.contact && !init.z0) init.z0 = bound->z0;
     const bool velocity_from_file = init.v0.size() == 0;
     fill_initial(*bound, init);
+    const Eigen::VectorXd given_v0 = init.v0;
+    if (init.project_v0) {
+      if (model->layout.contact)
+        throw BadInput("--project-v0 projects v0 onto the linear velocity constraints of a system on TQ; the model "
+                       "file " + spec.path + " is a contact system");
+      if (init.q1) throw BadInput("--project-v0 projects v0; a start from (q0, q1) has no v0 to project");
+      init.v0 = project_velocity(bound, init.q0, init.v0);
+    }
     if (!init.q1) {
       try {
         check_initial_point(*bound, init.q0, init.v0, velocity_from_file ? InitialSource::File : InitialSource::CommandLine,
@@ -85,13 +99,19 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
         throw BadInput(std::string(e.what()) + " (with" + given + ")");
       }
     }
-    return run_model_file(bound, init, options);
+    RunResult result = run_model_file(bound, init, options);
+    if (init.project_v0)
+      result.summary.projected_v0 = RunSummary::ProjectedVelocity{
+          std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size()),
+          (init.v0 - given_v0).lpNorm<Eigen::Infinity>()};
+    return result;
   };
   e.exact = [model](const catalogue::ParameterValues& values, InitialData init,
                     double t) -> std::optional<Eigen::VectorXd> {
     if (init.q1) return std::nullopt;
     const auto bound = bind(model, values);
     fill_initial(*bound, init);
+    if (init.project_v0 && !model->layout.contact) init.v0 = project_velocity(bound, init.q0, init.v0);
     Eigen::VectorXd x0(2 * model->n());
     x0 << init.q0, init.v0;
     const auto x = model->solution(x0, bound->parameters, t);

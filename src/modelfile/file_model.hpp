@@ -303,7 +303,7 @@ class FileModel {
     taylor_in_qv<T>(
         q, v, model.layout.force_size,
         [&](int order, const double* x, double* c) {
-          model.evaluator->force(order, x, bound_->parameters.data(), t, c);
+          model.evaluator->force(order, x, bound_->parameters.data(), t + bound_->time_offset, c);
         },
         [&](const auto& value) {
           for (int i = 0; i < dimension(); ++i) F[i] = value(model.layout.force[i]);
@@ -584,7 +584,9 @@ class FileModel {
   PhasePoint<n, max_n> default_initial() const { return {bound_->q0, bound_->v0}; }
 
   /// The file's closed form, where it gives one that holds for these parameters and is finite at t.
+  /// Its t is the time since 0: none for a model of t started at another time (RunOptions::t0).
   std::optional<PhasePoint<n, max_n>> exact_solution(const PhasePoint<n, max_n>& x0, double t) const {
+    if (bound_->time_offset != 0.0 && force_depends_on_time()) return std::nullopt;
     const int N = dimension();
     Eigen::VectorXd start(2 * N);
     start << x0.q, x0.v;
@@ -610,7 +612,7 @@ class FileModel {
     }
     // The kernel writes time_terms after the derived quantities (when L has t).
     double* all = detail::scratch(1, derived + 1 + N);
-    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, all);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t + bound_->time_offset, all);
     std::copy(all, all + derived, out);
   }
 
@@ -621,7 +623,7 @@ class FileModel {
     double* x = detail::scratch(0, 2 * N);
     for (int i = 0; i < N; ++i) x[i] = q[i], x[N + i] = 0.0;
     double* out = detail::scratch(1, derived + 1 + N);
-    bound_->model->evaluator->derived(x, bound_->parameters.data(), t, out);
+    bound_->model->evaluator->derived(x, bound_->parameters.data(), t + bound_->time_offset, out);
     return out + derived;
   }
 

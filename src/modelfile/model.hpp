@@ -52,6 +52,8 @@ struct BoundModel {
   std::vector<double> parameters;
   Eigen::VectorXd q0, v0;  ///< the file's initial data for these parameters
   double z0 = 0.0;         ///< and the initial action of a contact system
+  /// Added to the methods' time, which starts at 0, where the file's expressions see t (RunOptions::t0).
+  double time_offset = 0.0;
 };
 
 using ParameterOverrides = std::vector<std::pair<std::string, double>>;

@@ -10,4 +10,10 @@ RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialDa
   return run(file_model, init, options);
 }
 
+Eigen::VectorXd project_velocity(std::shared_ptr<const BoundModel> model, const Eigen::VectorXd& q0,
+                                 const Eigen::VectorXd& v0) {
+  const UnboundedFileModel file_model(std::move(model));
+  return velocity_in_distribution(file_model, q0, momentum(file_model, q0, v0));
+}
+
 }  // namespace dalembert::modelfile

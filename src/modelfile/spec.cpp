@@ -149,6 +149,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
   const Reader r(path);
   ModelSpec spec;
   spec.path = path;
+  spec.text = text;
 
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",

@@ -41,6 +41,7 @@ struct DerivedSpec {
 
 struct ModelSpec {
   std::string path;
+  std::string text;  ///< the file as read (for the provenance of a run)
   std::string name;
   std::string summary;
   std::vector<std::string> coordinates;

@@ -26,6 +26,7 @@
 #include "cli/output.hpp"
 #include "ensemble/ensemble.hpp"
 #include "modelfile/entry.hpp"
+#include "support/build_identity.hpp"
 
 namespace py = pybind11;
 
@@ -67,6 +68,7 @@ RunOptions run_options(const py::dict& o) {
   r.root_rule = o["root_rule"].cast<std::string>();
   r.dsocs_start = o["dsocs_start"].cast<std::string>();
   r.shooting_tolerance = o["shooting_tolerance"].cast<double>();
+  if (o.contains("t0")) r.t0 = o["t0"].cast<double>();
   return r;
 }
 
@@ -323,7 +325,7 @@ PYBIND11_MODULE(_core, m) {
   using namespace dalembert;
   using namespace dalembert::python;
   m.doc() = "dalembert's compiled core; use the package `dalembert` (docs/python.md)";
-  m.attr("version") = std::string(dalembert::version);
+  m.attr("version") = support::full_version();  // 0.1.0+g<commit>[.modified], as `dalembert --version`
 
   // The package's exceptions (python/dalembert/__init__.py re-exports them): BadInput is a
   // ValueError, SolverError a RuntimeError.
@@ -374,7 +376,9 @@ PYBIND11_MODULE(_core, m) {
       .def("run",
            [](const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
               const OptionalVector& q1, std::optional<double> z0, const py::dict& options, bool catch_interrupt) {
-             const RunOutput out = run(*s.entry, p, initial_data(q0, v0, q1, z0), options, catch_interrupt);
+             InitialData init = initial_data(q0, v0, q1, z0);
+             init.project_v0 = options.contains("project_v0") && options["project_v0"].cast<bool>();
+             const RunOutput out = run(*s.entry, p, init, options, catch_interrupt);
              return py::make_tuple(out.columns, out.rows, out.summary);
            })
       .def("exact",
@@ -384,6 +388,7 @@ PYBIND11_MODULE(_core, m) {
              if (!q) return std::nullopt;
              return std::vector<double>(q->data(), q->data() + q->size());
            })
+      .def_property_readonly("source_text", [](const System& s) { return s.entry->source_text; })
       .def("compare", &run_comparison)
       .def("convergence", &run_convergence)
       .def("ensemble", &run_ensemble)

@@ -10,6 +10,7 @@
 // the Newton iteration of the discrete Herglotz equations needs follow from ∂v0/∂q1 = U(h)⁻¹, with
 // U(h) = ∂q(h)/∂v0 the shooting Jacobian: a singular U(h) means q1 is conjugate to q0 (App. B).
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <Eigen/LU>
@@ -76,8 +77,10 @@ class ExactContactLagrangian {
                                   ? "singular shooting Jacobian dq(h)/dv0 (q1 is conjugate to q0 along the "
                                     "trajectory; reduce h)"
                                   : r.reason;
+      char residual[32];
+      std::snprintf(residual, sizeof residual, "%.3g", r.residual_norm);
       throw DiscreteLagrangianError("shooting for the exact discrete contact Lagrangian failed: " + why +
-                                    ", |q(h) - q1| = " + std::to_string(r.residual_norm));
+                                    ", |q(h) - q1| = " + residual);
     }
     return seg;
   }

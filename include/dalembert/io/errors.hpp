@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -16,5 +17,13 @@ class NumericalFailure : public std::runtime_error {
  public:
   explicit NumericalFailure(const std::string& message) : std::runtime_error(message) {}
 };
+
+/// A residual or a size in a message: three significant digits, 1.7e-13 (std::to_string's six fixed
+/// decimals print it as 0.000000).
+inline std::string format_residual(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", x);
+  return text;
+}
 
 }  // namespace dalembert

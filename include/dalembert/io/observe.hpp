@@ -216,7 +216,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       c = constraint_column(sys, q, v, a);
     }
     std::size_t i = 0;
-    row[i++] = t;
+    row[i++] = options.t0 + t;  // the methods count time from 0
     for (int j = 0; j < n; ++j) row[i++] = q[j];
     for (int j = 0; j < n; ++j) row[i++] = v[j];
     if (contact) row[i++] = z;
@@ -305,7 +305,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
     const double scale = 1.0 + ((q1 - q0) / options.h).template lpNorm<Eigen::Infinity>();
     if (w.size() > 0 && w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
       throw BadInput("(q0, q1) violates the discrete constraint of " + name_of(sys) +
-                     ": |omega(q0, q1)| = " + std::to_string(w.template lpNorm<Eigen::Infinity>()) +
+                     ": |omega(q0, q1)| = " + format_residual(w.template lpNorm<Eigen::Infinity>()) +
                      " (tolerance 1e-10)");
     }
   }

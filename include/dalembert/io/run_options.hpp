@@ -16,6 +16,11 @@ struct RunOptions {
   std::string method = "dla";
   double h = 0.1;
   long steps = 100;
+  /// The time of the first row: row k is at t0 + k h, and a model file's force, Lagrangian and
+  /// derived quantities are evaluated at that time (a restart continues the clock of the run it
+  /// continues). The catalogue's compiled systems do not depend on t: for them t0 only shifts the
+  /// column t.
+  double t0 = 0.0;
   long every = 1;              ///< keep every K-th row (and always the last)
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
@@ -42,6 +47,10 @@ struct InitialData {
   Eigen::VectorXd v0;
   std::optional<Eigen::VectorXd> q1;  ///< two-point start (q0, q1) instead of (q0, v0)
   std::optional<double> z0;           ///< initial action variable of a contact system
+  /// Replace v0 by its projection onto the constraint distribution D(q0) orthogonal in the kinetic
+  /// metric: the v ∈ D with the same momentum components on D, E^T ∂L/∂v(q0, v) = E^T ∂L/∂v(q0, v0)
+  /// (for L = ½ vᵀG v − V, v = v0 − G⁻¹Mᵀ(M G⁻¹ Mᵀ)⁻¹ M v0). The run's summary reports it.
+  bool project_v0 = false;
 };
 
 /// The largest number of steps a run accepts: far beyond any run that can finish, and below 2^53,

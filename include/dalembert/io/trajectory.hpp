@@ -62,6 +62,12 @@ struct RunSummary {
   std::string status = "ok";  ///< "ok", "solver-failure", "non-finite" (energy or constraint) or "interrupted"
   std::string message;
   std::vector<RunWarning> warnings;  ///< from the run's monitors; a run with warnings is still "ok"
+  /// With InitialData::project_v0: the velocity the run started from, and |v0 − given v0|_inf.
+  struct ProjectedVelocity {
+    std::vector<double> v0;
+    double change = 0.0;
+  };
+  std::optional<ProjectedVelocity> projected_v0;
 };
 
 struct RunResult {

@@ -80,7 +80,7 @@ struct Contact {
         const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();
         if (w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
           throw BadInput("(q0, q1) violates the discrete constraint of " + name_of(sys) +
-                         ": |omega(q0, q1)| = " + std::to_string(w.template lpNorm<Eigen::Infinity>()) + " (tolerance 1e-10)");
+                         ": |omega(q0, q1)| = " + format_residual(w.template lpNorm<Eigen::Infinity>()) + " (tolerance 1e-10)");
         }
       }
     }

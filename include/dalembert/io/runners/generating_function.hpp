@@ -42,7 +42,7 @@ struct GeneratingFunction {
     const double scale = 1.0 + ((q1 - q0) / o.h).template lpNorm<Eigen::Infinity>();
     if (constraint_count(sys) > 0 && phi.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
       throw BadInput("(q0, q1) violates the initial condition of " + o.method + " on " + name_of(sys) +
-                     ": |phi~(q0, q1, h)| = " + std::to_string(phi.template lpNorm<Eigen::Infinity>()) +
+                     ": |phi~(q0, q1, h)| = " + format_residual(phi.template lpNorm<Eigen::Infinity>()) +
                      " (tolerance 1e-10)");
     }
     return detail::observe_run(sys, method, method.initial_state_from_positions(q0, q1), o, o.method, std::nullopt);

@@ -39,7 +39,7 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
     const double E = rigid_body_energy(body, omega);
     const double c = rigid_body_constraint_residual(body, s.g, omega);
     std::size_t i = 0;
-    row[i++] = s.t;
+    row[i++] = options.t0 + s.t;
     for (int r = 0; r < 3; ++r)
       for (int c2 = 0; c2 < 3; ++c2) row[i++] = s.g(r, c2);
     row[i++] = E;
