@@ -1,6 +1,7 @@
 #include "cli/ensemble_command.hpp"
 
 #include <cmath>
+#include <iostream>
 #include <limits>
 
 #include "cli/parse.hpp"
@@ -122,7 +123,11 @@ int run_ensemble_command(const EnsembleCommand& a) {
   const int status = ensemble::run_streamed(plan, threads.value_or(ensemble::default_threads()), out ? *out : "",
                                             [&](std::size_t finished) { line.update(static_cast<long>(finished)); });
   line.finish(static_cast<long>(plan.samples.size()));
-  if (const int signal = stop.requested().load(); signal != 0 && status != 2 && status != 4) return 128 + signal;
+  if (const int signal = stop.requested().load(); signal != 0 && status != 2 && status != 4) {
+    std::cerr << "dalembert: ensemble stopped by signal " << signal
+              << ": the rows of the samples run so far are written (status interrupted for those under way)\n";
+    return 128 + signal;
+  }
   return status;
 }
 

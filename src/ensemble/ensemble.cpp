@@ -71,7 +71,8 @@ Outcome run_sample(const Plan& plan, const Sample& sample) {
     const auto& t = r.trajectory;
     for (const auto& c : plan.state_columns)  // the last row (runs always record the initial one)
       o.final_state.push_back(t.rows() ? t.at(t.rows() - 1, t.column(c)) : std::nan(""));
-    if (r.failed()) o.message = r.summary.message;
+    // an interrupted run is not a failure: its row says so, and the command its signal
+    if (r.failed() && r.summary.status != "interrupted") o.message = r.summary.message;
   } catch (const BadInput& e) {
     o.kind = Issue::bad_input;
     o.message = e.what();

@@ -5,7 +5,9 @@ commit; an ensemble's memory does not grow with its samples."""
 import hashlib
 import json
 import os
+import signal
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -202,3 +204,22 @@ def test_a_tolerance_below_round_off_means_to_round_off(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     s = json.loads((tmp_path / "s.json").read_text())
     assert s["status"] == "ok" and s["max_constraint_residual"] <= 1e-12
+
+
+def test_sigint_ends_an_ensemble_with_the_rows_so_far(cli, tmp_path):
+    """SIGINT: no further sample starts, the runs under way end within their step (status
+    interrupted), the rows so far are written in sample order, and the exit status is 130."""
+    child = subprocess.Popen([cli, "ensemble", "particle", "--method", "dla", "--h", "0.1", "--steps", "1",
+                              "--param-range", "potential=0:1", "--sampling", "random", "--samples", "5000000",
+                              "--threads", "2", "--out", "e.csv", "--quiet"], cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    assert b"stopped by signal 2" in err and b"solver failed" not in err, err
+    header, *rows = (tmp_path / "e.csv").read_text().splitlines()
+    assert header.startswith("sample,potential,status")
+    assert 0 < len(rows) < 5_000_000
+    assert [int(r.split(",")[0]) for r in rows] == list(range(len(rows)))
+    assert {r.split(",")[2] for r in rows} <= {"ok", "interrupted"}
