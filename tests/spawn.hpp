@@ -142,4 +142,21 @@ inline Outcome run(const std::vector<std::string>& argv, const Options& options 
   return o;
 }
 
+/// The lines of `text`, without their newlines.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+#ifdef DALEMBERT_EXECUTABLE
+/// The built `dalembert` with `args`, without a shell.
+inline Outcome dalembert(const std::vector<std::string>& args, const Options& options = {}) {
+  std::vector<std::string> argv{DALEMBERT_EXECUTABLE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run(argv, options);
+}
+#endif
+
 }  // namespace spawn_test

@@ -21,20 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kExecutable = DALEMBERT_EXECUTABLE;
-
-spawn_test::Outcome dalembert(const std::vector<std::string>& args, const spawn_test::Options& options = {}) {
-  std::vector<std::string> argv{kExecutable};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return spawn_test::run(argv, options);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using spawn_test::dalembert;
+using spawn_test::lines_of;
 
 std::vector<double> numbers(const std::string& line) {
   std::vector<double> v;
@@ -50,22 +38,7 @@ nlohmann::json summary_in(const fs::path& p) {
 
 /// The snakeboard of the issue: two wheel axles whose constraint rows become dependent at
 /// phi = ±pi/2, where the multiplier-extended acceleration is singular.
-fs::path snakeboard_file() {
-  const fs::path dir = spawn_test::fresh_directory("limits", "snakeboard");
-  const fs::path path = dir / "snakeboard.toml";
-  std::ofstream(path) << R"toml(name = "snakeboard"
-coordinates = ["x", "y", "theta", "psi", "phi"]
-parameters = { m = 1.0, l = 1.0, Jr = 0.3, Jf = 0.15, Jb = 0.05, kpsi = 1.0, kphi = 2.0, eps = 0.5 }
-lagrangian = """m/2*(x_t^2 + y_t^2) + (m*l^2 + Jr + Jf + Jb)/2*theta_t^2 + Jr*theta_t*psi_t + Jr/2*psi_t^2
-  + (Jf + Jb)/2*phi_t^2 + (Jf - Jb)*theta_t*phi_t - kpsi*psi^2/2 - kphi*phi^2/2 - eps*phi^4/4"""
-constraints = ["-sin(theta + phi)*x_t + cos(theta + phi)*y_t - l*cos(phi)*theta_t",
-               "-sin(theta - phi)*x_t + cos(theta - phi)*y_t + l*cos(phi)*theta_t"]
-[initial]
-q = [0, 0, 0.2, 0.5, 0.3]
-v = ["cos(0.2)", "sin(0.2)", "-tan(0.3)/l", 0.4, -0.2]
-)toml";
-  return path;
-}
+fs::path snakeboard_file() { return fs::path(DALEMBERT_SOURCE_DIR) / "tests" / "data" / "snakeboard.toml"; }
 
 /// A run that would not end by itself: `args` with --out and --summary in `dir`.
 struct Hang {
@@ -184,5 +157,4 @@ TEST(Limits, TheSnakeboardTakesItsLargeSteps) {
     const auto last = numbers(lines_of(r.out).back());
     for (int i = 0; i < 5; ++i) EXPECT_NEAR(last[1 + i], c.q[i], 1e-11) << "h = " << c.h << ", coordinate " << i;
   }
-  fs::remove_all(file.parent_path());
 }

@@ -28,18 +28,8 @@ const std::string kExecutable = DALEMBERT_EXECUTABLE;
 /// A fresh directory for one test.
 fs::path fresh_directory(const std::string& name) { return spawn_test::fresh_directory("streaming", name); }
 
-spawn_test::Outcome dalembert(const std::vector<std::string>& args, const spawn_test::Options& options = {}) {
-  std::vector<std::string> argv{kExecutable};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return spawn_test::run(argv, options);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using spawn_test::dalembert;
+using spawn_test::lines_of;
 
 /// Every line of a CSV has as many fields as its header, and the text ends with a newline.
 void expect_well_formed(const std::string& csv, std::size_t min_rows) {

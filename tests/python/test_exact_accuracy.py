@@ -12,23 +12,14 @@ h = 0.125) at T = 5.
 """
 import csv
 import io
+import pathlib
 import subprocess
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-SNAKEBOARD = '''name = "snakeboard"
-coordinates = ["x", "y", "theta", "psi", "phi"]
-parameters = { m = 1.0, l = 1.0, Jr = 0.3, Jf = 0.15, Jb = 0.05, kpsi = 1.0, kphi = 2.0, eps = 0.5 }
-lagrangian = """m/2*(x_t^2 + y_t^2) + (m*l^2 + Jr + Jf + Jb)/2*theta_t^2 + Jr*theta_t*psi_t + Jr/2*psi_t^2
-  + (Jf + Jb)/2*phi_t^2 + (Jf - Jb)*theta_t*phi_t - kpsi*psi^2/2 - kphi*phi^2/2 - eps*phi^4/4"""
-constraints = ["-sin(theta + phi)*x_t + cos(theta + phi)*y_t - l*cos(phi)*theta_t",
-               "-sin(theta - phi)*x_t + cos(theta - phi)*y_t + l*cos(phi)*theta_t"]
-[initial]
-q = [0, 0, 0.2, 0.5, 0.3]
-v = ["cos(0.2)", "sin(0.2)", "-tan(0.3)/l", 0.4, -0.2]
-'''
+SNAKEBOARD = (pathlib.Path(__file__).resolve().parents[1] / "data" / "snakeboard.toml").read_text()
 
 ROLLER_RACER = '''name = "roller-racer"
 coordinates = ["x", "y", "theta", "phi"]
