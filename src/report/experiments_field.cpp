@@ -200,8 +200,8 @@ Outcome work_precision(const Context& ctx) {
       ". A time is the number of steps to the target (interpolated between runs, or extrapolated past the finest "
       "run along the slope of its last two runs, which the numbers say) times the finest run's time per step, of "
       "one run on this machine; errors are against the disk's closed form and the sleigh's reference solution. "
-      "RK4 (order 4, not structure-preserving) is in the figure for comparison; docs/benchmarks.md has medians "
-      "and the comparison with SUNDIALS IDA.";
+      "RK4 (order 4, not structure-preserving) is in the figure for comparison; docs/reproduce.md (work-precision) "
+      "says where the medians and the comparison with SUNDIALS IDA are.";
   return out;
 }
 
