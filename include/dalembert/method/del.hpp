@@ -8,6 +8,7 @@
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -25,6 +26,7 @@ class DiscreteEulerLagrange {
     VecN<S> p;               ///< discrete momentum p_k = D2 L_d(q_{k−1}, q_k) = −D1 L_d(q_k, q_{k+1})
     VecN<S> last_velocity;   ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     int iterations = 0;      ///< Newton iterations of the last step
+    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
   };
 
   DiscreteEulerLagrange(const S& system, Ld discrete_lagrangian, NewtonOptions options = {})
@@ -63,6 +65,8 @@ class DiscreteEulerLagrange {
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
     DiscreteForceDerivatives<n, max_n_of<S>()> f;
+    VecN<S> below_last_bit;
+    MatNN<S> last_jacobian;
     const bool forced = has_external_force(system_);
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
@@ -75,14 +79,16 @@ class DiscreteEulerLagrange {
           J += f.D2;
         }
       }
+      last_jacobian = J;
     };
-    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_,
+                                                          &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
     if constexpr (HasExternalForce<S>) {
       if (forced) s.p += f.value;
     }
-    s.last_velocity = (x - s.q) / h;
+    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
     s.q = x;
     advance(s, h);
     s.iterations = r.iterations;

@@ -10,6 +10,8 @@
 // p⁺_k + D1 L_d + F_d^- − M(q_k)ᵀλ = 0 and p⁺_{k+1} = D2 L_d + F_d^+.
 // A locally coupled model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped
 // with the same equations assembled term by term, and Newton factorises its sparse Jacobian.
+// The positions are carried below their last bit: Newton's solution is refined once after it
+// converges (solve/below_last_bit.hpp), which removes the round-off floor of small steps.
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
@@ -17,6 +19,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -35,6 +38,7 @@ class DiscreteLagrangeDAlembert {
     VecN<S> p;              ///< post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k)
     VecM<S> multiplier;     ///< λ of the last step (impulse M(q)ᵀλ at q_{k−1})
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
   };
@@ -201,16 +205,19 @@ class DiscreteLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<N, MaxN>(residual, jacobian, x, scale, options_);
+    Matd<N, N, MaxN, MaxN> last_jacobian(dn + dm, dn + dm);
+    Vecd<N, MaxN> below_last_bit(dn + dm);
+    const NewtonReport r = newton_solve<N, MaxN>(
+        residual, [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) { jacobian(unknowns, J), last_jacobian = J; },
+        x, scale, options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2 + force;
+    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.q = x.template head<n>(dn);
     s.multiplier = x.template segment<m>(dn, dm);
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
     }
-    s.last_velocity = (q1 - s.q) / h;
-    s.q = q1;
     advance(s, h);
     s.iterations = r.iterations;
   }
@@ -247,19 +254,21 @@ class DiscreteLagrangeDAlembert {
       F.tail(dm) = d.omega;
     };
     local::Triplets entries;
+    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       local::saddle_point_jacobian(d, Mq, entries, J);
+      last_jacobian = J;
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
+    Eigen::VectorXd below_last_bit(dn + dm);
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    const Eigen::VectorXd q1 = x.head(dn);
     s.p = d.D2;
-    s.multiplier = x.tail(dm);
     s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = (q1 - s.q) / h;
-    s.q = q1;
+    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.q = x.head(dn);
+    s.multiplier = x.tail(dm);
     advance(s, h);
     s.iterations = r.iterations;
   }

@@ -24,6 +24,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -85,6 +86,7 @@ class GeneratingFunctionIntegrator {
     VecN<S> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
     VecN<S> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
     VecN<S> last_velocity;             ///< (q_k − q_{k−1})/h, the Newton initial guess
+    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     double discrete_constraint = 0.0;  ///< |M(q_α)(q_k − q_{k−1})/h|_inf of the last segment
     int iterations = 0;
   };
@@ -179,24 +181,30 @@ class GeneratingFunctionIntegrator {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
-    VecN<S> alpha1;
+    VecN<S> alpha1, below_last_bit;
+    MatNN<S> last_jacobian, dalpha1;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       MatNN<S> dalpha0;
       VecN<S> alpha0;
-      force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0);
+      force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
       F = s.p + d.D1 - alpha0;
       J = d.D12 - dalpha0;
+      last_jacobian = J;
     };
-    const NewtonReport r =
-        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(),
+                                                          options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    finish_step(s, x, d.D2 - alpha1, r.iterations);
+    VecN<S> p_plus = d.D2 - alpha1;
+    const MatNN<S> p_plus_by_q1 = -d.D12 - dalpha1;  // D2 S~ by q1 is −D12 S~ to leading order
+    const VecN<S> increment =
+        refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus, p_plus_by_q1);
+    finish_step(s, x, p_plus, r.iterations, increment);
   }
 
   /// After Newton has found q_{k+1} = x: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺), the
   /// discrete constraint of the segment and the step's bookkeeping.
-  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations) const {
+  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations, const VecN<S>& increment) const {
     const double h = step_size(), a = alpha();
     s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * s.q + a * x), VecN<S>((x - s.q) / h));
     s.p_plus = p_plus;
@@ -205,7 +213,7 @@ class GeneratingFunctionIntegrator {
     } else {
       s.p = s.p_plus;
     }
-    s.last_velocity = (x - s.q) / h;
+    s.last_velocity = increment / h;
     s.q = x;
     advance(s, h);
     s.iterations = iterations;
@@ -253,21 +261,28 @@ class GeneratingFunctionIntegrator {
       f = discrete_force<double>(s.q, q1);
       F = s.p + d.D1 - f.alpha0;
     };
+    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.D12.begin(), d.D12.end());
+      last_jacobian = J;
     };
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    Eigen::VectorXd below_last_bit(x.size());
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_,
+                                               &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    finish_step(s, x, d.D2 - f.alpha1, r.iterations);
+    VecN<S> p_plus = d.D2 - f.alpha1;  // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
+    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    finish_step(s, x, p_plus, r.iterations, increment);
   }
 
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,
-                          MatNN<S>& dalpha0_dq1) const {
+                          MatNN<S>& dalpha0_dq1, MatNN<S>& dalpha1_dq1) const {
     const int dn = coordinate_count(system_);
     if constexpr (m == 0) {
       alpha0.setZero(dn);
       alpha1.setZero(dn);
       dalpha0_dq1.setZero(dn, dn);
+      dalpha1_dq1.setZero(dn, dn);
     } else if constexpr (ad::chunked_width<n, max_n_of<S>()>) {
       // a chunk of directions of q1 at a time, at a fixed width (core/autodiff.hpp)
       using D = ad::Dual<double, ad::kChunkWidth>;
@@ -276,13 +291,17 @@ class GeneratingFunctionIntegrator {
       alpha0.resize(dn);
       alpha1.resize(dn);
       dalpha0_dq1.resize(dn, dn);
+      dalpha1_dq1.resize(dn, dn);
       ad::over_chunks<n, max_n_of<S>()>(
           q1, [&](const VecN<S, D>& x1) { return discrete_force<D>(x0, x1); },
           [&](const DiscreteConstraintForce<D, n, max_n_of<S>()>& f, int first, int columns) {
             for (int i = 0; i < dn; ++i) {
               alpha0[i] = ad::value(f.alpha0[i]);
               alpha1[i] = ad::value(f.alpha1[i]);
-              for (int j = 0; j < columns; ++j) dalpha0_dq1(i, first + j) = ad::derivative(f.alpha0[i], j);
+              for (int j = 0; j < columns; ++j) {
+                dalpha0_dq1(i, first + j) = ad::derivative(f.alpha0[i], j);
+                dalpha1_dq1(i, first + j) = ad::derivative(f.alpha1[i], j);
+              }
             }
           });
     } else {
@@ -297,10 +316,14 @@ class GeneratingFunctionIntegrator {
         alpha0.resize(dn);
         alpha1.resize(dn);
         dalpha0_dq1.resize(dn, dn);
+        dalpha1_dq1.resize(dn, dn);
         for (int i = 0; i < dn; ++i) {
           alpha0[i] = ad::value(f.alpha0[i]);
           alpha1[i] = ad::value(f.alpha1[i]);
-          for (int j = 0; j < dn; ++j) dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
+          for (int j = 0; j < dn; ++j) {
+            dalpha0_dq1(i, j) = ad::derivative(f.alpha0[i], j);
+            dalpha1_dq1(i, j) = ad::derivative(f.alpha1[i], j);
+          }
         }
       });
     }

@@ -17,6 +17,7 @@
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -35,6 +36,7 @@ class ModifiedLagrangeDAlembert {
     VecN<S> p;              ///< p_k = F^{f+}L_d(q_{k−1}, q_k); E(q_k)ᵀp_k is the momentum on D*
     VecM<S> multiplier;     ///< λ of the last step (the D° part of the momentum jump at q_{k−1})
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
     int iterations = 0;
   };
@@ -168,21 +170,25 @@ class ModifiedLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
+    Matd<N, N, MaxN, MaxN> last_jacobian(dn + dm, dn + dm);
+    Vecd<N, MaxN> below_last_bit(dn + dm);
+    const auto evaluate_and_keep = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F, Matd<N, N, MaxN, MaxN>& J) {
+      evaluate(unknowns, F, J), last_jacobian = J;
+    };
     NewtonReport r;
     try {
-      r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
+      r = newton_solve<N, MaxN>(evaluate_and_keep, x, scale, options_, &below_last_bit);
     } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
       throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    const VecN<S> q1 = x.template head<n>(dn);
     s.p = f.plus;
+    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.q = x.template head<n>(dn);
     s.multiplier = x.template segment<m>(dn, dm);
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
     }
-    s.last_velocity = (q1 - s.q) / h;
-    s.q = q1;
     advance(s, h);
     s.iterations = r.iterations;
   }
@@ -206,19 +212,21 @@ class ModifiedLagrangeDAlembert {
       F.tail(dm) = e.d.omega;
     };
     local::Triplets entries;
+    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       local::saddle_point_jacobian(e.d, Mq, entries, J);
+      last_jacobian = J;
     };
     const double scale =
         std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
+    Eigen::VectorXd below_last_bit(dn + dm);
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    const Eigen::VectorXd q1 = x.head(dn);
     s.p = plus_of(e);
-    s.multiplier = x.tail(dm);
     s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = (q1 - s.q) / h;
-    s.q = q1;
+    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.q = x.head(dn);
+    s.multiplier = x.tail(dm);
     advance(s, h);
     s.iterations = r.iterations;
   }

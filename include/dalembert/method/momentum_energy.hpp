@@ -21,6 +21,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -49,6 +50,7 @@ class MomentumEnergyIntegrator {
     VecN<S> p_plus;     ///< p⁺_k = D2 L_d(q_{k−1}, q_k)  (at k = 0: R* p⁻_0)
     VecN<S> p_average;  ///< p~_k = ½(p⁺_k + p⁻_k) = P* p⁺_k
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess
+    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     int iterations = 0;
   };
 
@@ -132,15 +134,20 @@ class MomentumEnergyIntegrator {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
+    VecN<S> below_last_bit;
+    MatNN<S> last_jacobian;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p_minus + d.D1;
       J = d.D12;
+      last_jacobian = J;
     };
-    const NewtonReport r =
-        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
+    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
+                                                          options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    finish_step(s, x, d.D2, r.iterations);
+    VecN<S> p_plus = d.D2;
+    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    finish_step(s, x, p_plus, r.iterations, increment);
   }
 
   /// The same step with sparse derivatives: Newton on D12 L_d from the terms' blocks.
@@ -152,21 +159,26 @@ class MomentumEnergyIntegrator {
       local::discrete_lagrangian_derivatives(system_, ld_, s.q, q1, d);
       F = s.p_minus + d.D1;
     };
+    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.by_q1.begin(), d.by_q1.end());
+      last_jacobian = J;
     };
-    const NewtonReport r =
-        newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(), options_);
+    Eigen::VectorXd below_last_bit(x.size());
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
+                                               options_, &below_last_bit);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    finish_step(s, x, d.D2, r.iterations);
+    VecN<S> p_plus = d.D2;
+    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    finish_step(s, x, p_plus, r.iterations, increment);
   }
 
   /// q_{k+1} = x, p⁺ = D2 L_d(q_k, x), p~ = P* p⁺ and p⁻ = R* p⁺ = 2 p~ − p⁺.
-  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations) const {
+  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations, const VecN<S>& increment) const {
     s.p_plus = p_plus;
     s.p_average = project_momentum(system_, x, s.p_plus);
     s.p_minus = 2 * s.p_average - s.p_plus;
-    s.last_velocity = (x - s.q) / step_size();
+    s.last_velocity = increment / step_size();
     s.q = x;
     advance(s, step_size());
     s.iterations = iterations;

@@ -22,6 +22,8 @@
 //       the unknowns' own units.
 // Failure is never silent: it returns a report the integrator turns into a SolverError carrying
 // step, time, residual norm and iterations. Each iteration reads the run's stop flag (solve/step_limits.hpp).
+// On request Newton also gives, after convergence, y = J⁻¹F at the solution with its last Jacobian:
+// what the solution's doubles could not hold (solve/below_last_bit.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -162,9 +164,11 @@ bool within_roundoff_floor(const Vector& F, const Vector& floor, double threshol
 /// the next momentum instead of recomputing it).
 /// N may be Eigen::Dynamic, with the bound MaxN on the unknowns (storage without the heap).
 /// Jacobian is dense, or, for large systems, Eigen::SparseMatrix<double> (newton_solve_sparse).
+/// If below_last_bit is given, a converged solve also returns there y = J⁻¹F(x), J the last Jacobian
+/// (zero if it is singular).
 template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, class Residual, class Jacobian>
 NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
-                          const NewtonOptions& options = {}) {
+                          const NewtonOptions& options = {}, Vecd<N, MaxN>* below_last_bit = nullptr) {
   constexpr bool sparse = std::is_same_v<JacobianMatrix, Eigen::SparseMatrix<double>>;
   const int n = static_cast<int>(x.size());
   Vecd<N, MaxN> residual(n), trial_residual(n), step(n), trial(n);
@@ -175,6 +179,31 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
   const double threshold = options.tolerance * std::max(1.0, scale);
   const auto roundoff_of = [](const auto& y) {  // a correction this small only changes y's last bits
     return 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>());
+  };
+  [[maybe_unused]] bool factorised = false;  // sparse: sparse_lu holds the last Jacobian
+  bool have_jacobian = false;
+  // After convergence: y = J⁻¹F(x) with the last Jacobian (a new one if Newton took none).
+  const auto fill_below_last_bit = [&] {
+    if (!below_last_bit) return;
+    if (!have_jacobian) jacobian_at(x, jacobian), have_jacobian = true, factorised = false;
+    bool regular = false;
+    if constexpr (sparse) {
+      if (!factorised) {
+        if (!ordered) sparse_lu.analyzePattern(jacobian), ordered = true;
+        sparse_lu.factorize(jacobian);
+      }
+      regular = sparse_lu.info() == Eigen::Success;
+      if (regular) *below_last_bit = sparse_lu.solve(residual);
+    } else if constexpr (N != Eigen::Dynamic) {
+      using Factorisation = std::conditional_t<(N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
+                                               Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
+      const Factorisation lu(jacobian);
+      regular = detail::regular(lu);
+      if (regular) *below_last_bit = lu.solve(residual);
+    } else {
+      regular = detail::solve_linear(jacobian, residual, *below_last_bit);
+    }
+    if (!regular) below_last_bit->setZero(n);
   };
 
   NewtonReport report;
@@ -189,14 +218,17 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     }
     if (norm <= threshold) {
       report.converged = true;
+      fill_below_last_bit();
       return report;
     }
     jacobian_at(x, jacobian);
+    have_jacobian = true;
     const Vecd<N, MaxN> floor = detail::roundoff_floor(jacobian, x);
     bool regular = false;
     if constexpr (sparse) {
       if (!ordered) sparse_lu.analyzePattern(jacobian), ordered = true;
       sparse_lu.factorize(jacobian);
+      factorised = true;
       regular = sparse_lu.info() == Eigen::Success;
       if (regular) step = sparse_lu.solve(residual);
     } else if constexpr (N == Eigen::Dynamic) {
@@ -245,11 +277,13 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       report.iterations += 1;
       report.residual_norm = norm;
       report.converged = std::isfinite(norm);
+      if (report.converged) fill_below_last_bit();
       return report;
     }
   }
   report.residual_norm = norm;
   report.converged = norm <= threshold;
+  if (report.converged) fill_below_last_bit();
   if (!report.converged) report.reason = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
   return report;
 }
@@ -258,19 +292,21 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
 /// stays the same from one call to the next (entries that happen to be zero are kept).
 template <class Residual, class Jacobian>
 NewtonReport newton_solve_sparse(Residual&& residual_at, Jacobian&& jacobian_at, Eigen::VectorXd& x, double scale,
-                                 const NewtonOptions& options = {}) {
+                                 const NewtonOptions& options = {}, Eigen::VectorXd* below_last_bit = nullptr) {
   return newton_solve<Eigen::Dynamic, Eigen::Dynamic, Eigen::SparseMatrix<double>>(residual_at, jacobian_at, x, scale,
-                                                                                  options);
+                                                                                  options, below_last_bit);
 }
 
 /// The same with evaluate(x, F, J) filling both at once (for steps whose Jacobian comes with the
 /// residual at little extra cost): the Jacobian of the latest evaluation is kept for Newton.
 template <int N, int MaxN = N, class Evaluate>
-NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N, MaxN>& x, double scale, const NewtonOptions& options = {}) {
+NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N, MaxN>& x, double scale, const NewtonOptions& options = {},
+                          Vecd<N, MaxN>* below_last_bit = nullptr) {
   using Matrix = Matd<N, N, MaxN, MaxN>;
   Matrix latest(x.size(), x.size());
   return newton_solve<N, MaxN>([&](const Vecd<N, MaxN>& y, Vecd<N, MaxN>& F) { evaluate(y, F, latest); },
-                               [&](const Vecd<N, MaxN>&, Matrix& J) { J = latest; }, x, scale, options);
+                               [&](const Vecd<N, MaxN>&, Matrix& J) { J = latest; }, x, scale, options,
+                               below_last_bit);
 }
 
 }  // namespace dalembert
