@@ -67,6 +67,7 @@ ReferencePositions reference_positions(const Problem& problem, const RunOptions&
     throw BadInput("errors need a reference from (q0, v0); two-point starts (--q1) have none");
   RunOptions o = options;
   o.method = "reference";
+  o.rule = "alpha";  // the discrete Lagrangian of the method measured; the reference has none
   const RunResult r = problem.system->run(problem.parameters, problem.initial, o);
   note_run(r);
   throw_if_stopped(o);
