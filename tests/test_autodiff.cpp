@@ -45,7 +45,7 @@ TEST(AutoDiff, JacobianOfAVectorFunction) {
 }
 
 namespace {
-/// 19 coordinates, unbounded: three chunks of ad::kChunkWidth directions, the last one partial.
+/// 19 coordinates, unbounded: three chunks of sizes::chunk_width directions, the last one partial.
 constexpr int kChunkedSize = 19;
 Eigen::VectorXd chunked_point(double offset) {
   Eigen::VectorXd x(kChunkedSize);
@@ -69,7 +69,7 @@ struct CoupledDiscreteLagrangian {
 };
 }  // namespace
 
-// At an unbounded run-time width the derivatives are taken a chunk of ad::kChunkWidth directions at a
+// At an unbounded run-time width the derivatives are taken a chunk of sizes::chunk_width directions at a
 // time, with one evaluation per chunk (core/autodiff.hpp): every entry must be the closed form's,
 // none shifted or dropped at a chunk's boundary.
 TEST(AutoDiff, ChunkedDerivativesAtAnUnboundedWidthEqualTheClosedForms) {

@@ -199,7 +199,7 @@ double expect_the_catalogue_trajectories(const RunTheFile& run_file, const Cases
 // The check: identical trajectories (to 1e-12) for midpoint DLA and MLA, here for every
 // method of the build that applies to each catalogue entry: dla, rk4, reference, del, gf, gf-sym,
 // gf-cp, fim, and mla, exact, ... when the build has them. The files run as the command line runs
-// them: within the bound of bounded_coordinates, where these files are.
+// them: within the bound of sizes::bounded_model_file, where these files are.
 TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
   Cases with_contact_files = mechanical_cases;
   with_contact_files.push_back({"contact-oscillator", {}});
@@ -213,7 +213,7 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
 }
 
 // The same files run by the library's instance for files beyond the bound (FileModel on the heap,
-// run_unbounded), which the command line takes for more than bounded_coordinates coordinates: every
+// run_unbounded), which the command line takes for more than sizes::bounded_model_file coordinates: every
 // method family on the heap gives the catalogue's trajectories too. (The method layer's tests at
 // run-time size, test_run_time_sizes*.cpp, compare within a bound; contact files on the heap:
 // ContactModelFiles.MoreThanEightCoordinatesOnTheHeap.)
@@ -485,7 +485,7 @@ void compare_numbers(const T& x, const T& y, double& difference, double& scale) 
 /// Jacobian of the acceleration and a direction of the shooting).
 template <class File>
 auto seeded_directions(const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  constexpr int width = 2 * modelfile::bounded_coordinates + 1;
+  constexpr int width = 2 * sizes::bounded_model_file + 1;
   using D = ad::Dual<double, Eigen::Dynamic, width>;
   const int n = static_cast<int>(q.size());
   VecN<File, D> qx(n), vx(n);
@@ -1173,7 +1173,7 @@ ContactCopies contact_copies(int K, bool knife_edge) {
 
 }  // namespace
 
-// Contact files of more than bounded_coordinates coordinates run on the heap instances: ten damped
+// Contact files of more than sizes::bounded_model_file coordinates run on the heap instances: ten damped
 // oscillators (10 coordinates) with herglotz, exact and rk4, three damped knife edges (9
 // coordinates, 3 constraints) with herglotz, rk4 and the reference solver, each copy against the
 // catalogue system alone.
@@ -1191,7 +1191,7 @@ TEST(ContactModelFiles, MoreThanEightCoordinatesOnTheHeap) {
   for (const auto& c : cases) {
     const ContactCopies copies = contact_copies(c.copies, c.knife_edge);
     const auto& entry = modelfile::model_text_entry(copies.text, "copies-" + std::to_string(c.copies));
-    ASSERT_GT(entry.describe({}).coordinates.size(), static_cast<std::size_t>(modelfile::bounded_coordinates));
+    ASSERT_GT(entry.describe({}).coordinates.size(), static_cast<std::size_t>(sizes::bounded_model_file));
     const RunOptions o = options(c.method, 0.05, c.steps);
     const RunResult all = entry.run({}, {}, o);
     ASSERT_FALSE(all.failed()) << c.method << ": " << all.summary.message;

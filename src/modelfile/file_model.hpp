@@ -732,7 +732,7 @@ DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> differ
 
 /// The two instances (src/modelfile/run.hpp): within a bound (no heap allocation per step) and
 /// unbounded.
-using BoundedFileModel = FileModel<bounded_coordinates>;
+using BoundedFileModel = FileModel<sizes::bounded_model_file>;
 using UnboundedFileModel = FileModel<Eigen::Dynamic>;
 
 /// A model file with an action variable (`action = "z"`) as a contact catalogue system

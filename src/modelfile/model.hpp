@@ -10,14 +10,11 @@
 
 #include <Eigen/Core>
 
+#include "dalembert/core/sizes.hpp"
 #include "modelfile/evaluator.hpp"
 #include "modelfile/spec.hpp"
 
 namespace dalembert::modelfile {
-
-/// Model files with at most this many coordinates run on storage inside the vectors (no heap
-/// allocation per step); larger ones on the heap (file_model.hpp, run.hpp).
-inline constexpr int bounded_coordinates = 8;
 
 struct LoadedModel {
   ModelSpec spec;

@@ -1,7 +1,7 @@
 #pragma once
 // Running a method on a model file: one compiled type, FileModel (file_model.hpp), for files of
 // every size, in two instances, each in its own translation unit so that they compile in
-// parallel: bounded (n ≤ bounded_coordinates, no heap allocation per step) and unbounded.
+// parallel: bounded (n ≤ sizes::bounded_model_file, no heap allocation per step) and unbounded.
 #include <memory>
 
 #include "dalembert/io/run_options.hpp"
@@ -27,7 +27,7 @@ Eigen::VectorXd project_velocity(std::shared_ptr<const BoundModel> model, const 
 inline RunResult run_model_file(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                 const RunOptions& options) {
   if (model->model->layout.contact) return run_contact(std::move(model), init, options);
-  if (model->model->n() <= bounded_coordinates) return run_bounded(std::move(model), init, options);
+  if (model->model->n() <= sizes::bounded_model_file) return run_bounded(std::move(model), init, options);
   return run_unbounded(std::move(model), init, options);
 }
 

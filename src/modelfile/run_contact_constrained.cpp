@@ -8,8 +8,8 @@ namespace dalembert::modelfile {
 
 RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                   const RunOptions& options) {
-  if (model->model->n() <= bounded_coordinates) {
-    return run(ContactFileModelWithConstraints<bounded_coordinates>(std::move(model)), init, options);
+  if (model->model->n() <= sizes::bounded_model_file) {
+    return run(ContactFileModelWithConstraints<sizes::bounded_model_file>(std::move(model)), init, options);
   }
   return run(ContactFileModelWithConstraints<Eigen::Dynamic>(std::move(model)), init, options);
 }

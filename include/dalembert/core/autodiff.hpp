@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "dalembert/core/sizes.hpp"
 #include "dalembert/core/types.hpp"
 
 #if !defined(DALEMBERT_AD_CERES)
@@ -137,7 +138,7 @@ inline constexpr bool is_dual_v = is_dual<D>::value;
 /// assignment of a nested dual and loops over run-time lengths (docs/decisions.md, *Run-time
 /// sizes*). An unbounded width, or a bound above 16, keeps the run-time width.
 template <int N, int MaxN>
-inline constexpr bool padded_width = N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= 16;
+inline constexpr bool padded_width = N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= sizes::padded_width_max;
 
 /// Calls f.template operator()<W, MaxW>() with the width (W, bound MaxW) at which to differentiate
 /// along n directions: (N, MaxN) itself when N is fixed or the width is not padded, else as above.
@@ -159,11 +160,10 @@ template <int N, int MaxN, class F>
   }
 }
 
-/// An unbounded run-time width (or a bound above 16) is differentiated by the callers that take the
-/// most derivatives a chunk of kChunkWidth directions at a time, at that fixed width, with one
+/// An unbounded run-time width (or a bound above sizes::padded_width_max) is differentiated by the callers that take the
+/// most derivatives a chunk of sizes::chunk_width directions at a time, at that fixed width, with one
 /// evaluation per chunk: a dual of run-time width on the heap allocates at every operation, and a
 /// hyper-dual at every derivative too (docs/decisions.md, *Run-time sizes*).
-inline constexpr int kChunkWidth = 8;
 template <int N, int MaxN>
 inline constexpr bool chunked_width = N == Eigen::Dynamic && !padded_width<N, MaxN>;
 
@@ -335,11 +335,11 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
   }
 }
 
-/// read(f(x seeded along the chunk), first, columns) for each chunk of kChunkWidth directions of x
+/// read(f(x seeded along the chunk), first, columns) for each chunk of sizes::chunk_width directions of x
 /// [first, first + columns), at least once (for the value when x is empty).
 template <int N, int MaxN, class T, class F, class Read>
 inline void over_chunks(const Vec<T, N, MaxN>& x, F&& f, Read&& read) {
-  constexpr int W = kChunkWidth;
+  constexpr int W = sizes::chunk_width;
   const int n = static_cast<int>(x.size());
   Vec<Dual<T, W>, N, MaxN> xd(n);
   int first = 0;
@@ -356,7 +356,7 @@ inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Ve
   const int n = static_cast<int>(x.size());
   if constexpr (chunked_width<N, MaxN>) {
     out_gradient.resize(n);
-    over_chunks<N, MaxN>(x, f, [&](const Dual<T, kChunkWidth>& y, int first, int columns) {
+    over_chunks<N, MaxN>(x, f, [&](const Dual<T, sizes::chunk_width>& y, int first, int columns) {
       out_value = value(y);
       for (int i = 0; i < columns; ++i) out_gradient[first + i] = derivative(y, i);
     });
@@ -379,7 +379,7 @@ inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>&
                                Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
   const int n = static_cast<int>(x.size());
   if constexpr (chunked_width<N, MaxN>) {
-    over_chunks<N, MaxN>(x, f, [&](const Vec<Dual<T, kChunkWidth>, M, MaxM>& y, int first, int columns) {
+    over_chunks<N, MaxN>(x, f, [&](const Vec<Dual<T, sizes::chunk_width>, M, MaxM>& y, int first, int columns) {
       const int m = static_cast<int>(y.size());
       out_value.resize(m);
       out_jacobian.resize(m, n);

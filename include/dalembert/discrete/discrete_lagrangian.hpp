@@ -54,10 +54,10 @@ concept DiscreteLagrangian = requires(const Ld& ld, const VecN<Ld>& q) {
 namespace detail {
 /// Value, both slot derivatives and the mixed second derivative of a discrete Lagrangian of unbounded
 /// run-time size: a chunk of directions of q0 (inside) and of q1 (outside) at a time at the fixed
-/// width ad::kChunkWidth, one hyper-dual evaluation per pair of chunks.
+/// width sizes::chunk_width, one hyper-dual evaluation per pair of chunks.
 template <DiscreteLagrangian Ld>
 DerivativesOf<Ld> chunked_hyper_dual_derivatives(const Ld& ld, const VecN<Ld>& q0, const VecN<Ld>& q1) {
-  constexpr int W = ad::kChunkWidth;
+  constexpr int W = sizes::chunk_width;
   using AlongQ0 = ad::Dual<double, W>;
   using AlongQ1 = ad::Dual<AlongQ0, W>;
   const int n = coordinate_count(ld);

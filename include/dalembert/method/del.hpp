@@ -65,8 +65,7 @@ class DiscreteEulerLagrange {
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
     DiscreteForceDerivatives<n, max_n_of<S>()> f;
-    VecN<S> below_last_bit;
-    MatNN<S> last_jacobian;
+    Linearisation<MatNN<S>, VecN<S>> last;
     const bool forced = has_external_force(system_);
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
@@ -79,16 +78,14 @@ class DiscreteEulerLagrange {
           J += f.D2;
         }
       }
-      last_jacobian = J;
     };
-    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_,
-                                                          &below_last_bit);
+    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
     if constexpr (HasExternalForce<S>) {
       if (forced) s.p += f.value;
     }
-    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
     s.q = x;
     advance(s, h);
     s.iterations = r.iterations;

@@ -205,14 +205,11 @@ class DiscreteLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Matd<N, N, MaxN, MaxN> last_jacobian(dn + dm, dn + dm);
-    Vecd<N, MaxN> below_last_bit(dn + dm);
-    const NewtonReport r = newton_solve<N, MaxN>(
-        residual, [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) { jacobian(unknowns, J), last_jacobian = J; },
-        x, scale, options_, &below_last_bit);
+    Linearisation<Matd<N, N, MaxN, MaxN>, Vecd<N, MaxN>> last;
+    const NewtonReport r = newton_solve<N, MaxN>(residual, jacobian, x, scale, options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2 + force;
-    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
     s.q = x.template head<n>(dn);
     s.multiplier = x.template segment<m>(dn, dm);
     if constexpr (m != 0) {
@@ -254,19 +251,17 @@ class DiscreteLagrangeDAlembert {
       F.tail(dm) = d.omega;
     };
     local::Triplets entries;
-    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       local::saddle_point_jacobian(d, Mq, entries, J);
-      last_jacobian = J;
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Eigen::VectorXd below_last_bit(dn + dm);
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &below_last_bit);
+    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
     s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
     s.q = x.head(dn);
     s.multiplier = x.tail(dm);
     advance(s, h);

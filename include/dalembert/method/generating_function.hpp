@@ -181,8 +181,9 @@ class GeneratingFunctionIntegrator {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
-    VecN<S> alpha1, below_last_bit;
-    MatNN<S> last_jacobian, dalpha1;
+    VecN<S> alpha1;
+    MatNN<S> dalpha1;
+    Linearisation<MatNN<S>, VecN<S>> last;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       MatNN<S> dalpha0;
@@ -190,15 +191,14 @@ class GeneratingFunctionIntegrator {
       force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
       F = s.p + d.D1 - alpha0;
       J = d.D12 - dalpha0;
-      last_jacobian = J;
     };
     const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(),
-                                                          options_, &below_last_bit);
+                                                          options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     VecN<S> p_plus = d.D2 - alpha1;
     const MatNN<S> p_plus_by_q1 = -d.D12 - dalpha1;  // D2 S~ by q1 is −D12 S~ to leading order
     const VecN<S> increment =
-        refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus, p_plus_by_q1);
+        refine_below_last_bit(x, last, s.q, s.q_low, p_plus, p_plus_by_q1);
     finish_step(s, x, p_plus, r.iterations, increment);
   }
 
@@ -261,17 +261,15 @@ class GeneratingFunctionIntegrator {
       f = discrete_force<double>(s.q, q1);
       F = s.p + d.D1 - f.alpha0;
     };
-    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.D12.begin(), d.D12.end());
-      last_jacobian = J;
     };
-    Eigen::VectorXd below_last_bit(x.size());
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_,
-                                               &below_last_bit);
+    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
+    const NewtonReport r =
+        newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     VecN<S> p_plus = d.D2 - f.alpha1;  // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
-    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
     finish_step(s, x, p_plus, r.iterations, increment);
   }
 
@@ -285,9 +283,9 @@ class GeneratingFunctionIntegrator {
       dalpha1_dq1.setZero(dn, dn);
     } else if constexpr (ad::chunked_width<n, max_n_of<S>()>) {
       // a chunk of directions of q1 at a time, at a fixed width (core/autodiff.hpp)
-      using D = ad::Dual<double, ad::kChunkWidth>;
+      using D = ad::Dual<double, sizes::chunk_width>;
       VecN<S, D> x0(dn);
-      for (int i = 0; i < dn; ++i) x0[i] = ad::constant<ad::kChunkWidth>(q0[i]);
+      for (int i = 0; i < dn; ++i) x0[i] = ad::constant<sizes::chunk_width>(q0[i]);
       alpha0.resize(dn);
       alpha1.resize(dn);
       dalpha0_dq1.resize(dn, dn);

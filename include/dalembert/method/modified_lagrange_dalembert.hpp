@@ -170,20 +170,16 @@ class ModifiedLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Matd<N, N, MaxN, MaxN> last_jacobian(dn + dm, dn + dm);
-    Vecd<N, MaxN> below_last_bit(dn + dm);
-    const auto evaluate_and_keep = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F, Matd<N, N, MaxN, MaxN>& J) {
-      evaluate(unknowns, F, J), last_jacobian = J;
-    };
+    Linearisation<Matd<N, N, MaxN, MaxN>, Vecd<N, MaxN>> last;
     NewtonReport r;
     try {
-      r = newton_solve<N, MaxN>(evaluate_and_keep, x, scale, options_, &below_last_bit);
+      r = newton_solve<N, MaxN>(evaluate, x, scale, options_, &last);
     } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
       throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = f.plus;
-    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
     s.q = x.template head<n>(dn);
     s.multiplier = x.template segment<m>(dn, dm);
     if constexpr (m != 0) {
@@ -212,19 +208,17 @@ class ModifiedLagrangeDAlembert {
       F.tail(dm) = e.d.omega;
     };
     local::Triplets entries;
-    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       local::saddle_point_jacobian(e.d, Mq, entries, J);
-      last_jacobian = J;
     };
     const double scale =
         std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Eigen::VectorXd below_last_bit(dn + dm);
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &below_last_bit);
+    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
+    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = plus_of(e);
     s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, s.p) / h;
+    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
     s.q = x.head(dn);
     s.multiplier = x.tail(dm);
     advance(s, h);

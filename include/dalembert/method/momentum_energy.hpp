@@ -134,19 +134,17 @@ class MomentumEnergyIntegrator {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
-    VecN<S> below_last_bit;
-    MatNN<S> last_jacobian;
+    Linearisation<MatNN<S>, VecN<S>> last;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p_minus + d.D1;
       J = d.D12;
-      last_jacobian = J;
     };
     const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                                          options_, &below_last_bit);
+                                                          options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     VecN<S> p_plus = d.D2;
-    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
     finish_step(s, x, p_plus, r.iterations, increment);
   }
 
@@ -159,17 +157,15 @@ class MomentumEnergyIntegrator {
       local::discrete_lagrangian_derivatives(system_, ld_, s.q, q1, d);
       F = s.p_minus + d.D1;
     };
-    Eigen::SparseMatrix<double> last_jacobian;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.by_q1.begin(), d.by_q1.end());
-      last_jacobian = J;
     };
-    Eigen::VectorXd below_last_bit(x.size());
+    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
     const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                               options_, &below_last_bit);
+                                               options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     VecN<S> p_plus = d.D2;
-    const VecN<S> increment = refine_below_last_bit(x, below_last_bit, last_jacobian, s.q, s.q_low, p_plus);
+    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
     finish_step(s, x, p_plus, r.iterations, increment);
   }
 

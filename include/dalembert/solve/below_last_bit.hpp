@@ -57,16 +57,18 @@ void sum_below_last_bit(const A& a, const B& b, Vector& hi, Vector& lo) {
 
 /// The end of a step of a method whose first equations read F = p_k + D1 L_d(q_k, q_{k+1}) + … = 0
 /// and whose next momentum is p_{k+1} = D2 L_d(q_k, q_{k+1}) + …: Newton's solution x (q_{k+1} first,
-/// then any other unknowns), with y = J⁻¹R from Newton (R the residual at x) and a Jacobian J of F,
+/// then any other unknowns), with Newton's last Jacobian J of F and y = J⁻¹R (R the residual at x),
 /// refined below the last bit of q as the top of this file derives. q + q_low is q_k; p_next is
 /// p_{k+1} at x. On return x holds the refined solution (q_{k+1} to the nearest double), q_low the
 /// rest of q_{k+1} and p_next the refined momentum. Returns q_{k+1} − q_k to below its last bit, for the velocity (q_{k+1} − q_k)/h.
 /// An empty q_low is zero. A method whose momentum has velocity-dependent terms of its own (GF's α1,
 /// where its equations have α0) gives ∂p_{k+1}/∂q_{k+1} as momentum_by_q1 (else it is −J_qq).
 template <class Unknowns, class Jacobian, class Position, class Momentum, class MomentumByQ1 = std::nullptr_t>
-Position refine_below_last_bit(Unknowns& x, const Unknowns& y, const Jacobian& J, const Position& q,
+Position refine_below_last_bit(Unknowns& x, const Linearisation<Jacobian, Unknowns>& last, const Position& q,
                                Position& q_low, Momentum& p_next, const MomentumByQ1& momentum_by_q1 = nullptr) {
   constexpr int Nq = Position::RowsAtCompileTime;
+  const Unknowns& y = last.below_last_bit;
+  const Jacobian& J = last.jacobian;
   const Eigen::Index n = q.size(), others = x.size() - n;
   if (q_low.size() != n) q_low = Position::Zero(n);
   if constexpr (!std::is_same_v<MomentumByQ1, std::nullptr_t>) {

@@ -22,8 +22,8 @@
 //       the unknowns' own units.
 // Failure is never silent: it returns a report the integrator turns into a SolverError carrying
 // step, time, residual norm and iterations. Each iteration reads the run's stop flag (solve/step_limits.hpp).
-// On request Newton also gives, after convergence, y = J⁻¹F at the solution with its last Jacobian:
-// what the solution's doubles could not hold (solve/below_last_bit.hpp).
+// On request Newton also leaves, after convergence, its last Jacobian and y = J⁻¹F at the solution:
+// what the solution's doubles could not hold (Linearisation, solve/below_last_bit.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -124,7 +124,7 @@ bool solve_small_up_to(int size, const Matrix& J, const Vector& F, Vector& step)
 template <class Matrix, class Vector>
 bool solve_linear(const Matrix& J, const Vector& F, Vector& step) {
   constexpr int MaxN = Matrix::MaxRowsAtCompileTime;
-  constexpr int largest = MaxN == Eigen::Dynamic ? kMaxSmallLU : std::min(MaxN, kMaxSmallLU);
+  constexpr int largest = MaxN == Eigen::Dynamic ? sizes::small_lu_max : std::min(MaxN, sizes::small_lu_max);
   const int size = static_cast<int>(J.rows());
   if (size >= 1 && size <= largest) return solve_small_up_to<largest>(size, J, F, step);
   const Eigen::PartialPivLU<Matrix> lu(J);
@@ -156,7 +156,61 @@ bool within_roundoff_floor(const Vector& F, const Vector& floor, double threshol
   return (F.array().abs() <= floor.array().max(threshold)).all();
 }
 
+/// The factorisation of Newton's latest Jacobian, by storage: Eigen's SparseLU for a sparse Jacobian
+/// (its pattern ordered once per solve: it stays the same from one Jacobian to the next); at a
+/// compile-time size SmallLU up to sizes::small_lu_max unknowns and PartialPivLU above, kept for a second
+/// solve; at a run-time size solve_linear on the kept Jacobian, which dispatches on the size.
+template <int N, int MaxN, class JacobianMatrix>
+class LatestFactorisation {
+  static constexpr bool sparse = std::is_same_v<JacobianMatrix, Eigen::SparseMatrix<double>>;
+  using Dense = std::conditional_t<(N <= sizes::small_lu_max), SmallLU<std::max(N, 1)>,
+                                   Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
+
+ public:
+  /// Factorises J (which must outlive the solves); false when J is singular to working precision.
+  /// Always inlined, as the factorisation itself: a fixed-size step is faster with it in place
+  /// (docs/decisions.md, Newton's small linear systems).
+  [[gnu::always_inline]] bool factorise(const JacobianMatrix& J) {
+    if constexpr (sparse) {
+      if (!ordered_) lu_.analyzePattern(J), ordered_ = true;
+      lu_.factorize(J);
+      return lu_.info() == Eigen::Success;
+    } else if constexpr (N != Eigen::Dynamic) {
+      lu_.compute(J);
+      return regular(lu_);
+    } else {
+      jacobian_ = &J;
+      return true;
+    }
+  }
+  /// out = J⁻¹F with the latest J factorised; false when J is singular.
+  [[gnu::always_inline]] bool solve(const Vecd<N, MaxN>& F, Vecd<N, MaxN>& out) const {
+    if constexpr (sparse || N != Eigen::Dynamic) {
+      out = lu_.solve(F);
+      return true;
+    } else {
+      return solve_linear(*jacobian_, F, out);
+    }
+  }
+
+ private:
+  [[no_unique_address]] std::conditional_t<sparse, Eigen::SparseLU<Eigen::SparseMatrix<double>>,
+                                           std::conditional_t<N != Eigen::Dynamic, Dense, char>> lu_;
+  [[no_unique_address]] std::conditional_t<sparse, bool, char> ordered_{};
+  const JacobianMatrix* jacobian_ = nullptr;
+};
+
 }  // namespace detail
+
+/// What a converged solve leaves for the step that asks for it: the last Jacobian Newton took
+/// (at the iterate before x, or at x if it took none) and y = J⁻¹F(x) with it (zero if J is
+/// singular), what x's doubles could not hold (solve/below_last_bit.hpp). The step reads the
+/// Jacobian where Newton wrote it, so that it copies none.
+template <class JacobianMatrix, class Vector>
+struct Linearisation {
+  JacobianMatrix jacobian;
+  Vector below_last_bit;
+};
 
 /// Solves F(x) = 0 in place, starting from x. residual(x, F) fills F; jacobian(x, J) fills its
 /// Jacobian at the x of the latest residual call. The last call of residual is always at the
@@ -164,46 +218,34 @@ bool within_roundoff_floor(const Vector& F, const Vector& floor, double threshol
 /// the next momentum instead of recomputing it).
 /// N may be Eigen::Dynamic, with the bound MaxN on the unknowns (storage without the heap).
 /// Jacobian is dense, or, for large systems, Eigen::SparseMatrix<double> (newton_solve_sparse).
-/// If below_last_bit is given, a converged solve also returns there y = J⁻¹F(x), J the last Jacobian
-/// (zero if it is singular).
+/// If `last` is given, a converged solve also leaves there its last Jacobian and y = J⁻¹F(x)
+/// (Linearisation above); Newton then writes its Jacobians there.
 template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, class Residual, class Jacobian>
 NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
-                          const NewtonOptions& options = {}, Vecd<N, MaxN>* below_last_bit = nullptr) {
-  constexpr bool sparse = std::is_same_v<JacobianMatrix, Eigen::SparseMatrix<double>>;
+                          const NewtonOptions& options = {},
+                          Linearisation<JacobianMatrix, Vecd<N, MaxN>>* last = nullptr) {
   const int n = static_cast<int>(x.size());
   Vecd<N, MaxN> residual(n), trial_residual(n), step(n), trial(n);
-  JacobianMatrix jacobian(n, n);
-  // Sparse: the pattern is ordered once per solve (it stays the same from one Jacobian to the next).
-  [[maybe_unused]] std::conditional_t<sparse, Eigen::SparseLU<Eigen::SparseMatrix<double>>, char> sparse_lu;
-  [[maybe_unused]] bool ordered = false;
+  JacobianMatrix own_jacobian;
+  JacobianMatrix& jacobian = last ? last->jacobian : own_jacobian;
+  jacobian.resize(n, n);
+  detail::LatestFactorisation<N, MaxN, JacobianMatrix> factorisation;
   const double threshold = options.tolerance * std::max(1.0, scale);
   const auto roundoff_of = [](const auto& y) {  // a correction this small only changes y's last bits
     return 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>());
   };
-  [[maybe_unused]] bool factorised = false;  // sparse: sparse_lu holds the last Jacobian
-  bool have_jacobian = false;
-  // After convergence: y = J⁻¹F(x) with the last Jacobian (a new one if Newton took none).
-  const auto fill_below_last_bit = [&] {
-    if (!below_last_bit) return;
-    if (!have_jacobian) jacobian_at(x, jacobian), have_jacobian = true, factorised = false;
-    bool regular = false;
-    if constexpr (sparse) {
-      if (!factorised) {
-        if (!ordered) sparse_lu.analyzePattern(jacobian), ordered = true;
-        sparse_lu.factorize(jacobian);
-      }
-      regular = sparse_lu.info() == Eigen::Success;
-      if (regular) *below_last_bit = sparse_lu.solve(residual);
-    } else if constexpr (N != Eigen::Dynamic) {
-      using Factorisation = std::conditional_t<(N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
-                                               Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
-      const Factorisation lu(jacobian);
-      regular = detail::regular(lu);
-      if (regular) *below_last_bit = lu.solve(residual);
-    } else {
-      regular = detail::solve_linear(jacobian, residual, *below_last_bit);
+  bool have_jacobian = false;  // a Jacobian Newton took is factorised at once, and regular
+  // After convergence: y = J⁻¹F(x) with the last Jacobian and its factorisation (a new one if Newton
+  // took none).
+  const auto fill_last = [&]() __attribute__((always_inline)) {
+    if (!last) return;
+    bool regular = true;
+    if (!have_jacobian) {
+      jacobian_at(x, jacobian), have_jacobian = true;
+      regular = factorisation.factorise(jacobian);
     }
-    if (!regular) below_last_bit->setZero(n);
+    last->below_last_bit.resize(n);
+    if (!regular || !factorisation.solve(residual, last->below_last_bit)) last->below_last_bit.setZero(n);
   };
 
   NewtonReport report;
@@ -218,30 +260,13 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
     }
     if (norm <= threshold) {
       report.converged = true;
-      fill_below_last_bit();
+      fill_last();
       return report;
     }
     jacobian_at(x, jacobian);
     have_jacobian = true;
     const Vecd<N, MaxN> floor = detail::roundoff_floor(jacobian, x);
-    bool regular = false;
-    if constexpr (sparse) {
-      if (!ordered) sparse_lu.analyzePattern(jacobian), ordered = true;
-      sparse_lu.factorize(jacobian);
-      factorised = true;
-      regular = sparse_lu.info() == Eigen::Success;
-      if (regular) step = sparse_lu.solve(residual);
-    } else if constexpr (N == Eigen::Dynamic) {
-      regular = detail::solve_linear(jacobian, residual, step);
-    } else {
-      // Written out here: through solve_linear a fixed-size step is slower (the factorisation is
-      // no longer inlined; docs/decisions.md, Newton's small linear systems).
-      using Factorisation = std::conditional_t<(N <= kMaxSmallLU), SmallLU<std::max(N, 1)>,
-                                               Eigen::PartialPivLU<Matd<N, N, MaxN, MaxN>>>;
-      const Factorisation lu(jacobian);
-      regular = detail::regular(lu);
-      if (regular) step = lu.solve(residual);
-    }
+    const bool regular = factorisation.factorise(jacobian) && factorisation.solve(residual, step);
     if (!regular) {
       report.reason = "singular Jacobian";
       return report;
@@ -277,13 +302,13 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
       report.iterations += 1;
       report.residual_norm = norm;
       report.converged = std::isfinite(norm);
-      if (report.converged) fill_below_last_bit();
+      if (report.converged) fill_last();
       return report;
     }
   }
   report.residual_norm = norm;
   report.converged = norm <= threshold;
-  if (report.converged) fill_below_last_bit();
+  if (report.converged) fill_last();
   if (!report.converged) report.reason = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
   return report;
 }
@@ -292,21 +317,21 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
 /// stays the same from one call to the next (entries that happen to be zero are kept).
 template <class Residual, class Jacobian>
 NewtonReport newton_solve_sparse(Residual&& residual_at, Jacobian&& jacobian_at, Eigen::VectorXd& x, double scale,
-                                 const NewtonOptions& options = {}, Eigen::VectorXd* below_last_bit = nullptr) {
+                                 const NewtonOptions& options = {},
+                                 Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd>* last = nullptr) {
   return newton_solve<Eigen::Dynamic, Eigen::Dynamic, Eigen::SparseMatrix<double>>(residual_at, jacobian_at, x, scale,
-                                                                                  options, below_last_bit);
+                                                                                  options, last);
 }
 
 /// The same with evaluate(x, F, J) filling both at once (for steps whose Jacobian comes with the
 /// residual at little extra cost): the Jacobian of the latest evaluation is kept for Newton.
 template <int N, int MaxN = N, class Evaluate>
 NewtonReport newton_solve(Evaluate&& evaluate, Vecd<N, MaxN>& x, double scale, const NewtonOptions& options = {},
-                          Vecd<N, MaxN>* below_last_bit = nullptr) {
+                          Linearisation<Matd<N, N, MaxN, MaxN>, Vecd<N, MaxN>>* last = nullptr) {
   using Matrix = Matd<N, N, MaxN, MaxN>;
   Matrix latest(x.size(), x.size());
   return newton_solve<N, MaxN>([&](const Vecd<N, MaxN>& y, Vecd<N, MaxN>& F) { evaluate(y, F, latest); },
-                               [&](const Vecd<N, MaxN>&, Matrix& J) { J = latest; }, x, scale, options,
-                               below_last_bit);
+                               [&](const Vecd<N, MaxN>&, Matrix& J) { J = latest; }, x, scale, options, last);
 }
 
 }  // namespace dalembert

@@ -6,28 +6,33 @@
 // multipliers by division), written for a size known at compile time so that the compiler unrolls
 // it. Eigen's version works on dynamic-size blocks inside, whatever the matrix type. Factorise and
 // solve (bench/small_lu.cpp, g++): 2×2 17 → 5 ns, 4×4 68 → 30 ns, 6×6 137 → 139 ns, 8×8 204 → 177 ns.
-// Newton uses it up to kMaxSmallLU unknowns and Eigen's above.
+// Newton uses it up to sizes::small_lu_max unknowns (core/sizes.hpp) and Eigen's above.
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
 #include <Eigen/LU>
 
+#include "dalembert/core/sizes.hpp"
 #include "dalembert/core/types.hpp"
 
 namespace dalembert {
 
-inline constexpr int kMaxSmallLU = 8;
-
 template <int N>
 class SmallLU {
-  static_assert(N > 0 && N <= kMaxSmallLU, "SmallLU is for small fixed sizes; use Eigen::PartialPivLU");
+  static_assert(N > 0 && N <= sizes::small_lu_max, "SmallLU is for small fixed sizes; use Eigen::PartialPivLU");
 
  public:
   /// Factorises P A = L U; a zero pivot column is left as it is (matrixLU() shows the zero).
-  /// Always inlined: clang++ otherwise calls it, and the copy of a Jacobian just written entry by
-  /// entry then waits on store forwarding (docs/decisions.md, Compiler).
-  [[gnu::always_inline]] explicit SmallLU(const Matd<N, N>& a) : lu_(a) {
+  [[gnu::always_inline]] explicit SmallLU(const Matd<N, N>& a) { compute(a); }
+  /// Unfactorised, for a factorisation kept across calls of compute().
+  SmallLU() = default;
+
+  /// Factorises a, as the constructor does. Always inlined: clang++ otherwise calls it, and the copy
+  /// of a Jacobian just written entry by entry then waits on store forwarding (docs/decisions.md,
+  /// Compiler).
+  [[gnu::always_inline]] void compute(const Matd<N, N>& a) {
+    lu_ = a;
     for (int i = 0; i < N; ++i) row_of_[i] = i;
     for (int k = 0; k < N; ++k) {
       int pivot_row = k;
@@ -76,7 +81,7 @@ class SmallLU {
 };
 
 /// X = A⁻¹ B for a square A with few rows, one factorisation for every column of B: SmallLU of
-/// A's size up to kMaxSmallLU, dispatched on the size when it is known only at run time, and
+/// A's size up to sizes::small_lu_max, dispatched on the size when it is known only at run time, and
 /// Eigen's PartialPivLU above. At a run-time size Eigen's own factorisations loop over blocks even
 /// for three rows: with its LDLT, the projection of a momentum was much of a `fim` step on a model
 /// file (docs/decisions.md, Newton's small linear systems). A singular A gives non-finite entries.
@@ -90,10 +95,10 @@ typename Rhs::PlainObject solve_small_system(const Matrix& A, const Rhs& B) {
     for (Eigen::Index j = 0; j < B.cols(); ++j) X.col(j) = lu.solve(B.col(j).template head<K>());
     return X;
   };
-  if constexpr (N != Eigen::Dynamic && N <= kMaxSmallLU) {
+  if constexpr (N != Eigen::Dynamic && N <= sizes::small_lu_max) {
     return with.template operator()<N>();
   } else {
-    constexpr int largest = MaxN == Eigen::Dynamic ? kMaxSmallLU : std::min(MaxN, kMaxSmallLU);
+    constexpr int largest = MaxN == Eigen::Dynamic ? sizes::small_lu_max : std::min(MaxN, sizes::small_lu_max);
     const auto up_to = [&]<int K>(auto& self) -> Result {
       if (A.rows() == K) return with.template operator()<K>();
       if constexpr (K > 1) return self.template operator()<K - 1>(self);

@@ -1,0 +1,26 @@
+#pragma once
+// Where one storage or algorithm gives way to another by the size of a system: every size threshold
+// of the library, each with the decision behind it (docs/decisions.md).
+
+namespace dalembert::sizes {
+
+/// Newton's linear systems of up to this many unknowns are factorised by SmallLU (unrolled for a
+/// size known at compile time, dispatched on a size known at run time), larger ones by Eigen's
+/// PartialPivLU (docs/decisions.md, Newton's small linear systems).
+inline constexpr int small_lu_max = 8;
+
+/// Derivatives along a run-time number n of directions within a bound up to this one are taken at a
+/// fixed width (4 for n <= 4, 8 for n <= 8, else the bound); an unbounded number, or a larger bound,
+/// keeps the run-time width (docs/decisions.md, Run-time sizes).
+inline constexpr int padded_width_max = 16;
+
+/// The derivatives that take the most work are taken at a run-time width beyond padded_width_max a
+/// chunk of this many directions at a time, at that fixed width (docs/decisions.md, Run-time sizes).
+inline constexpr int chunk_width = 8;
+
+/// Model files of up to this many coordinates run on storage bounded at this size, inside the
+/// vectors (no heap allocation per step); larger ones on the heap (docs/decisions.md, Model files:
+/// one compiled type, in a bounded and an unbounded instance).
+inline constexpr int bounded_model_file = 8;
+
+}  // namespace dalembert::sizes
