@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [--tests | --benchmarks]   (as root, or with sudo available)
 #   (none)        what the main job needs (scripts/main.sh): the tool, the Python package, figures
 #   --tests       and what the tests need (scripts/test.sh)
-#   --benchmarks  and what the tests and the optional benchmarks need (bench/, docs/benchmarks.md),
+#   --benchmarks  and what the tests and the optional benchmarks need (bench/),
 #                 among them SUNDIALS for the IDA rows of bench/time_to_accuracy.cpp (about 90
 #                 packages with its MPI and PETSc dependencies)
 set -euo pipefail
