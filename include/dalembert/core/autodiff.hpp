@@ -136,9 +136,10 @@ inline constexpr bool is_dual_v = is_dual<D>::value;
 /// 8 for n <= 8, else the bound. A dual of fixed width is copied as one block and its arithmetic is
 /// unrolled and vectorised; one of run-time width within a bound copies the whole bound at every
 /// assignment of a nested dual and loops over run-time lengths (docs/decisions.md, *Run-time
-/// sizes*). An unbounded width, or a bound above 16, keeps the run-time width.
+/// sizes*). An unbounded width, or a bound above sizes::padded_width_max, keeps the run-time width.
 template <int N, int MaxN>
-inline constexpr bool padded_width = N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= sizes::padded_width_max;
+inline constexpr bool padded_width =
+    N == Eigen::Dynamic && MaxN != Eigen::Dynamic && MaxN <= sizes::padded_width_max;
 
 /// Calls f.template operator()<W, MaxW>() with the width (W, bound MaxW) at which to differentiate
 /// along n directions: (N, MaxN) itself when N is fixed or the width is not padded, else as above.
@@ -160,10 +161,11 @@ template <int N, int MaxN, class F>
   }
 }
 
-/// An unbounded run-time width (or a bound above sizes::padded_width_max) is differentiated by the callers that take the
-/// most derivatives a chunk of sizes::chunk_width directions at a time, at that fixed width, with one
-/// evaluation per chunk: a dual of run-time width on the heap allocates at every operation, and a
-/// hyper-dual at every derivative too (docs/decisions.md, *Run-time sizes*).
+/// An unbounded run-time width (or a bound above sizes::padded_width_max) is differentiated by the
+/// callers that take the most derivatives a chunk of sizes::chunk_width directions at a time, at
+/// that fixed width, with one evaluation per chunk: a dual of run-time width on the heap allocates
+/// at every operation, and a hyper-dual at every derivative too (docs/decisions.md, *Run-time
+/// sizes*).
 template <int N, int MaxN>
 inline constexpr bool chunked_width = N == Eigen::Dynamic && !padded_width<N, MaxN>;
 
@@ -335,8 +337,8 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
   }
 }
 
-/// read(f(x seeded along the chunk), first, columns) for each chunk of sizes::chunk_width directions of x
-/// [first, first + columns), at least once (for the value when x is empty).
+/// read(f(x seeded along the chunk), first, columns) for each chunk of sizes::chunk_width directions
+/// of x [first, first + columns), at least once (for the value when x is empty).
 template <int N, int MaxN, class T, class F, class Read>
 inline void over_chunks(const Vec<T, N, MaxN>& x, F&& f, Read&& read) {
   constexpr int W = sizes::chunk_width;

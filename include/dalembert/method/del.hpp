@@ -79,7 +79,8 @@ class DiscreteEulerLagrange {
         }
       }
     };
-    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
+    const NewtonReport r =
+        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     s.p = d.D2;
     if constexpr (HasExternalForce<S>) {

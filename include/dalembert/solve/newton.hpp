@@ -158,8 +158,8 @@ bool within_roundoff_floor(const Vector& F, const Vector& floor, double threshol
 
 /// The factorisation of Newton's latest Jacobian, by storage: Eigen's SparseLU for a sparse Jacobian
 /// (its pattern ordered once per solve: it stays the same from one Jacobian to the next); at a
-/// compile-time size SmallLU up to sizes::small_lu_max unknowns and PartialPivLU above, kept for a second
-/// solve; at a run-time size solve_linear on the kept Jacobian, which dispatches on the size.
+/// compile-time size SmallLU up to sizes::small_lu_max unknowns and PartialPivLU above, kept for a
+/// second solve; at a run-time size solve_linear on the kept Jacobian, which dispatches on the size.
 template <int N, int MaxN, class JacobianMatrix>
 class LatestFactorisation {
   static constexpr bool sparse = std::is_same_v<JacobianMatrix, Eigen::SparseMatrix<double>>;

@@ -4,9 +4,9 @@
 //
 // The algorithm is Eigen's PartialPivLU (the largest entry of each column as pivot, rows swapped,
 // multipliers by division), written for a size known at compile time so that the compiler unrolls
-// it. Eigen's version works on dynamic-size blocks inside, whatever the matrix type. Factorise and
-// solve (bench/small_lu.cpp, g++): 2×2 17 → 5 ns, 4×4 68 → 30 ns, 6×6 137 → 139 ns, 8×8 204 → 177 ns.
-// Newton uses it up to sizes::small_lu_max unknowns (core/sizes.hpp) and Eigen's above.
+// it. Eigen's version works on dynamic-size blocks inside, whatever the matrix type (docs/decisions.md,
+// Newton's small linear systems). Newton uses it up to sizes::small_lu_max unknowns (core/sizes.hpp)
+// and Eigen's above.
 #include <algorithm>
 #include <cmath>
 #include <utility>
