@@ -55,8 +55,8 @@ OPTIONS_OF_SYSTEM = {"contact-particle": ["--param", "gamma=-1"]}
 # failure: the test fails when the pair meets the table's order, so that the mark is removed),
 # `skip` a pair that cannot be measured here.
 EXCEPTIONS = {
-    # A linear system: RK4's error at T = 1 cancels to leading order (the stability function matches
-    # e^{hλ} to order 4, and the damped oscillator's two modes cancel in q at the fifth).
+    # A linear system with a closed form: RK4's error in q at T = 1 falls as h^5.7 over these step
+    # sizes (the leading error term nearly cancels at this T; not a property of the method).
     ("damped-oscillator", "rk4", ()): {"expected": 5.7},
     ("models/damped-oscillator.toml", "rk4", ()): {"expected": 5.7},
     # Order 8 against a reference of tolerance 1e-13 leaves only h >= 1/3, where the error still
