@@ -8,8 +8,7 @@
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
-#include "dalembert/solve/below_last_bit.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -62,10 +61,8 @@ class DiscreteEulerLagrange {
 
   void step(State& s) const {
     const double h = step_size();
-    VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
     DiscreteForceDerivatives<n, max_n_of<S>()> f;
-    Linearisation<MatNN<S>, VecN<S>> last;
     const bool forced = has_external_force(system_);
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
@@ -79,17 +76,16 @@ class DiscreteEulerLagrange {
         }
       }
     };
-    const NewtonReport r =
-        newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p = d.D2;
-    if constexpr (HasExternalForce<S>) {
-      if (forced) s.p += f.value;
-    }
-    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
-    s.q = x;
-    advance(s, h);
-    s.iterations = r.iterations;
+    const auto next_momentum = [&] {
+      VecN<S> p = d.D2;
+      if constexpr (HasExternalForce<S>) {
+        if (forced) p += f.value;
+      }
+      return p;
+    };
+    s.p = position_momentum_step<MatNN<S>>(s, h, VecN<S>(s.q + h * s.last_velocity),
+                                           s.p.template lpNorm<Eigen::Infinity>(), options_,
+                                           JointEquations{evaluate}, next_momentum);
   }
 
   /// The velocity of the discrete momentum (inverse Legendre map).

@@ -26,7 +26,7 @@
 
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -112,8 +112,7 @@ class DiscreteGradient {
     Unknowns x(2 * dn + dm);
     x << s.q + h * s.v, s.v, s.multiplier;
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x, scale, options_);
     // A step's energy error is of the size of the residual Newton stops at (its tolerance, 1e-13 by
     // default): one more correction, quadratically convergent from there, takes it to round-off.
     Unknowns F(x.size());
@@ -268,8 +267,8 @@ class DiscreteGradient {
     Eigen::VectorXd x(size);
     x << s.q + h * s.v, s.v, s.multiplier, 0.0, 0.0;
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r =
+        solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x, scale, options_);
     Eigen::VectorXd F(size);
     Eigen::SparseMatrix<double> J(size, size);
     residual(x, F);

@@ -19,8 +19,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
-#include "dalembert/solve/below_last_bit.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -205,18 +204,12 @@ class DiscreteLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Linearisation<Matd<N, N, MaxN, MaxN>, Vecd<N, MaxN>> last;
-    const NewtonReport r = newton_solve<N, MaxN>(residual, jacobian, x, scale, options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p = d.D2 + force;
-    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
-    s.q = x.template head<n>(dn);
-    s.multiplier = x.template segment<m>(dn, dm);
+    s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), scale, options_,
+                                                         SeparateEquations{residual, jacobian},
+                                                         [&] { return VecN<S>(d.D2 + force); });
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
     }
-    advance(s, h);
-    s.iterations = r.iterations;
   }
 
   /// The midpoint discrete force F_d(q0, q1) of the step from t0 and, if `by_q1` is given, ∂F_d/∂q1.
@@ -256,16 +249,10 @@ class DiscreteLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p = d.D2;
+    s.p = position_momentum_step<Eigen::SparseMatrix<double>>(s, h, std::move(x), scale, options_,
+                                                               SeparateEquations{residual, jacobian},
+                                                               [&] { return VecN<S>(d.D2); });
     s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
-    s.q = x.head(dn);
-    s.multiplier = x.tail(dm);
-    advance(s, h);
-    s.iterations = r.iterations;
   }
 
   S system_;

@@ -24,8 +24,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
-#include "dalembert/solve/below_last_bit.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -183,7 +182,6 @@ class GeneratingFunctionIntegrator {
     DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
     VecN<S> alpha1;
     MatNN<S> dalpha1;
-    Linearisation<MatNN<S>, VecN<S>> last;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       MatNN<S> dalpha0;
@@ -192,31 +190,25 @@ class GeneratingFunctionIntegrator {
       F = s.p + d.D1 - alpha0;
       J = d.D12 - dalpha0;
     };
-    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(),
-                                                          options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    VecN<S> p_plus = d.D2 - alpha1;
-    const MatNN<S> p_plus_by_q1 = -d.D12 - dalpha1;  // D2 S~ by q1 is −D12 S~ to leading order
-    const VecN<S> increment =
-        refine_below_last_bit(x, last, s.q, s.q_low, p_plus, p_plus_by_q1);
-    finish_step(s, x, p_plus, r.iterations, increment);
+    const VecN<S> q0 = s.q;
+    const VecN<S> p_plus = position_momentum_step<MatNN<S>>(
+        s, h, std::move(x), s.p.template lpNorm<Eigen::Infinity>(), options_, JointEquations{evaluate},
+        [&] { return VecN<S>(d.D2 - alpha1); },
+        [&] { return MatNN<S>(-d.D12 - dalpha1); });  // D2 S~ by q1 is −D12 S~ to leading order
+    read_momentum(s, q0, p_plus);
   }
 
-  /// After Newton has found q_{k+1} = x: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺), the
-  /// discrete constraint of the segment and the step's bookkeeping.
-  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations, const VecN<S>& increment) const {
+  /// After the driver has taken the state to q_{k+1}: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺)
+  /// and the discrete constraint of the segment from q0 = q_k.
+  void read_momentum(State& s, const VecN<S>& q0, const VecN<S>& p_plus) const {
     const double h = step_size(), a = alpha();
-    s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * s.q + a * x), VecN<S>((x - s.q) / h));
+    s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * q0 + a * s.q), VecN<S>((s.q - q0) / h));
     s.p_plus = p_plus;
     if constexpr (ConstraintPreserving) {
-      s.p = project_momentum(system_, x, s.p_plus);
+      s.p = project_momentum(system_, s.q, s.p_plus);
     } else {
       s.p = s.p_plus;
     }
-    s.last_velocity = increment / h;
-    s.q = x;
-    advance(s, h);
-    s.iterations = iterations;
   }
 
   /// D1 S~, D2 S~ and the entries of D12 S~ of a locally coupled model, from the terms' α-rules
@@ -264,13 +256,12 @@ class GeneratingFunctionIntegrator {
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.D12.begin(), d.D12.end());
     };
-    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
-    const NewtonReport r =
-        newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    VecN<S> p_plus = d.D2 - f.alpha1;  // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
-    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
-    finish_step(s, x, p_plus, r.iterations, increment);
+    const VecN<S> q0 = s.q;
+    // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
+    const VecN<S> p_plus = position_momentum_step<Eigen::SparseMatrix<double>>(
+        s, h, std::move(x), s.p.template lpNorm<Eigen::Infinity>(), options_, SeparateEquations{residual, jacobian},
+        [&] { return VecN<S>(d.D2 - f.alpha1); });
+    read_momentum(s, q0, p_plus);
   }
 
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,

@@ -19,7 +19,7 @@
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/exact_contact.hpp"
 #include "dalembert/model/contact.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -137,8 +137,7 @@ class DiscreteHerglotz {
       add_constraint_rows<n, m>(dc_, s.q, q1, Mq, unknowns, F, J, w);
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x, scale, options_);
     const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2;
     s.z += d.value;

@@ -20,7 +20,7 @@
 
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -95,8 +95,8 @@ class McLachlanPerlmutter {
     };
     Unknowns x(dn + dm);
     x << s.v, s.multiplier;
-    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x,
+                                                              s.p.template lpNorm<Eigen::Infinity>(), options_);
     s.v = x.template head<n>(dn);
     s.q = q_half + (0.5 * h) * s.v;
     s.p = metric_matrix(system_, s.q) * s.v;
@@ -220,8 +220,8 @@ class McLachlanPerlmutter {
     };
     Eigen::VectorXd x(dn + dm);
     x << s.v, s.multiplier;
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r = solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x,
+                                                                   s.p.template lpNorm<Eigen::Infinity>(), options_);
     s.v = x.head(dn);
     s.q = q_half + (0.5 * h) * s.v;
     s.p = end.p;

@@ -17,8 +17,7 @@
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
-#include "dalembert/solve/below_last_bit.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -170,23 +169,12 @@ class ModifiedLagrangeDAlembert {
     };
     const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
                                   s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Linearisation<Matd<N, N, MaxN, MaxN>, Vecd<N, MaxN>> last;
-    NewtonReport r;
-    try {
-      r = newton_solve<N, MaxN>(evaluate, x, scale, options_, &last);
-    } catch (const SolverError& e) {  // from exact ingredients: a shooting failure inside a residual
-      throw e.at(s.k + 1, grid_time(s.k + 1, h));
-    }
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p = f.plus;
-    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
-    s.q = x.template head<n>(dn);
-    s.multiplier = x.template segment<m>(dn, dm);
+    // exact ingredients may throw a shooting failure inside a residual: the driver reports it as this step's
+    s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), scale, options_,
+                                                         JointEquations{evaluate}, [&] { return VecN<S>(f.plus); });
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = w.value.template lpNorm<Eigen::Infinity>();
     }
-    advance(s, h);
-    s.iterations = r.iterations;
   }
 
   /// The same equations for a locally coupled model with sparse derivatives, as DLA's
@@ -213,16 +201,10 @@ class ModifiedLagrangeDAlembert {
     };
     const double scale =
         std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, scale, options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    s.p = plus_of(e);
+    s.p = position_momentum_step<Eigen::SparseMatrix<double>>(s, h, std::move(x), scale, options_,
+                                                               SeparateEquations{residual, jacobian},
+                                                               [&] { return VecN<S>(plus_of(e)); });
     s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
-    s.last_velocity = refine_below_last_bit(x, last, s.q, s.q_low, s.p) / h;
-    s.q = x.head(dn);
-    s.multiplier = x.tail(dm);
-    advance(s, h);
-    s.iterations = r.iterations;
   }
 
   S system_;

@@ -21,8 +21,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/model/projectors.hpp"
-#include "dalembert/solve/below_last_bit.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -134,18 +133,13 @@ class MomentumEnergyIntegrator {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
-    Linearisation<MatNN<S>, VecN<S>> last;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       d = differentiate(ld_, s.q, q1);
       F = s.p_minus + d.D1;
       J = d.D12;
     };
-    const NewtonReport r = newton_solve<n, max_n_of<S>()>(evaluate, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                                          options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    VecN<S> p_plus = d.D2;
-    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
-    finish_step(s, x, p_plus, r.iterations, increment);
+    read_momenta(s, position_momentum_step<MatNN<S>>(s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(),
+                                                     options_, JointEquations{evaluate}, [&] { return VecN<S>(d.D2); }));
   }
 
   /// The same step with sparse derivatives: Newton on D12 L_d from the terms' blocks.
@@ -160,24 +154,17 @@ class MomentumEnergyIntegrator {
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(d.by_q1.begin(), d.by_q1.end());
     };
-    Linearisation<Eigen::SparseMatrix<double>, Eigen::VectorXd> last;
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                               options_, &last);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-    VecN<S> p_plus = d.D2;
-    const VecN<S> increment = refine_below_last_bit(x, last, s.q, s.q_low, p_plus);
-    finish_step(s, x, p_plus, r.iterations, increment);
+    read_momenta(s, position_momentum_step<Eigen::SparseMatrix<double>>(
+                        s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(), options_,
+                        SeparateEquations{residual, jacobian}, [&] { return VecN<S>(d.D2); }));
   }
 
-  /// q_{k+1} = x, p⁺ = D2 L_d(q_k, x), p~ = P* p⁺ and p⁻ = R* p⁺ = 2 p~ − p⁺.
-  void finish_step(State& s, const VecN<S>& x, const VecN<S>& p_plus, int iterations, const VecN<S>& increment) const {
+  /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
+  /// p⁻ = R* p⁺ = 2 p~ − p⁺.
+  void read_momenta(State& s, const VecN<S>& p_plus) const {
     s.p_plus = p_plus;
-    s.p_average = project_momentum(system_, x, s.p_plus);
+    s.p_average = project_momentum(system_, s.q, s.p_plus);
     s.p_minus = 2 * s.p_average - s.p_plus;
-    s.last_velocity = increment / step_size();
-    s.q = x;
-    advance(s, step_size());
-    s.iterations = iterations;
   }
 
   void set_momenta(State& s, const VecN<S>& p_minus) const {

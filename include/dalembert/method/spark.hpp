@@ -29,7 +29,7 @@
 
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -112,10 +112,7 @@ class Spark {
     /// (empty before the first step).
     Vecd<Dynamic, max_unknowns> stage_increments;
     /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
-    Eigen::PartialPivLU<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> factorisation;
-    /// Steps left before the kept Jacobian is tried again, after it failed: on a system whose
-    /// Jacobian changes fast (a rolling disk) a failed try costs more than it saves.
-    int skip_kept_jacobian = 0;
+    KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
   };
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
@@ -243,14 +240,10 @@ class Spark {
       x.template segment<n>(i * block + dn, dn) += s.p;
       if (!warm) x.template segment<m>(i * block + 2 * dn, dm) = s.multiplier;
     }
-    // Chord iterations (simplified Newton) on a factorised Jacobian kept from step to step: the
+    // Chord iterations on a factorised Jacobian kept from step to step (solve/step_driver.hpp): the
     // Jacobian of all stages, by automatic differentiation, is most of a step's cost, and it changes
-    // by O(h) per step. It is computed afresh, at the current iterate, when the iterations contract
-    // by less than a factor 5 (or diverge); if even those fail, the library's damped Newton with a
-    // fresh Jacobian at every iterate decides.
+    // by O(h) per step.
     const double scale = s.p.template lpNorm<Eigen::Infinity>();
-    const double threshold = options_.tolerance * std::max(1.0, scale);
-    int iterations = 0;
     // The Jacobian of the residual from each stage's own derivatives: stage j's rates depend on its
     // unknowns alone, so s derivatives of width 2n + m (and one of g(q1, p1), of width 2n) give the
     // whole Jacobian, for a quarter of the work of differentiating the residual in all s(2n + m)
@@ -291,60 +284,7 @@ class Spark {
         }
       }
     };
-    const auto factorise_at = [&](const Unknowns& y) {
-      Jacobian J;
-      jacobian(y, J);
-      s.factorisation.compute(J);
-    };
-    const auto chord = [&](Unknowns& y) {
-      double last_correction = std::numeric_limits<double>::infinity();
-      for (int it = 0; it < options_.max_iterations; ++it) {
-        const Unknowns F = residual(y);
-        const double norm = F.template lpNorm<Eigen::Infinity>();
-        if (!std::isfinite(norm)) return false;
-        if (norm <= threshold) return true;
-        const Unknowns correction = s.factorisation.solve(F);
-        y -= correction;
-        ++iterations;
-        const double size = correction.template lpNorm<Eigen::Infinity>();
-        // At round-off in every component, x cannot improve further. Component by component: a
-        // bound from |x|_inf would stop the momenta and multipliers early once an angle has grown
-        // large over a long run.
-        if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
-          return std::isfinite(size);
-        if (size > 0.2 * last_correction) return false;
-        last_correction = size;
-      }
-      return false;
-    };
-    bool converged = false;
-    const bool try_kept = s.factorisation.rows() == x.size() && s.skip_kept_jacobian == 0;
-    if (s.skip_kept_jacobian > 0) --s.skip_kept_jacobian;
-    if (try_kept) {
-      Unknowns y = x;
-      converged = chord(y);
-      if (converged) x = y;
-      if (!converged) s.skip_kept_jacobian = 8;
-    }
-    if (!converged) {
-      factorise_at(x);
-      Unknowns y = x;
-      if ((converged = chord(y))) x = y;
-    }
-    if (!converged) {
-      const auto evaluate = [&](const Unknowns& y, Unknowns& F, Jacobian& J) {
-        F = residual(y);
-        jacobian(y, J);
-      };
-      const NewtonReport r = newton_solve<Dynamic, max_unknowns>(evaluate, x, scale, options_);
-      iterations += r.iterations;
-      if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
-      factorise_at(x);
-    }
-    // Chord iterations stop just below the tolerance, an error that would add up over long runs as
-    // a random walk of the energy; one more correction divides it by the contraction factor.
-    const Unknowns correction = s.factorisation.solve(Unknowns(residual(x)));
-    if (correction.allFinite()) x -= correction;
+    const int iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
     const auto y = advance_stages(x);
     s.stage_increments = x;
     for (int i = 0; i < st; ++i) {
@@ -499,8 +439,8 @@ class Spark {
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(entries.begin(), entries.end());
     };
-    const NewtonReport r = newton_solve_sparse(residual, jacobian, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    const NewtonReport r = solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x,
+                                                                   s.p.template lpNorm<Eigen::Infinity>(), options_);
     s.q = x.segment(last, dn);
     s.p = p1;
     s.v = x.tail(dn);

@@ -1,0 +1,184 @@
+#pragma once
+// The step driver: what every implicit step does around its own equations. A method states the
+// unknowns x of its step, its residual F(x) = 0 with the Jacobian (solve/newton.hpp: residual and
+// jacobian apart, or evaluated together), the guess and the scale of the residual, and how the
+// next state is read at the solution; the driver owns the rest:
+//  - Newton's iteration, with the linear solver the Jacobian's storage chooses (solve/newton.hpp);
+//  - a failure, reported as one of step k + 1 at its time on the grid (also a SolverError thrown
+//    inside the residual, as exact ingredients' shooting does);
+//  - for the position–momentum methods (DEL, DLA, MLA, GF), whose first equations read
+//    F = p_k + D1 L_d(q_k, q_{k+1}) + … and whose next momentum is p_{k+1} = D2 L_d(q_k, q_{k+1}) + …,
+//    the solution carried below the last bit of q (solve/below_last_bit.hpp), the next position, its
+//    velocity (q_{k+1} − q_k)/h (the next guess), the other unknowns (the multipliers), the time
+//    grid and the iteration count;
+//  - for a step whose Jacobian is most of its cost and changes by O(h) from step to step (SPARK's
+//    stages), chord iterations on a factorisation kept from step to step.
+#include <limits>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/types.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
+#include "dalembert/solve/newton.hpp"
+
+namespace dalembert {
+
+/// A step's equations with the residual and its Jacobian apart: residual(x, F) and jacobian(x, J),
+/// the Jacobian at the x of the latest residual call (newton_solve). The equations are the step's
+/// own lambdas, held by reference, and the driver's functions are inlined into the step: the step
+/// compiles to the code it had when it called Newton itself.
+template <class Residual, class Jacobian>
+struct SeparateEquations {
+  Residual& residual;
+  Jacobian& jacobian;
+};
+template <class Residual, class Jacobian>
+SeparateEquations(Residual&, Jacobian&) -> SeparateEquations<Residual, Jacobian>;
+
+/// A step's equations evaluated with their Jacobian at once: evaluate(x, F, J).
+template <class Evaluate>
+struct JointEquations {
+  Evaluate& evaluate;
+};
+template <class Evaluate>
+JointEquations(Evaluate&) -> JointEquations<Evaluate>;
+
+/// Newton on the step from state s to s.k + 1: solves the equations in place from the guess x,
+/// leaves the last Jacobian and what x could not hold in `last` if it is given, and throws the
+/// SolverError of step k + 1 when it fails. JacobianMatrix is dense (fixed, bounded or run-time
+/// size) or Eigen::SparseMatrix<double>.
+template <class JacobianMatrix, class State, class Unknowns, class Equations>
+DALEMBERT_INLINE NewtonReport solve_step(const State& s, double h, Equations&& equations, Unknowns& x, double scale,
+                        const NewtonOptions& options, Linearisation<JacobianMatrix, Unknowns>* last = nullptr) {
+  constexpr int N = Unknowns::RowsAtCompileTime, MaxN = Unknowns::MaxRowsAtCompileTime;
+  NewtonReport r;
+  try {
+    if constexpr (requires { equations.evaluate; }) {
+      r = newton_solve<N, MaxN>(equations.evaluate, x, scale, options, last);
+    } else {
+      r = newton_solve<N, MaxN, JacobianMatrix>(equations.residual, equations.jacobian, x, scale, options, last);
+    }
+  } catch (const SolverError& e) {  // from a loop inside the residual
+    throw e.at(s.k + 1, grid_time(s.k + 1, h));
+  }
+  if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+  return r;
+}
+
+/// One step of a position–momentum method from state s (q_k below its last bit, p_k, the last
+/// velocity and, if the state has them, the multipliers): Newton solves the equations from the guess
+/// x = (q_{k+1}, the other unknowns); momentum_at_solution() gives p_{k+1} from the by-products of
+/// the last residual evaluation (Newton makes it at the solution). Returns p_{k+1} refined below the
+/// last bit, for the method to store (as it is, or projected); the state holds the rest of step k + 1.
+/// A method whose momentum has velocity-dependent terms of its own gives momentum_by_q1()
+/// (solve/below_last_bit.hpp).
+template <class JacobianMatrix, class State, class Unknowns, class Equations, class MomentumAtSolution,
+          class MomentumByQ1 = std::nullptr_t>
+DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, double scale, const NewtonOptions& options,
+                            Equations&& equations, MomentumAtSolution&& momentum_at_solution,
+                            MomentumByQ1&& momentum_by_q1 = nullptr) {
+  using Position = std::decay_t<decltype(s.q)>;
+  Linearisation<JacobianMatrix, Unknowns> last;
+  const NewtonReport r = solve_step(s, h, std::forward<Equations>(equations), x, scale, options, &last);
+  auto p = momentum_at_solution();
+  Position increment;
+  if constexpr (std::is_same_v<std::decay_t<MomentumByQ1>, std::nullptr_t>) {
+    increment = refine_below_last_bit(x, last, s.q, s.q_low, p);
+  } else {
+    increment = refine_below_last_bit(x, last, s.q, s.q_low, p, momentum_by_q1());
+  }
+  const Eigen::Index n = s.q.size();
+  s.last_velocity = increment / h;
+  s.q = x.template head<Position::RowsAtCompileTime>(n);
+  if constexpr (requires { s.multiplier; }) {
+    using Multiplier = std::decay_t<decltype(s.multiplier)>;
+    s.multiplier = x.template segment<Multiplier::RowsAtCompileTime>(n, x.size() - n);
+  }
+  advance(s, h);
+  s.iterations = r.iterations;
+  return p;
+}
+
+/// A factorised Jacobian kept from step to step for chord iterations (chord_solve), and the steps
+/// left before it is tried again after it failed: on a system whose Jacobian changes fast (a rolling
+/// disk) a failed try costs more than it saves.
+template <class JacobianMatrix>
+struct KeptJacobian {
+  Eigen::PartialPivLU<JacobianMatrix> factorisation;
+  int skip = 0;
+};
+
+/// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
+/// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
+/// First on the kept Jacobian (unless it failed within the last 8 steps), then on one computed
+/// afresh at the guess; a chord solve fails when it contracts by less than a factor 5 from one
+/// correction to the next (or diverges), and if both fail the damped Newton with a fresh Jacobian at
+/// every iterate decides (its failure is the step's SolverError). Chord iterations stop just below
+/// the tolerance, an error that would add up over long runs as a random walk of the energy: one more
+/// correction divides it by the contraction factor. residual(y) returns F(y); jacobian(y, J) fills
+/// J at y. Leaves the solution in x and the factorisation it ended with in `kept`; returns the
+/// number of corrections.
+template <class State, class Unknowns, class JacobianMatrix, class Residual, class Jacobian>
+int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobian, Unknowns& x, double scale,
+                const NewtonOptions& options, KeptJacobian<JacobianMatrix>& kept) {
+  constexpr int N = Unknowns::RowsAtCompileTime, MaxN = Unknowns::MaxRowsAtCompileTime;
+  const double threshold = options.tolerance * std::max(1.0, scale);
+  int iterations = 0;
+  const auto factorise_at = [&](const Unknowns& y) {
+    JacobianMatrix J;
+    jacobian(y, J);
+    kept.factorisation.compute(J);
+  };
+  const auto chord = [&](Unknowns& y) {
+    double last_correction = std::numeric_limits<double>::infinity();
+    for (int it = 0; it < options.max_iterations; ++it) {
+      const Unknowns F = residual(y);
+      const double norm = F.template lpNorm<Eigen::Infinity>();
+      if (!std::isfinite(norm)) return false;
+      if (norm <= threshold) return true;
+      const Unknowns correction = kept.factorisation.solve(F);
+      y -= correction;
+      ++iterations;
+      const double size = correction.template lpNorm<Eigen::Infinity>();
+      // At round-off in every component, y cannot improve further. Component by component: a bound
+      // from |y|_inf would stop the small components (momenta, multipliers) early once another (an
+      // angle) has grown large over a long run.
+      if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
+        return std::isfinite(size);
+      if (size > 0.2 * last_correction) return false;
+      last_correction = size;
+    }
+    return false;
+  };
+  bool converged = false;
+  const bool try_kept = kept.factorisation.rows() == x.size() && kept.skip == 0;
+  if (kept.skip > 0) --kept.skip;
+  if (try_kept) {
+    Unknowns y = x;
+    converged = chord(y);
+    if (converged) x = y;
+    if (!converged) kept.skip = 8;
+  }
+  if (!converged) {
+    factorise_at(x);
+    Unknowns y = x;
+    if ((converged = chord(y))) x = y;
+  }
+  if (!converged) {
+    const auto evaluate = [&](const Unknowns& y, Unknowns& F, JacobianMatrix& J) {
+      F = residual(y);
+      jacobian(y, J);
+    };
+    const NewtonReport r = newton_solve<N, MaxN>(evaluate, x, scale, options);
+    iterations += r.iterations;
+    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    factorise_at(x);
+  }
+  const Unknowns correction = kept.factorisation.solve(Unknowns(residual(x)));
+  if (correction.allFinite()) x -= correction;
+  return iterations;
+}
+
+}  // namespace dalembert
