@@ -3,7 +3,8 @@
 // and the midpoint DLA step written by hand with analytic Jacobians for each of the three
 // (bench/hand_written.cpp).
 //   build/bench/bench_steps --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// Names: Step/<system>/<method>; HandWrittenDla/<system>.
+// Names: Step/<system>/<method>; HandWrittenDla/<system>; StepDerivative/<system>/dla, DLA's
+// step_derivative (the derivative of a step with respect to (q_k, p_k), a step of its own included).
 // Step/<system>-at-run-time/<method> is the same step on the system seen with sizes known only at
 // run time, stored within a bound of 8 (tests/at_run_time.hpp): the cost of run-time sizes.
 #include <benchmark/benchmark.h>
@@ -58,6 +59,16 @@ void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) 
   bench::time_steps_from(state, hand, start);
 }
 
+/// DLA's step_derivative from a state three steps in.
+template <class S>
+void time_step_derivative(benchmark::State& state, const S& sys) {
+  const auto dla = make_dla(sys, h);
+  const auto x0 = sys.default_initial();
+  auto s = dla.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 3; ++k) dla.step(s);
+  for (auto _ : state) benchmark::DoNotOptimize(dla.step_derivative(s));
+}
+
 /// Every method on `sys`, and on `sys` with its sizes known only at run time.
 template <class S>
 void register_both(const std::string& label, const S& sys) {
@@ -71,6 +82,15 @@ void register_all() {
   register_both("particle", particle());
   register_both("knife-edge", KnifeEdge{});
   register_both("chaplygin-sleigh", ChaplyginSleigh{});
+  benchmark::RegisterBenchmark("StepDerivative/particle/dla", [](benchmark::State& st) {
+    time_step_derivative(st, particle());
+  });
+  benchmark::RegisterBenchmark("StepDerivative/knife-edge/dla", [](benchmark::State& st) {
+    time_step_derivative(st, KnifeEdge{});
+  });
+  benchmark::RegisterBenchmark("StepDerivative/chaplygin-sleigh/dla", [](benchmark::State& st) {
+    time_step_derivative(st, ChaplyginSleigh{});
+  });
   benchmark::RegisterBenchmark("HandWrittenDla/particle", [](benchmark::State& st) {
     time_hand_written(st, bench::HandWrittenParticleDla{h, 1.0}, particle());
   });

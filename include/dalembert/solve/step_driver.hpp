@@ -12,8 +12,11 @@
 //    velocity (q_{k+1} − q_k)/h (the next guess), the other unknowns (the multipliers), the time
 //    grid and the iteration count;
 //  - for a step whose Jacobian is most of its cost and changes by O(h) from step to step (SPARK's
-//    stages), chord iterations on a factorisation kept from step to step.
+//    stages), chord iterations on a factorisation kept from step to step;
+//  - the derivative of a step with respect to the state it starts from, by the implicit-function
+//    theorem on the converged equations (implicit_step_derivative).
 #include <limits>
+#include <stdexcept>
 #include <cstddef>
 #include <type_traits>
 #include <utility>
@@ -179,6 +182,29 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   const Unknowns correction = kept.factorisation.solve(Unknowns(residual(x)));
   if (correction.allFinite()) x -= correction;
   return iterations;
+}
+
+/// The derivative of a step's result with respect to the state it starts from, by the
+/// implicit-function theorem on the step's converged equations. equations(z), generic in its scalar
+/// type, takes z = (σ, x): σ the state's independent variables, x the step's unknowns at the
+/// solution (the last `unknowns` entries of z); it returns (F, y): the step's residual F(σ, x)
+/// (`unknowns` entries, zero at the solution) followed by the parts y(σ, x) of the next state that
+/// the step computes from them explicitly. Returns [dx/dσ; dy/dσ] with dx/dσ = −F_x⁻¹F_σ (one LU
+/// factorisation of F_x, one solve per column of F_σ) and dy/dσ = y_σ + y_x dx/dσ. Throws
+/// std::runtime_error when F_x is singular to working precision.
+template <int NZ, int NOut, int MaxNZ = NZ, int MaxNOut = NOut, class Equations>
+Eigen::MatrixXd implicit_step_derivative(Equations&& equations, const Vecd<NZ, MaxNZ>& z, int unknowns) {
+  Vecd<NOut, MaxNOut> value;
+  Matd<NOut, NZ, MaxNOut, MaxNZ> J;
+  ad::value_and_jacobian<NZ, NOut, MaxNZ, MaxNOut>(equations, z, value, J);
+  const int nx = unknowns, ns = static_cast<int>(z.size()) - nx, ny = static_cast<int>(value.size()) - nx;
+  const Eigen::PartialPivLU<Eigen::MatrixXd> F_x(Eigen::MatrixXd(J.block(0, ns, nx, nx)));
+  if (nx > 0 && !(F_x.rcond() > std::numeric_limits<double>::epsilon()))
+    throw std::runtime_error("the step's Jacobian is singular at its solution: the step has no derivative there");
+  Eigen::MatrixXd D(nx + ny, ns);
+  D.topRows(nx) = -F_x.solve(Eigen::MatrixXd(J.block(0, 0, nx, ns)));
+  D.bottomRows(ny) = J.block(nx, 0, ny, ns) + J.block(nx, ns, ny, nx) * D.topRows(nx);
+  return D;
 }
 
 }  // namespace dalembert
