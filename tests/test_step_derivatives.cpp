@@ -16,6 +16,7 @@
 #include "dalembert/models/satellite.hpp"
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
+#include "at_run_time.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -108,4 +109,25 @@ TEST(StepDerivative, WithoutConstraintsTheStepIsSymplectic) {
   test::report("step_derivative_symplecticity_satellite", satellite);
   EXPECT_LT(pendulum, 1e-13);
   EXPECT_LT(satellite, 1e-13);
+}
+
+// The same derivative at run-time sizes, within a bound (the storage of model files up to 8
+// coordinates) and on the heap (beyond, with derivatives taken a chunk of directions at a time).
+TEST(StepDerivative, TheSameAtRunTimeSizes) {
+  const models::KnifeEdge knife_edge;
+  const auto x0 = knife_edge.default_initial();
+  const auto fixed = make_dla(knife_edge, 0.1);
+  const Eigen::MatrixXd D = fixed.step_derivative(fixed.initial_state(x0.q, x0.v));
+  const auto at_run_time = [&](const auto& system) {
+    using S = std::decay_t<decltype(system)>;
+    const auto dla = make_dla(system, 0.1);
+    const Eigen::MatrixXd E = dla.step_derivative(dla.initial_state(VecN<S>(x0.q), VecN<S>(x0.v)));
+    return (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+  };
+  const double bounded = at_run_time(test::AtRunTime<models::KnifeEdge, 8, 8>(knife_edge));
+  const double heap = at_run_time(test::AtRunTime<models::KnifeEdge, Eigen::Dynamic, Eigen::Dynamic>(knife_edge));
+  test::report("step_derivative_bounded_against_fixed", bounded);
+  test::report("step_derivative_heap_against_fixed", heap);
+  EXPECT_LT(bounded, 1e-14);
+  EXPECT_LT(heap, 1e-14);
 }

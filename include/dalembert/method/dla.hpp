@@ -121,7 +121,7 @@ class DiscreteLagrangeDAlembert {
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s: a 2n × 2n matrix, rows q_{k+1} then p_{k+1},
   /// columns q_k then p_k (the multipliers and the last velocity are only Newton's guesses). By the
   /// implicit-function theorem on the step's equations at their solution (solve/step_driver.hpp),
-  /// with every derivative by automatic differentiation; it costs a step and a factorisation.
+  /// with every derivative by automatic differentiation; it takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     State next = s;
     step(next);
@@ -143,11 +143,11 @@ class DiscreteLagrangeDAlembert {
       ad::value_and_gradient<N2, MaxN2>(
           [&](const auto& y) {
             using U = typename std::decay_t<decltype(y)>::Scalar;
-            return ld_(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template tail<n>(dn)));
+            return ld_(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template segment<n>(dn, dn)));
           },
           w, value, slots);
       Vec<T, NOut, MaxNOut> out(2 * dn + dm);
-      VecN<S, T> first = p0 + slots.template head<n>(dn), next_momentum = slots.template tail<n>(dn);
+      VecN<S, T> first = p0 + slots.template head<n>(dn), next_momentum = slots.template segment<n>(dn, dn);
       if constexpr (HasExternalForce<S>) {
         if (has_external_force(system_)) {
           const VecN<S, T> force = MidpointForce<S>(system_, h, s.t)(q0, q1);
@@ -163,14 +163,14 @@ class DiscreteLagrangeDAlembert {
         }
       }
       out.template head<n>(dn) = first;
-      out.template tail<n>(dn) = next_momentum;
+      out.template segment<n>(dn + dm, dn) = next_momentum;
       return out;
     };
     Vecd<NZ, MaxNZ> z(3 * dn + dm);
     z.template head<n>(dn) = s.q;
     z.template segment<n>(dn, dn) = s.p;
     z.template segment<n>(2 * dn, dn) = next.q;
-    z.template tail<m>(dm) = next.multiplier;
+    z.template segment<m>(3 * dn, dm) = next.multiplier;
     const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(equations, z, dn + dm);
     Eigen::MatrixXd out(2 * dn, 2 * dn);
     out << D.topRows(dn), D.bottomRows(dn);

@@ -6,7 +6,7 @@
 //  - Newton's iteration, with the linear solver the Jacobian's storage chooses (solve/newton.hpp);
 //  - a failure, reported as one of step k + 1 at its time on the grid (also a SolverError thrown
 //    inside the residual, as exact ingredients' shooting does);
-//  - for the position–momentum methods (DEL, DLA, MLA, GF), whose first equations read
+//  - for the position–momentum methods (DEL, DLA, MLA, GF, FIM), whose first equations read
 //    F = p_k + D1 L_d(q_k, q_{k+1}) + … and whose next momentum is p_{k+1} = D2 L_d(q_k, q_{k+1}) + …,
 //    the solution carried below the last bit of q (solve/below_last_bit.hpp), the next position, its
 //    velocity (q_{k+1} − q_k)/h (the next guess), the other unknowns (the multipliers), the time
@@ -15,9 +15,11 @@
 //    stages), chord iterations on a factorisation kept from step to step;
 //  - the derivative of a step with respect to the state it starts from, by the implicit-function
 //    theorem on the converged equations (implicit_step_derivative).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <limits>
 #include <stdexcept>
-#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -54,7 +56,8 @@ JointEquations(Evaluate&) -> JointEquations<Evaluate>;
 /// size) or Eigen::SparseMatrix<double>.
 template <class JacobianMatrix, class State, class Unknowns, class Equations>
 DALEMBERT_INLINE NewtonReport solve_step(const State& s, double h, Equations&& equations, Unknowns& x, double scale,
-                        const NewtonOptions& options, Linearisation<JacobianMatrix, Unknowns>* last = nullptr) {
+                                         const NewtonOptions& options,
+                                         Linearisation<JacobianMatrix, Unknowns>* last = nullptr) {
   constexpr int N = Unknowns::RowsAtCompileTime, MaxN = Unknowns::MaxRowsAtCompileTime;
   NewtonReport r;
   try {
@@ -79,9 +82,10 @@ DALEMBERT_INLINE NewtonReport solve_step(const State& s, double h, Equations&& e
 /// (solve/below_last_bit.hpp).
 template <class JacobianMatrix, class State, class Unknowns, class Equations, class MomentumAtSolution,
           class MomentumByQ1 = std::nullptr_t>
-DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, double scale, const NewtonOptions& options,
-                            Equations&& equations, MomentumAtSolution&& momentum_at_solution,
-                            MomentumByQ1&& momentum_by_q1 = nullptr) {
+DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, double scale,
+                                             const NewtonOptions& options, Equations&& equations,
+                                             MomentumAtSolution&& momentum_at_solution,
+                                             MomentumByQ1&& momentum_by_q1 = nullptr) {
   using Position = std::decay_t<decltype(s.q)>;
   Linearisation<JacobianMatrix, Unknowns> last;
   const NewtonReport r = solve_step(s, h, std::forward<Equations>(equations), x, scale, options, &last);
