@@ -12,6 +12,7 @@ with the GIL released and never calls back into Python during a run. docs/python
 Errors: BadInput (a ValueError) names the value that is wrong; SolverError (a RuntimeError) is
 raised when a method fails, with the rows computed before the failure in its `.result`.
 """
+import collections.abc
 import csv
 import io
 import hashlib
@@ -338,7 +339,8 @@ def _locate_events(result, events):
 
 
 def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Optional[int] = None,
-        t_end: Optional[float] = None, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
+        t_end: Optional[float] = None, q0: Optional[ArrayLike] = None,
+        v0: Union[ArrayLike, Mapping[str, float], None] = None,
         q1: Optional[ArrayLike] = None, z0: Optional[float] = None, every: int = 1, t0: float = 0.0,
         project_v0: bool = False, events: Optional[Sequence[Callable[[float, np.ndarray, np.ndarray], float]]] = None,
         t_eval: Optional[ArrayLike] = None, **method_options: Any) -> Result:
@@ -349,7 +351,9 @@ def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Opt
     t0: the time of the first row; a model's force and Lagrangian see it, so that a restart from a
     row, run(..., q0=r.q[-1], v0=r.v[-1], t0=r.t[-1]), continues the clock of a time-dependent
     model. project_v0: replace v0 by its projection onto the constraints at q0, orthogonal in the
-    kinetic metric (summary["projected_v0"] gives the velocity used and how far it moved).
+    kinetic metric (summary["projected_v0"] gives the velocity used and how far it moved). v0 may
+    also be a dict of n − m velocities by coordinate name, {"x": 1.0, "theta": 0.2}: the others are
+    solved from the constraints at q0 (summary["completed_v0"] gives the whole v0).
 
     method_options, as on the command line: alpha (in [0, 1]), rule ("alpha", "trapezoid",
     "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..5),
@@ -381,11 +385,21 @@ def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Opt
     options["t0"] = t0
     options["project_v0"] = project_v0
     n = system.n
-    q0, v0, q1 = _vector(q0, "q0", n), _vector(v0, "v0", n), _vector(q1, "q1", n)
+    v0_names = []
+    if isinstance(v0, collections.abc.Mapping):
+        if not v0 or not all(isinstance(name, str) for name in v0):
+            raise BadInput("v0 by name must map coordinate names to velocities, got %r" % (v0,))
+        v0_names = list(v0)
+        v0 = _vector(list(v0.values()), "v0 (by name)", len(v0_names))
+    else:
+        v0 = _vector(v0, "v0", n)
+    options["v0_names"] = v0_names
+    q0, q1 = _vector(q0, "q0", n), _vector(q1, "q1", n)
     z0 = None if z0 is None else _finite(z0, "z0")
     columns, data, summary = system._handle.run(system._given, q0, v0, q1, z0, options, _on_main_thread())
     summary = json.loads(summary)
-    summary["provenance"] = _provenance(system, options, q0, v0, q1, z0)
+    given_v0 = dict(zip(v0_names, v0)) if v0_names else v0
+    summary["provenance"] = _provenance(system, options, q0, given_v0, q1, z0)
     result = Result(system, columns, data, summary)
     if events and result.status == "ok":
         _locate_events(result, list(events))

@@ -90,7 +90,8 @@ RunResult run_chain(const ParameterValues& values, InitialData init, const RunOp
   const auto x0 = chain.default_initial();
   const bool default_v0 = init.v0.size() == 0;
   if (init.q0.size()) check_chain_size("--q0", init.q0, N); else init.q0 = x0.q;
-  if (!default_v0) check_chain_size("--v0", init.v0, N); else init.v0 = x0.v;
+  if (!init.v0_names.empty()) detail::complete_initial_velocity(chain, chain.coordinate_names(), init);
+  else if (!default_v0) check_chain_size("--v0", init.v0, N); else init.v0 = x0.v;
   if (init.q1) check_chain_size("--q1", *init.q1, N);
   const Eigen::VectorXd given_v0 = init.v0;
   detail::project_initial_velocity(chain, init);

@@ -11,6 +11,7 @@
 #include "catalogue/catalogue.hpp"
 #include "dalembert/model/rigid_body.hpp"
 #include "dalembert/models/contact_entry.hpp"
+#include "support/named_velocities.hpp"
 
 namespace dalembert::catalogue {
 
@@ -142,15 +143,33 @@ void project_initial_velocity(const S& sys, InitialData& init) {
   init.v0 = velocity_in_distribution(sys, q, momentum(sys, q, v));
 }
 
-/// --project-v0 on a system of another kind (`kind`: "a contact system"): refused.
+/// --v0 by names (InitialData::v0_names): the velocities left out solved from M(q0) v0 = 0, for
+/// systems with linear velocity constraints on TQ. `coordinates` are the system's names of q.
+template <class S>
+void complete_initial_velocity(const S& sys, const std::vector<std::string>& coordinates, InitialData& init) {
+  if (init.v0_names.empty()) return;
+  if (init.q1) throw BadInput("--v0 by names gives v0; the start from (q0, q1) has none");
+  if (init.project_v0)
+    throw BadInput("--project-v0 projects v0 onto the constraints; --v0 by names gives a velocity on them already");
+  const Eigen::MatrixXd M = constraint_matrix(sys, VecN<S>(init.q0));
+  init.v0 = support::complete_named_velocity(M, coordinates, init.v0_names, init.v0, name_of(sys), init.q0);
+}
+
+/// --project-v0 or --v0 by names on a system of another kind (`kind`: "a contact system"): refused.
 inline void refuse_projection(const InitialData& init, const std::string& system, const char* kind) {
   if (init.project_v0)
     throw BadInput("--project-v0 projects v0 onto the linear velocity constraints of a system on TQ; " + system +
                    " is " + kind);
+  if (!init.v0_names.empty())
+    throw BadInput("--v0 by names solves the velocities left out from the linear velocity constraints of a system "
+                   "on TQ; " + system + " is " + kind + ": give all of v0");
 }
 
-/// Reports a projection of v0 (project_initial_velocity) in the run's summary.
+/// Reports a projection of v0 (project_initial_velocity) or its completion from names
+/// (complete_initial_velocity) in the run's summary.
 inline RunResult with_projection(RunResult result, const Eigen::VectorXd& given_v0, const InitialData& init) {
+  if (!init.v0_names.empty())
+    result.summary.completed_v0 = std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size());
   if (init.project_v0 && given_v0.size() == init.v0.size())
     result.summary.projected_v0 = RunSummary::ProjectedVelocity{
         std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size()), (init.v0 - given_v0).lpNorm<Eigen::Infinity>()};
@@ -204,12 +223,13 @@ Eigen::VectorXd prepare_start(const S& sys, const ParameterValues& values, Initi
       if (!init.z0) init.z0 = x0.z;
     }
     check_size(sys, "--q0", init.q0);
+    if constexpr (ContactCatalogueSystem<S>) refuse_projection(init, name, "a contact system");
+    else if constexpr (SecondOrderCatalogueSystem<S>) refuse_projection(init, name, "a system with second-order constraints");
+    else complete_initial_velocity(sys, coordinate_names_of(sys), init);
     check_size(sys, "--v0", init.v0);
     if (init.q1) check_size(sys, "--q1", *init.q1);
     using Point = Vecd<S::n>;
     const Point q = init.q0;
-    if constexpr (ContactCatalogueSystem<S>) refuse_projection(init, name, "a contact system");
-    else if constexpr (SecondOrderCatalogueSystem<S>) refuse_projection(init, name, "a system with second-order constraints");
     const Eigen::VectorXd given_v0 = init.v0;
     if constexpr (!ContactCatalogueSystem<S> && !SecondOrderCatalogueSystem<S>) project_initial_velocity(sys, init);
     const Point v = init.q1 ? Point((Point(*init.q1) - q) / h) : Point(init.v0);
@@ -249,9 +269,15 @@ std::optional<Eigen::VectorXd> closed_form_positions(const ParameterValues& valu
     const Eigen::Matrix<double, 3, 3, Eigen::RowMajor> g = s->g;
     return Eigen::VectorXd(Eigen::Map<const Eigen::Matrix<double, 9, 1>>(g.data()));
   } else {
-    if (init.q0.size()) check_size(sys, "--q0", init.q0);
-    if (init.v0.size()) check_size(sys, "--v0", init.v0);
     auto start = sys.default_initial();
+    if (init.q0.size()) check_size(sys, "--q0", init.q0);
+    if constexpr (!ContactCatalogueSystem<S> && !SecondOrderCatalogueSystem<S>) {
+      if (!init.v0_names.empty()) {
+        if (!init.q0.size()) init.q0 = start.q;
+        complete_initial_velocity(sys, coordinate_names_of(sys), init);
+      }
+    }
+    if (init.v0.size()) check_size(sys, "--v0", init.v0);
     if (init.q0.size()) start.q = init.q0;
     if (init.v0.size()) start.v = init.v0;
     if constexpr (ContactCatalogueSystem<S>) start.z = init.z0.value_or(start.z);

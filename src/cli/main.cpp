@@ -128,7 +128,12 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
   nlohmann::ordered_json initial;
   initial["q0"] = init.q0.size() ? values_of(init.q0) : d.q0;
   if (init.q1) initial["q1"] = values_of(*init.q1);
-  else initial["v0"] = init.v0.size() ? values_of(init.v0) : d.v0;
+  else if (!init.v0_names.empty()) {  // as given: the summary's completed_v0 holds the whole v0
+    nlohmann::ordered_json named = nlohmann::ordered_json::object();
+    for (std::size_t k = 0; k < init.v0_names.size(); ++k)
+      named[init.v0_names[k]] = init.v0[static_cast<Eigen::Index>(k)];
+    initial["v0"] = named;
+  } else initial["v0"] = init.v0.size() ? values_of(init.v0) : d.v0;
   if (init.z0 || d.z0) initial["z0"] = init.z0 ? *init.z0 : *d.z0;
   if (init.project_v0) initial["project_v0"] = true;
   j["initial"] = initial;

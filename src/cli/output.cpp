@@ -256,6 +256,7 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
     warnings.push_back({{"kind", w.kind}, {"step", w.step}, {"t", w.t}, {"message", w.message}});
   j["warnings"] = warnings;
   if (s.projected_v0) j["projected_v0"] = {{"v0", s.projected_v0->v0}, {"change", s.projected_v0->change}};
+  if (s.completed_v0) j["completed_v0"] = *s.completed_v0;
   return j;
 }
 

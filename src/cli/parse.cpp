@@ -1,5 +1,6 @@
 #include "cli/parse.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -50,6 +51,30 @@ Eigen::VectorXd parse_list(const std::string& option, const std::string& text) {
     start = comma + 1;
   }
   return Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()));
+}
+
+std::pair<std::vector<std::string>, Eigen::VectorXd> parse_named_list(const std::string& option,
+                                                                      const std::string& text) {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  std::size_t start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw BadInput(option + ": '" + item + "' is not of the form name=value (give every value by name, or none)");
+    const std::string name = trim(item.substr(0, eq));
+    if (!is_name(name))
+      throw BadInput(option + ": '" + item + "' does not start with a coordinate's name (name=value)");
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      throw BadInput(option + ": the velocity of '" + name + "' is given twice");
+    names.push_back(name);
+    values.push_back(parse_number(option + " " + name, item.substr(eq + 1)));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return {names, Eigen::Map<const Eigen::VectorXd>(values.data(), static_cast<Eigen::Index>(values.size()))};
 }
 
 long parse_whole(const std::string& option, const std::string& raw, long lo, long hi) {

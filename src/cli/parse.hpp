@@ -1,6 +1,7 @@
 #pragma once
 // Parsing of command-line values with messages that name the option and the offending text.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -12,6 +13,11 @@ double parse_number(const std::string& option, const std::string& text);
 
 /// A comma-separated list of finite doubles.
 Eigen::VectorXd parse_list(const std::string& option, const std::string& text);
+
+/// The names and values of a comma-separated list of name=value items (--v0 x=1,theta=0.2); names
+/// as of --param, each once.
+std::pair<std::vector<std::string>, Eigen::VectorXd> parse_named_list(const std::string& option,
+                                                                      const std::string& text);
 
 /// A whole number in [lo, hi]; throws BadInput("--every: must lie in 1..10^15, got 0") and the like.
 long parse_whole(const std::string& option, const std::string& text, long lo, long hi);

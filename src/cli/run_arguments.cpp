@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "cli/parse.hpp"
 #include "dalembert/io/errors.hpp"
@@ -50,7 +51,9 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
   if (groups & kEvery) add(c, "--every", every_, "K", "write every K-th step (and the last), K >= 1 (default 1)");
   if (groups & kInitialData) {
     add(c, "--q0", q0_, "LIST", "initial position, comma-separated numbers (default: the system's)");
-    add(c, "--v0", v0_, "LIST", "initial velocity, must satisfy the constraints (default: the system's)");
+    add(c, "--v0", v0_, "LIST",
+        "initial velocity, must satisfy the constraints (default: the system's); or n - m velocities by name, "
+        "x=1,theta=0.2, the others solved from the constraints at q0");
     c.add_flag("--project-v0", project_v0_,
                "replace v0 by its projection onto the constraints at q0, orthogonal in the kinetic metric "
                "(reported in the summary)");
@@ -165,7 +168,10 @@ RunOptions RunArguments::options() const {
 InitialData RunArguments::initial() const {
   InitialData init;
   if (q0_.given()) init.q0 = parse_list("--q0", q0_.text);
-  if (v0_.given()) init.v0 = parse_list("--v0", v0_.text);
+  if (v0_.given() && v0_.text.find('=') != std::string::npos)
+    std::tie(init.v0_names, init.v0) = parse_named_list("--v0", v0_.text);
+  else if (v0_.given())
+    init.v0 = parse_list("--v0", v0_.text);
   if (q1_.given()) init.q1 = parse_list("--q1", q1_.text);
   if (q1_.given() && v0_.given())
     throw BadInput("--q1 " + q1_.text + " and --v0 " + v0_.text +

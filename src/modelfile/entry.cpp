@@ -7,6 +7,7 @@
 
 #include "modelfile/model.hpp"
 #include "modelfile/run.hpp"
+#include "support/named_velocities.hpp"
 
 namespace dalembert::modelfile {
 
@@ -26,12 +27,28 @@ void check_size(const ModelSpec& spec, const char* option, const Eigen::VectorXd
                    spec.path + " has " + std::to_string(spec.n()) + " coordinates (" + coordinate_list(spec) + ")");
 }
 
+/// --v0 by names (InitialData::v0_names): the velocities left out solved from M(q0) v0 = 0.
+void complete_initial_velocity(const BoundModel& bound, InitialData& init) {
+  const LoadedModel& model = *bound.model;
+  const std::string system = "the model file " + model.spec.path;
+  if (model.layout.contact)
+    throw BadInput("--v0 by names solves the velocities left out from the linear velocity constraints of a system "
+                   "on TQ; " + system + " is a contact system: give all of v0");
+  if (init.q1) throw BadInput("--v0 by names gives v0; the start from (q0, q1) has none");
+  if (init.project_v0)
+    throw BadInput("--project-v0 projects v0 onto the constraints; --v0 by names gives a velocity on them already");
+  const Eigen::MatrixXd M =
+      model.m() > 0 ? model.constraint_matrix(init.q0, bound.parameters) : Eigen::MatrixXd(0, model.n());
+  init.v0 = support::complete_named_velocity(M, model.spec.coordinates, init.v0_names, init.v0, system, init.q0);
+}
+
 /// (q0, v0) of a run: the file's initial data where the command line gives none.
 void fill_initial(const BoundModel& bound, InitialData& init) {
   const ModelSpec& spec = bound.model->spec;
   if (init.q0.size() == 0) init.q0 = bound.q0;
-  if (init.v0.size() == 0) init.v0 = bound.v0;
   check_size(spec, "--q0", init.q0);
+  if (!init.v0_names.empty()) complete_initial_velocity(bound, init);
+  else if (init.v0.size() == 0) init.v0 = bound.v0;
   check_size(spec, "--v0", init.v0);
   if (init.q1) check_size(spec, "--q1", *init.q1);
 }
@@ -104,6 +121,8 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
       result.summary.projected_v0 = RunSummary::ProjectedVelocity{
           std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size()),
           (init.v0 - given_v0).lpNorm<Eigen::Infinity>()};
+    if (!init.v0_names.empty())
+      result.summary.completed_v0 = std::vector<double>(init.v0.data(), init.v0.data() + init.v0.size());
     return result;
   };
   e.exact = [model](const catalogue::ParameterValues& values, InitialData init,

@@ -378,6 +378,7 @@ PYBIND11_MODULE(_core, m) {
               const OptionalVector& q1, std::optional<double> z0, const py::dict& options, bool catch_interrupt) {
              InitialData init = initial_data(q0, v0, q1, z0);
              init.project_v0 = options.contains("project_v0") && options["project_v0"].cast<bool>();
+             if (options.contains("v0_names")) init.v0_names = options["v0_names"].cast<std::vector<std::string>>();
              const RunOutput out = run(*s.entry, p, init, options, catch_interrupt);
              return py::make_tuple(out.columns, out.rows, out.summary);
            })

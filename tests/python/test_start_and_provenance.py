@@ -1,6 +1,6 @@
 """Where a run starts and what it records: a restart at t0 continues the clock of a model of t
 (--t0, run(t0=)); v0 projected onto the constraints in the kinetic metric (--project-v0,
-run(project_v0=True)); the model file's text and SHA-256 in the provenance; the version names the
+run(project_v0=True)) or given by n - m named velocities (--v0 x=1,phi=0.2); the model file's text and SHA-256 in the provenance; the version names the
 commit; an ensemble's memory does not grow with its samples."""
 import hashlib
 import json
@@ -131,6 +131,74 @@ def test_python_project_v0(tmp_path):
     r = dalembert.run(model, "dla", h=0.01, steps=3, v0=[1.0, 0.0], project_v0=True)
     assert r.summary["projected_v0"]["v0"] == pytest.approx([0.25, -0.25], abs=1e-15)
     assert abs(r.v[0, 0] + r.v[0, 1]) <= 1e-15  # in D to round-off
+
+
+def test_v0_by_name_solves_the_velocities_left_out_from_the_constraints(cli, tmp_path):
+    """--v0 x=1,phi=0.2 gives n - m velocities; the others follow from M(q0) v0 = 0. The knife edge
+    at phi = 0.3: y' = tan(phi) x'. The vertical disk (x' = R cos(phi) theta', y' = R sin(phi) theta')
+    from its rolling and turning rates, and from x' and phi'."""
+    phi = 0.3
+    r = cli_run(cli, tmp_path, "knife-edge", "--method", "dla", "--h", "0.01", "--steps", "3", "--q0", "0,0,0.3",
+                "--v0", "x=1,phi=0.2", "--summary", "k.json", "--out", "k.csv")
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "k.json").read_text())
+    np.testing.assert_allclose(s["completed_v0"], [1.0, np.tan(phi), 0.2], rtol=1e-15, atol=0)
+    assert s["provenance"]["initial"]["v0"] == {"x": 1.0, "phi": 0.2}
+    columns, rows = table(tmp_path / "k.csv")
+    assert rows[0, columns.index("y_t")] == pytest.approx(np.tan(phi), rel=1e-15)
+    # named in another order, from y' instead of x'
+    r = cli_run(cli, tmp_path, "knife-edge", "--method", "dla", "--h", "0.01", "--steps", "3", "--q0", "0,0,0.3",
+                "--v0", "phi=0.2,y=2", "--summary", "y.json", "--out", "/dev/null")
+    assert r.returncode == 0, r.stderr
+    np.testing.assert_allclose(json.loads((tmp_path / "y.json").read_text())["completed_v0"],
+                               [2.0 / np.tan(phi), 2.0, 0.2], rtol=1e-15, atol=0)
+    # two constraints: the disk's x', y' from its rolling and turning rates, and theta', y' from x'
+    R, phi = 0.7, 0.4
+    for given, expected in [("theta=1.5,phi=2", [R * np.cos(phi) * 1.5, R * np.sin(phi) * 1.5, 1.5, 2.0]),
+                            ("x=1.5,phi=2", [1.5, 1.5 * np.tan(phi), 1.5 / (R * np.cos(phi)), 2.0])]:
+        r = cli_run(cli, tmp_path, "vertical-disk", "--method", "dla", "--h", "0.01", "--steps", "3", "--param",
+                    "R=0.7", "--q0", "0,0,0,0.4", "--v0", given, "--summary", "d.json", "--out", "/dev/null")
+        assert r.returncode == 0, r.stderr
+        np.testing.assert_allclose(json.loads((tmp_path / "d.json").read_text())["completed_v0"], expected,
+                                   rtol=1e-14, atol=0)
+    # a model file: x' + y' = 0
+    (tmp_path / "anisotropic.toml").write_text(ANISOTROPIC)
+    r = cli_run(cli, tmp_path, "anisotropic.toml", "--method", "dla", "--h", "0.01", "--steps", "3",
+                "--v0", "y=0.5", "--summary", "a.json", "--out", "/dev/null")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "a.json").read_text())["completed_v0"] == [-0.5, 0.5]
+
+
+@pytest.mark.parametrize("system, given, message", [
+    ("knife-edge", "x=1", b"--v0 names 1 velocity (x) but knife-edge has 3 coordinates and 1 constraint: name 2"),
+    ("knife-edge", "x=1,phj=0.2", b"'phj', which is not a coordinate of knife-edge (x, y, phi) (did you mean 'phi'?)"),
+    ("knife-edge", "x=1,x=2", b"--v0: the velocity of 'x' is given twice"),
+    ("knife-edge", "x=1,0.2", b"--v0: '0.2' is not of the form name=value"),
+    ("knife-edge", "x=1,phi=inf", b"--v0 phi"),
+    # at phi = 0 the constraint y' = tan(phi) x' does not give x' from y'
+    ("knife-edge", "y=1,phi=0.2", b"do not determine the velocity of x from those of y, phi"),
+    ("vertical-disk", "x=1,y=0", b"do not determine the velocities of theta, phi from those of x, y"),
+    ("damped-knife-edge", "x=1,phi=0.2", b"is a contact system: give all of v0"),
+])
+def test_v0_by_name_refuses_what_does_not_name_a_velocity(cli, tmp_path, system, given, message):
+    r = cli_run(cli, tmp_path, system, "--method", "dla" if system != "damped-knife-edge" else "herglotz",
+                "--h", "0.01", "--steps", "3", "--q0", "0,0,0,0" if system == "vertical-disk" else "0,0,0",
+                "--v0", given)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    r = cli_run(cli, tmp_path, "knife-edge", "--method", "dla", "--h", "0.01", "--steps", "3", "--v0", "x=1,phi=0.2",
+                "--project-v0")
+    assert r.returncode == 2 and b"gives a velocity on them already" in r.stderr, r.stderr
+
+
+def test_python_v0_by_name(tmp_path):
+    r = dalembert.run("knife-edge", "dla", h=0.01, steps=3, q0=[0.0, 0.0, 0.3], v0={"x": 1.0, "phi": 0.2})
+    np.testing.assert_allclose(r.v[0], [1.0, np.tan(0.3), 0.2], rtol=1e-15, atol=0)
+    assert r.summary["completed_v0"] == pytest.approx([1.0, np.tan(0.3), 0.2], rel=1e-15)
+    assert r.summary["provenance"]["initial"]["v0"] == {"x": 1.0, "phi": 0.2}
+    with pytest.raises(dalembert.BadInput, match="did you mean 'phi'"):
+        dalembert.run("knife-edge", "dla", h=0.01, steps=3, v0={"x": 1.0, "phj": 0.2})
+    with pytest.raises(dalembert.BadInput, match="v0 by name must map coordinate names"):
+        dalembert.run("knife-edge", "dla", h=0.01, steps=3, v0={})
 
 
 def test_messages_give_residuals_in_three_digits_and_suggest_methods(cli, tmp_path):

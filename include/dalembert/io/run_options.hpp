@@ -4,6 +4,7 @@
 #include <atomic>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
@@ -51,6 +52,10 @@ struct InitialData {
   /// metric: the v ∈ D with the same momentum components on D, E^T ∂L/∂v(q0, v) = E^T ∂L/∂v(q0, v0)
   /// (for L = ½ vᵀG v − V, v = v0 − G⁻¹Mᵀ(M G⁻¹ Mᵀ)⁻¹ M v0). The run's summary reports it.
   bool project_v0 = false;
+  /// The coordinates whose velocities v0 gives, n − m of them: the other velocities are solved from
+  /// the constraints at q0, M(q0) v0 = 0 (Kane's independent and dependent speeds). Empty: v0 gives
+  /// all n. The run's summary reports the completed v0.
+  std::vector<std::string> v0_names = {};
 };
 
 /// The largest number of steps a run accepts: far beyond any run that can finish, and below 2^53,

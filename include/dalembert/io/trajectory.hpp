@@ -68,6 +68,9 @@ struct RunSummary {
     double change = 0.0;
   };
   std::optional<ProjectedVelocity> projected_v0;
+  /// With InitialData::v0_names: the velocity the run started from, the named velocities as given
+  /// and the others solved from the constraints.
+  std::optional<std::vector<double>> completed_v0;
 };
 
 struct RunResult {
