@@ -3,8 +3,9 @@
 // and the midpoint DLA step written by hand with analytic Jacobians for each of the three
 // (bench/hand_written.cpp).
 //   build/bench/bench_steps --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// Names: Step/<system>/<method>; HandWrittenDla/<system>; StepDerivative/<system>/dla, DLA's
-// step_derivative (the derivative of a step with respect to (q_k, p_k), a step of its own included).
+// Names: Step/<system>/<method>; HandWrittenDla/<system>; StepDerivative/<system>/<dla|mla>, the
+// method's step_derivative (the derivative of a step with respect to (q_k, p_k), a step of its own
+// included).
 // Step/<system>-at-run-time/<method> is the same step on the system seen with sizes known only at
 // run time, stored within a bound of 8 (tests/at_run_time.hpp): the cost of run-time sizes.
 #include <benchmark/benchmark.h>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
@@ -59,14 +61,13 @@ void time_hand_written(benchmark::State& state, const Hand& hand, const S& sys) 
   bench::time_steps_from(state, hand, start);
 }
 
-/// DLA's step_derivative from a state three steps in.
-template <class S>
-void time_step_derivative(benchmark::State& state, const S& sys) {
-  const auto dla = make_dla(sys, h);
+/// A method's step_derivative from a state three steps in.
+template <class Method, class S>
+void time_step_derivative(benchmark::State& state, const Method& method, const S& sys) {
   const auto x0 = sys.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  for (int k = 0; k < 3; ++k) dla.step(s);
-  for (auto _ : state) benchmark::DoNotOptimize(dla.step_derivative(s));
+  auto s = method.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 3; ++k) method.step(s);
+  for (auto _ : state) benchmark::DoNotOptimize(method.step_derivative(s));
 }
 
 /// Every method on `sys`, and on `sys` with its sizes known only at run time.
@@ -82,15 +83,17 @@ void register_all() {
   register_both("particle", particle());
   register_both("knife-edge", KnifeEdge{});
   register_both("chaplygin-sleigh", ChaplyginSleigh{});
-  benchmark::RegisterBenchmark("StepDerivative/particle/dla", [](benchmark::State& st) {
-    time_step_derivative(st, particle());
-  });
-  benchmark::RegisterBenchmark("StepDerivative/knife-edge/dla", [](benchmark::State& st) {
-    time_step_derivative(st, KnifeEdge{});
-  });
-  benchmark::RegisterBenchmark("StepDerivative/chaplygin-sleigh/dla", [](benchmark::State& st) {
-    time_step_derivative(st, ChaplyginSleigh{});
-  });
+  const auto derivatives = [](const std::string& label, const auto& sys) {
+    benchmark::RegisterBenchmark(("StepDerivative/" + label + "/dla").c_str(), [sys](benchmark::State& st) {
+      time_step_derivative(st, make_dla(sys, h), sys);
+    });
+    benchmark::RegisterBenchmark(("StepDerivative/" + label + "/mla").c_str(), [sys](benchmark::State& st) {
+      time_step_derivative(st, make_midpoint_mla(sys, h), sys);
+    });
+  };
+  derivatives("particle", particle());
+  derivatives("knife-edge", KnifeEdge{});
+  derivatives("chaplygin-sleigh", ChaplyginSleigh{});
   benchmark::RegisterBenchmark("HandWrittenDla/particle", [](benchmark::State& st) {
     time_hand_written(st, bench::HandWrittenParticleDla{h, 1.0}, particle());
   });

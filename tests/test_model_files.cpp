@@ -24,6 +24,7 @@
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
 #include "modelfile/run.hpp"
+#include "central_differences.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -791,6 +792,27 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
                 make_dla(compiled, 0.1), q0, v0,
                 modelfile::run_bounded(undragged, {q0, v0, std::nullopt, std::nullopt}, options("dla", 0.1, 200))),
             1e-2);
+}
+
+// The derivative of a step on a model file: DLA's and MLA's equations through the file's Taylor
+// kernels with dual numbers two deep (discrete/position_momentum_derivative.hpp), against central
+// differences of the step (bound as for the compiled models, test_step_derivatives.cpp): two skates
+// joined by a spring (6 coordinates, 2 constraints) and the knife edge with viscous drag (a force).
+TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
+  const auto skates = modelfile::bind(modelfile::load(model_path("two-skates")), {});
+  const auto dragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {});
+  const modelfile::BoundedFileModel skates_file(skates), dragged_file(dragged);
+  using Point = modelfile::BoundedFileModel::Point<double>;
+  const Point q0 = skates->q0, v0 = skates->v0, dragged_q0 = dragged->q0, dragged_v0 = dragged->v0;
+  EXPECT_LT(test::step_derivative_error("model_file_two_skates_dla", make_dla(skates_file, 0.1), q0, v0), 1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_two_skates_mla", make_midpoint_mla(skates_file, 0.1), q0, v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_dla", make_dla(dragged_file, 0.1), dragged_q0,
+                                        dragged_v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_mla", make_midpoint_mla(dragged_file, 0.1),
+                                        dragged_q0, dragged_v0),
+            1e-8);
 }
 
 // Every method that takes a force converges to the file's closed form at its order, and the energy

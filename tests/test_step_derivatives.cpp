@@ -1,15 +1,18 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
-// on the converged equations, solve/step_driver.hpp): DLA's step_derivative against central finite
-// differences of the step on systems with constraints, with an external force of (q, v, t), and
-// without constraints, where DLA's equations are DEL's and the step is a symplectic map, which its
-// derivative shows to round-off.
+// on the converged equations, discrete/position_momentum_derivative.hpp): the step_derivative of
+// DLA, MLA, DEL and GF against central finite differences of the step on systems with constraints, with
+// an external force of (q, v, t), and without constraints, where the step is a symplectic map,
+// which its derivative shows to round-off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
@@ -17,6 +20,7 @@
 #include "dalembert/models/unconstrained.hpp"
 #include "dalembert/models/vertical_disk.hpp"
 #include "at_run_time.hpp"
+#include "central_differences.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -34,52 +38,37 @@ struct DraggedPushedSleigh : models::ChaplyginSleigh {
   }
 };
 
-/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
-/// (q_k, p_k) moved by 1e-6 of its size (at least 1e-6), the difference taken of the doubles reached.
-template <class Method>
-Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s) {
-  const int n = static_cast<int>(s.q.size());
-  Eigen::MatrixXd D(2 * n, 2 * n);
-  for (int j = 0; j < 2 * n; ++j) {
-    auto up = s, down = s;
-    double& x_up = j < n ? up.q[j] : up.p[j - n];
-    double& x_down = j < n ? down.q[j] : down.p[j - n];
-    const double e = 1e-6 * std::max(1.0, std::abs(x_up));
-    x_up += e;
-    x_down -= e;
-    const double width = x_up - x_down;
-    method.step(up);
-    method.step(down);
-    D.col(j) << (up.q - down.q) / width, (up.p - down.p) / width;
-  }
-  return D;
-}
+// The methods, from a system and a step size.
+const auto dla_of = [](const auto& system, double h) { return make_dla(system, h); };
+const auto mla_of = [](const auto& system, double h) { return make_midpoint_mla(system, h); };
+const auto del_of = [](const auto& system, double h) {
+  using S = std::decay_t<decltype(system)>;
+  return DiscreteEulerLagrange<S, AlphaRule<S>>(system, AlphaRule<S>(system, h));
+};
+const auto gf_of = [](const auto& system, double h) {
+  return GeneratingFunctionIntegrator<std::decay_t<decltype(system)>>(system, h);
+};
+const auto gf_sym_of = [](const auto& system, double h) {  // α = 1/4: the average of two rules
+  return GeneratingFunctionIntegrator<std::decay_t<decltype(system)>>(system, h, 0.25, true);
+};
 
-/// The largest entry of DLA's step derivative off the central differences, relative to the largest
-/// entry, after `steps` steps of h from the system's default start (at t > 0, where a force of t
-/// differs from its start).
-template <class S>
-double step_derivative_error(const std::string& name, const S& system, double h, int steps = 3) {
-  const auto dla = make_dla(system, h);
+/// test::step_derivative_error of the method `make` gives for the system and h, from the
+/// system's default start.
+template <class Make, class S>
+double step_derivative_error(const std::string& name, const Make& make, const S& system, double h) {
   const auto x0 = system.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  for (int k = 0; k < steps; ++k) dla.step(s);
-  const Eigen::MatrixXd D = dla.step_derivative(s);
-  const Eigen::MatrixXd reference = step_by_central_differences(dla, s);
-  const double error = (D - reference).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-  test::report("step_derivative_" + name, error);
-  return error;
+  return test::step_derivative_error(name, make(system, h), x0.q, x0.v);
 }
 
-/// |Dᵀ Ω D − Ω|_max for the step derivative D of DLA on a system without constraints, Ω the
+/// |Dᵀ Ω D − Ω|_max for the step derivative D of a method on a system without constraints, Ω the
 /// canonical form on (q, p): zero for a symplectic step.
-template <class S>
-double symplecticity_defect(const S& system, double h) {
-  const auto dla = make_dla(system, h);
+template <class Make, class S>
+double symplecticity_defect(const Make& make, const S& system, double h) {
+  const auto method = make(system, h);
   const auto x0 = system.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  for (int k = 0; k < 5; ++k) dla.step(s);
-  const Eigen::MatrixXd D = dla.step_derivative(s);
+  auto s = method.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 5; ++k) method.step(s);
+  const Eigen::MatrixXd D = method.step_derivative(s);
   const int n = coordinate_count(system);
   Eigen::MatrixXd omega = Eigen::MatrixXd::Zero(2 * n, 2 * n);
   omega.topRightCorner(n, n).setIdentity();
@@ -93,22 +82,57 @@ double symplecticity_defect(const S& system, double h) {
 // their round-off 1e-16/1e-6): the bound 1e-8 leaves a factor 100. A block left out or of the wrong
 // sign is off by far more: the pushed sleigh's drag alone is about h·0.2 = 2e-2 of its derivative.
 TEST(StepDerivative, DlaAgreesWithCentralDifferences) {
-  EXPECT_LT(step_derivative_error("particle", models::NonholonomicParticle{}, 0.1), 1e-8);
-  EXPECT_LT(step_derivative_error("knife_edge", models::KnifeEdge{}, 0.1), 1e-8);
-  EXPECT_LT(step_derivative_error("sleigh", models::ChaplyginSleigh{}, 0.1), 1e-8);
-  EXPECT_LT(step_derivative_error("vertical_disk", models::VerticalDisk{}, 0.1), 1e-8);
-  EXPECT_LT(step_derivative_error("dragged_pushed_sleigh", DraggedPushedSleigh{}, 0.1), 1e-8);
-  EXPECT_LT(step_derivative_error("satellite", models::Satellite{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("particle", dla_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("knife_edge", dla_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("sleigh", dla_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("vertical_disk", dla_of, models::VerticalDisk{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dragged_pushed_sleigh", dla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("satellite", dla_of, models::Satellite{}, 0.1), 1e-8);
+}
+
+// MLA's discrete forces F_d^± = (h/2) M(q_mid)ᵀλ(q_mid, v_d) carry the constraint force's
+// multiplier, a function of (q, v) through the constrained acceleration: its derivative is part of
+// the step's.
+TEST(StepDerivative, MlaAgreesWithCentralDifferences) {
+  EXPECT_LT(step_derivative_error("mla_particle", mla_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mla_knife_edge", mla_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mla_sleigh", mla_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mla_vertical_disk", mla_of, models::VerticalDisk{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mla_dragged_pushed_sleigh", mla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
+}
+
+// DEL ignores constraints: on the sleigh its step is the free rigid body's in the plane.
+TEST(StepDerivative, DelAgreesWithCentralDifferences) {
+  EXPECT_LT(step_derivative_error("del_pendulum", del_of, models::Pendulum{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("del_satellite", del_of, models::Satellite{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("del_sleigh", del_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("del_dragged_pushed_sleigh", del_of, DraggedPushedSleigh{}, 0.1), 1e-8);
+}
+
+// GF's discrete forces α0, α1 carry Λ~ = −Mᵀλ at the finite-difference velocity, off D.
+TEST(StepDerivative, GfAgreesWithCentralDifferences) {
+  EXPECT_LT(step_derivative_error("gf_particle", gf_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_knife_edge", gf_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_sleigh", gf_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_vertical_disk", gf_of, models::VerticalDisk{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_sym_particle", gf_sym_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_sym_sleigh", gf_sym_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
 }
 
 // Without constraints DLA's equations are DEL's, whose step is symplectic: Dᵀ Ω D = Ω to round-off.
 TEST(StepDerivative, WithoutConstraintsTheStepIsSymplectic) {
-  const double pendulum = symplecticity_defect(models::Pendulum{}, 0.1);
-  const double satellite = symplecticity_defect(models::Satellite{}, 0.1);
+  const double pendulum = symplecticity_defect(dla_of, models::Pendulum{}, 0.1);
+  const double satellite = symplecticity_defect(dla_of, models::Satellite{}, 0.1);
+  const double del_satellite = symplecticity_defect(del_of, models::Satellite{}, 0.1);
+  const double mla_satellite = symplecticity_defect(mla_of, models::Satellite{}, 0.1);
   test::report("step_derivative_symplecticity_pendulum", pendulum);
   test::report("step_derivative_symplecticity_satellite", satellite);
+  test::report("step_derivative_symplecticity_del_satellite", del_satellite);
+  test::report("step_derivative_symplecticity_mla_satellite", mla_satellite);
   EXPECT_LT(pendulum, 1e-13);
   EXPECT_LT(satellite, 1e-13);
+  EXPECT_LT(del_satellite, 1e-13);
+  EXPECT_LT(mla_satellite, 1e-13);
 }
 
 // The same derivative at run-time sizes, within a bound (the storage of model files up to 8

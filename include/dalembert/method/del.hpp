@@ -7,6 +7,7 @@
 // p_k + D1 L_d + F_d^- = 0,  p_{k+1} = D2 L_d + F_d^+.
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -86,6 +87,15 @@ class DiscreteEulerLagrange {
     s.p = position_momentum_step<MatNN<S>>(s, h, VecN<S>(s.q + h * s.last_velocity),
                                            s.p.template lpNorm<Eigen::Infinity>(), options_,
                                            JointEquations{evaluate}, next_momentum);
+  }
+
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, as DLA's without constraints
+  /// (discrete/position_momentum_derivative.hpp): a symplectic matrix. It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const {
+    State next = s;
+    step(next);
+    const auto force = midpoint_external_force(system_, step_size(), s.t);
+    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, force, force, s.q, s.p, next.q, 0);
   }
 
   /// The velocity of the discrete momentum (inverse Legendre map).

@@ -18,6 +18,7 @@
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
+#include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -120,61 +121,14 @@ class DiscreteLagrangeDAlembert {
 
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s: a 2n × 2n matrix, rows q_{k+1} then p_{k+1},
   /// columns q_k then p_k (the multipliers and the last velocity are only Newton's guesses). By the
-  /// implicit-function theorem on the step's equations at their solution (solve/step_driver.hpp),
-  /// with every derivative by automatic differentiation; it takes a step of its own.
+  /// implicit-function theorem on the step's equations at their solution
+  /// (discrete/position_momentum_derivative.hpp), with every derivative by automatic
+  /// differentiation; it takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     State next = s;
     step(next);
-    constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n_of<S>());
-    constexpr int NZ = sum_of_sizes(multiple_of_size(3, n), m),
-                  MaxNZ = sum_of_sizes(multiple_of_size(3, max_n_of<S>()), max_m_of<S>());
-    constexpr int NOut = sum_of_sizes(N2, m), MaxNOut = sum_of_sizes(MaxN2, max_m_of<S>());
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const double h = step_size();
-    // z = (q_k, p_k, q_{k+1}, λ) ↦ (the residual: p_k + D1 L_d + F_d − M(q_k)ᵀλ and ω; then p_{k+1} = D2 L_d + F_d)
-    const auto equations = [&](const auto& z) {
-      using T = typename std::decay_t<decltype(z)>::Scalar;
-      const VecN<S, T> q0 = z.template segment<n>(0, dn), p0 = z.template segment<n>(dn, dn),
-                       q1 = z.template segment<n>(2 * dn, dn);
-      Vec<T, N2, MaxN2> w(2 * dn);
-      w << q0, q1;
-      T value;
-      Vec<T, N2, MaxN2> slots;  // (D1 L_d, D2 L_d)
-      ad::value_and_gradient<N2, MaxN2>(
-          [&](const auto& y) {
-            using U = typename std::decay_t<decltype(y)>::Scalar;
-            return ld_(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template segment<n>(dn, dn)));
-          },
-          w, value, slots);
-      Vec<T, NOut, MaxNOut> out(2 * dn + dm);
-      VecN<S, T> first = p0 + slots.template head<n>(dn), next_momentum = slots.template segment<n>(dn, dn);
-      if constexpr (HasExternalForce<S>) {
-        if (has_external_force(system_)) {
-          const VecN<S, T> force = MidpointForce<S>(system_, h, s.t)(q0, q1);
-          first += force;
-          next_momentum += force;
-        }
-      }
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          const VecM<S, T> lambda = z.template segment<m>(3 * dn, dm);
-          first -= system_.template constraint_matrix<T>(q0).transpose() * lambda;
-          out.template segment<m>(dn, dm) = dc_(q0, q1);
-        }
-      }
-      out.template head<n>(dn) = first;
-      out.template segment<n>(dn + dm, dn) = next_momentum;
-      return out;
-    };
-    Vecd<NZ, MaxNZ> z(3 * dn + dm);
-    z.template head<n>(dn) = s.q;
-    z.template segment<n>(dn, dn) = s.p;
-    z.template segment<n>(2 * dn, dn) = next.q;
-    z.template segment<m>(3 * dn, dm) = next.multiplier;
-    const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(equations, z, dn + dm);
-    Eigen::MatrixXd out(2 * dn, 2 * dn);
-    out << D.topRows(dn), D.bottomRows(dn);
-    return out;
+    const auto force = midpoint_external_force(system_, step_size(), s.t);
+    return position_momentum_step_derivative(system_, ld_, dc_, force, force, s.q, s.p, next.q, next.multiplier);
   }
 
   /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).

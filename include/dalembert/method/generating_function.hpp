@@ -23,6 +23,7 @@
 // the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
+#include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -152,6 +153,25 @@ class GeneratingFunctionIntegrator {
     } else {
       dense_step(s);
     }
+  }
+
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s (discrete/position_momentum_derivative.hpp,
+  /// with F_d^− = −α0, F_d^+ = −α1 and no multipliers): GF and GF-sym; not GF-CP, whose projection
+  /// P*(q_{k+1}) is not written generically in the scalar type. It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(!ConstraintPreserving)
+  {
+    State next = s;
+    step(next);
+    const auto alpha0 = [&](const auto& q0, const auto& q1) {
+      using Q = std::decay_t<decltype(q0)>;
+      return Q(-discrete_force(q0, q1).alpha0);
+    };
+    const auto alpha1 = [&](const auto& q0, const auto& q1) {
+      using Q = std::decay_t<decltype(q0)>;
+      return Q(-discrete_force(q0, q1).alpha1);
+    };
+    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q, 0);
   }
 
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so

@@ -16,6 +16,7 @@
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
+#include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -92,6 +93,24 @@ class ModifiedLagrangeDAlembert {
     } else {
       dense_step(s);
     }
+  }
+
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, as DLA's (discrete/position_momentum_derivative.hpp),
+  /// for ingredients written generically in the scalar type (the α-rule recipe and user-supplied
+  /// ones, not exact ingredients, which shoot). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires requires(const Fl& f) {
+      f.discrete_lagrangian();
+      f.discrete_force();
+    }
+  {
+    State next = s;
+    step(next);
+    const auto& fd = forced_.discrete_force();
+    const auto minus = [&](const auto& q0, const auto& q1) { return fd.minus(q0, q1, s.t); };
+    const auto plus = [&](const auto& q0, const auto& q1) { return fd.plus(q0, q1, s.t); };
+    return position_momentum_step_derivative(system_, forced_.discrete_lagrangian(), dc_, minus, plus, s.q, s.p, next.q,
+                                             next.multiplier);
   }
 
   /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).

@@ -1,0 +1,104 @@
+#pragma once
+// The derivative of a position–momentum step (DEL, DLA, MLA) with respect to the state it starts
+// from. The step's equations, with z = (q_k, p_k, q_{k+1}, λ), written once and generically in the
+// scalar type for the implicit-function theorem (implicit_step_derivative, solve/step_driver.hpp):
+//   F = ( p_k + D1 L_d(q_k, q_{k+1}) + F_d^−(q_k, q_{k+1}) − M(q_k)ᵀλ,  ω(q_k, q_{k+1}) ) = 0,
+//   p_{k+1} = D2 L_d(q_k, q_{k+1}) + F_d^+(q_k, q_{k+1}).
+// DLA is the case F_d^± = the midpoint external force; DEL drops λ and ω (it ignores constraints).
+#include <type_traits>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/discrete/discrete_force.hpp"
+#include "dalembert/model/model.hpp"
+#include "dalembert/solve/step_driver.hpp"
+
+namespace dalembert {
+
+/// F_d^± = 0 (left out of the equations, not added as zeros).
+struct NoDiscreteForce {
+  template <class Q>
+  Q operator()(const Q& q0, const Q&) const {
+    return Q::Zero(q0.size());
+  }
+};
+
+/// The midpoint discrete forces of a model's external force for the step from t,
+/// F_d^− = F_d^+ = (h/2) F(q_mid, v_d, t + h/2) (discrete/discrete_force.hpp, MidpointForce), zero
+/// without one: a callable generic in the scalar type that refers to `system`.
+template <Model S>
+auto midpoint_external_force(const S& system, double h, double t) {
+  if constexpr (HasExternalForce<S>) {
+    return [&system, h, t](const auto& q0, const auto& q1) {
+      using Q = std::decay_t<decltype(q0)>;
+      if (has_external_force(system)) return Q(MidpointForce<S>(system, h, t)(q0, q1));
+      return Q(Q::Zero(q0.size()));
+    };
+  } else {
+    return NoDiscreteForce{};
+  }
+}
+
+/// No discrete constraint: the step ignores the model's constraints (DEL), so λ and ω drop out.
+struct NoDiscreteConstraint {};
+
+/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from (q0, p0) whose solution is (q1, multiplier): a
+/// 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k. `ld` is L_d, `minus` and `plus`
+/// are F_d^∓(q_k, q_{k+1}) and `dc` is ω, all callables generic in the scalar type (dc may be
+/// NoDiscreteConstraint, and then `multiplier` is not read). Every derivative is by automatic
+/// differentiation; one LU of the step's Jacobian at the solution. Throws std::runtime_error when
+/// that Jacobian is singular to working precision.
+template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier>
+Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
+                                                  const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
+                                                  const VecN<S>& q1, const Multiplier& multiplier) {
+  constexpr bool constrained = !std::is_same_v<Dc, NoDiscreteConstraint>;
+  constexpr int n = S::n, max_n = max_n_of<S>();
+  constexpr int m = constrained ? S::m : 0, max_m = constrained ? max_m_of<S>() : 0;
+  constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
+  constexpr int NZ = sum_of_sizes(multiple_of_size(3, n), m), MaxNZ = sum_of_sizes(multiple_of_size(3, max_n), max_m);
+  constexpr int NOut = sum_of_sizes(N2, m), MaxNOut = sum_of_sizes(MaxN2, max_m);
+  const int dn = coordinate_count(system);
+  int dm = 0;
+  if constexpr (constrained) dm = constraint_count(system);
+  // z = (q_k, p_k, q_{k+1}, λ) ↦ (F, p_{k+1})
+  const auto equations = [&](const auto& z) {
+    using T = typename std::decay_t<decltype(z)>::Scalar;
+    const VecN<S, T> x0 = z.template segment<n>(0, dn), momentum = z.template segment<n>(dn, dn),
+                     x1 = z.template segment<n>(2 * dn, dn);
+    Vec<T, N2, MaxN2> w(2 * dn);
+    w << x0, x1;
+    T value;
+    Vec<T, N2, MaxN2> slots;  // (D1 L_d, D2 L_d)
+    ad::value_and_gradient<N2, MaxN2>(
+        [&](const auto& y) {
+          using U = typename std::decay_t<decltype(y)>::Scalar;
+          return ld(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template segment<n>(dn, dn)));
+        },
+        w, value, slots);
+    Vec<T, NOut, MaxNOut> out(2 * dn + dm);
+    VecN<S, T> first = momentum + slots.template head<n>(dn), next = slots.template segment<n>(dn, dn);
+    if constexpr (!std::is_same_v<Minus, NoDiscreteForce>) first += minus(x0, x1);
+    if constexpr (!std::is_same_v<Plus, NoDiscreteForce>) next += plus(x0, x1);
+    if constexpr (constrained && m != 0) {
+      if (dm > 0) {
+        const VecM<S, T> lambda = z.template segment<m>(3 * dn, dm);
+        first -= system.template constraint_matrix<T>(x0).transpose() * lambda;
+        out.template segment<m>(dn, dm) = dc(x0, x1);
+      }
+    }
+    out.template head<n>(dn) = first;
+    out.template segment<n>(dn + dm, dn) = next;
+    return out;
+  };
+  Vecd<NZ, MaxNZ> z(3 * dn + dm);
+  z.template head<n>(dn) = q0;
+  z.template segment<n>(dn, dn) = p0;
+  z.template segment<n>(2 * dn, dn) = q1;
+  if constexpr (constrained && m != 0) z.template segment<m>(3 * dn, dm) = multiplier;
+  const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(equations, z, dn + dm);
+  Eigen::MatrixXd out(2 * dn, 2 * dn);
+  out << D.topRows(dn), D.bottomRows(dn);
+  return out;
+}
+
+}  // namespace dalembert

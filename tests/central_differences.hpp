@@ -1,0 +1,50 @@
+#pragma once
+// The derivative of a step by central differences, against which the methods' step_derivative
+// (discrete/position_momentum_derivative.hpp) is checked on compiled models and on model files.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <Eigen/Core>
+
+#include "test_support.hpp"
+
+namespace dalembert::test {
+
+/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
+/// (q_k, p_k) moved by 1e-6 of its size (at least 1e-6), the difference taken of the doubles reached.
+template <class Method>
+Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s) {
+  const int n = static_cast<int>(s.q.size());
+  Eigen::MatrixXd D(2 * n, 2 * n);
+  for (int j = 0; j < 2 * n; ++j) {
+    auto up = s, down = s;
+    double& x_up = j < n ? up.q[j] : up.p[j - n];
+    double& x_down = j < n ? down.q[j] : down.p[j - n];
+    const double e = 1e-6 * std::max(1.0, std::abs(x_up));
+    x_up += e;
+    x_down -= e;
+    const double width = x_up - x_down;
+    method.step(up);
+    method.step(down);
+    D.col(j) << (up.q - down.q) / width, (up.p - down.p) / width;
+  }
+  return D;
+}
+
+/// The largest entry of `method`'s step derivative off the central differences, relative to the
+/// largest entry, after `steps` steps from (q0, v0) (at t > 0, where a force of t differs from its
+/// start); reported as step_derivative_<name>.
+template <class Method, class Point>
+double step_derivative_error(const std::string& name, const Method& method, const Point& q0, const Point& v0,
+                             int steps = 3) {
+  auto s = method.initial_state(q0, v0);
+  for (int k = 0; k < steps; ++k) method.step(s);
+  const Eigen::MatrixXd D = method.step_derivative(s);
+  const Eigen::MatrixXd reference = step_by_central_differences(method, s);
+  const double error = (D - reference).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+  report("step_derivative_" + name, error);
+  return error;
+}
+
+}  // namespace dalembert::test
