@@ -11,6 +11,16 @@
 
 namespace dalembert::test {
 
+/// The momentum a method's state carries: p, or FIM's p⁻.
+template <class State>
+auto& momentum_of(State& s) {
+  if constexpr (requires { s.p_minus; }) {
+    return s.p_minus;
+  } else {
+    return s.p;
+  }
+}
+
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
 /// (q_k, p_k) moved by 1e-6 of its size (at least 1e-6), the difference taken of the doubles reached.
 template <class Method>
@@ -19,15 +29,15 @@ Eigen::MatrixXd step_by_central_differences(const Method& method, const typename
   Eigen::MatrixXd D(2 * n, 2 * n);
   for (int j = 0; j < 2 * n; ++j) {
     auto up = s, down = s;
-    double& x_up = j < n ? up.q[j] : up.p[j - n];
-    double& x_down = j < n ? down.q[j] : down.p[j - n];
+    double& x_up = j < n ? up.q[j] : momentum_of(up)[j - n];
+    double& x_down = j < n ? down.q[j] : momentum_of(down)[j - n];
     const double e = 1e-6 * std::max(1.0, std::abs(x_up));
     x_up += e;
     x_down -= e;
     const double width = x_up - x_down;
     method.step(up);
     method.step(down);
-    D.col(j) << (up.q - down.q) / width, (up.p - down.p) / width;
+    D.col(j) << (up.q - down.q) / width, (momentum_of(up) - momentum_of(down)) / width;
   }
   return D;
 }

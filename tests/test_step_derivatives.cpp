@@ -1,6 +1,6 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
 // on the converged equations, discrete/position_momentum_derivative.hpp): the step_derivative of
-// DLA, MLA, DEL and GF against central finite differences of the step on systems with constraints, with
+// DLA, MLA, DEL, GF and FIM against central finite differences of the step on systems with constraints, with
 // an external force of (q, v, t), and without constraints, where the step is a symplectic map,
 // which its derivative shows to round-off.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/generating_function.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
@@ -50,6 +51,13 @@ const auto gf_of = [](const auto& system, double h) {
 };
 const auto gf_sym_of = [](const auto& system, double h) {  // α = 1/4: the average of two rules
   return GeneratingFunctionIntegrator<std::decay_t<decltype(system)>>(system, h, 0.25, true);
+};
+const auto gf_cp_of = [](const auto& system, double h) {
+  return GeneratingFunctionIntegrator<std::decay_t<decltype(system)>, true>(system, h);
+};
+const auto fim_of = [](const auto& system, double h) {
+  using S = std::decay_t<decltype(system)>;
+  return MomentumEnergyIntegrator<S, AlphaRule<S>>(system, AlphaRule<S>(system, h));
 };
 
 /// test::step_derivative_error of the method `make` gives for the system and h, from the
@@ -117,6 +125,19 @@ TEST(StepDerivative, GfAgreesWithCentralDifferences) {
   EXPECT_LT(step_derivative_error("gf_vertical_disk", gf_of, models::VerticalDisk{}, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("gf_sym_particle", gf_sym_of, models::NonholonomicParticle{}, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("gf_sym_sleigh", gf_sym_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+}
+
+// GF-CP projects the next momentum onto Leg(D) at q_{k+1}, and FIM's state is p⁻, which it reflects
+// there, p⁻_{k+1} = (2P* − I) p⁺_{k+1}: the projection's derivative in q_{k+1} is part of the step's.
+TEST(StepDerivative, GfCpAndFimAgreeWithCentralDifferences) {
+  EXPECT_LT(step_derivative_error("gf_cp_particle", gf_cp_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_cp_knife_edge", gf_cp_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_cp_sleigh", gf_cp_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("gf_cp_vertical_disk", gf_cp_of, models::VerticalDisk{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("fim_particle", fim_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("fim_knife_edge", fim_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("fim_sleigh", fim_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("fim_vertical_disk", fim_of, models::VerticalDisk{}, 0.1), 1e-8);
 }
 
 // Without constraints DLA's equations are DEL's, whose step is symplectic: Dᵀ Ω D = Ω to round-off.

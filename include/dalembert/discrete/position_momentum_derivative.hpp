@@ -5,6 +5,7 @@
 //   F = ( p_k + D1 L_d(q_k, q_{k+1}) + F_d^−(q_k, q_{k+1}) − M(q_k)ᵀλ,  ω(q_k, q_{k+1}) ) = 0,
 //   p_{k+1} = D2 L_d(q_k, q_{k+1}) + F_d^+(q_k, q_{k+1}).
 // DLA is the case F_d^± = the midpoint external force; DEL drops λ and ω (it ignores constraints).
+// A method may map p_{k+1} further at q_{k+1} (GF-CP projects it onto Leg(D), FIM reflects it).
 #include <type_traits>
 
 #include "dalembert/core/autodiff.hpp"
@@ -38,19 +39,29 @@ auto midpoint_external_force(const S& system, double h, double t) {
   }
 }
 
+/// The next momentum as the equations give it.
+struct KeepMomentum {
+  template <class Q>
+  Q operator()(const Q&, const Q& p) const {
+    return p;
+  }
+};
+
 /// No discrete constraint: the step ignores the model's constraints (DEL), so λ and ω drop out.
 struct NoDiscreteConstraint {};
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from (q0, p0) whose solution is (q1, multiplier): a
 /// 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k. `ld` is L_d, `minus` and `plus`
 /// are F_d^∓(q_k, q_{k+1}) and `dc` is ω, all callables generic in the scalar type (dc may be
-/// NoDiscreteConstraint, and then `multiplier` is not read). Every derivative is by automatic
+/// NoDiscreteConstraint, and then `multiplier` is not read); `finish(q_{k+1}, p)` maps the momentum
+/// the equations give to the next state's, generic too. Every derivative is by automatic
 /// differentiation; one LU of the step's Jacobian at the solution. Throws std::runtime_error when
 /// that Jacobian is singular to working precision.
-template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier>
+template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish = KeepMomentum>
 Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
                                                   const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
-                                                  const VecN<S>& q1, const Multiplier& multiplier) {
+                                                  const VecN<S>& q1, const Multiplier& multiplier,
+                                                  const Finish& finish = {}) {
   constexpr bool constrained = !std::is_same_v<Dc, NoDiscreteConstraint>;
   constexpr int n = S::n, max_n = max_n_of<S>();
   constexpr int m = constrained ? S::m : 0, max_m = constrained ? max_m_of<S>() : 0;
@@ -87,7 +98,7 @@ Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld,
       }
     }
     out.template head<n>(dn) = first;
-    out.template segment<n>(dn + dm, dn) = next;
+    out.template segment<n>(dn + dm, dn) = finish(x1, next);
     return out;
   };
   Vecd<NZ, MaxNZ> z(3 * dn + dm);

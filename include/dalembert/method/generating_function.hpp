@@ -156,11 +156,9 @@ class GeneratingFunctionIntegrator {
   }
 
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s (discrete/position_momentum_derivative.hpp,
-  /// with F_d^− = −α0, F_d^+ = −α1 and no multipliers): GF and GF-sym; not GF-CP, whose projection
-  /// P*(q_{k+1}) is not written generically in the scalar type. It takes a step of its own.
-  Eigen::MatrixXd step_derivative(const State& s) const
-    requires(!ConstraintPreserving)
-  {
+  /// with F_d^− = −α0, F_d^+ = −α1, no multipliers and, for GF-CP, the projection P*(q_{k+1}) of
+  /// the next momentum). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const {
     State next = s;
     step(next);
     const auto alpha0 = [&](const auto& q0, const auto& q1) {
@@ -171,7 +169,14 @@ class GeneratingFunctionIntegrator {
       using Q = std::decay_t<decltype(q0)>;
       return Q(-discrete_force(q0, q1).alpha1);
     };
-    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q, 0);
+    if constexpr (ConstraintPreserving) {
+      const auto project = [&](const auto& q1, const auto& p1) { return project_momentum_generic(system_, q1, p1); };
+      return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q,
+                                               0, project);
+    } else {
+      return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q,
+                                               0);
+    }
   }
 
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so

@@ -20,6 +20,7 @@
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
+#include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -94,6 +95,21 @@ class MomentumEnergyIntegrator {
     } else {
       dense_step(s);
     }
+  }
+
+  /// ∂(q_{k+1}, p⁻_{k+1})/∂(q_k, p⁻_k) of the step from s, a 2n × 2n matrix (rows q_{k+1} then
+  /// p⁻_{k+1}, columns q_k then p⁻_k): DEL's equations in p⁻ and the reflection p⁻_{k+1} =
+  /// R*(q_{k+1}) p⁺_{k+1}, R* = 2P* − I (discrete/position_momentum_derivative.hpp). It takes a step
+  /// of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const {
+    State next = s;
+    step(next);
+    const auto reflect = [&](const auto& q1, const auto& p1) {
+      using Q = std::decay_t<decltype(p1)>;
+      return Q(2.0 * project_momentum_generic(system_, q1, p1) - p1);
+    };
+    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
+                                             NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
   }
 
   /// The velocity of the average momentum p~_k (in D).

@@ -167,6 +167,23 @@ VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   }
 }
 
+/// P* p as project_momentum, generically in the scalar type and dense, with Eigen's LU: for the
+/// derivative of a step through the projection (discrete/position_momentum_derivative.hpp).
+template <HasMetric S, class T>
+VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const VecN<S, T>& p) {
+  if constexpr (S::m == 0) {
+    return p;
+  } else {
+    if (constraint_count(sys) == 0) return p;
+    const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+    const auto G = dense_metric(sys, q).partialPivLu();
+    const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
+    const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
+    const VecM<S, T> lambda = C.partialPivLu().solve(VecM<S, T>(Mq * G.solve(p)));
+    return p - Mq.transpose() * lambda;
+  }
+}
+
 /// The inverse Legendre map v = FL⁻¹(q, p): Newton on ∂L/∂v(q, v) = p from v = 0, exact after one
 /// iteration for Lagrangians quadratic in v.
 template <Model S>
