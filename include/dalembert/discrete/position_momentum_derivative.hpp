@@ -1,7 +1,8 @@
 #pragma once
-// The derivative of a position–momentum step (DEL, DLA, MLA) with respect to the state it starts
-// from. The step's equations, with z = (q_k, p_k, q_{k+1}, λ), written once and generically in the
-// scalar type for the implicit-function theorem (implicit_step_derivative, solve/step_driver.hpp):
+// The derivative of a position–momentum step (DEL, DLA, MLA, GF, FIM) with respect to the state it
+// starts from. The step's equations, with z = (q_k, p_k, q_{k+1}, λ), written once and generically
+// in the scalar type for the implicit-function theorem (implicit_step_derivative,
+// solve/step_driver.hpp):
 //   F = ( p_k + D1 L_d(q_k, q_{k+1}) + F_d^−(q_k, q_{k+1}) − M(q_k)ᵀλ,  ω(q_k, q_{k+1}) ) = 0,
 //   p_{k+1} = D2 L_d(q_k, q_{k+1}) + F_d^+(q_k, q_{k+1}).
 // DLA is the case F_d^± = the midpoint external force; DEL drops λ and ω (it ignores constraints).
@@ -15,7 +16,8 @@
 
 namespace dalembert {
 
-/// F_d^± = 0 (left out of the equations, not added as zeros).
+/// F_d^± = 0: position_momentum_step_derivative leaves it out of the equations rather than add zero
+/// duals; as a callable, it gives the zeros.
 struct NoDiscreteForce {
   template <class Q>
   Q operator()(const Q& q0, const Q&) const {
