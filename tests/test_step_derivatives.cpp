@@ -39,6 +39,19 @@ struct DraggedPushedSleigh : models::ChaplyginSleigh {
   }
 };
 
+/// The model with a constant force f added to its own, if it has one: central differences in f.
+template <class S>
+struct WithConstantForce : S {
+  Vecd<S::n> f = Vecd<S::n>::Zero();
+  explicit WithConstantForce(const S& system) : S(system) {}
+  template <class T>
+  Vec<T, S::n> force(const Vec<T, S::n>& q, const Vec<T, S::n>& v, double t) const {
+    Vec<T, S::n> total = f.template cast<T>();
+    if constexpr (HasExternalForce<S>) total += S::template force<T>(q, v, t);
+    return total;
+  }
+};
+
 // The methods, from a system and a step size.
 const auto dla_of = [](const auto& system, double h) { return make_dla(system, h); };
 const auto mla_of = [](const auto& system, double h) { return make_midpoint_mla(system, h); };
@@ -66,6 +79,35 @@ template <class Make, class S>
 double step_derivative_error(const std::string& name, const Make& make, const S& system, double h) {
   const auto x0 = system.default_initial();
   return test::step_derivative_error(name, make(system, h), x0.q, x0.v);
+}
+
+/// The largest entry of the derivative by a constant external force (step_derivatives' by_force)
+/// off central differences in f (steps of 1e-5), relative to its largest entry, three steps of h
+/// from the system's default start; also that by_state is step_derivative's.
+template <class Make, class S>
+double force_derivative_error(const std::string& name, const Make& make, const S& base, double h) {
+  const WithConstantForce<S> system(base);
+  const auto method = make(system, h);
+  const auto x0 = base.default_initial();
+  auto s = method.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 3; ++k) method.step(s);
+  const StepDerivatives d = method.step_derivatives(s);
+  EXPECT_LT((d.by_state - method.step_derivative(s)).cwiseAbs().maxCoeff(), 1e-14 * d.by_state.cwiseAbs().maxCoeff())
+      << name;
+  const int n = coordinate_count(base);
+  Eigen::MatrixXd reference(2 * n, n);
+  for (int j = 0; j < n; ++j) {
+    auto up = system, down = system;
+    up.f[j] = 1e-5;
+    down.f[j] = -1e-5;
+    auto s_up = s, s_down = s;
+    make(up, h).step(s_up);
+    make(down, h).step(s_down);
+    reference.col(j) << (s_up.q - s_down.q) / 2e-5, (s_up.p - s_down.p) / 2e-5;
+  }
+  const double error = (d.by_force - reference).cwiseAbs().maxCoeff() / d.by_force.cwiseAbs().maxCoeff();
+  test::report("force_derivative_" + name, error);
+  return error;
 }
 
 /// |Dᵀ Ω D − Ω|_max for the step derivative D of a method on a system without constraints, Ω the
@@ -154,6 +196,20 @@ TEST(StepDerivative, WithoutConstraintsTheStepIsSymplectic) {
   EXPECT_LT(satellite, 1e-13);
   EXPECT_LT(del_satellite, 1e-13);
   EXPECT_LT(mla_satellite, 1e-13);
+}
+
+// The derivative by a constant external force f over the step (a control input): f enters the
+// midpoint discrete forces as (h/2) f at each end, and through them q_{k+1} and p_{k+1}; without
+// constraints ∂q_{k+1}/∂f is (h²/2) G⁻¹ and ∂p_{k+1}/∂f is h to leading order, so a sign or a factor
+// ½ wrong is far off the bound. Central differences in f with steps of 1e-5 are accurate to about
+// 1e-10 of the largest entry (h): with 1e-6 their round-off alone was 1e-9.
+TEST(StepDerivative, ByAConstantForceAgreesWithCentralDifferences) {
+  EXPECT_LT(force_derivative_error("dla_particle", dla_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("dla_knife_edge", dla_of, models::KnifeEdge{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("dla_sleigh", dla_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("dla_dragged_pushed_sleigh", dla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("del_pendulum", del_of, models::Pendulum{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("del_satellite", del_of, models::Satellite{}, 0.1), 1e-8);
 }
 
 // The same derivative at run-time sizes, within a bound (the storage of model files up to 8

@@ -52,32 +52,43 @@ struct KeepMomentum {
 /// No discrete constraint: the step ignores the model's constraints (DEL), so λ and ω drop out.
 struct NoDiscreteConstraint {};
 
-/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from (q0, p0) whose solution is (q1, multiplier): a
-/// 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k. `ld` is L_d, `minus` and `plus`
-/// are F_d^∓(q_k, q_{k+1}) and `dc` is ω, all callables generic in the scalar type (dc may be
-/// NoDiscreteConstraint, and then `multiplier` is not read); `finish(q_{k+1}, p)` maps the momentum
-/// the equations give to the next state's, generic too. Every derivative is by automatic
-/// differentiation; one LU of the step's Jacobian at the solution. Throws std::runtime_error when
-/// that Jacobian is singular to working precision.
-template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish = KeepMomentum>
-Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
-                                                  const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
-                                                  const VecN<S>& q1, const Multiplier& multiplier,
-                                                  const Finish& finish = {}) {
+/// How a constant external force f (a covector) added over the step enters the discrete forces:
+/// F_d^− += minus · f and F_d^+ += plus · f (h/2 and h/2 for the midpoint force).
+struct ForceWeights {
+  double minus = 0.0, plus = 0.0;
+};
+
+/// The derivatives of a step's result with respect to where it starts and to a constant external
+/// force f over it (at f = 0): rows q_{k+1} then p_{k+1}.
+struct StepDerivatives {
+  Eigen::MatrixXd by_state;  ///< ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k), 2n × 2n, columns q_k then p_k
+  Eigen::MatrixXd by_force;  ///< ∂(q_{k+1}, p_{k+1})/∂f, 2n × n (empty unless asked for)
+};
+
+namespace detail {
+
+/// position_momentum_step_derivative, and with ByForce the derivative by f too: z = (q_k, p_k, [f],
+/// q_{k+1}, λ), f = 0 at the solution.
+template <bool ByForce, Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish>
+StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
+                                              const Plus& plus, ForceWeights weights, const VecN<S>& q0,
+                                              const VecN<S>& p0, const VecN<S>& q1, const Multiplier& multiplier,
+                                              const Finish& finish) {
   constexpr bool constrained = !std::is_same_v<Dc, NoDiscreteConstraint>;
-  constexpr int n = S::n, max_n = max_n_of<S>();
+  constexpr int n = S::n, max_n = max_n_of<S>(), blocks = ByForce ? 4 : 3;
   constexpr int m = constrained ? S::m : 0, max_m = constrained ? max_m_of<S>() : 0;
   constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
-  constexpr int NZ = sum_of_sizes(multiple_of_size(3, n), m), MaxNZ = sum_of_sizes(multiple_of_size(3, max_n), max_m);
+  constexpr int NZ = sum_of_sizes(multiple_of_size(blocks, n), m),
+                MaxNZ = sum_of_sizes(multiple_of_size(blocks, max_n), max_m);
   constexpr int NOut = sum_of_sizes(N2, m), MaxNOut = sum_of_sizes(MaxN2, max_m);
-  const int dn = coordinate_count(system);
+  const int dn = coordinate_count(system), start = (blocks - 1) * dn;  // where q_{k+1} is in z
   int dm = 0;
   if constexpr (constrained) dm = constraint_count(system);
-  // z = (q_k, p_k, q_{k+1}, λ) ↦ (F, p_{k+1})
+  // z ↦ (F, p_{k+1})
   const auto equations = [&](const auto& z) {
     using T = typename std::decay_t<decltype(z)>::Scalar;
     const VecN<S, T> x0 = z.template segment<n>(0, dn), momentum = z.template segment<n>(dn, dn),
-                     x1 = z.template segment<n>(2 * dn, dn);
+                     x1 = z.template segment<n>(start, dn);
     Vec<T, N2, MaxN2> w(2 * dn);
     w << x0, x1;
     T value;
@@ -92,9 +103,14 @@ Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld,
     VecN<S, T> first = momentum + slots.template head<n>(dn), next = slots.template segment<n>(dn, dn);
     if constexpr (!std::is_same_v<Minus, NoDiscreteForce>) first += minus(x0, x1);
     if constexpr (!std::is_same_v<Plus, NoDiscreteForce>) next += plus(x0, x1);
+    if constexpr (ByForce) {
+      const VecN<S, T> f = z.template segment<n>(2 * dn, dn);
+      first += weights.minus * f;
+      next += weights.plus * f;
+    }
     if constexpr (constrained && m != 0) {
       if (dm > 0) {
-        const VecM<S, T> lambda = z.template segment<m>(3 * dn, dm);
+        const VecM<S, T> lambda = z.template segment<m>(start + dn, dm);
         first -= system.template constraint_matrix<T>(x0).transpose() * lambda;
         out.template segment<m>(dn, dm) = dc(x0, x1);
       }
@@ -103,15 +119,49 @@ Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld,
     out.template segment<n>(dn + dm, dn) = finish(x1, next);
     return out;
   };
-  Vecd<NZ, MaxNZ> z(3 * dn + dm);
+  Vecd<NZ, MaxNZ> z = Vecd<NZ, MaxNZ>::Zero(start + dn + dm);
   z.template head<n>(dn) = q0;
   z.template segment<n>(dn, dn) = p0;
-  z.template segment<n>(2 * dn, dn) = q1;
-  if constexpr (constrained && m != 0) z.template segment<m>(3 * dn, dm) = multiplier;
+  z.template segment<n>(start, dn) = q1;
+  if constexpr (constrained && m != 0) z.template segment<m>(start + dn, dm) = multiplier;
   const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(equations, z, dn + dm);
-  Eigen::MatrixXd out(2 * dn, 2 * dn);
-  out << D.topRows(dn), D.bottomRows(dn);
+  StepDerivatives out;
+  out.by_state.resize(2 * dn, 2 * dn);
+  out.by_state << D.topLeftCorner(dn, 2 * dn), D.bottomLeftCorner(dn, 2 * dn);
+  if constexpr (ByForce) {
+    out.by_force.resize(2 * dn, dn);
+    out.by_force << D.block(0, 2 * dn, dn, dn), D.bottomRightCorner(dn, dn);
+  }
   return out;
+}
+
+}  // namespace detail
+
+/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from (q0, p0) whose solution is (q1, multiplier): a
+/// 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k. `ld` is L_d, `minus` and `plus`
+/// are F_d^∓(q_k, q_{k+1}) and `dc` is ω, all callables generic in the scalar type (dc may be
+/// NoDiscreteConstraint, and then `multiplier` is not read); `finish(q_{k+1}, p)` maps the momentum
+/// the equations give to the next state's, generic too. Every derivative is by automatic
+/// differentiation; one LU of the step's Jacobian at the solution. Throws std::runtime_error when
+/// that Jacobian is singular to working precision.
+template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish = KeepMomentum>
+Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
+                                                  const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
+                                                  const VecN<S>& q1, const Multiplier& multiplier,
+                                                  const Finish& finish = {}) {
+  return detail::position_momentum_derivatives<false>(system, ld, dc, minus, plus, {}, q0, p0, q1, multiplier, finish)
+      .by_state;
+}
+
+/// The same derivative and, with it, the derivative by a constant external force f added over the
+/// step as `weights` say, at f = 0 (one factorisation for both).
+template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier>
+StepDerivatives position_momentum_step_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
+                                                   const Plus& plus, ForceWeights weights, const VecN<S>& q0,
+                                                   const VecN<S>& p0, const VecN<S>& q1,
+                                                   const Multiplier& multiplier) {
+  return detail::position_momentum_derivatives<true>(system, ld, dc, minus, plus, weights, q0, p0, q1, multiplier,
+                                                     KeepMomentum{});
 }
 
 }  // namespace dalembert

@@ -98,6 +98,17 @@ class DiscreteEulerLagrange {
     return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, force, force, s.q, s.p, next.q, 0);
   }
 
+  /// step_derivative(s) and the derivative by a constant external force f added over the step, at
+  /// f = 0, as DLA's step_derivatives.
+  StepDerivatives step_derivatives(const State& s) const {
+    State next = s;
+    step(next);
+    const double h = step_size();
+    const auto force = midpoint_external_force(system_, h, s.t);
+    return position_momentum_step_derivatives(system_, ld_, NoDiscreteConstraint{}, force, force, {0.5 * h, 0.5 * h},
+                                              s.q, s.p, next.q, 0);
+  }
+
   /// The velocity of the discrete momentum (inverse Legendre map).
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(unconstrained(), s.q, s.p); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }

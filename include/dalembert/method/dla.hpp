@@ -131,6 +131,18 @@ class DiscreteLagrangeDAlembert {
     return position_momentum_step_derivative(system_, ld_, dc_, force, force, s.q, s.p, next.q, next.multiplier);
   }
 
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f
+  /// added over it, at f = 0 (2n × n; f enters as the model's force does, (h/2) f in each discrete
+  /// force): a step's linearisation in its state and an input, for control.
+  StepDerivatives step_derivatives(const State& s) const {
+    State next = s;
+    step(next);
+    const double h = step_size();
+    const auto force = midpoint_external_force(system_, h, s.t);
+    return position_momentum_step_derivatives(system_, ld_, dc_, force, force, {0.5 * h, 0.5 * h}, s.q, s.p, next.q,
+                                              next.multiplier);
+  }
+
   /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
