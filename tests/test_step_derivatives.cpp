@@ -1,8 +1,9 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
 // on the converged equations, discrete/position_momentum_derivative.hpp): the step_derivative of
-// DLA, MLA, DEL, GF and FIM against central finite differences of the step on systems with constraints, with
-// an external force of (q, v, t), and without constraints, where the step is a symplectic map,
-// which its derivative shows to round-off.
+// DLA, MLA, DEL, GF and FIM against central finite differences of the step on systems with
+// constraints, with an external force of (q, v, t), and without constraints, where the step is a
+// symplectic map, which its derivative shows to round-off; and the derivative by a constant
+// external force (step_derivatives of DLA and DEL) against central differences in the force.
 #include <gtest/gtest.h>
 
 #include <algorithm>
