@@ -87,8 +87,8 @@ double step_derivative_error(const std::string& name, const Make& make, const S&
 /// from the system's default start; also that by_state is step_derivative's.
 template <class Make, class S>
 double force_derivative_error(const std::string& name, const Make& make, const S& base, double h) {
-  const WithConstantForce<S> system(base);
-  const auto method = make(system, h);
+  const WithConstantForce<S> pushed(base);
+  const auto method = make(pushed, h);
   const auto x0 = base.default_initial();
   auto s = method.initial_state(x0.q, x0.v);
   for (int k = 0; k < 3; ++k) method.step(s);
@@ -98,7 +98,7 @@ double force_derivative_error(const std::string& name, const Make& make, const S
   const int n = coordinate_count(base);
   Eigen::MatrixXd reference(2 * n, n);
   for (int j = 0; j < n; ++j) {
-    auto up = system, down = system;
+    auto up = pushed, down = pushed;
     up.f[j] = 1e-5;
     down.f[j] = -1e-5;
     auto s_up = s, s_down = s;

@@ -16,14 +16,9 @@
 
 namespace dalembert {
 
-/// F_d^± = 0: position_momentum_step_derivative leaves it out of the equations rather than add zero
-/// duals; as a callable, it gives the zeros.
-struct NoDiscreteForce {
-  template <class Q>
-  Q operator()(const Q& q0, const Q&) const {
-    return Q::Zero(q0.size());
-  }
-};
+/// F_d^± = 0, a tag: position_momentum_step_derivative leaves it out of the equations rather than
+/// add zero duals.
+struct NoDiscreteForce {};
 
 /// The midpoint discrete forces of a model's external force for the step from t,
 /// F_d^− = F_d^+ = (h/2) F(q_mid, v_d, t + h/2) (discrete/discrete_force.hpp, MidpointForce), zero

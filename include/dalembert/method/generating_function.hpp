@@ -169,14 +169,15 @@ class GeneratingFunctionIntegrator {
       using Q = std::decay_t<decltype(q0)>;
       return Q(-discrete_force(q0, q1).alpha1);
     };
-    if constexpr (ConstraintPreserving) {
-      const auto project = [&](const auto& q1, const auto& p1) { return project_momentum_generic(system_, q1, p1); };
-      return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q,
-                                               0, project);
-    } else {
-      return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q,
-                                               0);
-    }
+    const auto finish = [&](const auto& q1, const auto& p1) {
+      if constexpr (ConstraintPreserving) {
+        return project_momentum_generic(system_, q1, p1);
+      } else {
+        return p1;
+      }
+    };
+    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q, 0,
+                                             finish);
   }
 
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
