@@ -102,4 +102,35 @@ inline void saddle_point_jacobian(const DiscreteDerivatives& d, const Eigen::Spa
   J.setFromTriplets(entries.begin(), entries.end());
 }
 
+/// D1, D2 and D12 L_d at (q0, q1) for a step whose Newton Jacobian is D12 L_d: of the whole L_d, D12
+/// dense, or summed over the model's local terms, D12 sparse, as SplitsIntoTerms decides. A method
+/// that takes its derivatives from here writes its step once for both storages.
+template <class S, class Ld>
+class LagrangianDerivativesAtStep {
+ public:
+  static constexpr bool by_terms = SplitsIntoTerms<Ld, S>;
+  using Jacobian = std::conditional_t<by_terms, Eigen::SparseMatrix<double>, MatNN<S>>;
+
+  /// Evaluates at (q0, q1); D1(), D2() and jacobian() are of the latest evaluation.
+  void evaluate(const S& sys, const Ld& ld, const VecN<S>& q0, const VecN<S>& q1) {
+    if constexpr (by_terms) {
+      discrete_lagrangian_derivatives(sys, ld, q0, q1, d_);
+    } else {
+      d_ = differentiate(ld, q0, q1);
+    }
+  }
+  const auto& D1() const { return d_.D1; }
+  const auto& D2() const { return d_.D2; }
+  void jacobian(Jacobian& J) const {
+    if constexpr (by_terms) {
+      J.setFromTriplets(d_.by_q1.begin(), d_.by_q1.end());
+    } else {
+      J = d_.D12;
+    }
+  }
+
+ private:
+  std::conditional_t<by_terms, DiscreteDerivatives, DerivativesOf<Ld>> d_;
+};
+
 }  // namespace dalembert::local

@@ -79,22 +79,26 @@ class MomentumEnergyIntegrator {
     State s;
     s.q = q0;
     s.last_velocity = (q1 - q0) / step_size();
-    if constexpr (by_terms) {
-      local::DiscreteDerivatives d;
-      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);
-      set_momenta(s, -d.D1);
-    } else {
-      set_momenta(s, -differentiate(ld_, q0, q1).D1);
-    }
+    LdDerivatives d;
+    d.evaluate(system_, ld_, q0, q1);
+    set_momenta(s, -d.D1());
     return s;
   }
 
+  /// Newton on −D1 L_d(q_k, q_{k+1}) = p⁻_k in q_{k+1}, Jacobian D12 L_d (dense, or sparse from the
+  /// terms of a locally coupled model).
   void step(State& s) const {
-    if constexpr (by_terms) {
-      step_by_terms(s);
-    } else {
-      dense_step(s);
-    }
+    const double h = step_size();
+    VecN<S> x = s.q + h * s.last_velocity;
+    LdDerivatives d;  // of the last evaluation = at the solution
+    const auto residual = [&](const VecN<S>& q1, VecN<S>& F) {
+      d.evaluate(system_, ld_, s.q, q1);
+      F = s.p_minus + d.D1();
+    };
+    const auto jacobian = [&](const VecN<S>&, Jacobian& J) { d.jacobian(J); };
+    read_momenta(s, position_momentum_step<Jacobian>(s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(),
+                                                     options_, SeparateEquations{residual, jacobian},
+                                                     [&] { return VecN<S>(d.D2()); }));
   }
 
   /// ∂(q_{k+1}, p⁻_{k+1})/∂(q_k, p⁻_k) of the step from s, a 2n × 2n matrix (rows q_{k+1} then
@@ -142,38 +146,9 @@ class MomentumEnergyIntegrator {
   }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp).
-  static constexpr bool by_terms = local::SplitsIntoTerms<Ld, S>;
-
-  void dense_step(State& s) const {
-    const double h = step_size();
-    VecN<S> x = s.q + h * s.last_velocity;
-    DerivativesOf<Ld> d;  // of the last evaluation = at the solution
-    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-      d = differentiate(ld_, s.q, q1);
-      F = s.p_minus + d.D1;
-      J = d.D12;
-    };
-    read_momenta(s, position_momentum_step<MatNN<S>>(s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                                     options_, JointEquations{evaluate}, [&] { return VecN<S>(d.D2); }));
-  }
-
-  /// The same step with sparse derivatives: Newton on D12 L_d from the terms' blocks.
-  void step_by_terms(State& s) const {
-    const double h = step_size();
-    Eigen::VectorXd x = s.q + h * s.last_velocity;
-    local::DiscreteDerivatives d;  // of the last evaluation = at the solution
-    const auto residual = [&](const Eigen::VectorXd& q1, Eigen::VectorXd& F) {
-      local::discrete_lagrangian_derivatives(system_, ld_, s.q, q1, d);
-      F = s.p_minus + d.D1;
-    };
-    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      J.setFromTriplets(d.by_q1.begin(), d.by_q1.end());
-    };
-    read_momenta(s, position_momentum_step<Eigen::SparseMatrix<double>>(
-                        s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(), options_,
-                        SeparateEquations{residual, jacobian}, [&] { return VecN<S>(d.D2); }));
-  }
+  /// D1, D2 and D12 L_d, dense or by terms (discrete/local_discrete_lagrangian.hpp).
+  using LdDerivatives = local::LagrangianDerivativesAtStep<S, Ld>;
+  using Jacobian = typename LdDerivatives::Jacobian;
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
   /// p⁻ = R* p⁺ = 2 p~ − p⁺.
