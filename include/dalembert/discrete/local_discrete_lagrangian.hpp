@@ -84,10 +84,14 @@ void discrete_lagrangian_derivatives(const S& sys, const TrapezoidRule<S>& ld, c
   detail::derivatives_by_terms(sys, h, rule_of_term, q0, q1, d, constraint_alpha);
 }
 
-/// Whether discrete_lagrangian_derivatives takes Ld on sys term by term.
+/// Whether discrete_lagrangian_derivatives takes Ld on sys term by term: the α-rule and the
+/// trapezoidal rule above, and a discrete Lagrangian that brings its own overload (GF's S~,
+/// method/generating_function.hpp).
 template <class Ld, class S>
-concept SplitsIntoTerms = LocallyCoupled<S> &&
-    (std::is_same_v<Ld, AlphaRule<S>> || std::is_same_v<Ld, TrapezoidRule<S>>);
+concept SplitsIntoTerms = LocallyCoupled<S> && requires(const S& sys, const Ld& ld, const Eigen::VectorXd& q,
+                                                        DiscreteDerivatives& d) {
+  discrete_lagrangian_derivatives(sys, ld, q, q, d);
+};
 
 /// The Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] of a Newton system in (q_{k+1}, λ) whose momentum
 /// rows carry −M(q_k)ᵀλ (DLA's, and MLA's without its force's derivative): d.by_q1 and the entries

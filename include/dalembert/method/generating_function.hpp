@@ -20,7 +20,7 @@
 // and ∂α0/∂q1 from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
-// the terms (step_by_terms). External forces are not part of the scheme: the runner rejects them.
+// the terms. External forces are not part of the scheme: the runner rejects them.
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
@@ -64,6 +64,29 @@ template <Model S>
                                                                             const VecN<S>& q0, const VecN<S>& q1) {
   if (!ld.symmetric()) return differentiate(ld.rule(), q0, q1);
   return detail::mean_of(differentiate(ld.rule(), q0, q1), differentiate(ld.mirrored_rule(), q0, q1));
+}
+
+/// The same for a locally coupled model, term by term (local::LagrangianDerivativesAtStep): D1 S~,
+/// D2 S~ and the entries of D12 S~ from the terms' α-rules, two of them (α and 1 − α) for GF-sym.
+template <LocallyCoupled S>
+void discrete_lagrangian_derivatives(const S& sys, const GeneratingFunctionLagrangian<S>& ld, const Eigen::VectorXd& q0,
+                                     const Eigen::VectorXd& q1, local::DiscreteDerivatives& d) {
+  const double h = ld.step_size(), a = ld.alpha();
+  if (!ld.symmetric()) {
+    local::alpha_rule_derivatives(sys, h, a, q0, q1, d);
+    return;
+  }
+  local::DiscreteDerivatives e;
+  local::alpha_rule_derivatives(sys, h, a, q0, q1, e);
+  d.D1 = 0.5 * e.D1;
+  d.D2 = 0.5 * e.D2;
+  d.omega.resize(0);
+  d.by_q1.clear();
+  for (const auto& t : e.by_q1) d.by_q1.emplace_back(t.row(), t.col(), 0.5 * t.value());
+  local::alpha_rule_derivatives(sys, h, 1.0 - a, q0, q1, e);
+  d.D1 += 0.5 * e.D1;
+  d.D2 += 0.5 * e.D2;
+  for (const auto& t : e.by_q1) d.by_q1.emplace_back(t.row(), t.col(), 0.5 * t.value());
 }
 
 template <class T, int N, int MaxN = N>
@@ -135,24 +158,59 @@ class GeneratingFunctionIntegrator {
     const double h = step_size();
     State s;
     s.q = q0;
-    if constexpr (by_terms) {
-      TermDerivatives d;
-      term_derivatives(q0, q1, d);
-      s.p = -d.D1 + discrete_force<double>(q0, q1).alpha0;
-    } else {
-      s.p = -differentiate(ld_, q0, q1).D1 + discrete_force<double>(q0, q1).alpha0;
-    }
+    LdDerivatives d;
+    d.evaluate(system_, ld_, q0, q1);
+    s.p = -d.D1() + discrete_force<double>(q0, q1).alpha0;
     s.p_plus = s.p;
     s.last_velocity = (q1 - q0) / h;
     return s;
   }
 
+  /// Newton on p_k + D1 S~(q_k, q_{k+1}) − α0(q_k, q_{k+1}) = 0 in q_{k+1}, with the Jacobian
+  /// D12 S~ − ∂α0/∂q1. On a locally coupled model the Jacobian is D12 S~ alone, sparse, from the
+  /// terms, and Λ~ comes from the sparse saddle-point system of the constrained acceleration
+  /// (model/projectors.hpp): ∂α0/∂q1, the derivative of the multiplier, couples every coordinate (a
+  /// dense matrix). Newton then converges linearly, by a factor of order h|v| per iteration
+  /// (∂α0/∂q1 against D12 S~ ~ G/h), to the same solution (docs/methods.md); each iteration costs
+  /// time linear in the number of terms.
   void step(State& s) const {
-    if constexpr (by_terms) {
-      step_by_terms(s);
-    } else {
-      dense_step(s);
+    const double h = step_size();
+    VecN<S> x = s.q + h * s.last_velocity;
+    LdDerivatives d;  // of the last evaluation = at the solution
+    VecN<S> alpha0, alpha1;
+    MatNN<S> dalpha0, dalpha1;  // by q1, for the dense Jacobian
+    const auto residual = [&](const VecN<S>& q1, VecN<S>& F) {
+      d.evaluate(system_, ld_, s.q, q1);
+      if constexpr (by_terms) {
+        const auto f = discrete_force<double>(s.q, q1);
+        alpha0 = f.alpha0;
+        alpha1 = f.alpha1;
+      } else {
+        force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
+      }
+      F = s.p + d.D1() - alpha0;
+    };
+    const auto jacobian = [&](const VecN<S>&, Jacobian& J) {
+      d.jacobian(J);
+      if constexpr (!by_terms) J -= dalpha0;
+    };
+    const auto momentum = [&] { return VecN<S>(d.D2() - alpha1); };
+    const VecN<S> q0 = s.q;
+    const double scale = s.p.template lpNorm<Eigen::Infinity>();
+    VecN<S> p_plus;
+    if constexpr (by_terms) {  // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
+      p_plus = position_momentum_step<Jacobian>(s, h, std::move(x), scale, options_,
+                                                SeparateEquations{residual, jacobian}, momentum);
+    } else {  // by q1: −D12 S~ − ∂α1/∂q1 (D2 S~ by q1 is −D12 S~ to leading order)
+      const auto momentum_by_q1 = [&] {
+        Jacobian D12;
+        d.jacobian(D12);
+        return MatNN<S>(-D12 - dalpha1);
+      };
+      p_plus = position_momentum_step<Jacobian>(s, h, std::move(x), scale, options_,
+                                                SeparateEquations{residual, jacobian}, momentum, momentum_by_q1);
     }
+    read_momentum(s, q0, p_plus);
   }
 
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s (discrete/position_momentum_derivative.hpp,
@@ -199,30 +257,10 @@ class GeneratingFunctionIntegrator {
   }
 
  private:
-  /// Whether steps are assembled term by term (model/local_terms.hpp): any locally coupled model.
-  static constexpr bool by_terms = LocallyCoupled<S>;
-
-  void dense_step(State& s) const {
-    const double h = step_size();
-    VecN<S> x = s.q + h * s.last_velocity;
-    DerivativesOf<GeneratingFunctionLagrangian<S>> d;  // of the last evaluation = at the solution
-    VecN<S> alpha1;
-    MatNN<S> dalpha1;
-    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-      d = differentiate(ld_, s.q, q1);
-      MatNN<S> dalpha0;
-      VecN<S> alpha0;
-      force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
-      F = s.p + d.D1 - alpha0;
-      J = d.D12 - dalpha0;
-    };
-    const VecN<S> q0 = s.q;
-    const VecN<S> p_plus = position_momentum_step<MatNN<S>>(
-        s, h, std::move(x), s.p.template lpNorm<Eigen::Infinity>(), options_, JointEquations{evaluate},
-        [&] { return VecN<S>(d.D2 - alpha1); },
-        [&] { return MatNN<S>(-d.D12 - dalpha1); });  // D2 S~ by q1 is −D12 S~ to leading order
-    read_momentum(s, q0, p_plus);
-  }
+  /// D1, D2 and D12 S~, dense or, on any locally coupled model, by terms.
+  using LdDerivatives = local::LagrangianDerivativesAtStep<S, GeneratingFunctionLagrangian<S>>;
+  using Jacobian = typename LdDerivatives::Jacobian;
+  static constexpr bool by_terms = LdDerivatives::by_terms;
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺)
   /// and the discrete constraint of the segment from q0 = q_k.
@@ -235,59 +273,6 @@ class GeneratingFunctionIntegrator {
     } else {
       s.p = s.p_plus;
     }
-  }
-
-  /// D1 S~, D2 S~ and the entries of D12 S~ of a locally coupled model, from the terms' α-rules
-  /// (two, at α and 1 − α, for GF-sym).
-  struct TermDerivatives {
-    Eigen::VectorXd D1, D2;
-    local::Triplets D12;
-  };
-  void term_derivatives(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, TermDerivatives& d) const {
-    const double h = step_size(), a = alpha();
-    local::DiscreteDerivatives e;
-    local::alpha_rule_derivatives(system_, h, a, q0, q1, e);
-    if (!ld_.symmetric()) {
-      d.D1 = e.D1;
-      d.D2 = e.D2;
-      d.D12 = e.by_q1;
-      return;
-    }
-    d.D1 = 0.5 * e.D1;
-    d.D2 = 0.5 * e.D2;
-    d.D12.clear();
-    for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
-    local::alpha_rule_derivatives(system_, h, 1.0 - a, q0, q1, e);
-    d.D1 += 0.5 * e.D1;
-    d.D2 += 0.5 * e.D2;
-    for (const auto& t : e.by_q1) d.D12.emplace_back(t.row(), t.col(), 0.5 * t.value());
-  }
-
-  /// The same equations for a locally coupled model with sparse derivatives: D1 S~ and D12 S~ from
-  /// the terms' blocks, Λ~ from the sparse saddle-point system of the constrained acceleration
-  /// (model/projectors.hpp). Newton's Jacobian is D12 S~ alone: ∂α0/∂q1, the derivative of the
-  /// multiplier, which couples every coordinate (a dense matrix), is left out. Newton then converges
-  /// linearly, by a factor of order h|v| per iteration (∂α0/∂q1 against D12 S~ ~ G/h), to the same
-  /// solution (docs/methods.md); each iteration costs time linear in the number of terms.
-  void step_by_terms(State& s) const {
-    const double h = step_size();
-    Eigen::VectorXd x = s.q + h * s.last_velocity;
-    TermDerivatives d;  // of the last evaluation = at the solution
-    DiscreteConstraintForce<double, n, max_n_of<S>()> f;
-    const auto residual = [&](const Eigen::VectorXd& q1, Eigen::VectorXd& F) {
-      term_derivatives(s.q, q1, d);
-      f = discrete_force<double>(s.q, q1);
-      F = s.p + d.D1 - f.alpha0;
-    };
-    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      J.setFromTriplets(d.D12.begin(), d.D12.end());
-    };
-    const VecN<S> q0 = s.q;
-    // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
-    const VecN<S> p_plus = position_momentum_step<Eigen::SparseMatrix<double>>(
-        s, h, std::move(x), s.p.template lpNorm<Eigen::Infinity>(), options_, SeparateEquations{residual, jacobian},
-        [&] { return VecN<S>(d.D2 - f.alpha1); });
-    read_momentum(s, q0, p_plus);
   }
 
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,
