@@ -53,7 +53,7 @@ TEST(RunTimeSizes, FimKnifeEdge) {
 
 TEST(RunTimeSizes, GfCpWithoutConstraints) {
   // m = 0 known only at run time: no constraint force, P* = I (the method is DEL here). GF-CP has
-  // every block that m sizes (GF's forces, the projection); FIM's and GF's are the same blocks.
+  // every block that m sizes: GF's constraint forces and the projection P* that FIM uses too.
   const models::Pendulum pendulum;
   const auto x0 = pendulum.default_initial();
   test::expect_same_steps_at_run_time<test::Storage::bounded>("gf_cp_pendulum", pendulum, gf_cp, x0.q, x0.v);
