@@ -189,6 +189,28 @@ TEST(Reproduce, ALinePerExperimentUnlessQuiet) {
   EXPECT_NE(slurp(dir / "report.md").find("thesis-pendulum"), std::string::npos);
 }
 
+// On several threads the report still lists the experiments in the order asked for, and every
+// experiment has its line (in the order they finish).
+TEST(Reproduce, ThreadsKeepTheReportOrder) {
+  const fs::path dir = scratch() / "reproduce_threads";
+  const auto r = run_dalembert("reproduce --quick --threads 2 --only thesis-satellite --only thesis-pendulum --out " +
+                               dir.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("[1/2] thesis-satellite ... "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[2/2] thesis-pendulum ... "), std::string::npos) << r.out;
+  const std::string md = slurp(dir / "report.md");
+  const auto satellite = md.find("thesis-satellite"), pendulum = md.find("thesis-pendulum");
+  ASSERT_NE(satellite, std::string::npos);
+  ASSERT_NE(pendulum, std::string::npos);
+  EXPECT_LT(satellite, pendulum);
+  for (const char* bad : {"0", "4097", "-1", "two"}) {
+    const auto b = run_dalembert(std::string("reproduce --threads=") + bad + " --only thesis-pendulum --out " +
+                                 (scratch() / "reproduce_bad_threads").string());
+    EXPECT_EQ(b.status, 2) << bad;
+    EXPECT_NE(b.err.find("--threads"), std::string::npos) << b.err;
+  }
+}
+
 TEST(Reproduce, UnknownExperimentIsBadInput) {
   const auto r = run_dalembert("reproduce --only no-such-experiment --out " + (scratch() / "none").string());
   EXPECT_EQ(r.status, 2);

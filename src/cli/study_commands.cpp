@@ -8,6 +8,7 @@
 #include "cli/parse.hpp"
 #include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
+#include "ensemble/ensemble.hpp"
 #include "report/figures.hpp"
 #include "report/report.hpp"
 #include "support/output_file.hpp"
@@ -49,6 +50,8 @@ struct StudyCommands {
   CLI::App* convergence = nullptr;
   std::vector<std::string> only;
   std::string reproduce_out = "results";
+  std::string reproduce_threads;
+  CLI::Option* reproduce_threads_option = nullptr;
   bool quick = false;
   ProblemArguments compare_args, convergence_args;
   std::string methods, convergence_methods;
@@ -103,6 +106,9 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   c->reproduce->add_flag("--quick", c->quick, "reduced step counts (the verdict checks stay meaningful)");
   c->reproduce->add_flag("--quiet", c->quiet,
                          "no line per experiment on standard output (the report is written all the same)");
+  c->reproduce_threads_option =
+      c->reproduce->add_option("--threads", c->reproduce_threads, "experiments run at once, 1..4096 (default: all cores)")
+          ->type_name("N");
   add_figures_flag(c->reproduce, *c);
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
@@ -281,7 +287,11 @@ int convergence(const StudyCommands& c) {
 int run_study_command(const StudyCommands& c) {
   if (*c.reproduce) {
     std::ostream discard(nullptr);  // --quiet: a stream without a buffer drops what it is given
-    const auto results = report::reproduce(c.only, c.reproduce_out, c.quick, !c.no_figures, c.quiet ? discard : std::cout);
+    const unsigned threads = c.reproduce_threads_option->count() > 0
+                                 ? static_cast<unsigned>(parse_whole("--threads", c.reproduce_threads, 1, 4096))
+                                 : ensemble::default_threads();
+    const auto results =
+        report::reproduce(c.only, c.reproduce_out, c.quick, !c.no_figures, threads, c.quiet ? discard : std::cout);
     for (const auto& r : results)
       if (r.error) return 3;
     return 0;

@@ -1,12 +1,17 @@
 #include "report/report.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "dalembert/solve/step_limits.hpp"
 #include "analysis/study.hpp"
@@ -229,8 +234,7 @@ void write_html(const std::vector<ExperimentResult>& results, const fs::path& ou
 }  // namespace
 
 std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, const std::string& out_dir, bool quick,
-                                        bool figures,
-                                        std::ostream& progress) {
+                                        bool figures, unsigned threads, std::ostream& progress) {
   std::vector<const Experiment*> selected;
   for (const auto& name : only) {
     const Experiment* found = nullptr;
@@ -248,41 +252,61 @@ std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, co
 
   support::prepare_directory("--out", out_dir);
   const fs::path out = fs::absolute(out_dir);
-  std::vector<ExperimentResult> results;
-  std::size_t i = 0;
+  // The experiments are independent: `threads` workers each take the next one in report order, and
+  // the report lists them in that order whatever order they finish in. The first interruption stops
+  // every worker from starting another experiment and is rethrown once they have all finished.
+  std::vector<ExperimentResult> results(selected.size());
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex finished;  // guards `done`, `interruption` and the progress stream
+  std::exception_ptr interruption;
   const auto begin = std::chrono::steady_clock::now();
-  for (const Experiment* e : selected) {
-    ++i;
-    progress << "[" << i << "/" << selected.size() << "] " << e->name << " ... " << std::flush;
+  const auto run_one = [&](std::size_t i) {
+    const Experiment* e = selected[i];
     const auto start = std::chrono::steady_clock::now();
     ExperimentResult r{e, {}, false, 0.0};
     const fs::path dir = out / e->name;
     try {
       fs::create_directories(dir);
-      analysis::take_warnings();  // only this experiment's
+      analysis::take_warnings();  // only this experiment's (they are kept per thread)
       r.outcome = e->run(Context{dir.string(), quick});
       r.outcome.warnings = analysis::take_warnings();
       if (!figures) r.outcome.figures.clear();
       if (const std::string failure = render(r.outcome.figures, dir.string()); !failure.empty())
         r.outcome.warnings.push_back(failure);
     } catch (const Interrupted&) {
-      throw;
+      const std::lock_guard lock(finished);
+      if (!interruption) interruption = std::current_exception();
+      next = selected.size();
+      return;
     } catch (const std::exception& ex) {
       r.error = true;
       r.outcome.explanation = std::string("the experiment failed: ") + ex.what();
     }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    progress << verdict_text(r) << " (" << format(r.seconds, 2) << " s";
+    const std::lock_guard lock(finished);
+    ++done;
+    progress << "[" << i + 1 << "/" << selected.size() << "] " << e->name << " ... " << verdict_text(r) << " ("
+             << format(r.seconds, 2) << " s";
     if (!r.outcome.warnings.empty()) progress << ", " << r.outcome.warnings.size() << " warning(s) of its runs";
-    if (i < selected.size()) {  // time left, at the mean time per experiment so far
+    if (done < selected.size()) {  // time left, at the mean time per experiment so far
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      const double left = elapsed / static_cast<double>(i) * static_cast<double>(selected.size() - i);
+      const double left = elapsed / static_cast<double>(done) * static_cast<double>(selected.size() - done);
       const long rounded = std::lround(std::ceil(left < 90 ? left : left / 60));
       progress << "; about " << rounded << (left < 90 ? " s" : " min") << " left";
     }
-    progress << ")\n";
-    results.push_back(std::move(r));
+    progress << ")" << std::endl;
+    results[i] = std::move(r);
+  };
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < selected.size();) run_one(i);
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned w = 1; w < std::min<std::size_t>(threads, selected.size()); ++w) workers.emplace_back(worker);
+    worker();
   }
+  if (interruption) std::rethrow_exception(interruption);
   write_markdown(results, out, quick);
   write_html(results, out, quick);
   progress << "report: " << (out / "report.md").string() << " and " << (out / "report.html").string() << "\n";

@@ -15,11 +15,10 @@ struct ExperimentResult {
   double seconds = 0.0;
 };
 
-/// Runs the experiments named in `only` (all if empty) into `out_dir`, printing a line per
-/// experiment to `progress`, then writes report.md and report.html. Throws BadInput for an
-/// unknown name.
+/// Runs the experiments named in `only` (all if empty) into `out_dir` on `threads` threads,
+/// printing a line per experiment to `progress` as each finishes, then writes report.md and
+/// report.html with the experiments in report order. Throws BadInput for an unknown name.
 std::vector<ExperimentResult> reproduce(const std::vector<std::string>& only, const std::string& out_dir, bool quick,
-                                        bool figures,
-                                        std::ostream& progress);
+                                        bool figures, unsigned threads, std::ostream& progress);
 
 }  // namespace dalembert::report
