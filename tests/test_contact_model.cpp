@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "contact_test_models.hpp"
-#include "dalembert/method/contact_continuous.hpp"
+#include "dalembert/discrete/contact_flow.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/contact_systems.hpp"
 #include "dalembert/models/damped_knife_edge.hpp"
 #include "test_support.hpp"

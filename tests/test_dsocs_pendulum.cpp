@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "dalembert/method/second_order_reference.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"
 #include "dsocs_support.hpp"
 #include "test_support.hpp"

@@ -8,7 +8,7 @@
 
 #include "contact_test_models.hpp"
 #include "dalembert/discrete/exact_contact.hpp"
-#include "dalembert/method/contact_continuous.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/method/herglotz.hpp"
 #include "dalembert/models/contact_systems.hpp"
 #include "test_support.hpp"

@@ -9,7 +9,8 @@
 
 #include "dalembert/core/so3.hpp"
 #include "dalembert/method/momentum_energy_lie.hpp"
-#include "dalembert/method/rigid_body_continuous.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/rigid_bodies.hpp"
 #include "test_support.hpp"
 

@@ -11,7 +11,7 @@
 #include "at_run_time_second_order.hpp"
 #include "dalembert/discrete/second_order.hpp"
 #include "dalembert/method/second_order_constrained.hpp"
-#include "dalembert/method/second_order_reference.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/curvature_particle.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"

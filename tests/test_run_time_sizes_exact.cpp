@@ -5,7 +5,8 @@
 
 #include "same_steps_at_run_time.hpp"
 #include "at_run_time_contact.hpp"
-#include "dalembert/method/contact_continuous.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/method/exact_flow.hpp"
 #include "dalembert/method/herglotz.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"

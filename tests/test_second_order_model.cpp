@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "dalembert/method/second_order_reference.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/curvature_particle.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"
 #include "dalembert/models/knife_edge.hpp"

@@ -5,7 +5,7 @@
 
 #include "dalembert/diagnostics/convergence.hpp"
 #include "dalembert/method/second_order_constrained.hpp"
-#include "dalembert/method/second_order_reference.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/models/curvature_particle.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"
 #include "report/experiment_support.hpp"

@@ -1,52 +1,57 @@
 #pragma once
-// Classical fourth-order Runge–Kutta on the continuous Lagrange–d'Alembert equations
-// q̇ = v, v̇ = q̈(q, v, t) (multiplier extension): the non-geometric baseline the papers compare with.
-// The step is solve/runge_kutta4.hpp on y = (q, v).
-#include "dalembert/model/dynamics.hpp"
+// Classical fourth-order Runge–Kutta on the continuous equations of a system, the non-geometric
+// baseline the papers compare with: the step is solve/runge_kutta4.hpp on the first-order field of
+// the system's kind (model/first_order_field.hpp), y = (q, v) for Lagrange–d'Alembert models with
+// q̈(q, v, t) the multiplier extension, (q, v, z) for contact systems, (g, Ω) for rigid bodies.
+#include "dalembert/model/first_order_field.hpp"
 #include "dalembert/solve/runge_kutta4.hpp"
 
 namespace dalembert {
 
-template <Model S>
-class RungeKutta4 {
+template <FirstOrderField F>
+class FieldRungeKutta4 {
  public:
-  static constexpr int n = S::n;
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> v;
-    int iterations = 0;  ///< always 0: explicit method
-  };
+  using Point = typename F::Point;
+  using State = ContinuousState<Point>;
 
-  RungeKutta4(const S& system, double h) : system_(system), h_(h) {}
+  FieldRungeKutta4(const typename F::System& system, double h) : field_{{system}}, h_(h) {}
   double step_size() const { return h_; }
+  const typename F::System& system() const { return field_.system; }
 
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return State{0, 0.0, q0, v0, 0}; }
+  /// The state at t = 0 from the phase point's parts: (q0, v0), (q0, v0, z0) or (g0, Ω0).
+  template <class... Parts>
+  State initial_state(const Parts&... x0) const {
+    return state_at_start<State, Point>(x0...);
+  }
 
   void step(State& s) const {
-    using Phase = Vecd<multiple_of_size(2, n), multiple_of_size(2, max_n_of<S>())>;
-    const int dn = coordinate_count(system_);
-    Phase y(2 * dn);
-    y << s.q, s.v;
+    using Vector = Vecd<F::dimension, F::max_dimension>;
+    const int size = field_.size();
+    Vector y(size);
+    field_.pack(s, y.data());
     runge_kutta4_step(
-        [&](double t, const Phase& x) {
-          const VecN<S> q = x.template head<n>(dn), v = x.template segment<n>(dn, dn);
-          Phase rate(2 * dn);
-          rate << v, acceleration(system_, q, v, t);
+        [&](double t, const Vector& x) {
+          Vector rate(size);
+          field_.rate(t, x.data(), rate.data());
           return rate;
         },
         y, grid_time(s.k, h_), h_);
-    s.q = y.template head<n>(dn);
-    s.v = y.template segment<n>(dn, dn);
+    static_cast<Point&>(s) = field_.unpack(y.data());
     advance(s, h_);
   }
 
-  VecN<S> velocity(const State& s) const { return s.v; }
+  auto velocity(const State& s) const { return field_.velocity(s); }
 
  private:
-  S system_;
+  F field_;
   double h_;
 };
+
+template <Model S>
+using RungeKutta4 = FieldRungeKutta4<MechanicalField<S>>;
+template <ContactModel S>
+using ContactRungeKutta4 = FieldRungeKutta4<ContactField<S>>;
+template <RigidBodyModel B>
+using RigidBodyRungeKutta4 = FieldRungeKutta4<RigidBodyField<B>>;
 
 }  // namespace dalembert

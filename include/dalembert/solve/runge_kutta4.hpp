@@ -3,9 +3,8 @@
 // from the time t:
 //   k1 = f(t, y),  k2 = f(t + h/2, y + h/2 k1),  k3 = f(t + h/2, y + h/2 k2),  k4 = f(t + h, y + h k3),
 //   y ← y + h/6 (k1 + 2 k2 + 2 k3 + k4).
-// The library's one RK4: the continuous methods of every kind of system write their equations as
-// such an f on a state vector (rk4.hpp: y = (q, v); contact_continuous.hpp: (q, v, z);
-// rigid_body_continuous.hpp: (g, Ω)), as the reference solvers share solve/bulirsch_stoer.hpp.
+// The library's one RK4: method/rk4.hpp takes it on the first-order field of every kind of system
+// (model/first_order_field.hpp), as method/reference.hpp takes solve/bulirsch_stoer.hpp.
 #include <utility>
 
 namespace dalembert {

@@ -9,7 +9,8 @@
 #include <string>
 
 #include "dalembert/io/observe.hpp"
-#include "dalembert/method/contact_continuous.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/reference.hpp"
 #include "dalembert/method/herglotz.hpp"
 
 namespace dalembert::runners {

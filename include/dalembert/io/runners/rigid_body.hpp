@@ -7,7 +7,8 @@
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/method/momentum_energy_lie.hpp"
-#include "dalembert/method/rigid_body_continuous.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/reference.hpp"
 
 namespace dalembert {
 

@@ -5,7 +5,7 @@
 // systems stays with runners::Continuous.
 #include "dalembert/io/observe.hpp"
 #include "dalembert/method/second_order_constrained.hpp"
-#include "dalembert/method/second_order_reference.hpp"
+#include "dalembert/method/reference.hpp"
 
 namespace dalembert::runners {
 
