@@ -86,7 +86,7 @@ TEST(FimLie, TheoremOneBiInvariantMetricWithAnAttitudeDependentConstraint) {
   // 3000 steps, gᵀg = I to 1e-12, and A(g) Ω~ = 0 to round-off.
   const RigidBodyAttitudeConstraint body;
   const auto x0 = body.default_initial();
-  const double E0 = rigid_body_energy(body, x0.omega);
+  const double E0 = energy(body, x0.g, x0.omega);
   const RigidBodyMomentumEnergy<RigidBodyAttitudeConstraint> fim(body, 0.1, FimStart::A);
   auto s = fim.initial_state(x0.g, x0.omega);
   double energy = 0.0, orthogonality = 0.0, constraint = 0.0;
@@ -95,7 +95,7 @@ TEST(FimLie, TheoremOneBiInvariantMetricWithAnAttitudeDependentConstraint) {
     const auto e = fim.extra_values(s);
     energy = std::max({energy, std::abs(e[0] - E0), std::abs(e[1] - E0)});
     orthogonality = std::max(orthogonality, so3::orthogonality_error(s.g));
-    constraint = std::max({constraint, rigid_body_constraint_residual(body, s.g, fim.velocity(s)), e[2]});
+    constraint = std::max({constraint, constraint_residual(body, s.g, fim.velocity(s)), e[2]});
   }
   EXPECT_LT(energy, 1e-13);
   EXPECT_LT(orthogonality, 1e-12);
@@ -110,7 +110,7 @@ TEST(FimLie, SuslovAverageMomentumOnTheConstraintAndEnergies) {
   // p~ varies (an independent run: up to 1e-4 for unrecorded initial data; here Ω0 = (1, 0.5, 0)).
   const Suslov body;
   const auto x0 = body.default_initial();
-  const double E0 = rigid_body_energy(body, x0.omega);
+  const double E0 = energy(body, x0.g, x0.omega);
   NewtonOptions tight;
   tight.tolerance = 1e-16;
   for (const FimStart start : {FimStart::A, FimStart::B}) {
@@ -123,7 +123,7 @@ TEST(FimLie, SuslovAverageMomentumOnTheConstraintAndEnergies) {
       const auto e = fim.extra_values(s);
       residual = std::max(residual, e[2]);
       pm = std::max({pm, std::abs(e[0] - Eminus), std::abs(e[1] - Eminus)});
-      average = std::max(average, std::abs(rigid_body_energy(body, fim.velocity(s)) - E0));
+      average = std::max(average, std::abs(energy(body, s.g, fim.velocity(s)) - E0));
     }
     EXPECT_LT(residual, 1e-15);
     EXPECT_LT(pm, 1e-13);
@@ -221,7 +221,7 @@ TEST(FimLie, KnownShortfall_PeriodTwoModeGrowsOnSo3) {
   const Matd<3, 3> g0 = so3::exp(Vecd<3>(0.2, 0.75, -0.5));
   const Vecd<3> a = body.constraint_matrix<double>(g0).transpose(), w(-0.15, 0.86, -0.49);
   const Vecd<3> omega0 = w - a * (a.dot(w) / a.squaredNorm());
-  const double E0 = rigid_body_energy(body, omega0);
+  const double E0 = energy(body, g0, omega0);
   const auto ref3 = rigid_body_reference_solution(body, {g0, omega0}, 3.0);
   const auto ref30 = rigid_body_reference_solution(body, {g0, omega0}, 30.0);
   for (const double h : {0.1, 0.025}) {

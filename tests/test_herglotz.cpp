@@ -423,7 +423,7 @@ TEST(HerglotzDAlembert, ConstraintsAndGeometricTurning) {
     const double phi = s.q[2];
     method.step(s);
     worst_discrete = std::max(worst_discrete, s.discrete_constraint);
-    worst_continuous = std::max(worst_continuous, contact_constraint_residual(sys, s.q, method.velocity(s)));
+    worst_continuous = std::max(worst_continuous, constraint_residual(sys, s.q, method.velocity(s)));
     ASSERT_NEAR(s.q[2] - phi, (1 + h * sys.gamma) * dphi, 1e-13) << k;
     dphi = s.q[2] - phi;
   }
@@ -439,7 +439,7 @@ TEST(HerglotzDAlembert, EnergyLawDefectIsFirstOrderForTheThesisRuleSecondForOurs
   // ours 6.75e−3 → 1.69e−3 → 4.22e−4.
   const DampedKnifeEdge sys;  // on the incline: no closed form
   const auto x0 = sys.default_initial();
-  const double E0 = contact_energy(sys, x0.q, x0.v, x0.z);
+  const double E0 = energy(sys, x0.q, x0.v, x0.z);
   const auto defect = [&](auto make) {
     return [&, make](double h, long N) {
       const auto method = make(h);
@@ -447,7 +447,7 @@ TEST(HerglotzDAlembert, EnergyLawDefectIsFirstOrderForTheThesisRuleSecondForOurs
       double worst = 0.0;
       for (long k = 0; k < N; ++k) {
         method.step(s);
-        const double E = contact_energy(sys, s.q, method.velocity(s), s.z);
+        const double E = energy(sys, s.q, method.velocity(s), s.z);
         worst = std::max(worst, std::abs(E - E0 * std::exp(sys.gamma * s.t)) / E0);
       }
       return worst;

@@ -205,7 +205,7 @@ Eigen::VectorXd prepare_start(const S& sys, const ParameterValues& values, Initi
       throw BadInput("--q0 = " + format_vector(init.q0) + " is not a rotation matrix: |g0^T g0 - I| = " +
                      format_residual(orthogonality) + ", det g0 = " + format_residual(g0.determinant()));
     const Vecd<3> omega0 = init.v0;
-    const double residual = rigid_body_constraint_residual(sys, g0, omega0);
+    const double residual = constraint_residual(sys, g0, omega0);
     if (residual > 1e-10 * (1.0 + omega0.template lpNorm<Eigen::Infinity>()))
       throw BadInput("v0 = " + format_vector(omega0) + " violates the constraint of " + name +
                      " at g0: |A(g0) Omega0| = " + format_residual(residual) +
@@ -236,7 +236,7 @@ Eigen::VectorXd prepare_start(const S& sys, const ParameterValues& values, Initi
     if constexpr (ContactCatalogueSystem<S>) {
       check_regular(name, values, contact_lagrangian_hessian(sys, q, Point(init.v0), *init.z0).derivatives().W,
                     contact_constraint_matrix<S, double>(sys, q), init.q0);
-      if (!init.q1) check_in_distribution(name, contact_constraint_residual(sys, q, v), q, v, default_v0);
+      if (!init.q1) check_in_distribution(name, constraint_residual(sys, q, v), q, v, default_v0);
     } else if constexpr (SecondOrderCatalogueSystem<S>) {
       // second-order constraints: the equations of motion must be solvable for the acceleration
       Point a;

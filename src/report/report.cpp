@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
-#include <filesystem>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <sstream>

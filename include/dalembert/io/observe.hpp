@@ -201,8 +201,8 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     }
     double E, c, energy_size = 0.0;
     if constexpr (contact) {
-      E = contact_energy(sys, q, v, z);
-      c = contact_constraint_residual(sys, q, v);
+      E = energy(sys, q, v, z);
+      c = constraint_residual(sys, q, v);
       decay.add(t, E);
     } else {
       if constexpr (Model<S> && !SecondOrderSystem<S>) {

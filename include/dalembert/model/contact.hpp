@@ -293,7 +293,7 @@ VecN<S> contact_momentum(const S& sys, const VecN<S>& q, const VecN<S>& v, doubl
 
 /// The energy E_L = v·∂L/∂v − L at (q, v, z); dE_L/dt = (∂L/∂z) E_L along the flow (on D).
 template <ContactModel S>
-double contact_energy(const S& sys, const VecN<S>& q, const VecN<S>& v, double z) {
+double energy(const S& sys, const VecN<S>& q, const VecN<S>& v, double z) {
   return energy(at_action(sys, z), q, v);
 }
 
@@ -321,7 +321,7 @@ VecN<S> contact_velocity(const S& sys, const VecN<S>& q, const VecN<S>& p, doubl
 /// The contact Hamiltonian H(q, p, z) = E_L ∘ FL⁻¹ (on D* with constraints).
 template <ContactModel S>
 double contact_hamiltonian(const S& sys, const VecN<S>& q, const VecN<S>& p, double z) {
-  return contact_energy(sys, q, contact_velocity(sys, q, p, z), z);
+  return energy(sys, q, contact_velocity(sys, q, p, z), z);
 }
 
 /// The dissipated quantity J_ξ = ⟨∂L/∂v, ξ_Q(q)⟩ of a symmetry with generator ξ_Q (thesis
@@ -333,7 +333,7 @@ double dissipated_quantity(const S& sys, const VecN<S>& q, const VecN<S>& v, dou
 
 /// |M(q) v|_inf, 0 without constraints.
 template <ContactModel S>
-double contact_constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   return constraint_residual(at_action(sys, 0.0), q, v);
 }
 

@@ -105,14 +105,16 @@ Vecd<3> rigid_body_constraint_force_form(const B& body, const Matd<3, 3>& g, con
   }
 }
 
+/// The kinetic energy ½ Ωᵀ I Ω at the phase point (g, Ω), which does not depend on g: the same verb
+/// as a Lagrangian model's energy(sys, q, v) and a contact system's energy(sys, q, v, z).
 template <RigidBodyModel B>
-double rigid_body_energy(const B& body, const Vecd<3>& omega) {
+double energy(const B& body, const Matd<3, 3>&, const Vecd<3>& omega) {
   return 0.5 * omega.dot(body.inertia() * omega);
 }
 
 /// |A(g) Ω|_inf, the continuous constraint residual.
 template <RigidBodyModel B>
-double rigid_body_constraint_residual(const B& body, const Matd<3, 3>& g, const Vecd<3>& omega) {
+double constraint_residual(const B& body, const Matd<3, 3>& g, const Vecd<3>& omega) {
   if constexpr (B::m == 0) {
     return 0.0;
   } else {

@@ -37,8 +37,8 @@ RunResult observe_rigid_body_run(const B& body, const Method& method, typename M
     if (!s.g.allFinite() || !omega.allFinite())  // the state not finite ends the run, even if E is
       throw NonFiniteDiagnostics(s.k, s.t, std::string(s.g.allFinite() ? "the angular velocity" : "the attitude") +
                                                " is not finite");
-    const double E = rigid_body_energy(body, omega);
-    const double c = rigid_body_constraint_residual(body, s.g, omega);
+    const double E = energy(body, s.g, omega);
+    const double c = constraint_residual(body, s.g, omega);
     std::size_t i = 0;
     row[i++] = options.t0 + s.t;
     for (int r = 0; r < 3; ++r)
