@@ -106,7 +106,7 @@ TEST(CliContact, ExponentialRuleAndTheDampedKnifeEdge) {
 }
 
 TEST(CliContact, BadInputIsNamed) {
-  expect_bad_input("run contact-particle --method herglotz --h 20 --steps 3", "--h 20");  // σ_d = 1 + hγ = 0
+  expect_bad_input("run contact-particle --method herglotz --h 20 --steps 3", "--h: 20 makes sigma_d");  // σ_d = 1 + hγ = 0
   expect_bad_input("run contact-particle --method herglotz --h 0.5 --steps 3 --z0 abc", "'abc' is not a number");
   expect_bad_input("run contact-particle --method herglotz --h 0.5 --steps 3 --rule simpson", "--rule: unknown value 'simpson'");
   expect_bad_input("run contact-particle --method dla --h 0.5 --steps 3", "does not apply to system contact-particle");

@@ -115,7 +115,7 @@ TEST(CliGeneratingFunction, BadInputForTheNewMethodsAndSystems) {
   expect_bad_input("run suslov --method fim-lie --h 0.1 --steps 5 --v0 1,0,1", "violates the constraint");
   expect_bad_input("run suslov --method fim-lie --h 0.1 --steps 5 --q1 1,0,0,0,1,0,0,0,1", "--q1");
   expect_bad_input("run suslov --method fim-lie --h 0.1 --steps 5 --param I1=-1", "positive definite");
-  expect_bad_input("run particle --method gf --h 0.1 --steps 5 --rule trapezoid", "--rule trapezoid");
+  expect_bad_input("run particle --method gf --h 0.1 --steps 5 --rule trapezoid", "--rule: trapezoid does not apply");
   expect_bad_input("run particle --method gf --h 0.1 --steps 5 --q0 0,0,0 --q1 0.4,0.4,0.5", "phi~");
 }
 

@@ -145,7 +145,7 @@ TEST(CliMlaExact, BadInput) {
   expect_bad_input("run particle --method exact --h 0.5 --steps 2 --shooting-tolerance abc", "'abc' is not a number");
   expect_bad_input("run particle --method exact --h 0.5 --steps 2 --q0 0,0,0 --q1 0.4,0.4,0.08",
                    "violates the discrete constraint");  // 0.08 is the midpoint surface, not the exact one
-  expect_bad_input("run particle --method mla --h 0.5 --steps 2 --rule trapezoid", "--rule trapezoid");
+  expect_bad_input("run particle --method mla --h 0.5 --steps 2 --rule trapezoid", "--rule: trapezoid is not available");
   expect_bad_input("run particle --method mla --h 0.5 --steps 2 --q0 0,0,0 --q1 0.4,0.4,0.5",
                    "violates the discrete constraint");
 }

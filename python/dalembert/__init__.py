@@ -614,10 +614,9 @@ def _provenance(system, options, q0, v0, q1, z0):
 
 # ---- checking the arguments (the checks of the command line, with Python's names) -------------
 
-_CHOICES = {"rule": ("alpha", "trapezoid", "exponential"), "fim_start": ("A", "B"),
-            "root_rule": ("physical", "closest"), "dsocs_start": ("taylor2", "euler")}
+_OPTION_TABLE = _core.method_options()  # name, kind, values, range and choices of each method option
 _DEFAULTS = _core.default_options()  # those of the command line
-_METHOD_OPTIONS = sorted(set(_DEFAULTS) - {"reference_tolerance"})
+_METHOD_OPTIONS = sorted(d["name"] for d in _OPTION_TABLE)
 
 
 def _as_system(target):
@@ -681,23 +680,27 @@ def _options(method, h, steps, t_end, every, method_options, check_steps=True):
     else:
         o["steps"] = 1
     o["every"] = _whole(every, "every", 1, MAX_STEPS)
-    o["alpha"] = _finite(o["alpha"], "alpha")
-    if not 0 <= o["alpha"] <= 1:
-        raise BadInput("alpha must lie in [0, 1], got %r" % (o["alpha"],))
-    for key, known in _CHOICES.items():
-        if o[key] not in known:
-            raise BadInput("%s must be one of %s, got %r" % (key, ", ".join(known), o[key]))
-    o["tolerance"] = _finite(o["tolerance"], "tolerance")
-    if not o["tolerance"] > 0:
-        raise BadInput("tolerance must be positive, got %r" % (o["tolerance"],))
+    for d in _OPTION_TABLE:
+        o[d["name"]] = _method_option(d, o[d["name"]])
     if "tolerance" in method_options:  # as on the command line: the reference solver follows --tolerance
         o["reference_tolerance"] = max(o["tolerance"], 1e-15)
-    o["max_iterations"] = _whole(o["max_iterations"], "max_iterations", 1, 1000)
-    o["stages"] = _whole(o["stages"], "stages", 2, 5)
-    o["shooting_tolerance"] = _finite(o["shooting_tolerance"], "shooting_tolerance")
-    if not 1e-12 <= o["shooting_tolerance"] <= 1e-6:
-        raise BadInput("shooting_tolerance must lie in [1e-12, 1e-6], got %r" % (o["shooting_tolerance"],))
     return o
+
+
+def _method_option(d, x):
+    """x checked against the description d of a method option (_core.method_options())."""
+    name = d["name"]
+    if d["kind"] == "whole":
+        return _whole(x, name, int(d["low"]), int(d["high"]))
+    if d["kind"] == "choice":
+        if x not in d["choices"]:
+            raise BadInput("%s must be one of %s, got %r" % (name, ", ".join(d["choices"]), x))
+        return x
+    x = _finite(x, name)
+    if not ((x > d["low"]) if d["above_low"] else (x >= d["low"])) or not x <= d["high"]:
+        verb = "lie" if d["values"].startswith("in ") else "be"
+        raise BadInput("%s must %s %s, got %r" % (name, verb, d["values"], x))
+    return x
 
 
 def _steps_for(t_end, h):

@@ -41,7 +41,7 @@ std::shared_ptr<EnsembleCommand> add_ensemble_command(CLI::App& app) {
                                  "summary statistics per run, on all cores (and MPI ranks)");
   c->app = cmd;
   cmd->add_option("SYSTEM", c->system, "catalogue system or model file (.toml)")->required();
-  c->run.add_to(*cmd, kMethod | kStepSize | kStepCount | kDiscretisation | kNewton | kMethodSpecific | kParameters);
+  c->run.add_to(*cmd, kMethod | kStepSize | kStepCount | kMethodOptions | kParameters);
   c->samples_option = cmd->add_option("--samples", c->samples,
                   "grid: values per ranged parameter (N^d samples); random: number of samples; "
                   "--initial-file: use the first N rows")

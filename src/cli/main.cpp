@@ -137,21 +137,7 @@ nlohmann::ordered_json provenance_json(const std::vector<std::string>& command_l
   if (init.z0 || d.z0) initial["z0"] = init.z0 ? *init.z0 : *d.z0;
   if (init.project_v0) initial["project_v0"] = true;
   j["initial"] = initial;
-  j["options"] = {{"method", o.method},
-                  {"h", o.h},
-                  {"t0", o.t0},
-                  {"steps", o.steps},
-                  {"every", o.every},
-                  {"alpha", o.alpha},
-                  {"rule", o.rule},
-                  {"fim_start", o.fim_start},
-                  {"stages", o.stages},
-                  {"tolerance", o.newton.tolerance},
-                  {"max_iterations", o.newton.max_iterations},
-                  {"reference_tolerance", o.reference_tolerance},
-                  {"root_rule", o.root_rule},
-                  {"dsocs_start", o.dsocs_start},
-                  {"shooting_tolerance", o.shooting_tolerance}};
+  j["options"] = run_options_json(o);
   return j;
 }
 
@@ -244,8 +230,8 @@ int main(int argc, char** argv) {
   RunArguments run_arguments;
   auto* run = app.add_subcommand("run", "integrate a system and write a CSV trajectory");
   run->add_option("SYSTEM", run_system, "catalogue system or model file (.toml)")->required();
-  run_arguments.add_to(*run, kMethod | kStepSize | kStepCount | kEvery | kInitialData | kStartOptions | kDiscretisation |
-                                 kNewton | kMethodSpecific | kParameters);
+  run_arguments.add_to(*run, kMethod | kStepSize | kStepCount | kEvery | kInitialData | kStartOptions | kMethodOptions |
+                                 kParameters);
   auto* run_out_option =
       run->add_option("--out", run_out,
                       "output file of the rows: CSV, or NumPy's .npz by the extension (default: standard output; - is "
@@ -308,7 +294,7 @@ int main(int argc, char** argv) {
       if (const int status = run_study_command(*studies); status >= 0) return status;
       if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
     } catch (const BadInput& e) {
-      std::cerr << "dalembert: " << printable(e.what()) << '\n';
+      std::cerr << "dalembert: " << printable(command_line_message(e)) << '\n';
       return 2;
     } catch (const NumericalFailure& e) {
       std::cerr << "dalembert: " << printable(e.what()) << '\n';

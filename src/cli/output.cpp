@@ -13,8 +13,10 @@
 #include <limits>
 #include <span>
 #include <sstream>
+#include <variant>
 
 #include "dalembert/io/errors.hpp"
+#include "dalembert/io/method_options.hpp"
 
 namespace dalembert::cli {
 
@@ -257,6 +259,14 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
   j["warnings"] = warnings;
   if (s.projected_v0) j["projected_v0"] = {{"v0", s.projected_v0->v0}, {"change", s.projected_v0->change}};
   if (s.completed_v0) j["completed_v0"] = *s.completed_v0;
+  return j;
+}
+
+nlohmann::ordered_json run_options_json(const RunOptions& o) {
+  nlohmann::ordered_json j = {{"method", o.method}, {"h", o.h}, {"t0", o.t0}, {"steps", o.steps}, {"every", o.every}};
+  for (const auto& d : method_options)
+    std::visit([&](const auto& value) { j[std::string(d.name)] = value; }, option_value(o, d.name));
+  j["reference_tolerance"] = o.reference_tolerance;
   return j;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
 #include "support/output_file.hpp"
 
@@ -68,5 +69,9 @@ class NpzRowWriter final : public RunRowWriter {
 };
 
 nlohmann::ordered_json summary_json(const RunSummary& summary);
+
+/// The options of a run as its provenance records them: method, h, t0, steps, every, then every
+/// method option (io/method_options.hpp) and the reference solver's tolerance.
+nlohmann::ordered_json run_options_json(const RunOptions& options);
 
 }  // namespace dalembert::cli

@@ -107,4 +107,15 @@ std::string format_number(double x) {
   return std::string(buffer, end);
 }
 
+std::string option_flag(std::string_view name) {
+  std::string flag = "--" + std::string(name);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+std::string command_line_message(const BadInput& e) {
+  if (const auto* bad = dynamic_cast<const BadOption*>(&e)) return option_flag(bad->option()) + ": " + bad->detail();
+  return e.what();
+}
+
 }  // namespace dalembert::cli

@@ -1,10 +1,13 @@
 #pragma once
 // Parsing of command-line values with messages that name the option and the offending text.
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <Eigen/Core>
+
+#include "dalembert/io/errors.hpp"
 
 namespace dalembert::cli {
 
@@ -24,6 +27,13 @@ long parse_whole(const std::string& option, const std::string& text, long lo, lo
 
 /// name=value pairs of --param (names: letters, digits and _, not starting with a digit).
 std::vector<std::pair<std::string, double>> parse_parameters(const std::vector<std::string>& items);
+
+/// The flag of an option named as RunOptions and the Python package name it: shooting_tolerance is
+/// --shooting-tolerance.
+std::string option_flag(std::string_view name);
+
+/// A BadInput's message as the command line shows it: a BadOption's with its option's flag.
+std::string command_line_message(const BadInput& e);
 
 /// `x` as text that reads back to the same double ("1e-320", "0.1").
 std::string format_number(double x);

@@ -23,14 +23,6 @@ double positive(const std::string& option, const std::string& text) {
   return x;
 }
 
-void one_of(const std::string& option, const std::string& value, const std::vector<std::string>& known) {
-  for (const auto& k : known)
-    if (value == k) return;
-  std::string list;
-  for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-  throw BadInput(option + ": unknown value '" + value + "' (known: " + list + ")");
-}
-
 }  // namespace
 
 void RunArguments::add_to(CLI::App& c, unsigned groups) {
@@ -63,25 +55,16 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
     add(c, "--z0", z0_, "NUMBER", "initial action variable of a contact system (default 0)");
     add(c, "--t0", t0_, "NUMBER", "time of the first row, seen by a model file's t: a restart continues its clock (default 0)");
   }
-  if (groups & kDiscretisation) {
-    add(c, "--alpha", alpha_, "NUMBER", "alpha of the alpha-rule discrete Lagrangian and constraint, in [0, 1] (default 0.5)");
-    add(c, "--rule", rule_, "NAME", "discrete Lagrangian: alpha (default) or trapezoid; for herglotz also exponential");
-  }
-  if (groups & kNewton) {
-    add(c, "--tolerance", tolerance_, "NUMBER", "Newton tolerance > 0, relative to the momentum scale (default 1e-13)");
-    add(c, "--max-iterations", max_iterations_, "N", "Newton iterations per step, 1..1000 (default " +
-                                                         std::to_string(defaults.newton.max_iterations) + ")");
-  }
-  if (groups & kMethodSpecific) {
-    add(c, "--fim-start", fim_start_, "A|B", "first momentum of fim/fim-lie: B = G v0 - (h/2) constraint force (default), A = G v0");
-    add(c, "--stages", stages_, "S", "spark: Lobatto IIIA-IIIB stages, 2 to 5 (order 2S - 2; default 3)");
-    add(c, "--root-rule", root_rule_, "NAME",
-        "dsocs: root of the discrete constraint, physical (default, the physical branch) or closest (the paper's "
-        "rule: closest to the previous theta)");
-    add(c, "--dsocs-start", dsocs_start_, "NAME",
-        "dsocs from (q0, v0): taylor2 (default, q1 = q0 + h v0 + h^2 a0 / 2) or euler (the paper's, q1 = q0 + h v0)");
-    add(c, "--shooting-tolerance", shooting_tolerance_, "NUMBER",
-        "exact: tolerance of the inner integration and shooting, 1e-12 to 1e-6 (default 1e-12)");
+  if (groups & kMethodOptions) {
+    for (std::size_t k = 0; k < method_options.size(); ++k) {
+      const MethodOption& d = method_options[k];
+      std::string placeholder = d.kind == OptionKind::number ? "NUMBER" : d.kind == OptionKind::whole ? "N" : "";
+      for (const auto choice : d.choices)
+        if (!choice.empty()) placeholder += (placeholder.empty() ? "" : "|") + std::string(choice);
+      add(c, option_flag(d.name), method_options_[k], placeholder,
+          std::string(d.help) + "; " + option_values(d) + " (default " +
+              option_text(option_value(defaults, d.name)) + ")");
+    }
   }
   if (groups & kParameters)
     c.add_option("--param", params_, "override a parameter (repeatable)")->type_name("NAME=NUMBER");
@@ -130,37 +113,22 @@ RunOptions RunArguments::options() const {
     }
   }
   if (every_.given()) o.every = parse_whole("--every", every_.text, 1, max_steps);
-  if (alpha_.given()) {
-    o.alpha = parse_number("--alpha", alpha_.text);
-    if (o.alpha < 0 || o.alpha > 1) throw BadInput("--alpha: must lie in [0, 1], got " + alpha_.text);
-  }
-  if (rule_.given()) {
-    one_of("--rule", rule_.text, {"alpha", "trapezoid", "exponential"});
-    o.rule = rule_.text;
-  }
-  if (tolerance_.given()) {
-    o.newton.tolerance = positive("--tolerance", tolerance_.text);
-    o.reference_tolerance = std::max(o.newton.tolerance, 1e-15);
-  }
-  if (max_iterations_.given())
-    o.newton.max_iterations = static_cast<int>(parse_whole("--max-iterations", max_iterations_.text, 1, 1000));
-  if (fim_start_.given()) {
-    one_of("--fim-start", fim_start_.text, {"A", "B"});
-    o.fim_start = fim_start_.text;
-  }
-  if (stages_.given()) o.stages = static_cast<int>(parse_whole("--stages", stages_.text, 2, 5));
-  if (root_rule_.given()) {
-    one_of("--root-rule", root_rule_.text, {"physical", "closest"});
-    o.root_rule = root_rule_.text;
-  }
-  if (dsocs_start_.given()) {
-    one_of("--dsocs-start", dsocs_start_.text, {"taylor2", "euler"});
-    o.dsocs_start = dsocs_start_.text;
-  }
-  if (shooting_tolerance_.given()) {
-    o.shooting_tolerance = parse_number("--shooting-tolerance", shooting_tolerance_.text);
-    if (!(o.shooting_tolerance >= 1e-12 && o.shooting_tolerance <= 1e-6))
-      throw BadInput("--shooting-tolerance: must lie in [1e-12, 1e-6], got " + shooting_tolerance_.text);
+  for (std::size_t k = 0; k < method_options.size(); ++k) {
+    const MethodOption& d = method_options[k];
+    const Given& given = method_options_[k];
+    if (!given.given()) continue;
+    const std::string flag = option_flag(d.name);
+    switch (d.kind) {
+      case OptionKind::number:
+        set_option(o, d.name, parse_number(flag, given.text));
+        break;
+      case OptionKind::whole:  // parse_whole refuses a value out of range before it can overflow
+        set_option(o, d.name, parse_whole(flag, given.text, static_cast<long>(d.low), static_cast<long>(d.high)));
+        break;
+      case OptionKind::choice:
+        set_option(o, d.name, given.text);
+        break;
+    }
   }
   return o;
 }

@@ -2,6 +2,7 @@
 // The options that describe a run, registered on every command that runs something (run,
 // compare, convergence, ensemble) and checked in one place: every bad value is a BadInput that
 // names the option and the value.
+#include <array>
 #include <memory>
 #include <string>
 #include <utility>
@@ -9,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "dalembert/io/run_options.hpp"
+#include "dalembert/io/method_options.hpp"
 
 namespace dalembert::cli {
 
@@ -28,10 +29,8 @@ enum RunOptionGroup : unsigned {
   kEvery = 1u << 3,           ///< --every
   kInitialData = 1u << 4,     ///< --q0, --v0, --project-v0
   kStartOptions = 1u << 5,    ///< --q1, --z0, --t0
-  kDiscretisation = 1u << 6,  ///< --alpha, --rule
-  kNewton = 1u << 7,          ///< --tolerance, --max-iterations
-  kMethodSpecific = 1u << 8,  ///< --fim-start, --stages, --root-rule, --dsocs-start, --shooting-tolerance
-  kParameters = 1u << 9,      ///< --param
+  kMethodOptions = 1u << 6,   ///< every option of io/method_options.hpp: --alpha, --rule, --tolerance, ...
+  kParameters = 1u << 7,      ///< --param
 };
 
 class RunArguments {
@@ -52,8 +51,8 @@ class RunArguments {
 
  private:
   unsigned groups_ = 0;
-  Given method_, h_, steps_, t_end_, every_, q0_, v0_, q1_, z0_, alpha_, rule_, tolerance_, max_iterations_;
-  Given fim_start_, stages_, root_rule_, dsocs_start_, shooting_tolerance_, t0_;
+  Given method_, h_, steps_, t_end_, every_, q0_, v0_, q1_, z0_, t0_;
+  std::array<Given, method_options.size()> method_options_;  ///< in the order of method_options
   bool project_v0_ = false;
   std::vector<std::string> params_;
 };

@@ -26,7 +26,7 @@ struct ProblemArguments {
 
   void add_to(CLI::App* cmd, unsigned run_groups) {
     cmd->add_option("SYSTEM", system, "catalogue system or model file (.toml)")->required();
-    run.add_to(*cmd, run_groups | kInitialData | kDiscretisation | kNewton | kParameters);
+    run.add_to(*cmd, run_groups | kInitialData | kMethodOptions | kParameters);
     out_dir_option = cmd->add_option("--out-dir", out_dir, "directory for the CSV and the figures")->type_name("DIR");
   }
   /// The system's name in directory names and titles: a model file's stem ("models/top.toml" -> "top").
@@ -112,13 +112,13 @@ std::shared_ptr<StudyCommands> add_study_commands(CLI::App& app) {
   add_figures_flag(c->reproduce, *c);
 
   c->compare = app.add_subcommand("compare", "run methods side by side: energy error, constraint, error over time");
-  c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery | kMethodSpecific);
+  c->compare_args.add_to(c->compare, kStepSize | kStepCount | kEvery);
   c->compare->add_option("--methods", c->methods, "comma-separated methods")->required()->type_name("LIST");
   add_progress_flags(c->compare, *c);
   add_figures_flag(c->compare, *c);
 
   c->convergence = app.add_subcommand("convergence", "errors against the reference for several step sizes, fitted order");
-  c->convergence_args.add_to(c->convergence, kMethod | kMethodSpecific);
+  c->convergence_args.add_to(c->convergence, kMethod);
   c->convergence_method_option = c->convergence->get_option("--method")->required(false);  // or --methods
   c->convergence_methods_option = c->convergence->add_option("--methods", c->convergence_methods,
                              "comma-separated methods, each fitted and drawn in one figure (instead of --method)")

@@ -75,7 +75,7 @@ Outcome run_sample(const Plan& plan, const Sample& sample) {
     if (r.failed() && r.summary.status != "interrupted") o.message = r.summary.message;
   } catch (const BadInput& e) {
     o.kind = Issue::bad_input;
-    o.message = e.what();
+    o.message = cli::command_line_message(e);
   } catch (const std::exception& e) {
     o.kind = Issue::internal_error;
     o.message = e.what();

@@ -15,9 +15,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <dalembert/io/method_descriptions.hpp>
+#include <dalembert/io/method_options.hpp>
 #include <dalembert/solve/step_limits.hpp>
 #include <dalembert/version.hpp>
 
@@ -51,23 +53,23 @@ Eigen::VectorXd to_vector(const std::vector<double>& x) {
   return Eigen::Map<const Eigen::VectorXd>(x.data(), static_cast<Eigen::Index>(x.size()));
 }
 
-/// The options of a run, as the Python layer checked them (`_options` in python/dalembert/__init__.py).
+/// The options of a run, as the Python layer checked them (`_options` in python/dalembert/__init__.py);
+/// each method option is checked again here against its description (io/method_options.hpp).
 RunOptions run_options(const py::dict& o) {
   RunOptions r;
   r.method = o["method"].cast<std::string>();
   r.h = o["h"].cast<double>();
   r.steps = o["steps"].cast<long>();
   r.every = o["every"].cast<long>();
-  r.alpha = o["alpha"].cast<double>();
-  r.rule = o["rule"].cast<std::string>();
-  r.fim_start = o["fim_start"].cast<std::string>();
-  r.stages = o["stages"].cast<int>();
-  r.newton.tolerance = o["tolerance"].cast<double>();
-  r.newton.max_iterations = o["max_iterations"].cast<int>();
+  for (const auto& d : method_options) {
+    const py::handle value = o[py::str(std::string(d.name))];
+    switch (d.kind) {
+      case OptionKind::number: set_option(r, d.name, value.cast<double>()); break;
+      case OptionKind::whole: set_option(r, d.name, value.cast<long>()); break;
+      case OptionKind::choice: set_option(r, d.name, value.cast<std::string>()); break;
+    }
+  }
   r.reference_tolerance = o["reference_tolerance"].cast<double>();
-  r.root_rule = o["root_rule"].cast<std::string>();
-  r.dsocs_start = o["dsocs_start"].cast<std::string>();
-  r.shooting_tolerance = o["shooting_tolerance"].cast<double>();
   if (o.contains("t0")) r.t0 = o["t0"].cast<double>();
   return r;
 }
@@ -341,21 +343,35 @@ PYBIND11_MODULE(_core, m) {
     }
   });
 
-  // The defaults of RunOptions, so that the Python layer has them from one place.
+  // The defaults of RunOptions and the description of each method option, so that the Python
+  // layer's checks and defaults come from the one table of io/method_options.hpp.
   m.def("default_options", [] {
     const RunOptions o;
     py::dict j;
-    j["alpha"] = o.alpha;
-    j["rule"] = o.rule;
-    j["fim_start"] = o.fim_start;
-    j["stages"] = o.stages;
-    j["tolerance"] = o.newton.tolerance;
-    j["max_iterations"] = o.newton.max_iterations;
+    for (const auto& d : method_options)
+      std::visit([&](const auto& value) { j[py::str(std::string(d.name))] = value; }, option_value(o, d.name));
     j["reference_tolerance"] = o.reference_tolerance;
-    j["root_rule"] = o.root_rule;
-    j["dsocs_start"] = o.dsocs_start;
-    j["shooting_tolerance"] = o.shooting_tolerance;
     return j;
+  });
+  m.def("check_run_options", [](const py::dict& o) { check_options(run_options(o)); });
+  m.def("method_options", [] {
+    py::list all;
+    for (const auto& d : method_options) {
+      py::dict j;
+      j["name"] = std::string(d.name);
+      j["kind"] = d.kind == OptionKind::number ? "number" : d.kind == OptionKind::whole ? "whole" : "choice";
+      j["help"] = std::string(d.help);
+      j["values"] = option_values(d);
+      j["low"] = d.low;
+      j["high"] = d.high;
+      j["above_low"] = d.above_low;
+      py::list choices;
+      for (const auto c : d.choices)
+        if (!c.empty()) choices.append(std::string(c));
+      j["choices"] = py::tuple(choices);
+      all.append(j);
+    }
+    return all;
   });
   m.attr("max_steps") = max_steps;
   m.attr("max_samples") = ensemble::max_samples;

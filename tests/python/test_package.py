@@ -122,6 +122,33 @@ def test_bad_values_are_bad_input_naming_the_value(arguments, message):
     assert isinstance(error.value, ValueError)
 
 
+def test_every_method_option_is_checked_against_its_one_description():
+    # the table the command line's flags also come from (io/method_options.hpp)
+    table = dalembert._core.method_options()
+    defaults = dalembert._core.default_options()
+    assert sorted(d["name"] for d in table) == sorted(set(defaults) - {"reference_tolerance"})
+    r = dalembert.run("knife-edge", "dla", h=0.1, steps=2)
+    for d in table:
+        name = d["name"]
+        assert r.summary["provenance"]["options"][name] == defaults[name]
+        if d["kind"] == "choice":
+            bad, accepted = "bogus", d["choices"][-1]
+        elif d["kind"] == "whole":
+            bad, accepted = int(d["high"]) + 1, int(d["low"])
+        else:
+            bad = d["low"] if d["high"] == float("inf") else d["high"] * 10 + 1
+            accepted = d["high"] if d["high"] != float("inf") else 1e-10
+        with pytest.raises(dalembert.BadInput, match=r"^%s must .*, got %r$" % (name, bad)):
+            dalembert.run("knife-edge", "dla", h=0.1, steps=2, **{name: bad})
+        # the C++ layer checks the same value against the same description (and accepts it)
+        options = dict(defaults, method="dla", h=0.1, steps=2, every=1)
+        options[name] = accepted
+        dalembert._core.check_run_options(options)
+        options[name] = bad
+        with pytest.raises(dalembert.BadInput, match=r"^%s: " % name):
+            dalembert._core.check_run_options(options)
+
+
 def test_numbers_beyond_the_doubles_are_bad_input_everywhere():
     with pytest.raises(dalembert.BadInput, match=r"parameter g must be a finite number"):
         dalembert.system("knife-edge", g=10**400)

@@ -11,6 +11,20 @@ class BadInput : public std::runtime_error {
   explicit BadInput(const std::string& message) : std::runtime_error(message) {}
 };
 
+/// Bad input in one option of a run or one initial datum, named as RunOptions, InitialData and the
+/// Python package name it (`rule`, `shooting_tolerance`, `q1`): what() reads "name: detail". The
+/// command line shows it with the option's flag (`--shooting-tolerance: detail`).
+class BadOption : public BadInput {
+ public:
+  BadOption(const std::string& option, const std::string& detail)
+      : BadInput(option + ": " + detail), option_(option), detail_(detail) {}
+  const std::string& option() const { return option_; }
+  const std::string& detail() const { return detail_; }
+
+ private:
+  std::string option_, detail_;
+};
+
 /// A numerical failure outside the steps of a run (a reference solution of a study, non-finite
 /// results): exit status 3, like a run whose solver fails.
 class NumericalFailure : public std::runtime_error {

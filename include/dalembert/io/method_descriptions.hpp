@@ -28,7 +28,7 @@ inline constexpr std::array<MethodDescription, 16> method_descriptions = {{
      "nonholonomic"},
     {"discrete-gradient",
      "energy-preserving discrete-gradient integrator, constraint exact at the step points; order 2", "nonholonomic"},
-    {"spark", "Jay's SPARK, Lobatto IIIA-IIIB with --stages 2 to 5 (default 3): orders 2, 4, 6, 8", "nonholonomic"},
+    {"spark", "Jay's SPARK, Lobatto IIIA-IIIB with 2 to 5 stages (default 3): orders 2, 4, 6, 8", "nonholonomic"},
     {"fim-lie", "the momentum-energy integrator on SO(3), in body coordinates", "rigid body"},
     {"dsocs", "discrete second-order constrained systems of Borda, Fernandez and Grillo (2013)", "second-order"},
     {"herglotz", "discrete Herglotz(-d'Alembert) contact integrator (Anahory Simoes 2021, ch. 8)", "contact"},

@@ -298,7 +298,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
   const VecN<S> q0 = point_of<S>(init.q0);
   if (!init.q1) return observe_run(sys, method, method.initial_state(q0, point_of<S>(init.v0)), options, name, std::nullopt);
 
-  if (options.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
+  if (options.steps < 1) throw BadOption("q1", "a two-point start needs at least one step");
   const VecN<S> q1 = point_of<S>(*init.q1);
   if constexpr (requires { method.discrete_constraint(); }) {
     const auto w = method.discrete_constraint()(q0, q1);
@@ -324,7 +324,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
 template <CatalogueMetadata S, class Method>
 RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
                        const std::string& name) {
-  if (init.q1) throw BadInput("--q1 starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
+  if (init.q1) throw BadOption("q1", "starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
   return observe_run(sys, method, method.initial_state(point_of<S>(init.q0), point_of<S>(init.v0)), o, name,
                      std::nullopt);
 }

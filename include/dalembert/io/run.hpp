@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "dalembert/io/method_options.hpp"
 #include "dalembert/io/observe.hpp"
 #include "dalembert/io/runners/contact.hpp"
 #include "dalembert/io/runners/continuous.hpp"
@@ -48,11 +49,7 @@ inline std::vector<std::string> method_names() {
 /// failure is reported in the summary (status "solver-failure") with the rows computed so far.
 template <class S>
 RunResult run(const S& sys, const InitialData& init, const RunOptions& options) {
-  if (!(options.h > 0) || !std::isfinite(options.h)) throw BadInput("step size h must be a positive number");
-  if (options.steps < 0) throw BadInput("number of steps must not be negative");
-  if (options.every < 1) throw BadInput("--every must be at least 1");
-  if (options.rule != "alpha" && options.rule != "trapezoid" && options.rule != "exponential")
-    throw BadInput("unknown discrete Lagrangian rule '" + options.rule + "' (known: alpha, trapezoid, exponential)");
+  check_options(options);
   std::optional<RunResult> result;
   bool named = false;
   std::apply(

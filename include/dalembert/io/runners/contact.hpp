@@ -28,8 +28,8 @@ struct Contact {
     const double z0 = init.z0.value_or(0.0);
     if (o.method == "herglotz") return run_herglotz(sys, init, z0, o);
     if (o.method == "exact") return run_exact(sys, init, z0, o);
-    if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " applies to the discrete methods (herglotz), not to " + o.method);
-    if (init.q1) throw BadInput("--q1 starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
+    if (o.rule != "alpha") throw BadOption("rule", o.rule + " applies to the discrete methods (herglotz), not to " + o.method);
+    if (init.q1) throw BadOption("q1", "starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
     const VecN<S> q0 = detail::point_of<S>(init.q0), v0 = detail::point_of<S>(init.v0);
     if (o.method == "rk4") {
       const ContactRungeKutta4<S> method(sys, o.h);
@@ -48,7 +48,7 @@ struct Contact {
       if constexpr (LinearInAction<S>) {
         return with(ExponentialRule<S>(sys, o.h, o.alpha));
       } else {
-        throw BadInput("--rule exponential needs a Lagrangian L0(q, v) + gamma z; " + name_of(sys) + " is not of that form");
+        throw BadOption("rule", "exponential needs a Lagrangian L0(q, v) + gamma z; " + name_of(sys) + " is not of that form");
       }
     }
     return with(ContactAlphaRule<S>(sys, o.h, o.alpha));
@@ -61,7 +61,7 @@ struct Contact {
                      name_of(sys) + " has " + std::to_string(contact_constraint_count(sys)) +
                      " constraint(s); use herglotz");
     } else {
-      if (o.rule != "alpha") throw BadInput("--rule " + o.rule + " does not apply to method exact (its L_d is the exact one)");
+      if (o.rule != "alpha") throw BadOption("rule", o.rule + " does not apply to method exact (its L_d is the exact one)");
       const double tolerance = std::max(o.reference_tolerance, 1e-14);
       return run_two_step(sys, make_exact_herglotz(sys, o.h, tolerance, std::max(o.newton.tolerance, 1e-12), o.newton), init,
                           z0, o);
@@ -74,7 +74,7 @@ struct Contact {
                                 const RunOptions& o) {
     const VecN<S> q0 = detail::point_of<S>(init.q0);
     const VecN<S> q1 = init.q1 ? detail::point_of<S>(*init.q1) : VecN<S>(q0 + o.h * detail::point_of<S>(init.v0));
-    if (init.q1 && o.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
+    if (init.q1 && o.steps < 1) throw BadOption("q1", "a two-point start needs at least one step");
     if constexpr (contact_constraint_count<S>() != 0) {
       if (init.q1) {
         const auto w = method.discrete_constraint()(q0, q1);
@@ -93,9 +93,9 @@ struct Contact {
       throw BadInput(std::string("cannot start from the initial data: ") + e.what());
     }
     if (!(std::abs(d.sigma()) > minimal_conformal_factor)) {
-      throw BadInput("--h " + std::to_string(o.h) + ": sigma_d = 1 + D_z L_d = " + std::to_string(d.sigma()) +
-                     " vanishes at the initial data, so the discrete Legendre map is undefined (the thesis' rule "
-                     "with L = ... + gamma z fails at h = -1/gamma); choose another step size");
+      throw BadOption("h", format_residual(o.h) + " makes sigma_d = 1 + D_z L_d = " + format_residual(d.sigma()) +
+                                " vanish at the initial data, so the discrete Legendre map is undefined (the thesis' "
+                                "rule with L = ... + gamma z fails at h = -1/gamma); choose another step size");
     }
     if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::point_of<S>(init.v0), z0), o, o.method, std::nullopt);
     // The velocity at k = 0 is that of the momentum of F⁻L_d(q0, q1, z0) (its part on D).

@@ -21,8 +21,8 @@ struct GeneratingFunction {
       throw BadInput("method " + o.method + " has no discrete external force; system " + name_of(sys) + " has one" +
                      origin_of_external_force(sys));
     if (o.rule != "alpha")
-      throw BadInput("method " + o.method + " uses its own generating function S_alpha; --rule " + o.rule +
-                     " does not apply (use --alpha)");
+      throw BadOption("rule", o.rule + " does not apply: method " + o.method +
+                                      " uses its own generating function S_alpha (its alpha is the option alpha)");
     if (o.method == "gf") return start(sys, make_gf(sys, o.h, o.alpha, o.newton), init, o);
     if (o.method == "gf-sym") return start(sys, make_gf_sym(sys, o.h, o.alpha, o.newton), init, o);
     if constexpr (HasMetric<S>) {

@@ -27,12 +27,8 @@ struct Mechanical {
     if constexpr (!HasMetric<S>) {
       return {};  // not reached: is_mechanical is false without a metric
     } else {
-      if (o.method == "spark") {
-        if (o.stages < 2 || o.stages > LobattoPair::max_stages)
-          throw BadInput("--stages: spark has 2 to " + std::to_string(LobattoPair::max_stages) + " stages, got " +
-                         std::to_string(o.stages));
+      if (o.method == "spark")  // its stages are checked with every option (io/method_options.hpp)
         return detail::run_one_step(sys, Spark<S>(sys, o.h, o.stages, o.newton), init, o, o.method);
-      }
       if (o.method == "discrete-gradient")
         return detail::run_one_step(sys, DiscreteGradient<S>(sys, o.h, o.newton), init, o, o.method);
       return detail::run_one_step(sys, McLachlanPerlmutter<S>(sys, o.h, o.newton), init, o, o.method);

@@ -17,8 +17,8 @@ struct ModifiedLagrangeDAlembert {
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     if (o.rule != "alpha")
-      throw BadInput("method mla uses the alpha rule (--alpha) for its discrete Lagrangian, forces and constraint; "
-                     "--rule " + o.rule + " is not available for it");
+      throw BadOption("rule", o.rule + " is not available for method mla: it uses the alpha rule (the option alpha) "
+                                      "for its discrete Lagrangian, forces and constraint");
     return detail::run_two_step(sys, make_midpoint_mla(sys, o.h, o.alpha, o.newton), init, o, "mla");
   }
 };

@@ -10,7 +10,7 @@ namespace dalembert::runners {
 inline FimStart parse_fim_start(const std::string& s) {
   if (s == "A" || s == "a") return FimStart::A;
   if (s == "B" || s == "b") return FimStart::B;
-  throw BadInput("--fim-start: '" + s + "' is not a start of fim (known: A, B)");
+  throw BadOption("fim_start", "'" + s + "' is not a start of fim (known: A, B)");
 }
 
 struct MomentumEnergy {

@@ -71,14 +71,14 @@ struct RigidBody {
 
   template <RigidBodySystem B>
   static RunResult run(const B& body, const InitialData& init, const RunOptions& o) {
-    if (init.q1) throw BadInput("--q1: rigid bodies start from (g0, Omega0) only");
+    if (init.q1) throw BadOption("q1", "rigid bodies start from (g0, Omega0) only");
     if (init.q0.size() != 9 || init.v0.size() != 3)
-      throw BadInput("rigid bodies take --q0 with 9 numbers (g0 row by row) and --v0 with 3 (Omega0)");
+      throw BadInput("rigid bodies take q0 with 9 numbers (g0 row by row) and v0 with 3 (Omega0)");
     const Matd<3, 3> g0 = Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(init.q0.data());
     const Vecd<3> omega0 = init.v0;
     if (o.method == "fim-lie") {
       if (o.rule != "alpha" || o.alpha != 0.5)
-        throw BadInput("fim-lie uses the Moser-Veselov discrete Lagrangian; --rule and --alpha do not apply");
+        throw BadOption(o.rule != "alpha" ? "rule" : "alpha", "does not apply to fim-lie, which uses the Moser-Veselov discrete Lagrangian");
       const RigidBodyMomentumEnergy<B> method(body, o.h, parse_fim_start(o.fim_start), o.newton);
       return detail::observe_rigid_body_run(body, method, method.initial_state(g0, omega0), o, o.method);
     }

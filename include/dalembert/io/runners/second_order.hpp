@@ -47,7 +47,7 @@ struct SecondOrder {
     const auto method = make_dsocs(sys, o.h, options);
     const VecN<S> q0 = detail::point_of<S>(init.q0);
     if (!init.q1) return detail::observe_run(sys, method, method.initial_state(q0, detail::point_of<S>(init.v0)), o, "dsocs", std::nullopt);
-    if (o.steps < 1) throw BadInput("a two-point start (--q1) needs at least one step");
+    if (o.steps < 1) throw BadOption("q1", "a two-point start needs at least one step");
     const VecN<S> q1 = detail::point_of<S>(*init.q1);
     // The row at k = 0 has the forward-difference velocity of φ_{L_d}; its constraint column uses the
     // continuous acceleration there.

@@ -1,0 +1,210 @@
+#pragma once
+// The options of the methods, described once. The command line's flags (`--name`, with '-' for
+// '_'; src/cli/run_arguments.cpp), the Python package's keywords and their checks
+// (python/dalembert/__init__.py), a run's provenance and the library's own check of a RunOptions
+// (io/run.hpp) all derive from method_options below.
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "dalembert/io/errors.hpp"
+#include "dalembert/io/run_options.hpp"
+
+namespace dalembert {
+
+/// How an option's value is written and checked.
+enum class OptionKind {
+  number,  ///< a finite real number in [low, high] (above low, excluded, if above_low)
+  whole,   ///< a whole number in low..high
+  choice,  ///< one of the strings in choices
+};
+
+struct MethodOption {
+  std::string_view name;  ///< as RunOptions, Python and the provenance name it
+  OptionKind kind;
+  std::string_view help;  ///< what it sets; its values and default are told from the rest
+  double low = 0.0, high = 0.0;
+  bool above_low = false;
+  std::array<std::string_view, 3> choices = {};  ///< "" past the last
+};
+
+inline constexpr double unbounded = std::numeric_limits<double>::infinity();
+
+/// Every option a method takes, in the order of the provenance. Which methods read which option
+/// is stated in its help; a method ignores the others.
+inline constexpr std::array<MethodOption, 9> method_options = {{
+    {"alpha", OptionKind::number, "alpha of the alpha-rule discrete Lagrangian and constraint", 0.0, 1.0},
+    {"rule",
+     OptionKind::choice,
+     "discrete Lagrangian (exponential: contact systems, method herglotz)",
+     0.0,
+     0.0,
+     false,
+     {"alpha", "trapezoid", "exponential"}},
+    {"fim_start",
+     OptionKind::choice,
+     "first momentum of fim and fim-lie: B = G v0 - (h/2) constraint force, A = G v0",
+     0.0,
+     0.0,
+     false,
+     {"A", "B"}},
+    {"stages", OptionKind::whole, "spark: Lobatto IIIA-IIIB stages S (order 2S - 2)", 2.0, 5.0},
+    {"tolerance", OptionKind::number, "Newton tolerance, relative to the momentum scale", 0.0, unbounded, true},
+    {"max_iterations", OptionKind::whole, "Newton iterations per step", 1.0, 1000.0},
+    {"root_rule",
+     OptionKind::choice,
+     "dsocs: root of the discrete constraint, the physical branch or closest to the previous theta (the "
+     "paper's rule)",
+     0.0,
+     0.0,
+     false,
+     {"physical", "closest"}},
+    {"dsocs_start",
+     OptionKind::choice,
+     "dsocs from (q0, v0): q1 = q0 + h v0 + h^2 a0 / 2 (taylor2) or the paper's q1 = q0 + h v0 (euler)",
+     0.0,
+     0.0,
+     false,
+     {"taylor2", "euler"}},
+    {"shooting_tolerance", OptionKind::number, "exact: tolerance of the inner integration and shooting", 1e-12,
+     1e-6},
+}};
+
+/// The description of a method option, or null.
+constexpr const MethodOption* find_method_option(std::string_view name) {
+  for (const auto& o : method_options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+/// An option's value: a number, a whole number or a choice.
+using OptionValue = std::variant<double, long, std::string>;
+
+/// A number as its shortest text that reads back as the same double: 2, 0.001, 1e-12, inf.
+inline std::string number_text(double x) {
+  char text[32];
+  std::string s(text, std::to_chars(text, text + sizeof text, x).ptr);
+  if (const auto e = s.find('e'); e != std::string::npos) {  // 1e-06 as 1e-6, 1e+20 as 1e20
+    std::size_t digits = e + 1;
+    if (s[digits] == '+') s.erase(digits, 1);
+    if (s[digits] == '-') ++digits;
+    while (digits + 1 < s.size() && s[digits] == '0') s.erase(digits, 1);
+  }
+  return s;
+}
+
+/// The values an option takes, as its help and its errors say: "in [0, 1]", "positive", "2..5",
+/// "alpha, trapezoid or exponential".
+inline std::string option_values(const MethodOption& d) {
+  switch (d.kind) {
+    case OptionKind::number:
+      if (d.high == unbounded && d.low == 0.0) return d.above_low ? "positive" : "not negative";
+      return (d.above_low ? "in (" : "in [") + number_text(d.low) + ", " + number_text(d.high) + "]";
+    case OptionKind::whole:
+      return std::to_string(static_cast<long>(d.low)) + ".." + std::to_string(static_cast<long>(d.high));
+    case OptionKind::choice: {
+      std::string list;
+      std::size_t count = 0;
+      for (const auto c : d.choices) count += !c.empty();
+      for (std::size_t k = 0; k < count; ++k)
+        list += (k == 0 ? "" : k + 1 == count ? " or " : ", ") + std::string(d.choices[k]);
+      return list;
+    }
+  }
+  return {};
+}
+
+/// Whether x is a value of the number or whole option d.
+inline bool in_range(const MethodOption& d, double x) {
+  return std::isfinite(x) && (d.above_low ? x > d.low : x >= d.low) && x <= d.high;
+}
+
+/// Whether s is one of the choices of d.
+inline bool is_choice(const MethodOption& d, std::string_view s) {
+  for (const auto c : d.choices)
+    if (!c.empty() && c == s) return true;
+  return false;
+}
+
+/// The value of the option `name` in o.
+inline OptionValue option_value(const RunOptions& o, std::string_view name) {
+  if (name == "alpha") return o.alpha;
+  if (name == "rule") return o.rule;
+  if (name == "fim_start") return o.fim_start;
+  if (name == "stages") return static_cast<long>(o.stages);
+  if (name == "tolerance") return o.newton.tolerance;
+  if (name == "max_iterations") return static_cast<long>(o.newton.max_iterations);
+  if (name == "root_rule") return o.root_rule;
+  if (name == "dsocs_start") return o.dsocs_start;
+  if (name == "shooting_tolerance") return o.shooting_tolerance;
+  throw BadInput("unknown method option '" + std::string(name) + "'");
+}
+
+/// The option's value as text: "0.5", "3", "alpha".
+inline std::string option_text(const OptionValue& v) {
+  if (const auto* x = std::get_if<double>(&v)) return number_text(*x);
+  if (const auto* k = std::get_if<long>(&v)) return std::to_string(*k);
+  return std::get<std::string>(v);
+}
+
+/// Throws BadOption naming d and the value unless v is one of d's values.
+inline void check_option(const MethodOption& d, const OptionValue& v) {
+  const std::string key(d.name);
+  const auto* s = std::get_if<std::string>(&v);
+  if (d.kind == OptionKind::choice) {
+    if (s && is_choice(d, *s)) return;
+    std::string known;
+    for (const auto c : d.choices)
+      if (!c.empty()) known += (known.empty() ? "" : ", ") + std::string(c);
+    throw BadOption(key, "unknown value '" + option_text(v) + "' (known: " + known + ")");
+  }
+  const bool fits = !s && (d.kind == OptionKind::number || std::holds_alternative<long>(v)) &&
+                    in_range(d, std::holds_alternative<long>(v) ? static_cast<double>(std::get<long>(v))
+                                                                : std::get<double>(v));
+  if (fits) return;
+  const std::string values = option_values(d);
+  throw BadOption(key, (values.starts_with("in ") ? "must lie " : d.kind == OptionKind::whole ? "must lie in " : "must be ") +
+                           values + ", got " + option_text(v));
+}
+
+/// Sets the option `name` of o to v, checked against its description (check_option). Setting the
+/// Newton tolerance sets the reference solver's to the same, and not below 1e-15, as every
+/// interface does.
+inline void set_option(RunOptions& o, std::string_view name, const OptionValue& v) {
+  const MethodOption* d = find_method_option(name);
+  if (!d) throw BadInput("unknown method option '" + std::string(name) + "'");
+  check_option(*d, v);
+  const double x = std::holds_alternative<long>(v) ? static_cast<double>(std::get<long>(v))
+                   : std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                       : 0.0;
+  const auto text = [&] { return std::get<std::string>(v); };
+  if (name == "alpha") o.alpha = x;
+  if (name == "rule") o.rule = text();
+  if (name == "fim_start") o.fim_start = text();
+  if (name == "stages") o.stages = static_cast<int>(x);
+  if (name == "tolerance") {
+    o.newton.tolerance = x;
+    o.reference_tolerance = std::max(x, 1e-15);
+  }
+  if (name == "max_iterations") o.newton.max_iterations = static_cast<int>(x);
+  if (name == "root_rule") o.root_rule = text();
+  if (name == "dsocs_start") o.dsocs_start = text();
+  if (name == "shooting_tolerance") o.shooting_tolerance = x;
+}
+
+/// Checks every option of o against its description, and the step size, count and output stride:
+/// throws BadOption naming the first one out of its range.
+inline void check_options(const RunOptions& o) {
+  if (!(o.h > 0) || !std::isfinite(o.h)) throw BadOption("h", "must be positive, got " + number_text(o.h));
+  if (o.steps < 0 || o.steps > max_steps)
+    throw BadOption("steps", "must lie in 0.." + std::to_string(max_steps) + ", got " + std::to_string(o.steps));
+  if (o.every < 1) throw BadOption("every", "must be at least 1");
+  for (const auto& d : method_options) check_option(d, option_value(o, d.name));
+}
+
+}  // namespace dalembert
