@@ -20,6 +20,7 @@
 #include "dalembert/core/tangent.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/model.hpp"
+#include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
 
@@ -419,15 +420,12 @@ VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& 
     }
   }
   VecK<S> u = VecK<S>::Zero(E.cols());
-  for (int it = 0; it < 20; ++it) {
-    const VecN<S> v = E * u;
-    const auto d = lagrangian_derivatives(sys, q, v);
-    const VecK<S> g = E.transpose() * (d.Lv - p);
-    const MatKK<S> J = E.transpose() * d.W * E;
-    const VecK<S> du = J.partialPivLu().solve(g);
-    u -= du;
-    if (!(du.template lpNorm<Eigen::Infinity>() > 1e-15 * (1.0 + u.template lpNorm<Eigen::Infinity>()))) break;
-  }
+  const auto equations = [&](const VecK<S>& x, VecK<S>& F, MatKK<S>& J) {
+    const auto d = lagrangian_derivatives(sys, q, VecN<S>(E * x));
+    F = E.transpose() * (d.Lv - p);
+    J = E.transpose() * d.W * E;
+  };
+  newton_solve<k_of<S>, max_n_of<S>()>(equations, u, 0.0, newton_to_round_off);
   return E * u;
 }
 

@@ -193,12 +193,12 @@ VecN<S> legendre_inverse(const S& sys, const VecN<S>& q, const VecN<S>& p) {
     if (is_mechanical(sys)) return metric_matrix(sys, q).ldlt().solve(p);  // ∂L/∂v = G v
   }
   VecN<S> v = VecN<S>::Zero(coordinate_count(sys));
-  for (int it = 0; it < 20; ++it) {
-    const auto d = lagrangian_derivatives(sys, q, v);
-    const VecN<S> dv = d.W.partialPivLu().solve(d.Lv - p);
-    v -= dv;
-    if (!(dv.template lpNorm<Eigen::Infinity>() > 1e-15 * (1.0 + v.template lpNorm<Eigen::Infinity>()))) break;
-  }
+  const auto equations = [&](const VecN<S>& x, VecN<S>& F, MatNN<S>& J) {
+    const auto d = lagrangian_derivatives(sys, q, x);
+    F = d.Lv - p;
+    J = d.W;
+  };
+  newton_solve<S::n, max_n_of<S>()>(equations, v, 0.0, newton_to_round_off);
   return v;
 }
 

@@ -208,29 +208,19 @@ NewtonReport solve_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v
           coefficient_product(sys.template variational_frame<D>(qd, vd, ad_a).transpose(), del);
       return r;
     };
-    // Newton with a step-size criterion: the equations are usually affine in a (one correction),
-    // and the sizes of their terms differ too much for one residual tolerance.
-    NewtonReport report;
-    VecN<S> F;
-    MatNN<S> J;
+    // Newton with a step-size criterion (test (c) of solve/newton.hpp): the equations are usually
+    // affine in a (one correction), and the sizes of their terms differ too much for one residual
+    // tolerance; after a correction of 1e-10 the error is its square, round-off.
+    NewtonOptions by_correction = options;
+    by_correction.tolerance = 0.0;
+    by_correction.correction_tolerance = 1e-10;
+    by_correction.damped = false;
     a.setZero(coordinate_count(sys));
-    for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
-      ad::value_and_jacobian<n, n, max_n, max_n>(residual, a, F, J);
-      report.residual_norm = F.template lpNorm<Eigen::Infinity>();
-      const Eigen::FullPivLU<MatNN<S>> lu(J);
-      if (!F.allFinite() || !J.allFinite() || !lu.isInvertible()) {
-        report.reason = "singular equations for the acceleration";
-        return report;
-      }
-      const VecN<S> correction = lu.solve(F);
-      a -= correction;
-      // after a correction this small the error is its square: round-off
-      if (correction.template lpNorm<Eigen::Infinity>() <= 1e-10 * (1.0 + a.template lpNorm<Eigen::Infinity>())) {
-        report.converged = a.allFinite();
-        return report;
-      }
-    }
-    report.reason = "no convergence";
+    const auto equations = [&](const VecN<S>& x, VecN<S>& F, MatNN<S>& J) {
+      ad::value_and_jacobian<n, n, max_n, max_n>(residual, x, F, J);
+    };
+    NewtonReport report = newton_solve<n, max_n>(equations, a, 0.0, by_correction);
+    if (!report.converged && report.reason == "singular Jacobian") report.reason = "singular equations for the acceleration";
     return report;
   }
 }

@@ -51,6 +51,11 @@ struct NewtonOptions {
   double correction_tolerance = 0.0;
 };
 
+/// Newton to a correction at round-off, for equations without a scale of their own (a velocity
+/// from a momentum): test (c) at 1e-15, no residual test, no damping, 20 iterations.
+inline constexpr NewtonOptions newton_to_round_off{
+    .tolerance = 0.0, .max_iterations = 20, .damped = false, .max_backtracks = 0, .correction_tolerance = 1e-15};
+
 struct NewtonReport {
   bool converged = false;
   int iterations = 0;
