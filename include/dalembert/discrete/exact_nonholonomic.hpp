@@ -105,16 +105,23 @@ class ExactNonholonomic {
     const VecK<S> target = P * q1;
     const MatKK<S> PE = P * E;
     VecK<S> u = PE.partialPivLu().solve(VecK<S>((target - P * q0) / h_));  // first guess: a straight line
-    const double tol = flow_.options().tolerance * (1.0 + target.template lpNorm<Eigen::Infinity>());
-    for (int it = 0; it < flow_.options().max_iterations; ++it) {
-      throw_if_stop_requested();
-      const ArcOf<S> a = flow_.template integrate<Variations::velocity>(q0, VecN<S>(E * u), h_);
-      const VecK<S> r = P * a.q1 - target;
-      if (r.template lpNorm<Eigen::Infinity>() <= tol) return {a.q1, a.v0};
-      u -= (P * a.U * E).partialPivLu().solve(r);
-    }
-    throw detail::shooting_error("completion of q1 on the exact discrete constraint did not converge", NAN,
-                                 flow_.options().max_iterations);
+    // Newton (solve/newton.hpp) to |P q(h) − target| ≤ tol (1 + |target|), undamped; its last
+    // evaluation is at the solution, whose arc is kept.
+    ArcOf<S> a;
+    const auto equations = [&](const VecK<S>& x, VecK<S>& F, MatKK<S>& J) {
+      a = flow_.template integrate<Variations::velocity>(q0, VecN<S>(E * x), h_);
+      F = P * a.q1 - target;
+      J = P * a.U * E;
+    };
+    NewtonOptions options;
+    options.tolerance = flow_.options().tolerance;
+    options.max_iterations = flow_.options().max_iterations;
+    options.damped = false;
+    const NewtonReport r =
+        newton_solve<k, max_n>(equations, u, 1.0 + target.template lpNorm<Eigen::Infinity>(), options);
+    if (r.converged) return {a.q1, a.v0};
+    throw detail::shooting_error("completion of q1 on the exact discrete constraint did not converge (" + r.reason + ")",
+                                 r.residual_norm, r.iterations);
   }
 
   /// The exact discrete Lagrangian and forces of (L, F̃_nh) at (q0, q1), with D1, D2 from the identities.
