@@ -19,7 +19,11 @@
 #include "dalembert/io/method_descriptions.hpp"
 #include "dalembert/io/monitors.hpp"
 #include "dalembert/io/run.hpp"
+#include "dalembert/models/contact_systems.hpp"
+#include "dalembert/models/curvature_particle.hpp"
 #include "dalembert/models/particle.hpp"
+#include "dalembert/models/rigid_bodies.hpp"
+#include "dalembert/models/unconstrained.hpp"
 
 using namespace dalembert;
 namespace fs = std::filesystem;
@@ -41,6 +45,8 @@ struct Failing {
     Vecd<3> q;
     int iterations = 2;
   };
+  double step_size() const { return 0.1; }
+  models::NonholonomicParticle system() const { return {}; }
   void step(State& s) const {
     if (s.k == 4) throw SolverError(5, 0.5, NewtonReport{false, 30, 1.5e-3, "no convergence"});
     s.k += 1;
@@ -58,6 +64,8 @@ struct LosingItsPosition {
     Vecd<3> q;
     int iterations = 1;
   };
+  double step_size() const { return 0.1; }
+  models::NonholonomicParticle system() const { return {}; }
   void step(State& s) const {
     s.k += 1;
     s.t += 0.1;
@@ -168,6 +176,35 @@ TEST(Run, VelocityMomentumAndMultiplierColumnsAreTheMethods) {
   EXPECT_THROW(rk4.trajectory.column("lambda_1"), std::out_of_range);
   EXPECT_EQ(rk4.trajectory.column("z_t"), 6u);
 }
+
+// Every family states the minimum API of a method (method/integrate.hpp), on each kind of system it
+// runs on; the two-step ones also start from (q0, q1). A family that lost a part fails to compile here.
+namespace method_api {
+using models::ContactParticle;
+using models::CurvatureParticle;
+using models::NonholonomicParticle;
+using models::Pendulum;
+using models::Suslov;
+template <class S>
+const S& a() { static const S s{}; return s; }
+using Particle = NonholonomicParticle;
+using DLA = decltype(make_dla(a<Particle>(), 0.1));
+using MLA = decltype(make_midpoint_mla(a<Particle>(), 0.1));
+using DEL = DiscreteEulerLagrange<Pendulum, AlphaRule<Pendulum>>;
+static_assert(Method<DLA> && Method<MLA> && Method<DEL>);
+static_assert(Method<decltype(make_gf(a<Particle>(), 0.1))> && Method<decltype(make_gf_sym(a<Particle>(), 0.1))> &&
+              Method<decltype(make_gf_cp(a<Particle>(), 0.1))> && Method<decltype(make_fim(a<Particle>(), 0.1))>);
+static_assert(Method<McLachlanPerlmutter<Particle>> && Method<DiscreteGradient<Particle>> && Method<Spark<Particle>>);
+static_assert(Method<ExactDiscreteFlow<Particle>> && Method<RungeKutta4<Particle>> && Method<ReferenceSolver<Particle>>);
+static_assert(Method<decltype(make_thesis_herglotz(a<ContactParticle>(), 0.1))> &&
+              Method<ContactRungeKutta4<ContactParticle>> && Method<ContactReferenceSolver<ContactParticle>>);
+static_assert(Method<RigidBodyMomentumEnergy<Suslov>> && Method<RigidBodyRungeKutta4<Suslov>> &&
+              Method<RigidBodyReference<Suslov>>);
+static_assert(Method<decltype(make_dsocs(a<CurvatureParticle>(), 0.1))> && Method<SecondOrderReference<CurvatureParticle>>);
+static_assert(TwoStepMethod<DLA, VecN<Particle>> && TwoStepMethod<MLA, VecN<Particle>> &&
+              TwoStepMethod<DEL, VecN<Pendulum>> && TwoStepMethod<ExactDiscreteFlow<Particle>, VecN<Particle>>);
+static_assert(!TwoStepMethod<RungeKutta4<Particle>, VecN<Particle>>);
+}  // namespace method_api
 
 TEST(Run, EveryMethodHasADescription) {
   const auto names = method_names();

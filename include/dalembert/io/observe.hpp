@@ -117,6 +117,7 @@ struct LogSlopeFit {
 /// derived quantities. A contact system's `energy` is E_L(q, v, z) and its summary carries the decay
 /// rate.
 template <RunnableSystem S, class Method>
+  requires dalembert::Method<Method>
 RunResult observe_run(const S& sys, const Method& method, typename Method::State state,
                       const RunOptions& options, const std::string& method_name,
                       const std::optional<PhasePointOf<S>>& first_row, double first_z = 0.0) {

@@ -33,6 +33,7 @@ class DiscreteEulerLagrange {
       : system_(system), ld_(std::move(discrete_lagrangian)), options_(options) {}
 
   double step_size() const { return ld_.step_size(); }
+  const S& system() const { return system_; }
   const Ld& discrete_lagrangian() const { return ld_; }
 
   /// Position–momentum start: p0 = ∂L/∂v(q0, v0).

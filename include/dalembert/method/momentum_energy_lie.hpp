@@ -44,7 +44,7 @@ class RigidBodyMomentumEnergy {
   }
 
   double step_size() const { return h_; }
-  const B& body() const { return body_; }
+  const B& system() const { return body_; }
 
   /// p_0 = I Ω0 (start A), or I Ω0 − (h/2) Λ~(g0, Ω0) (start B, half the constraint impulse).
   State initial_state(const Matd<3, 3>& g0, const Vecd<3>& omega0) const {

@@ -74,6 +74,7 @@ class DiscreteSecondOrderConstrained {
 
   double step_size() const { return ds_.step_size(); }
   const Ds& discrete_system() const { return ds_; }
+  const auto& system() const { return ds_.system(); }
   const SecondOrderMethodOptions& options() const { return options_; }
 
   /// State at k = 0; the first step applies the start rule of the options.
