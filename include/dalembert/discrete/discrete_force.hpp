@@ -65,6 +65,27 @@ template <Model S>
   return d;
 }
 
+/// The forced discrete Legendre maps of (L_d, the midpoint force) at a two-point start (q0 at t = 0):
+/// F^{f−}L_d(q0, q1) = −D1 L_d − F_d^− and F^{f+}L_d(q0, q1) = D2 L_d + F_d^+ (the force only where
+/// the model has one). DEL's and DLA's momentum at q0 and at q1.
+template <Model S>
+struct MidpointLegendreMaps {
+  VecN<S> minus, plus;
+};
+template <Model S, DiscreteLagrangian Ld>
+MidpointLegendreMaps<S> midpoint_legendre_maps(const S& system, const Ld& ld, const VecN<S>& q0, const VecN<S>& q1) {
+  const auto d = differentiate(ld, q0, q1);
+  MidpointLegendreMaps<S> f{-d.D1, d.D2};
+  if constexpr (HasExternalForce<S>) {
+    if (has_external_force(system)) {
+      const VecN<S> force = MidpointForce<S>(system, ld.step_size(), 0.0)(q0, q1);
+      f.minus -= force;
+      f.plus += force;
+    }
+  }
+  return f;
+}
+
 // --- General discrete forces ---------------------------------------------------------------------
 
 template <class Fd>

@@ -12,9 +12,39 @@
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/model/model.hpp"
+#include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
+
+/// The state of the position–momentum methods with multipliers, DLA and MLA (method/dla.hpp,
+/// method/modified_lagrange_dalembert.hpp): q_k, the momentum the step hands on (DLA's
+/// p⁺_k = D2 L_d(q_{k−1}, q_k), MLA's F^{f+}L_d(q_{k−1}, q_k); its components on D are the momentum
+/// on D*) and what the next step starts Newton from.
+template <Model S>
+struct PositionMomentumState {
+  long k = 0;
+  double t = 0.0;
+  VecN<S> q;
+  VecN<S> p;
+  VecM<S> multiplier;     ///< λ of the last step
+  VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
+  VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
+  double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
+  int iterations = 0;
+};
+
+/// The position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0), no multiplier yet, and v0 the
+/// guess of the first step.
+template <Model S>
+PositionMomentumState<S> position_momentum_start(const S& system, const VecN<S>& q0, const VecN<S>& v0) {
+  PositionMomentumState<S> s;
+  s.q = q0;
+  s.p = momentum(system, q0, v0);
+  s.multiplier = VecM<S>::Zero(constraint_count(system));
+  s.last_velocity = v0;
+  return s;
+}
 
 /// F_d^± = 0, a tag: position_momentum_step_derivative leaves it out of the equations rather than
 /// add zero duals.

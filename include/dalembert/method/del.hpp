@@ -44,21 +44,13 @@ class DiscreteEulerLagrange {
   /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
-    VecN<S> p = -differentiate(ld_, q0, q1).D1;
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size(), 0.0)(q0, q1);
-    }
-    return p;
+    return midpoint_legendre_maps(system_, ld_, q0, q1).minus;
   }
 
   /// Two-point start from (q0, q1) as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
-    VecN<S> p1 = differentiate(ld_, q0, q1).D2;
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p1 += MidpointForce<S>(system_, h, 0.0)(q0, q1);
-    }
-    return State{1, h, q1, p1, (q1 - q0) / h, 0};
+    return State{1, h, q1, midpoint_legendre_maps(system_, ld_, q0, q1).plus, (q1 - q0) / h, 0};
   }
 
   void step(State& s) const {

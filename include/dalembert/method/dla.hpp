@@ -31,17 +31,9 @@ class DiscreteLagrangeDAlembert {
   static constexpr int m = S::m;
   static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> p;              ///< post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k)
-    VecM<S> multiplier;     ///< λ of the last step (impulse M(q)ᵀλ at q_{k−1})
-    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
-    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
-    double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
-    int iterations = 0;
-  };
+  /// p is the post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k); multiplier the λ of the last step (the
+  /// impulse M(q)ᵀλ at q_{k−1}).
+  using State = PositionMomentumState<S>;
 
   DiscreteLagrangeDAlembert(const S& system, Ld discrete_lagrangian, Dc discrete_constraint,
                             NewtonOptions options = {})
@@ -54,14 +46,7 @@ class DiscreteLagrangeDAlembert {
   const Dc& discrete_constraint() const { return dc_; }
 
   /// Position–momentum start from v0 ∈ D: p⁺_0 = ∂L/∂v(q0, v0).
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    State s;
-    s.q = q0;
-    s.p = momentum(system_, q0, v0);
-    s.multiplier = VecM<S>::Zero(constraint_count(system_));
-    s.last_velocity = v0;
-    return s;
-  }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return position_momentum_start(system_, q0, v0); }
 
   /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
@@ -71,11 +56,7 @@ class DiscreteLagrangeDAlembert {
       local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
       return -d.D1;
     }
-    VecN<S> p = -differentiate(ld_, q0, q1).D1;
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) p -= MidpointForce<S>(system_, step_size(), 0.0)(q0, q1);
-    }
-    return p;
+    return midpoint_legendre_maps(system_, ld_, q0, q1).minus;
   }
 
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
@@ -90,10 +71,7 @@ class DiscreteLagrangeDAlembert {
       local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
       s.p = d.D2;
     } else {
-      s.p = differentiate(ld_, q0, q1).D2;
-    }
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) s.p += MidpointForce<S>(system_, h, 0.0)(q0, q1);
+      s.p = midpoint_legendre_maps(system_, ld_, q0, q1).plus;
     }
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;

@@ -29,17 +29,9 @@ class ModifiedLagrangeDAlembert {
   static constexpr int m = S::m;
   static_assert(Fl::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
-    VecN<S> q;
-    VecN<S> p;              ///< p_k = F^{f+}L_d(q_{k−1}, q_k); E(q_k)ᵀp_k is the momentum on D*
-    VecM<S> multiplier;     ///< λ of the last step (the D° part of the momentum jump at q_{k−1})
-    VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
-    VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
-    double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
-    int iterations = 0;
-  };
+  /// p is p_k = F^{f+}L_d(q_{k−1}, q_k), E(q_k)ᵀp_k the momentum on D*; multiplier the λ of the last
+  /// step (the D° part of the momentum jump at q_{k−1}).
+  using State = PositionMomentumState<S>;
 
   ModifiedLagrangeDAlembert(const S& system, Fl forced, Dc discrete_constraint, NewtonOptions options = {})
       : system_(system), forced_(std::move(forced)), dc_(std::move(discrete_constraint)), options_(options) {}
@@ -50,14 +42,7 @@ class ModifiedLagrangeDAlembert {
   const Dc& discrete_constraint() const { return dc_; }
 
   /// Position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0).
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    State s;
-    s.q = q0;
-    s.p = momentum(system_, q0, v0);
-    s.multiplier = VecM<S>::Zero(constraint_count(system_));
-    s.last_velocity = v0;
-    return s;
-  }
+  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return position_momentum_start(system_, q0, v0); }
 
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
