@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 TEST(CliOptions, EveryMethodOptionIsOneFlagOfEveryCommandThatRunsAMethod) {
   const dl::RunOptions defaults;
   const auto summary_path = cli_test::scratch() / "options.json";
-  const auto run = cli_test::dalembert("run particle --method dla --h 0.1 --steps 2 --out - --summary " + summary_path.string());
+  const auto run =
+      cli_test::dalembert("run particle --method dla --h 0.1 --steps 2 --out - --summary " + summary_path.string());
   ASSERT_EQ(run.status, 0) << run.err;
   const auto recorded = nlohmann::json::parse(cli_test::slurp(summary_path))["provenance"]["options"];
   for (const char* command : {"run", "compare", "convergence", "ensemble"}) {

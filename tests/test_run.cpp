@@ -195,12 +195,14 @@ static_assert(Method<DLA> && Method<MLA> && Method<DEL>);
 static_assert(Method<decltype(make_gf(a<Particle>(), 0.1))> && Method<decltype(make_gf_sym(a<Particle>(), 0.1))> &&
               Method<decltype(make_gf_cp(a<Particle>(), 0.1))> && Method<decltype(make_fim(a<Particle>(), 0.1))>);
 static_assert(Method<McLachlanPerlmutter<Particle>> && Method<DiscreteGradient<Particle>> && Method<Spark<Particle>>);
-static_assert(Method<ExactDiscreteFlow<Particle>> && Method<RungeKutta4<Particle>> && Method<ReferenceSolver<Particle>>);
+static_assert(Method<ExactDiscreteFlow<Particle>> && Method<RungeKutta4<Particle>> &&
+              Method<ReferenceSolver<Particle>>);
 static_assert(Method<decltype(make_thesis_herglotz(a<ContactParticle>(), 0.1))> &&
               Method<ContactRungeKutta4<ContactParticle>> && Method<ContactReferenceSolver<ContactParticle>>);
 static_assert(Method<RigidBodyMomentumEnergy<Suslov>> && Method<RigidBodyRungeKutta4<Suslov>> &&
               Method<RigidBodyReference<Suslov>>);
-static_assert(Method<decltype(make_dsocs(a<CurvatureParticle>(), 0.1))> && Method<SecondOrderReference<CurvatureParticle>>);
+static_assert(Method<decltype(make_dsocs(a<CurvatureParticle>(), 0.1))> &&
+              Method<SecondOrderReference<CurvatureParticle>>);
 static_assert(TwoStepMethod<DLA, VecN<Particle>> && TwoStepMethod<MLA, VecN<Particle>> &&
               TwoStepMethod<DEL, VecN<Pendulum>> && TwoStepMethod<ExactDiscreteFlow<Particle>, VecN<Particle>>);
 static_assert(!TwoStepMethod<RungeKutta4<Particle>, VecN<Particle>>);

@@ -120,8 +120,9 @@ class ExactNonholonomic {
     const NewtonReport r =
         newton_solve<k, max_n>(equations, u, 1.0 + target.template lpNorm<Eigen::Infinity>(), options);
     if (r.converged) return {a.q1, a.v0};
-    throw detail::shooting_error("completion of q1 on the exact discrete constraint did not converge (" + r.reason + ")",
-                                 r.residual_norm, r.iterations);
+    throw detail::shooting_error(
+        "completion of q1 on the exact discrete constraint did not converge (" + r.reason + ")", r.residual_norm,
+        r.iterations);
   }
 
   /// The exact discrete Lagrangian and forces of (L, F̃_nh) at (q0, q1), with D1, D2 from the identities.

@@ -38,41 +38,49 @@ inline constexpr double unbounded = std::numeric_limits<double>::infinity();
 /// Every option a method takes, in the order of the provenance. Which methods read which option
 /// is stated in its help; a method ignores the others.
 inline constexpr std::array<MethodOption, 9> method_options = {{
-    {"alpha", OptionKind::number, "alpha of the alpha-rule discrete Lagrangian and constraint", 0.0, 1.0},
-    {"rule",
-     OptionKind::choice,
-     "discrete Lagrangian (exponential: contact systems, method herglotz)",
-     0.0,
-     0.0,
-     false,
-     {"alpha", "trapezoid", "exponential"}},
-    {"fim_start",
-     OptionKind::choice,
-     "first momentum of fim and fim-lie: B = G v0 - (h/2) constraint force, A = G v0",
-     0.0,
-     0.0,
-     false,
-     {"A", "B"}},
-    {"stages", OptionKind::whole, "spark: Lobatto IIIA-IIIB stages S (order 2S - 2)", 2.0, 5.0},
-    {"tolerance", OptionKind::number, "Newton tolerance, relative to the momentum scale", 0.0, unbounded, true},
-    {"max_iterations", OptionKind::whole, "Newton iterations per step", 1.0, 1000.0},
-    {"root_rule",
-     OptionKind::choice,
-     "dsocs: root of the discrete constraint, the physical branch or closest to the previous theta (the "
-     "paper's rule)",
-     0.0,
-     0.0,
-     false,
-     {"physical", "closest"}},
-    {"dsocs_start",
-     OptionKind::choice,
-     "dsocs from (q0, v0): q1 = q0 + h v0 + h^2 a0 / 2 (taylor2) or the paper's q1 = q0 + h v0 (euler)",
-     0.0,
-     0.0,
-     false,
-     {"taylor2", "euler"}},
-    {"shooting_tolerance", OptionKind::number, "exact: tolerance of the inner integration and shooting", 1e-12,
-     1e-6},
+    {.name = "alpha",
+     .kind = OptionKind::number,
+     .help = "alpha of the alpha-rule discrete Lagrangian and constraint",
+     .low = 0.0,
+     .high = 1.0},
+    {.name = "rule",
+     .kind = OptionKind::choice,
+     .help = "discrete Lagrangian (exponential: contact systems, method herglotz)",
+     .choices = {"alpha", "trapezoid", "exponential"}},
+    {.name = "fim_start",
+     .kind = OptionKind::choice,
+     .help = "first momentum of fim and fim-lie: B = G v0 - (h/2) constraint force, A = G v0",
+     .choices = {"A", "B"}},
+    {.name = "stages",
+     .kind = OptionKind::whole,
+     .help = "spark: Lobatto IIIA-IIIB stages S (order 2S - 2)",
+     .low = 2.0,
+     .high = 5.0},
+    {.name = "tolerance",
+     .kind = OptionKind::number,
+     .help = "Newton tolerance, relative to the momentum scale",
+     .low = 0.0,
+     .high = unbounded,
+     .above_low = true},
+    {.name = "max_iterations",
+     .kind = OptionKind::whole,
+     .help = "Newton iterations per step",
+     .low = 1.0,
+     .high = 1000.0},
+    {.name = "root_rule",
+     .kind = OptionKind::choice,
+     .help = "dsocs: root of the discrete constraint, the physical branch or closest to the previous theta (the "
+             "paper's rule)",
+     .choices = {"physical", "closest"}},
+    {.name = "dsocs_start",
+     .kind = OptionKind::choice,
+     .help = "dsocs from (q0, v0): q1 = q0 + h v0 + h^2 a0 / 2 (taylor2) or the paper's q1 = q0 + h v0 (euler)",
+     .choices = {"taylor2", "euler"}},
+    {.name = "shooting_tolerance",
+     .kind = OptionKind::number,
+     .help = "exact: tolerance of the inner integration and shooting",
+     .low = 1e-12,
+     .high = 1e-6},
 }};
 
 /// The description of a method option, or null.
@@ -168,8 +176,9 @@ inline void check_option(const MethodOption& d, const OptionValue& v) {
                                                                 : std::get<double>(v));
   if (fits) return;
   const std::string values = option_values(d);
-  throw BadOption(key, (values.starts_with("in ") ? "must lie " : d.kind == OptionKind::whole ? "must lie in " : "must be ") +
-                           values + ", got " + option_text(v));
+  const bool interval = values.starts_with("in ");
+  const char* verb = interval ? "must lie " : d.kind == OptionKind::whole ? "must lie in " : "must be ";
+  throw BadOption(key, verb + values + ", got " + option_text(v));
 }
 
 /// Sets the option `name` of o to v, checked against its description (check_option). Setting the

@@ -325,7 +325,8 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
 template <CatalogueMetadata S, class Method>
 RunResult run_one_step(const S& sys, const Method& method, const InitialData& init, const RunOptions& o,
                        const std::string& name) {
-  if (init.q1) throw BadOption("q1", "starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
+  if (init.q1)
+    throw BadOption("q1", "starts a two-step method (del, dla, mla, exact); " + name + " starts from (q0, v0)");
   return observe_run(sys, method, method.initial_state(point_of<S>(init.q0), point_of<S>(init.v0)), o, name,
                      std::nullopt);
 }

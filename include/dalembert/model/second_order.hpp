@@ -220,7 +220,8 @@ NewtonReport solve_acceleration(const S& sys, const VecN<S>& q, const VecN<S>& v
       ad::value_and_jacobian<n, n, max_n, max_n>(residual, x, F, J);
     };
     NewtonReport report = newton_solve<n, max_n>(equations, a, 0.0, by_correction);
-    if (!report.converged && report.reason == "singular Jacobian") report.reason = "singular equations for the acceleration";
+    if (!report.converged && report.reason == "singular Jacobian")
+      report.reason = "singular equations for the acceleration";
     return report;
   }
 }

@@ -28,8 +28,10 @@ struct Contact {
     const double z0 = init.z0.value_or(0.0);
     if (o.method == "herglotz") return run_herglotz(sys, init, z0, o);
     if (o.method == "exact") return run_exact(sys, init, z0, o);
-    if (o.rule != "alpha") throw BadOption("rule", o.rule + " applies to the discrete methods (herglotz), not to " + o.method);
-    if (init.q1) throw BadOption("q1", "starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
+    if (o.rule != "alpha")
+      throw BadOption("rule", o.rule + " applies to the discrete methods (herglotz), not to " + o.method);
+    if (init.q1)
+      throw BadOption("q1", "starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
     const VecN<S> q0 = detail::point_of<S>(init.q0), v0 = detail::point_of<S>(init.v0);
     if (o.method == "rk4") {
       const ContactRungeKutta4<S> method(sys, o.h);
@@ -48,7 +50,8 @@ struct Contact {
       if constexpr (LinearInAction<S>) {
         return with(ExponentialRule<S>(sys, o.h, o.alpha));
       } else {
-        throw BadOption("rule", "exponential needs a Lagrangian L0(q, v) + gamma z; " + name_of(sys) + " is not of that form");
+        throw BadOption("rule", "exponential needs a Lagrangian L0(q, v) + gamma z; " + name_of(sys) +
+                                    " is not of that form");
       }
     }
     return with(ContactAlphaRule<S>(sys, o.h, o.alpha));
@@ -61,7 +64,8 @@ struct Contact {
                      name_of(sys) + " has " + std::to_string(contact_constraint_count(sys)) +
                      " constraint(s); use herglotz");
     } else {
-      if (o.rule != "alpha") throw BadOption("rule", o.rule + " does not apply to method exact (its L_d is the exact one)");
+      if (o.rule != "alpha")
+        throw BadOption("rule", o.rule + " does not apply to method exact (its L_d is the exact one)");
       const double tolerance = std::max(o.reference_tolerance, 1e-14);
       return run_two_step(sys, make_exact_herglotz(sys, o.h, tolerance, std::max(o.newton.tolerance, 1e-12), o.newton), init,
                           z0, o);

@@ -78,7 +78,8 @@ struct RigidBody {
     const Vecd<3> omega0 = init.v0;
     if (o.method == "fim-lie") {
       if (o.rule != "alpha" || o.alpha != 0.5)
-        throw BadOption(o.rule != "alpha" ? "rule" : "alpha", "does not apply to fim-lie, which uses the Moser-Veselov discrete Lagrangian");
+        throw BadOption(o.rule != "alpha" ? "rule" : "alpha",
+                        "does not apply to fim-lie, which uses the Moser-Veselov discrete Lagrangian");
       const RigidBodyMomentumEnergy<B> method(body, o.h, parse_fim_start(o.fim_start), o.newton);
       return detail::observe_rigid_body_run(body, method, method.initial_state(g0, omega0), o, o.method);
     }

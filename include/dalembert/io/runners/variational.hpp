@@ -17,7 +17,9 @@ struct Variational {
 
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
-    if (o.rule == "exponential") throw BadOption("rule", "exponential is a contact rule (method herglotz); " + o.method + " takes alpha or trapezoid");
+    if (o.rule == "exponential")
+      throw BadOption("rule",
+                      "exponential is a contact rule (method herglotz); " + o.method + " takes alpha or trapezoid");
     return o.method == "del" ? run_del(sys, init, o) : run_dla(sys, init, o);
   }
 
