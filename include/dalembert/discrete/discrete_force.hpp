@@ -19,6 +19,7 @@
 // differentiation (WithForces below), or the exact objects of discrete/exact_nonholonomic.hpp
 // through the closed identities of [ASMM22] Lemma 4.4.
 #include <concepts>
+#include <utility>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/dynamics.hpp"
@@ -96,6 +97,12 @@ concept DiscreteForce = requires(const Fd& f, const VecN<Fd>& q) {
 };
 
 template <int N, int MaxN = N>
+struct TwoSidedForceValues {
+  Vecd<N, MaxN> minus;  ///< F_d^−(q0, q1)
+  Vecd<N, MaxN> plus;   ///< F_d^+(q0, q1)
+};
+
+template <int N, int MaxN = N>
 struct TwoSidedForceDerivatives {
   Vecd<N, MaxN> minus;                ///< F_d^−(q0, q1)
   Vecd<N, MaxN> plus;                 ///< F_d^+(q0, q1)
@@ -160,6 +167,11 @@ class AlphaForce {
   VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
     return (alpha_ * h_) * force(q0, q1, t0);
   }
+  /// Both from one evaluation of the force (one constrained acceleration).
+  TwoSidedForceValues<n, max_n> values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
+    const VecN<S> F = force(q0, q1, t0);
+    return {((1.0 - alpha_) * h_) * F, (alpha_ * h_) * F};
+  }
 
  private:
   template <class T>
@@ -178,6 +190,7 @@ struct ZeroForce {
   static constexpr int n = N, max_n = MaxN;
   int size = N;  ///< n at run time
   int dimension() const { return size; }
+  bool active() const { return false; }
   template <class T>
   Vec<T, n, max_n> minus(const Vec<T, n, max_n>& q0, const Vec<T, n, max_n>&, double) const {
     return q0 * 0.0;
@@ -187,6 +200,81 @@ struct ZeroForce {
     return q1 * 0.0;
   }
 };
+
+/// The model's external force as discrete forces, F_d^− = F_d^+ = (h/2) F(q_mid, v_d, t0 + h/2)
+/// (MidpointForce), and none for a model without one: the forces of DLA, which never ignores a
+/// model's force.
+template <Model S>
+class ModelForce {
+ public:
+  static constexpr int n = S::n, max_n = max_n_of<S>();
+  ModelForce(const S& system, double h) : system_(system), h_(h) {}
+  int dimension() const { return coordinate_count(system_); }
+  const S& system() const { return system_; }
+  double step_size() const { return h_; }
+  /// Whether the model has a force (a model file knows it only at run time).
+  bool active() const {
+    if constexpr (HasExternalForce<S>) {
+      return has_external_force(system_);
+    } else {
+      return false;
+    }
+  }
+
+  template <class T>
+  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
+    if constexpr (HasExternalForce<S>) {
+      if (active()) return MidpointForce<S>(system_, h_, t0)(q0, q1);
+    }
+    return VecN<S, T>(q0 * 0.0);
+  }
+  template <class T>
+  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
+    return minus(q0, q1, t0);
+  }
+  TwoSidedForceValues<n, max_n> values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
+    const VecN<S> f = minus(q0, q1, t0);
+    return {f, f};
+  }
+
+ private:
+  S system_;
+  double h_;
+};
+
+/// F_d^− = F_d^+ and ∂F_d^−/∂q1 from one evaluation in automatic differentiation.
+template <Model S>
+TwoSidedForceDerivatives<S::n, max_n_of<S>()> differentiate(const ModelForce<S>& f, const VecN<S>& q0,
+                                                            const VecN<S>& q1, double t0) {
+  if constexpr (HasExternalForce<S>) {
+    const auto d = differentiate(MidpointForce<S>(f.system(), f.step_size(), t0), q0, q1);
+    return {d.value, d.value, d.D2};
+  } else {
+    const int n = coordinate_count(f);
+    return {VecN<S>::Zero(n), VecN<S>::Zero(n), MatNN<S>::Zero(n, n)};
+  }
+}
+
+/// Whether a discrete force is known to be zero: ZeroForce, or the force of a model without one.
+template <class Fd>
+bool is_zero_force(const Fd& f) {
+  if constexpr (requires { f.active(); }) {
+    return !f.active();
+  } else {
+    return false;
+  }
+}
+
+/// F_d^∓(q0, q1) without derivatives, from one evaluation where the force gives both at once.
+template <DiscreteForce Fd>
+TwoSidedForceValues<Fd::n, max_n_of<Fd>()> force_values(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1,
+                                                        double t0) {
+  if constexpr (requires { f.values(q0, q1, t0); }) {
+    return f.values(q0, q1, t0);
+  } else {
+    return {f.minus(q0, q1, t0), f.plus(q0, q1, t0)};
+  }
+}
 
 /// User-supplied discrete forces: two callables generic in their scalar type, of (q0, q1) alone
 /// (an autonomous discrete force).
@@ -225,6 +313,14 @@ struct ForcedLegendreMaps {
 template <class X>
 using ForcedLegendreMapsOf = ForcedLegendreMaps<X::n, max_n_of<X>()>;
 
+/// The two maps without their Jacobian.
+template <int N, int MaxN = N>
+struct ForcedLegendreValues {
+  Vecd<N, MaxN> minus, plus;
+};
+template <class X>
+using ForcedLegendreValuesOf = ForcedLegendreValues<X::n, max_n_of<X>()>;
+
 /// Anything that evaluates the forced discrete Legendre maps of a pair, q0 at the time t0:
 ///   static constexpr int n;  double step_size() const;
 ///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1, double t0) const;
@@ -236,12 +332,22 @@ concept ForcedDiscreteLagrangian = requires(const X& x, const VecN<X>& q) {
   { x.legendre_maps(q, q, 0.0) } -> std::convertible_to<ForcedLegendreMapsOf<X>>;
 };
 
+/// A forced discrete Lagrangian that also evaluates its maps alone, from first derivatives of L_d
+/// (for the residual evaluations that need no Jacobian), and the Jacobian alone.
+template <class X>
+concept ForcedLegendreValuesAlone = ForcedDiscreteLagrangian<X> && requires(const X& x, const VecN<X>& q) {
+  { x.legendre_values(q, q, 0.0) } -> std::convertible_to<ForcedLegendreValuesOf<X>>;
+  x.minus_map_jacobian(q, q, 0.0);
+};
+
 /// A discrete Lagrangian with discrete forces, differentiated automatically.
 template <DiscreteLagrangian Ld, DiscreteForce Fd>
 class WithForces {
  public:
   static constexpr int n = Ld::n, max_n = max_n_of<Ld>();
   static_assert(Fd::n == n, "discrete Lagrangian and discrete force must have the same dimension");
+  using Lagrangian = Ld;
+  using Force = Fd;
   WithForces(Ld ld, Fd fd) : ld_(std::move(ld)), fd_(std::move(fd)) {}
 
   double step_size() const { return ld_.step_size(); }
@@ -249,10 +355,38 @@ class WithForces {
   const Ld& discrete_lagrangian() const { return ld_; }
   const Fd& discrete_force() const { return fd_; }
 
+  // The maps are formed in the storage of L_d's derivatives and moved out: at run-time sizes without
+  // a bound, new vectors would cost a heap allocation each.
   ForcedLegendreMapsOf<Ld> legendre_maps(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
-    const auto d = differentiate(ld_, q0, q1);
-    const auto f = differentiate(fd_, q0, q1, t0);
-    return {-d.D1 - f.minus, d.D2 + f.plus, -d.D12 - f.minus_q1};
+    auto d = differentiate(ld_, q0, q1);
+    if (!is_zero_force(fd_)) {
+      const auto f = differentiate(fd_, q0, q1, t0);
+      d.D1 += f.minus;
+      d.D2 += f.plus;
+      d.D12 += f.minus_q1;
+    }
+    d.D1 = -d.D1;
+    d.D12 = -d.D12;
+    return {std::move(d.D1), std::move(d.D2), std::move(d.D12)};
+  }
+
+  /// −∂F^{f−}L_d/∂q1 = D12 L_d + ∂F_d^−/∂q1 alone: the block of a step's Jacobian that Newton asks
+  /// for, without the maps.
+  auto minus_map_jacobian(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
+    auto d = differentiate(ld_, q0, q1);
+    if (!is_zero_force(fd_)) d.D12 += differentiate(fd_, q0, q1, t0).minus_q1;
+    return std::move(d.D12);
+  }
+
+  ForcedLegendreValuesOf<Ld> legendre_values(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
+    auto d = slot_derivatives(ld_, q0, q1);
+    if (!is_zero_force(fd_)) {
+      const auto f = force_values(fd_, q0, q1, t0);
+      d.D1 += f.minus;
+      d.D2 += f.plus;
+    }
+    d.D1 = -d.D1;
+    return {std::move(d.D1), std::move(d.D2)};
   }
 
  private:

@@ -1,17 +1,27 @@
 #pragma once
-// Discrete Lagrange–d'Alembert integrator of Cortés and Martínez ([CM01]; [dLMS04] §1.3,
-// [AS21] §3.7.8): with a discrete Lagrangian L_d and a discrete constraint space {ω = 0},
-//   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) = M(q_k)ᵀ λ_k,     ω(q_k, q_{k+1}) = 0.
-// Position–momentum form, state (q_k, p⁺_k) with p⁺_k = D2 L_d(q_{k−1}, q_k): solve
-//   p⁺_k + D1 L_d(q_k, q_{k+1}) − M(q_k)ᵀ λ = 0,   ω(q_k, q_{k+1}) = 0
-// for (q_{k+1}, λ) by Newton, then p⁺_{k+1} = D2 L_d(q_k, q_{k+1}). The pre-momentum is
-// p⁻_k = p⁺_k − M(q_k)ᵀλ_k; both have the same components on D, the constrained momentum on D*.
-// A model with an external force adds the midpoint discrete forces F_d^± (discrete_force.hpp):
-// p⁺_k + D1 L_d + F_d^- − M(q_k)ᵀλ = 0 and p⁺_{k+1} = D2 L_d + F_d^+.
-// A locally coupled model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped
-// with the same equations assembled term by term, and Newton factorises its sparse Jacobian.
-// The positions are carried below their last bit: Newton's solution is refined once after it
-// converges (solve/below_last_bit.hpp), which removes the round-off floor of small steps.
+// Discrete Lagrange–d'Alembert integrators, with discrete forces: the scheme of Cortés and Martínez
+// (DLA, [CM01]; [dLMS04] §1.3, [AS21] §3.7.8) and the modified Lagrange–d'Alembert integrators of
+// Anahory Simoes, Marrero and Martín de Diego (MLA, [ASMM22] Def. 5.1, Prop. 5.3; [AS21] §7.1) are
+// one scheme. With a discrete Lagrangian L_d, discrete forces F_d^± and a discrete constraint space
+// {ω = 0}:
+//   D2 L_d(q_{k−1}, q_k) + D1 L_d(q_k, q_{k+1}) + F_d^+(q_{k−1}, q_k) + F_d^−(q_k, q_{k+1}) ∈ D°_{q_k},
+//   ω(q_k, q_{k+1}) = 0.                                                    ([ASMM22] (41)/(42))
+// Position–momentum form, state (q_k, p_k) with p_k = F^{f+}L_d(q_{k−1}, q_k) = D2 L_d + F_d^+: solve
+//   p_k − F^{f−}L_d(q_k, q_{k+1}) − M(q_k)ᵀλ = 0,   ω(q_k, q_{k+1}) = 0,   F^{f−}L_d = −D1 L_d − F_d^−,
+// for (q_{k+1}, λ) by Newton, then p_{k+1} = F^{f+}L_d(q_k, q_{k+1}). The components of p_k on D are
+// the momentum on D*: the discrete nonholonomic Legendre maps F^±l_d = E(q)ᵀ F^{f±}L_d agree at
+// every q_k (momentum matching).
+//  - DLA: F_d^± = the model's external force at the midpoint, (h/2) F(q_mid, v_d, t + h/2), if it
+//    has one (ModelForce); the impulse −M(q_k)ᵀλ over h then estimates the continuous multiplier.
+//  - MLA: the forces of the recipe behind the examples of [ASMM22] §5.4 carry the constraint force,
+//    F_d^− = (1−α) h F_nh(q_α, v_d), F_d^+ = α h F_nh(q_α, v_d) with F_nh = M(q)ᵀλ(q, v) (AlphaForce);
+//    λ of the step is only a higher-order correction of the momentum jump. Exact ingredients
+//    (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow.
+// Without constraints these are the forced discrete Euler–Lagrange equations. A locally coupled model
+// (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped with the same equations
+// assembled term by term, and Newton factorises their sparse Jacobian. The positions are carried
+// below their last bit (solve/below_last_bit.hpp), which removes the round-off floor of small steps.
+#include <algorithm>
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
@@ -19,45 +29,88 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
+#include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
-template <Model S, DiscreteLagrangian Ld, DiscreteConstraint Dc>
+namespace detail {
+/// The forced discrete Lagrangian of the scheme's ingredients: a forced one as it is, a discrete
+/// Lagrangian with the model's force (DLA).
+template <class S, class Ingredients>
+struct ForcedIngredients {
+  using type = WithForces<Ingredients, ModelForce<S>>;
+  static type make(const S& system, Ingredients ld) {
+    const double h = ld.step_size();
+    return type(std::move(ld), ModelForce<S>(system, h));
+  }
+};
+template <class S, ForcedDiscreteLagrangian Fl>
+struct ForcedIngredients<S, Fl> {
+  using type = Fl;
+  static type make(const S&, Fl forced) { return forced; }
+};
+
+/// Whether the forced discrete Lagrangian Fl is L_d with discrete forces of type Fd.
+template <class Fl, class Fd>
+constexpr bool forces_are() {
+  if constexpr (requires { typename Fl::Force; }) {
+    return std::is_same_v<typename Fl::Force, Fd>;
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
+/// Ingredients: a DiscreteLagrangian (DLA, with the model's force) or a ForcedDiscreteLagrangian
+/// (MLA: make_mla, make_midpoint_mla, or exact ingredients).
+template <Model S, class Ingredients, DiscreteConstraint Dc>
 class DiscreteLagrangeDAlembert {
  public:
+  using Forced = typename detail::ForcedIngredients<S, Ingredients>::type;
   static constexpr int n = S::n;
   static constexpr int m = S::m;
-  static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
+  static_assert(Forced::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
 
-  /// p is the post-momentum p⁺_k = D2 L_d(q_{k−1}, q_k); multiplier the λ of the last step (the
-  /// impulse M(q)ᵀλ at q_{k−1}).
+  /// Whether the discrete forces are the model's own (DLA), so that λ is the constraint's impulse.
+  static constexpr bool carries_multiplier = detail::forces_are<Forced, ModelForce<S>>();
+
+  /// Whether the discrete forces are MLA's α-force.
+  static constexpr bool alpha_force = detail::forces_are<Forced, AlphaForce<S>>();
+  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule or the trapezoidal
+  /// rule with the α-rule constraint and the model's (no) force or the α-force, on a locally coupled
+  /// model without external forces.
+  static constexpr bool by_terms = [] {
+    if constexpr (SteppedByTerms<S> && std::is_same_v<Dc, AlphaConstraint<S>> &&
+                  (carries_multiplier || alpha_force)) {
+      return local::SplitsIntoTerms<typename Forced::Lagrangian, S>;
+    } else {
+      return false;
+    }
+  }();
+
+  /// p is p_k = F^{f+}L_d(q_{k−1}, q_k), E(q_k)ᵀp_k the momentum on D*; multiplier the λ of the last
+  /// step (the D° part of the momentum jump at q_{k−1}).
   using State = PositionMomentumState<S>;
 
-  DiscreteLagrangeDAlembert(const S& system, Ld discrete_lagrangian, Dc discrete_constraint,
+  DiscreteLagrangeDAlembert(const S& system, Ingredients ingredients, Dc discrete_constraint,
                             NewtonOptions options = {})
-      : system_(system), ld_(std::move(discrete_lagrangian)), dc_(std::move(discrete_constraint)),
-        options_(options) {}
+      : system_(system), forced_(detail::ForcedIngredients<S, Ingredients>::make(system, std::move(ingredients))),
+        dc_(std::move(discrete_constraint)), options_(options) {}
 
-  double step_size() const { return ld_.step_size(); }
+  double step_size() const { return forced_.step_size(); }
   const S& system() const { return system_; }
-  const Ld& discrete_lagrangian() const { return ld_; }
+  const Forced& forced_discrete_lagrangian() const { return forced_; }
+  const auto& discrete_lagrangian() const
+    requires requires(const Forced& f) { f.discrete_lagrangian(); }
+  {
+    return forced_.discrete_lagrangian();
+  }
   const Dc& discrete_constraint() const { return dc_; }
 
-  /// Position–momentum start from v0 ∈ D: p⁺_0 = ∂L/∂v(q0, v0).
+  /// Position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0).
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return position_momentum_start(system_, q0, v0); }
-
-  /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
-  /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
-  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
-    if constexpr (by_terms) {
-      local::DiscreteDerivatives d;
-      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
-      return -d.D1;
-    }
-    return midpoint_legendre_maps(system_, ld_, q0, q1).minus;
-  }
 
   /// Two-point start from (q0, q1) ∈ M_d, as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
@@ -66,34 +119,33 @@ class DiscreteLagrangeDAlembert {
     s.k = 1;
     s.t = h;
     s.q = q1;
-    if constexpr (by_terms) {
-      local::DiscreteDerivatives d;
-      local::discrete_lagrangian_derivatives(system_, ld_, q0, q1, d);  // L_d alone
-      s.p = d.D2;
-    } else {
-      s.p = midpoint_legendre_maps(system_, ld_, q0, q1).plus;
-    }
+    const LegendreValues f = legendre_values(q0, q1, 0.0);
+    s.p = f.plus;
     s.multiplier = VecM<S>::Zero(constraint_count(system_));
     s.last_velocity = (q1 - q0) / h;
-    if constexpr (m != 0) {
-      if (constraint_count(system_) > 0) s.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
-    }
+    s.discrete_constraint = f.discrete_constraint;
     return s;
+  }
+
+  /// F^{f−}L_d(q0, q1), the momentum at q0 of a two-point start (its part on D is F^−l_d(q0, q1)):
+  /// the first row's velocity is its.
+  VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const { return legendre_values(q0, q1, 0.0).minus; }
+
+  /// The discrete nonholonomic Legendre maps F^−l_d(q0, q1) ∈ D*_{q0} and F^+l_d(q0, q1) ∈ D*_{q1},
+  /// components on the frame constraint_frame(system, q); t0 is the time of q0 (it matters only
+  /// for a force that depends on the time).
+  VecK<S> legendre_minus(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return project_onto_distribution(system_, q0, legendre_values(q0, q1, t0).minus);
+  }
+  VecK<S> legendre_plus(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return project_onto_distribution(system_, q1, legendre_values(q0, q1, t0).plus);
   }
 
   void step(State& s) const {
     if constexpr (by_terms) {
       step_by_terms(s);
-    } else if constexpr (HasExternalForce<S>) {
-      // a model file knows only at run time whether it has a force: two loops, so that a file
-      // without one runs the loop of a model without force<T>
-      if (has_external_force(system_)) {
-        dense_step<true>(s);
-      } else {
-        dense_step<false>(s);
-      }
     } else {
-      dense_step<false>(s);
+      dense_step(s);
     }
   }
 
@@ -101,36 +153,76 @@ class DiscreteLagrangeDAlembert {
   /// columns q_k then p_k (the multipliers and the last velocity are only Newton's guesses). By the
   /// implicit-function theorem on the step's equations at their solution
   /// (discrete/position_momentum_derivative.hpp), with every derivative by automatic
-  /// differentiation; it takes a step of its own.
-  Eigen::MatrixXd step_derivative(const State& s) const {
+  /// differentiation, for ingredients written generically in the scalar type (not exact ones,
+  /// which shoot). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires requires(const Forced& f) { f.discrete_force(); }
+  {
     State next = s;
     step(next);
-    const auto force = midpoint_external_force(system_, step_size(), s.t);
-    return position_momentum_step_derivative(system_, ld_, dc_, force, force, s.q, s.p, next.q, next.multiplier);
+    const auto& ld = forced_.discrete_lagrangian();
+    if constexpr (carries_multiplier) {
+      const auto force = midpoint_external_force(system_, step_size(), s.t);
+      return position_momentum_step_derivative(system_, ld, dc_, force, force, s.q, s.p, next.q, next.multiplier);
+    } else {
+      const auto& fd = forced_.discrete_force();
+      const auto minus = [&](const auto& q0, const auto& q1) { return fd.minus(q0, q1, s.t); };
+      const auto plus = [&](const auto& q0, const auto& q1) { return fd.plus(q0, q1, s.t); };
+      return position_momentum_step_derivative(system_, ld, dc_, minus, plus, s.q, s.p, next.q, next.multiplier);
+    }
   }
 
   /// step_derivative(s) and the derivative of the step's result by a constant external force f
   /// added over it, at f = 0 (2n × n; f enters as the model's force does, (h/2) f in each discrete
-  /// force): a step's linearisation in its state and an input, for control.
-  StepDerivatives step_derivatives(const State& s) const {
+  /// force): a step's linearisation in its state and an input, for control. DLA's.
+  StepDerivatives step_derivatives(const State& s) const
+    requires carries_multiplier
+  {
     State next = s;
     step(next);
     const double h = step_size();
     const auto force = midpoint_external_force(system_, h, s.t);
-    return position_momentum_step_derivatives(system_, ld_, dc_, force, force, {0.5 * h, 0.5 * h}, s.q, s.p, next.q,
-                                              next.multiplier);
+    return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, force, force,
+                                              {0.5 * h, 0.5 * h}, s.q, s.p, next.q, next.multiplier);
   }
 
-  /// The velocity in D of the constrained momentum on D* (components of p⁺ on D).
+  /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
+  VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
+  /// The velocity in D of the momentum on D*.
   VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-  /// −λ/h of the last step: the impulse −M(q_{k−1})ᵀλ over h estimates the continuous multiplier at
-  /// t_{k−1} (to O(h²) for the midpoint rule; the first step from (q0, v0) covers half an impulse).
-  auto carried_multiplier(const State& s) const { return -s.multiplier / step_size(); }
+  /// DLA's −λ/h of the last step: the impulse −M(q_{k−1})ᵀλ over h estimates the continuous
+  /// multiplier at t_{k−1} (to O(h²) for the midpoint rule; the first step from (q0, v0) covers half
+  /// an impulse). MLA's forces carry the constraint force instead.
+  auto carried_multiplier(const State& s) const
+    requires carries_multiplier
+  {
+    return -s.multiplier / step_size();
+  }
+
+  /// H restricted to D* at (q_k, p̄_k): the energy the papers plot.
+  double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
 
  private:
-  /// The step with dense derivatives, with the midpoint discrete force if Forced.
-  template <bool Forced>
+  /// F^{f∓}L_d(q0, q1) and |ω(q0, q1)|_inf, without Jacobians: by terms where the steps are.
+  struct LegendreValues {
+    VecN<S> minus, plus;
+    double discrete_constraint = 0.0;
+  };
+  LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
+    if constexpr (by_terms) {
+      TermEvaluation e;
+      evaluate_terms(q0, q1, t0, e);
+      return {minus_of(e), plus_of(e), e.d.omega.template lpNorm<Eigen::Infinity>()};
+    }
+    const auto f = forced_.legendre_maps(q0, q1, t0);
+    LegendreValues v{f.minus, f.plus, 0.0};
+    if constexpr (m != 0) {
+      if (constraint_count(system_) > 0) v.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+    }
+    return v;
+  }
+
   void dense_step(State& s) const {
     constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
     const auto dn = size_constant<n>(coordinate_count(system_));
@@ -142,27 +234,22 @@ class DiscreteLagrangeDAlembert {
     // Compiled models: the residual takes first derivatives only, since most residuals are
     // evaluated at an iterate that turns out converged, and the Jacobian is computed when Newton
     // needs one. Model files: the residual takes every derivative at once and the Jacobian reuses
-    // them, because a generated kernel costs one call whatever the order (measured, a model-file
-    // knife-edge step: 375 ns this way, 432 ns split).
-    constexpr bool jacobian_with_residual = MechanicalAtRunTime<S>;
+    // them, because a generated kernel costs one call whatever the order (docs/decisions.md, Model
+    // files: compiled kernels); so do ingredients that evaluate their maps only with the Jacobian
+    // (exact ones, which may throw a shooting failure inside a residual: the driver reports it).
+    constexpr bool jacobian_with_residual = MechanicalAtRunTime<S> || !ForcedLegendreValuesAlone<Forced>;
     // By-products of the last residual evaluation, which Newton makes at the solution.
-    std::conditional_t<jacobian_with_residual, DerivativesOf<Ld>, SlotDerivativesOf<Ld>> d;
-    VecN<S> force = VecN<S>::Zero(dn);
-    MatNN<S> force_by_q1;  // used when Forced
+    std::conditional_t<jacobian_with_residual, ForcedLegendreMapsOf<Forced>, ForcedLegendreValuesOf<Forced>> f;
     VecM<S> omega(int{dm});
     MatMN<S> omega_by_q1(int{dm}, int{dn});  // used when jacobian_with_residual
     const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
-        d = differentiate(ld_, s.q, q1);
+        f = forced_.legendre_maps(s.q, q1, s.t);
       } else {
-        d = slot_derivatives(ld_, s.q, q1);
+        f = forced_.legendre_values(s.q, q1, s.t);
       }
-      F.template head<n>(dn) = s.p + d.D1;
-      if constexpr (Forced) {
-        midpoint_force(s.q, q1, s.t, force, jacobian_with_residual ? &force_by_q1 : nullptr);
-        F.template head<n>(dn) += force;
-      }
+      F.template head<n>(dn) = s.p - f.minus;
       if constexpr (m != 0) {
         if (dm > 0) {
           if constexpr (jacobian_with_residual) {
@@ -182,16 +269,9 @@ class DiscreteLagrangeDAlembert {
     const auto jacobian = [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) {
       const VecN<S> q1 = unknowns.template head<n>(dn);
       if constexpr (jacobian_with_residual) {
-        J.template topLeftCorner<n, n>(dn, dn) = d.D12;
+        J.template topLeftCorner<n, n>(dn, dn) = -f.minus_q1;
       } else {
-        J.template topLeftCorner<n, n>(dn, dn) = differentiate(ld_, s.q, q1).D12;
-      }
-      if constexpr (Forced) {
-        if constexpr (!jacobian_with_residual) {
-          VecN<S> value;  // the residual's is kept for p_{k+1}
-          midpoint_force(s.q, q1, s.t, value, &force_by_q1);
-        }
-        J.template topLeftCorner<n, n>(dn, dn) += force_by_q1;
+        J.template topLeftCorner<n, n>(dn, dn) = forced_.minus_map_jacobian(s.q, q1, s.t);
       }
       if constexpr (m != 0) {
         if (dm > 0) {
@@ -205,61 +285,78 @@ class DiscreteLagrangeDAlembert {
         }
       }
     };
-    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
-                                  s.last_velocity.template lpNorm<Eigen::Infinity>());
-    s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), scale, options_,
+    s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), newton_scale(s), options_,
                                                          SeparateEquations{residual, jacobian},
-                                                         [&] { return VecN<S>(d.D2 + force); });
+                                                         [&] { return VecN<S>(f.plus); });
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
     }
   }
 
-  /// The midpoint discrete force F_d(q0, q1) of the step from t0 and, if `by_q1` is given, ∂F_d/∂q1.
-  void midpoint_force(const VecN<S>& q0, const VecN<S>& q1, double t0, VecN<S>& value, MatNN<S>* by_q1) const {
-    const MidpointForce<S> f(system_, step_size(), t0);
-    if (!by_q1) {
-      value = f(q0, q1);
-      return;
-    }
-    const auto d = differentiate(f, q0, q1);
-    value = d.value;
-    *by_q1 = d.D2;
+  /// The size of the momentum rows, which Newton's tolerance is relative to.
+  static double newton_scale(const State& s) {
+    return std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
   }
 
-  /// Whether steps are assembled term by term (model/local_terms.hpp): the α-rule or the trapezoidal
-  /// rule with the α-rule constraint, on a locally coupled model without external forces.
-  static constexpr bool by_terms =
-      SteppedByTerms<S> && local::SplitsIntoTerms<Ld, S> && std::is_same_v<Dc, AlphaConstraint<S>>;
+  /// By terms, at (q0, q1): the derivatives of L_d and ω, each at its own α, and for the α-force
+  /// the force F(q_α, v_d) (dense), which give F^{f−}L_d = −D1 L_d − (1−α) h F and
+  /// F^{f+}L_d = D2 L_d + α h F.
+  struct TermEvaluation {
+    local::DiscreteDerivatives d;
+    Eigen::VectorXd force;
+  };
+  void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, double t0, TermEvaluation& e) const {
+    local::discrete_lagrangian_derivatives(system_, forced_.discrete_lagrangian(), q0, q1, e.d, dc_.alpha());
+    if constexpr (alpha_force) {
+      const double h = step_size(), a = forced_.discrete_force().alpha();
+      e.force =
+          total_force(system_, Eigen::VectorXd((1.0 - a) * q0 + a * q1), Eigen::VectorXd((q1 - q0) / h), t0 + a * h);
+    }
+  }
+  Eigen::VectorXd minus_of(const TermEvaluation& e) const {
+    if constexpr (alpha_force) {
+      return -e.d.D1 - ((1.0 - forced_.discrete_force().alpha()) * step_size()) * e.force;
+    } else {
+      return -e.d.D1;
+    }
+  }
+  Eigen::VectorXd plus_of(const TermEvaluation& e) const {
+    if constexpr (alpha_force) {
+      return e.d.D2 + (forced_.discrete_force().alpha() * step_size()) * e.force;
+    } else {
+      return e.d.D2;
+    }
+  }
 
   /// The step of the same equations with sparse derivatives: the unknowns (q_{k+1}, λ), the
-  /// Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] from the terms' blocks.
+  /// Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] from the terms' blocks. The α-force's derivative, the
+  /// derivative of the multiplier, which couples every coordinate (a dense matrix), is left out of
+  /// the Jacobian, so that Newton converges linearly, by a factor of order h|v| per iteration, to
+  /// the same solution (docs/methods.md).
   void step_by_terms(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = step_size();
     const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
     Eigen::VectorXd x(dn + dm);
     x << s.q + h * s.last_velocity, s.multiplier;
-    local::DiscreteDerivatives d;  // of the latest residual evaluation, which Newton makes at the solution
+    TermEvaluation e;  // of the latest residual evaluation, which Newton makes at the solution
     const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      local::discrete_lagrangian_derivatives(system_, ld_, s.q, unknowns.head(dn), d, dc_.alpha());
-      F.head(dn) = s.p + d.D1 - Mq.transpose() * unknowns.tail(dm);
-      F.tail(dm) = d.omega;
+      evaluate_terms(s.q, unknowns.head(dn), s.t, e);
+      F.head(dn) = s.p - minus_of(e) - Mq.transpose() * unknowns.tail(dm);
+      F.tail(dm) = e.d.omega;
     };
     local::Triplets entries;
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      local::saddle_point_jacobian(d, Mq, entries, J);
+      local::saddle_point_jacobian(e.d, Mq, entries, J);
     };
-    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(),
-                                  s.last_velocity.template lpNorm<Eigen::Infinity>());
-    s.p = position_momentum_step<Eigen::SparseMatrix<double>>(s, h, std::move(x), scale, options_,
+    s.p = position_momentum_step<Eigen::SparseMatrix<double>>(s, h, std::move(x), newton_scale(s), options_,
                                                                SeparateEquations{residual, jacobian},
-                                                               [&] { return VecN<S>(d.D2); });
-    s.discrete_constraint = d.omega.template lpNorm<Eigen::Infinity>();
+                                                               [&] { return VecN<S>(plus_of(e)); });
+    s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
   }
 
   S system_;
-  Ld ld_;
+  Forced forced_;
   Dc dc_;
   NewtonOptions options_;
 };
