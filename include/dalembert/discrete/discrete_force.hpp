@@ -321,6 +321,13 @@ struct ForcedLegendreValues {
 template <class X>
 using ForcedLegendreValuesOf = ForcedLegendreValues<X::n, max_n_of<X>()>;
 
+/// The two maps with their common velocity part apart (SplitSlotDerivatives): minus = L_v + minus_rest,
+/// plus = L_v + plus_rest, the rests of the size of the step's impulses.
+template <int N, int MaxN = N>
+struct SplitForcedLegendreValues : ForcedLegendreValues<N, MaxN> {
+  Vecd<N, MaxN> Lv, minus_rest, plus_rest;
+};
+
 /// Anything that evaluates the forced discrete Legendre maps of a pair, q0 at the time t0:
 ///   static constexpr int n;  double step_size() const;
 ///   ForcedLegendreMaps<n> legendre_maps(const Vecd<n>& q0, const Vecd<n>& q1, double t0) const;
@@ -378,15 +385,31 @@ class WithForces {
     return std::move(d.D12);
   }
 
-  ForcedLegendreValuesOf<Ld> legendre_values(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
+  /// With the velocity part apart where the slot derivatives give it (SplitForcedLegendreValues).
+  auto legendre_values(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
     auto d = slot_derivatives(ld_, q0, q1);
-    if (!is_zero_force(fd_)) {
-      const auto f = force_values(fd_, q0, q1, t0);
-      d.D1 += f.minus;
-      d.D2 += f.plus;
+    if constexpr (requires { d.Lv; }) {
+      SplitForcedLegendreValues<n, max_n> v;
+      v.Lv = d.Lv;
+      v.minus_rest = -d.D1_rest;
+      v.plus_rest = d.D2_rest;
+      if (!is_zero_force(fd_)) {
+        const auto f = force_values(fd_, q0, q1, t0);
+        v.minus_rest -= f.minus;
+        v.plus_rest += f.plus;
+      }
+      v.minus = v.Lv + v.minus_rest;
+      v.plus = v.Lv + v.plus_rest;
+      return v;
+    } else {
+      if (!is_zero_force(fd_)) {
+        const auto f = force_values(fd_, q0, q1, t0);
+        d.D1 += f.minus;
+        d.D2 += f.plus;
+      }
+      d.D1 = -d.D1;
+      return ForcedLegendreValuesOf<Ld>{std::move(d.D1), std::move(d.D2)};
     }
-    d.D1 = -d.D1;
-    return {std::move(d.D1), std::move(d.D2)};
   }
 
  private:

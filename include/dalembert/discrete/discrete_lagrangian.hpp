@@ -35,6 +35,21 @@ struct DiscreteLagrangianSlotDerivatives {
   Vecd<N, MaxN> D2;
 };
 
+/// The slot derivatives with their common velocity part apart, D1 = −L_v + D1_rest and
+/// D2 = L_v + D2_rest, where the rests (h(1−α) L_q and hα L_q for the α-rule of a mechanical L) are
+/// of size h|L_q| ≪ |L_v|: a step can then sum its momenta without rounding the rests to the last bit
+/// of L_v, which drops the same part of a constant force at every step (solve/below_last_bit.hpp).
+template <int N, int MaxN = N>
+struct SplitSlotDerivatives : DiscreteLagrangianSlotDerivatives<N, MaxN> {
+  Vecd<N, MaxN> Lv, D1_rest, D2_rest;
+};
+
+/// The same with D12 (the full derivatives of differentiate()).
+template <int N, int MaxN = N>
+struct SplitDerivatives : DiscreteLagrangianDerivatives<N, MaxN> {
+  Vecd<N, MaxN> Lv, D1_rest, D2_rest;
+};
+
 /// The derivatives of a discrete Lagrangian (or of any object with n and max_n) Ld.
 template <class Ld>
 using DerivativesOf = DiscreteLagrangianDerivatives<Ld::n, max_n_of<Ld>()>;
@@ -219,7 +234,7 @@ Vec<Number, N> seeded_along(const std::array<int, K>& noncyclic, const Vecd<N>& 
 /// double entries) only V is differentiated. The generic path carries q̄ and v as hyper-duals through the whole
 /// quadratic form instead.
 template <HasMetric S>
-DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
+SplitDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& sys, double h, double alpha,
                                                                       const Vecd<S::n>& q0,
                                                                       const Vecd<S::n>& q1) {
   constexpr int n = S::n;
@@ -274,10 +289,13 @@ DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& s
       }
     }
   }
-  DiscreteLagrangianDerivatives<n> d;
+  SplitDerivatives<n> d;
   d.value = h * (ad::plain(phi) + kinetic_outside_phi);
-  d.D1 = h * b * Lq - Lv;
-  d.D2 = h * a * Lq + Lv;
+  d.Lv = Lv;
+  d.D1_rest = h * b * Lq;
+  d.D2_rest = h * a * Lq;
+  d.D1 = d.D1_rest - Lv;
+  d.D2 = d.D2_rest + Lv;
   d.D12 = D12;
   return d;
 }
@@ -285,7 +303,7 @@ DiscreteLagrangianDerivatives<S::n> mechanical_alpha_rule_derivatives(const S& s
 /// The first-order part of the above: D1 and D2 from the gradient of φ (first-order duals along
 /// the non-cyclic coordinates) and L_v = G v.
 template <HasMetric S>
-DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(const S& sys, double h, double alpha,
+SplitSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(const S& sys, double h, double alpha,
                                                                                 const Vecd<S::n>& q0,
                                                                                 const Vecd<S::n>& q1) {
   constexpr int n = S::n;
@@ -314,10 +332,13 @@ DiscreteLagrangianSlotDerivatives<S::n> mechanical_alpha_rule_slot_derivatives(c
   if constexpr (k > 0) {
     for (int a = 0; a < k; ++a) Lq[noncyclic[a]] = ad::derivative(phi, a);
   }
-  DiscreteLagrangianSlotDerivatives<n> d;
+  SplitSlotDerivatives<n> d;
   d.value = h * (ad::plain(phi) + kinetic_outside_phi);
-  d.D1 = h * (1.0 - alpha) * Lq - Lv;
-  d.D2 = h * alpha * Lq + Lv;
+  d.Lv = Lv;
+  d.D1_rest = h * (1.0 - alpha) * Lq;
+  d.D2_rest = h * alpha * Lq;
+  d.D1 = d.D1_rest - Lv;
+  d.D2 = d.D2_rest + Lv;
   return d;
 }
 
@@ -417,14 +438,14 @@ SlotDerivativesOf<AlphaRule<S>> mechanical_alpha_rule_slot_derivatives_at_run_ti
 /// Taylor coefficients).
 template <HasMetric S>
   requires(!MechanicalAtRunTime<S> && !sized_at_run_time<S>)
-[[gnu::flatten]] DiscreteLagrangianDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,
-                                                                   const Vecd<S::n>& q1) {
+[[gnu::flatten]] SplitDerivatives<S::n> differentiate(const AlphaRule<S>& ld, const Vecd<S::n>& q0,
+                                                      const Vecd<S::n>& q1) {
   return detail::mechanical_alpha_rule_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
 }
 
 template <HasMetric S>
   requires(!MechanicalAtRunTime<S> && !sized_at_run_time<S>)
-[[gnu::flatten]] DiscreteLagrangianSlotDerivatives<S::n> slot_derivatives(const AlphaRule<S>& ld,
+[[gnu::flatten]] SplitSlotDerivatives<S::n> slot_derivatives(const AlphaRule<S>& ld,
                                                                           const Vecd<S::n>& q0,
                                                                           const Vecd<S::n>& q1) {
   return detail::mechanical_alpha_rule_slot_derivatives(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
@@ -476,6 +497,11 @@ Derivatives mean_of(Derivatives a, const Derivatives& b) {
   a.D1 = 0.5 * (a.D1 + b.D1);
   a.D2 = 0.5 * (a.D2 + b.D2);
   if constexpr (requires { a.D12; }) a.D12 = 0.5 * (a.D12 + b.D12);
+  if constexpr (requires { a.Lv; }) {
+    a.Lv = 0.5 * (a.Lv + b.Lv);
+    a.D1_rest = 0.5 * (a.D1_rest + b.D1_rest);
+    a.D2_rest = 0.5 * (a.D2_rest + b.D2_rest);
+  }
   return a;
 }
 

@@ -9,6 +9,7 @@
 // blocks as their only non-zero entries.
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
@@ -113,6 +114,9 @@ template <class S, class Ld>
 class LagrangianDerivativesAtStep {
  public:
   static constexpr bool by_terms = SplitsIntoTerms<Ld, S>;
+  /// The derivatives of the whole L_d, as differentiate() gives them.
+  using Whole = decltype(differentiate(std::declval<const Ld&>(), std::declval<const VecN<S>&>(),
+                                       std::declval<const VecN<S>&>()));
   using Jacobian = std::conditional_t<by_terms, Eigen::SparseMatrix<double>, MatNN<S>>;
 
   /// Evaluates at (q0, q1); D1(), D2() and jacobian() are of the latest evaluation.
@@ -125,6 +129,11 @@ class LagrangianDerivativesAtStep {
   }
   const auto& D1() const { return d_.D1; }
   const auto& D2() const { return d_.D2; }
+  /// D1 = −L_v + D1_rest and D2 = L_v + D2_rest, where the derivatives come split (SplitDerivatives).
+  static constexpr bool split = !by_terms && requires(const Whole& d) { d.Lv; };
+  const auto& Lv() const { return d_.Lv; }
+  const auto& D1_rest() const { return d_.D1_rest; }
+  const auto& D2_rest() const { return d_.D2_rest; }
   void jacobian(Jacobian& J) const {
     if constexpr (by_terms) {
       J.setFromTriplets(d_.by_q1.begin(), d_.by_q1.end());
@@ -134,7 +143,7 @@ class LagrangianDerivativesAtStep {
   }
 
  private:
-  std::conditional_t<by_terms, DiscreteDerivatives, DerivativesOf<Ld>> d_;
+  std::conditional_t<by_terms, DiscreteDerivatives, Whole> d_;
 };
 
 }  // namespace dalembert::local

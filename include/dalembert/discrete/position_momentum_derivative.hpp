@@ -30,6 +30,7 @@ struct PositionMomentumState {
   VecM<S> multiplier;     ///< λ of the last step
   VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
   VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
+  VecN<S> p_low = no_low_part<VecN<S>>();  ///< p below its last bit, where the step's momenta come split
   double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
   int iterations = 0;
 };

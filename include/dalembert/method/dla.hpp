@@ -23,6 +23,7 @@
 // below their last bit (solve/below_last_bit.hpp), which removes the round-off floor of small steps.
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
@@ -50,6 +51,17 @@ template <class S, ForcedDiscreteLagrangian Fl>
 struct ForcedIngredients<S, Fl> {
   using type = Fl;
   static type make(const S&, Fl forced) { return forced; }
+};
+
+/// The type of Fl's legendre_values (which may come with the velocity part apart), if it has them.
+template <class Fl, class Q>
+struct LegendreValuesOf {
+  using type = ForcedLegendreValuesOf<Fl>;
+};
+template <ForcedLegendreValuesAlone Fl, class Q>
+struct LegendreValuesOf<Fl, Q> {
+  using type =
+      decltype(std::declval<const Fl&>().legendre_values(std::declval<const Q&>(), std::declval<const Q&>(), 0.0));
 };
 
 /// Whether the forced discrete Lagrangian Fl is L_d with discrete forces of type Fd.
@@ -239,7 +251,10 @@ class DiscreteLagrangeDAlembert {
     // (exact ones, which may throw a shooting failure inside a residual: the driver reports it).
     constexpr bool jacobian_with_residual = MechanicalAtRunTime<S> || !ForcedLegendreValuesAlone<Forced>;
     // By-products of the last residual evaluation, which Newton makes at the solution.
-    std::conditional_t<jacobian_with_residual, ForcedLegendreMapsOf<Forced>, ForcedLegendreValuesOf<Forced>> f;
+    std::conditional_t<jacobian_with_residual, ForcedLegendreMapsOf<Forced>, LegendreValuesAlone> f;
+    // Where the maps come with their velocity part apart, the momentum rows sum the small parts
+    // first, and p is carried below its last bit (SplitSlotDerivatives).
+    constexpr bool split = requires { f.Lv; };
     VecM<S> omega(int{dm});
     MatMN<S> omega_by_q1(int{dm}, int{dn});  // used when jacobian_with_residual
     const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
@@ -249,7 +264,12 @@ class DiscreteLagrangeDAlembert {
       } else {
         f = forced_.legendre_values(s.q, q1, s.t);
       }
-      F.template head<n>(dn) = s.p - f.minus;
+      if constexpr (split) {
+        if (s.p_low.size() != s.p.size()) s.p_low = VecN<S>::Zero(int{dn});
+        F.template head<n>(dn) = ((s.p - f.Lv) - f.minus_rest) + s.p_low;
+      } else {
+        F.template head<n>(dn) = s.p - f.minus;
+      }
       if constexpr (m != 0) {
         if (dm > 0) {
           if constexpr (jacobian_with_residual) {
@@ -285,13 +305,24 @@ class DiscreteLagrangeDAlembert {
         }
       }
     };
+    const auto momentum_at_solution = [&] {
+      if constexpr (split) {
+        MomentumBelowLastBit<VecN<S>> p{VecN<S>(int{dn}), VecN<S>(int{dn})};
+        sum_below_last_bit(f.Lv, f.plus_rest, p.hi, p.lo);
+        return p;
+      } else {
+        return VecN<S>(f.plus);
+      }
+    };
     s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), newton_scale(s), options_,
-                                                         SeparateEquations{residual, jacobian},
-                                                         [&] { return VecN<S>(f.plus); });
+                                                         SeparateEquations{residual, jacobian}, momentum_at_solution);
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
     }
   }
+
+  /// What the forced discrete Lagrangian's maps without Jacobian are (legendre_values).
+  using LegendreValuesAlone = typename detail::LegendreValuesOf<Forced, VecN<S>>::type;
 
   /// The size of the momentum rows, which Newton's tolerance is relative to.
   static double newton_scale(const State& s) {

@@ -58,12 +58,13 @@ class GeneratingFunctionLagrangian {
 };
 
 /// S~'s derivatives are its α-rules': the structured paths of discrete/discrete_lagrangian.hpp (a
-/// compiled model's metric, a model file's kernels) where they apply, as in the by-terms step.
+/// compiled model's metric, a model file's kernels) where they apply, as in the by-terms step, with
+/// the velocity part apart where the α-rule gives it (SplitDerivatives).
 template <Model S>
-[[gnu::flatten]] DerivativesOf<GeneratingFunctionLagrangian<S>> differentiate(const GeneratingFunctionLagrangian<S>& ld,
-                                                                            const VecN<S>& q0, const VecN<S>& q1) {
-  if (!ld.symmetric()) return differentiate(ld.rule(), q0, q1);
-  return detail::mean_of(differentiate(ld.rule(), q0, q1), differentiate(ld.mirrored_rule(), q0, q1));
+[[gnu::flatten]] auto differentiate(const GeneratingFunctionLagrangian<S>& ld, const VecN<S>& q0, const VecN<S>& q1) {
+  auto d = differentiate(ld.rule(), q0, q1);
+  if (!ld.symmetric()) return d;
+  return detail::mean_of(std::move(d), differentiate(ld.mirrored_rule(), q0, q1));
 }
 
 /// The same for a locally coupled model, term by term (local::LagrangianDerivativesAtStep): D1 S~,
@@ -110,6 +111,7 @@ class GeneratingFunctionIntegrator {
     VecN<S> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
     VecN<S> last_velocity;             ///< (q_k − q_{k−1})/h, the Newton initial guess
     VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
+    VecN<S> p_low = no_low_part<VecN<S>>();  ///< p below its last bit, where the step's momenta come split
     double discrete_constraint = 0.0;  ///< |M(q_α)(q_k − q_{k−1})/h|_inf of the last segment
     int iterations = 0;
   };
@@ -188,13 +190,26 @@ class GeneratingFunctionIntegrator {
       } else {
         force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
       }
-      F = s.p + d.D1() - alpha0;
+      if constexpr (LdDerivatives::split && !ConstraintPreserving) {  // small parts first (SplitDerivatives)
+        if (s.p_low.size() != s.p.size()) s.p_low = VecN<S>::Zero(s.p.size());
+        F = ((s.p - d.Lv()) + VecN<S>(d.D1_rest() - alpha0)) + s.p_low;
+      } else {
+        F = s.p + d.D1() - alpha0;
+      }
     };
     const auto jacobian = [&](const VecN<S>&, Jacobian& J) {
       d.jacobian(J);
       if constexpr (!by_terms) J -= dalpha0;
     };
-    const auto momentum = [&] { return VecN<S>(d.D2() - alpha1); };
+    const auto momentum = [&] {
+      if constexpr (LdDerivatives::split && !ConstraintPreserving) {  // p carried below its last bit
+        MomentumBelowLastBit<VecN<S>> p{VecN<S>(s.p.size()), VecN<S>(s.p.size())};
+        sum_below_last_bit(d.Lv(), VecN<S>(d.D2_rest() - alpha1), p.hi, p.lo);
+        return p;
+      } else {
+        return VecN<S>(d.D2() - alpha1);
+      }
+    };
     const VecN<S> q0 = s.q;
     const double scale = s.p.template lpNorm<Eigen::Infinity>();
     VecN<S> p_plus;

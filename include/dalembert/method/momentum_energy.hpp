@@ -51,6 +51,7 @@ class MomentumEnergyIntegrator {
     VecN<S> p_average;  ///< p~_k = ½(p⁺_k + p⁻_k) = P* p⁺_k
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess
     VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
+    VecN<S> p_low = no_low_part<VecN<S>>();  ///< p⁻_k below its last bit, where the step's momenta come split
     int iterations = 0;
   };
 
@@ -93,12 +94,25 @@ class MomentumEnergyIntegrator {
     LdDerivatives d;  // of the last evaluation = at the solution
     const auto residual = [&](const VecN<S>& q1, VecN<S>& F) {
       d.evaluate(system_, ld_, s.q, q1);
-      F = s.p_minus + d.D1();
+      if constexpr (split) {  // small parts first (SplitDerivatives)
+        if (s.p_low.size() != s.q.size()) s.p_low = VecN<S>::Zero(s.q.size());
+        F = ((s.p_minus - d.Lv()) + d.D1_rest()) + s.p_low;
+      } else {
+        F = s.p_minus + d.D1();
+      }
     };
     const auto jacobian = [&](const VecN<S>&, Jacobian& J) { d.jacobian(J); };
+    const auto momentum = [&] {
+      if constexpr (split) {  // p⁺_{k+1} below its last bit, which the driver leaves in s.p_low
+        MomentumBelowLastBit<VecN<S>> p{VecN<S>(s.q.size()), VecN<S>(s.q.size())};
+        sum_below_last_bit(d.Lv(), d.D2_rest(), p.hi, p.lo);
+        return p;
+      } else {
+        return VecN<S>(d.D2());
+      }
+    };
     read_momenta(s, position_momentum_step<Jacobian>(s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(),
-                                                     options_, SeparateEquations{residual, jacobian},
-                                                     [&] { return VecN<S>(d.D2()); }));
+                                                     options_, SeparateEquations{residual, jacobian}, momentum));
   }
 
   /// ∂(q_{k+1}, p⁻_{k+1})/∂(q_k, p⁻_k) of the step from s, a 2n × 2n matrix (rows q_{k+1} then
@@ -148,14 +162,31 @@ class MomentumEnergyIntegrator {
  private:
   /// D1, D2 and D12 L_d, dense or by terms (discrete/local_discrete_lagrangian.hpp).
   using LdDerivatives = local::LagrangianDerivativesAtStep<S, Ld>;
+  /// Whether the momenta are carried below their last bit: L_d's derivatives come with their
+  /// velocity part apart, on a compiled model with constraints (constraint_part_of_momentum).
+  static constexpr bool split = [] {
+    if constexpr (LdDerivatives::split && !LocallyCoupled<S> && S::m != 0) {
+      return true;
+    } else {
+      return false;
+    }
+  }();
   using Jacobian = typename LdDerivatives::Jacobian;
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
   /// p⁻ = R* p⁺ = 2 p~ − p⁺.
   void read_momenta(State& s, const VecN<S>& p_plus) const {
     s.p_plus = p_plus;
-    s.p_average = project_momentum(system_, s.q, s.p_plus);
-    s.p_minus = 2 * s.p_average - s.p_plus;
+    if constexpr (split) {
+      // p⁻ = R* p⁺ = p⁺ − 2Q* p⁺ with p⁺ = p_plus + s.p_low: the reflection, of the size of the
+      // constraint impulse, is added below the last bit, and s.p_low becomes p⁻'s
+      const VecN<S> reflection = 2.0 * constraint_part_of_momentum(system_, s.q, p_plus);
+      s.p_average = p_plus - 0.5 * reflection;
+      sum_below_last_bit(p_plus, VecN<S>(s.p_low - reflection), s.p_minus, s.p_low);
+    } else {
+      s.p_average = project_momentum(system_, s.q, s.p_plus);
+      s.p_minus = 2 * s.p_average - s.p_plus;
+    }
   }
 
   void set_momenta(State& s, const VecN<S>& p_minus) const {

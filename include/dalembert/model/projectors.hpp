@@ -144,6 +144,22 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
   return out;
 }
 
+/// Q* p = Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ: the part of p that P* removes, computed as itself
+/// (not as p − P* p, which would leave it the rounding of p), for a compiled model with constraints.
+template <HasMetric S>
+  requires(!LocallyCoupled<S> && S::m != 0)
+VecN<S> constraint_part_of_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  if (m == 0) return VecN<S>::Zero(n);
+  const MatMN<S> Mq = sys.template constraint_matrix<double>(q);
+  Mat<double, S::n, sum_of_sizes(S::m, 1), max_n_of<S>(), sum_of_sizes(max_m_of<S>(), 1)> rhs(n, m + 1);
+  rhs << Mq.transpose(), p;
+  const auto Ginv_rhs = solve_small_system(metric_matrix(sys, q), rhs);  // [G⁻¹Mᵀ | G⁻¹p]
+  const Mat<double, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * Ginv_rhs.leftCols(m);
+  const VecM<S> lambda = solve_small_system(C, VecM<S>(Mq * Ginv_rhs.col(m)));
+  return Mq.transpose() * lambda;
+}
+
 /// P* p, the momentum projected onto Leg(D): p − Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ, i.e. Q* p
 /// without forming the n × n projectors, which on a model file was much of a `fim` step
 /// (docs/decisions.md, Newton's small linear systems). For a locally coupled model it is G v, with v
@@ -156,14 +172,7 @@ VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
     return p;
   } else {
     if (constraint_count(sys) == 0) return p;  // no constraints, known at run time
-    const int n = coordinate_count(sys), m = constraint_count(sys);
-    const MatMN<S> Mq = sys.template constraint_matrix<double>(q);
-    Mat<double, S::n, sum_of_sizes(S::m, 1), max_n_of<S>(), sum_of_sizes(max_m_of<S>(), 1)> rhs(n, m + 1);
-    rhs << Mq.transpose(), p;
-    const auto Ginv_rhs = solve_small_system(metric_matrix(sys, q), rhs);  // [G⁻¹Mᵀ | G⁻¹p]
-    const Mat<double, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * Ginv_rhs.leftCols(m);
-    const VecM<S> lambda = solve_small_system(C, VecM<S>(Mq * Ginv_rhs.col(m)));
-    return p - Mq.transpose() * lambda;
+    return p - constraint_part_of_momentum(sys, q, p);
   }
 }
 

@@ -55,12 +55,21 @@ void sum_below_last_bit(const A& a, const B& b, Vector& hi, Vector& lo) {
   }
 }
 
+/// A momentum carried below its last bit, hi + lo (lo the part below the last bit of hi): a step
+/// whose momentum is a large velocity part plus small impulses hands it on so (SplitSlotDerivatives,
+/// discrete/discrete_lagrangian.hpp), so that rounding p_{k+1} to a double does not drop the same
+/// part of a constant impulse at every step.
+template <class Momentum>
+struct MomentumBelowLastBit {
+  Momentum hi, lo;
+};
+
 /// The end of a step of a method whose first equations read F = p_k + D1 L_d(q_k, q_{k+1}) + … = 0
 /// and whose next momentum is p_{k+1} = D2 L_d(q_k, q_{k+1}) + …: Newton's solution x (q_{k+1} first,
 /// then any other unknowns), with Newton's last Jacobian J of F and y = J⁻¹R (R the residual at x),
 /// refined below the last bit of q as the top of this file derives. q + q_low is q_k; p_next is
-/// p_{k+1} at x. On return x holds the refined solution (q_{k+1} to the nearest double), q_low the
-/// rest of q_{k+1} and p_next the refined momentum. Returns q_{k+1} − q_k to below its last bit, for the velocity (q_{k+1} − q_k)/h.
+/// p_{k+1} at x, a vector or a MomentumBelowLastBit. On return x holds the refined solution (q_{k+1}
+/// to the nearest double), q_low the rest of q_{k+1} and p_next the refined momentum. Returns q_{k+1} − q_k to below its last bit, for the velocity (q_{k+1} − q_k)/h.
 /// An empty q_low is zero. A method whose momentum has velocity-dependent terms of its own (GF's α1,
 /// where its equations have α0) gives ∂p_{k+1}/∂q_{k+1} as momentum_by_q1 (else it is −J_qq).
 template <class Unknowns, class Jacobian, class Position, class Momentum, class MomentumByQ1 = std::nullptr_t>
@@ -71,12 +80,19 @@ Position refine_below_last_bit(Unknowns& x, const Linearisation<Jacobian, Unknow
   const Jacobian& J = last.jacobian;
   const Eigen::Index n = q.size(), others = x.size() - n;
   if (q_low.size() != n) q_low = Position::Zero(n);
+  const auto add_to_momentum = [&](const Position& correction) {
+    if constexpr (requires { p_next.lo; }) {
+      sum_below_last_bit(p_next.hi, Position(p_next.lo + correction), p_next.hi, p_next.lo);
+    } else {
+      p_next += correction;
+    }
+  };
   if constexpr (!std::is_same_v<MomentumByQ1, std::nullptr_t>) {
-    p_next -= momentum_by_q1 * y.template head<Nq>(n);
+    add_to_momentum(-(momentum_by_q1 * y.template head<Nq>(n)));
   } else {
     Unknowns along_q = y;
     along_q.tail(others).setZero();
-    p_next += Unknowns(J * along_q).template head<Nq>(n);
+    add_to_momentum(Unknowns(J * along_q).template head<Nq>(n));
   }
   x.tail(others) -= y.tail(others);
   Position high(n), low(n);

@@ -76,7 +76,8 @@ DALEMBERT_INLINE NewtonReport solve_step(const State& s, double h, Equations&& e
 /// One step of a position–momentum method from state s (q_k below its last bit, p_k, the last
 /// velocity and, if the state has them, the multipliers): Newton solves the equations from the guess
 /// x = (q_{k+1}, the other unknowns); momentum_at_solution() gives p_{k+1} from the by-products of
-/// the last residual evaluation (Newton makes it at the solution). Returns p_{k+1} refined below the
+/// the last residual evaluation (Newton makes it at the solution), or p_{k+1} below its last bit
+/// (MomentumBelowLastBit, whose low part the state keeps in p_low). Returns p_{k+1} refined below the
 /// last bit, for the method to store (as it is, or projected); the state holds the rest of step k + 1.
 /// A method whose momentum has velocity-dependent terms of its own gives momentum_by_q1()
 /// (solve/below_last_bit.hpp).
@@ -105,7 +106,12 @@ DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, dou
   }
   advance(s, h);
   s.iterations = r.iterations;
-  return p;
+  if constexpr (requires { p.lo; }) {  // a momentum below its last bit: the state keeps the low part
+    s.p_low = p.lo;
+    return p.hi;
+  } else {
+    return p;
+  }
 }
 
 /// A factorised Jacobian kept from step to step for chord iterations (chord_solve), and the steps
