@@ -4,7 +4,8 @@
 // runs every method on every compiled catalogue system; where the method applies (a run of one
 // step is not refused), it measures the error at T (2 unless the row says) against the closed form
 // or the reference solver (the `convergence` command's study) for halved step sizes and fits the
-// order over all of them whose errors are above the reference's round-off (1e-11). A pair that runs but is in neither table fails, so a new method or system needs its row.
+// order over all of them whose errors are above the reference's round-off (1e-11). A method
+// without a row fails, so a new method needs one; a new system is run by every row that applies.
 // A shortfall row asserts that the shortfall is still there (as GeometricIntegrators.jl's
 // @test_broken does): when it is fixed the test fails until the row is corrected.
 #include <gtest/gtest.h>

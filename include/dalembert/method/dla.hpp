@@ -20,7 +20,8 @@
 // Without constraints these are the forced discrete Euler–Lagrange equations. A locally coupled model
 // (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped with the same equations
 // assembled term by term, and Newton factorises their sparse Jacobian. The positions are carried
-// below their last bit (solve/below_last_bit.hpp), which removes the round-off floor of small steps.
+// below their last bit (solve/below_last_bit.hpp), and so is the momentum where L_d's derivatives
+// give its velocity part apart: no round-off floor at small steps.
 #include <algorithm>
 #include <type_traits>
 #include <utility>

@@ -69,7 +69,8 @@ struct MomentumBelowLastBit {
 /// then any other unknowns), with Newton's last Jacobian J of F and y = J⁻¹R (R the residual at x),
 /// refined below the last bit of q as the top of this file derives. q + q_low is q_k; p_next is
 /// p_{k+1} at x, a vector or a MomentumBelowLastBit. On return x holds the refined solution (q_{k+1}
-/// to the nearest double), q_low the rest of q_{k+1} and p_next the refined momentum. Returns q_{k+1} − q_k to below its last bit, for the velocity (q_{k+1} − q_k)/h.
+/// to the nearest double), q_low the rest of q_{k+1} and p_next the refined momentum. Returns
+/// q_{k+1} − q_k to below its last bit, for the velocity (q_{k+1} − q_k)/h.
 /// An empty q_low is zero. A method whose momentum has velocity-dependent terms of its own (GF's α1,
 /// where its equations have α0) gives ∂p_{k+1}/∂q_{k+1} as momentum_by_q1 (else it is −J_qq).
 template <class Unknowns, class Jacobian, class Position, class Momentum, class MomentumByQ1 = std::nullptr_t>
