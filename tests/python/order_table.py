@@ -39,9 +39,13 @@ VARIANTS = [
     ("dla", ["--rule", "trapezoid"], 2), ("del", ["--rule", "trapezoid"], 2),
     ("dla", ["--alpha", "0.25"], 1), ("gf", ["--alpha", "0.25"], 1), ("gf-sym", ["--alpha", "0.25"], 2),
     ("herglotz", ["--rule", "exponential"], 2),
+    ("mla", ["--alpha", "0.25"], 1), ("fim", ["--fim-start", "A"], 2),
+    # The paper's first step q1 = q0 + h v0 (docs/methods.md, DSOCS, Starts).
+    ("dsocs", ["--dsocs-start", "euler"], 1),
 ]
 VARIANT_SYSTEMS = ["knife-edge", "chaplygin-sleigh", "pendulum", "damped-oscillator", "damped-knife-edge",
-                   "knife-edge-chain", "models/chaotic-oscillator.toml"]
+                   "knife-edge-chain", "models/chaotic-oscillator.toml", "curvature-particle",
+                   "inertia-wheel-pendulum"]
 # Final time and the numbers of steps, by method (high orders need larger steps to stay above
 # round-off), and by system where the default is not yet in the asymptotic range.
 T_END = 1.0
