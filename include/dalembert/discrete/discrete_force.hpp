@@ -3,8 +3,8 @@
 //
 // MidpointForce: for models with an external force F(q, v, t), F_d^-(q0, q1) = F_d^+(q0, q1) =
 // (h/2) F((q0 + q1)/2, (q1 − q0)/h, t0 + h/2) for the step from (t0, q0) to (t0 + h, q1), second
-// order with any second-order discrete Lagrangian; DEL and DLA add it to their residuals when the
-// model has a force, so forces are never silently ignored.
+// order with any second-order discrete Lagrangian; DEL and DLA take it as their discrete forces when
+// the model has a force (ModelForce, with_model_force), so forces are never silently ignored.
 //
 // General discrete forces (for MLA) are any object with
 //   static constexpr int n;
@@ -64,27 +64,6 @@ template <Model S>
       },
       q1, d.value, d.D2);
   return d;
-}
-
-/// The forced discrete Legendre maps of (L_d, the midpoint force) at a two-point start (q0 at t = 0):
-/// F^{f−}L_d(q0, q1) = −D1 L_d − F_d^− and F^{f+}L_d(q0, q1) = D2 L_d + F_d^+ (the force only where
-/// the model has one). DEL's and DLA's momentum at q0 and at q1.
-template <Model S>
-struct MidpointLegendreMaps {
-  VecN<S> minus, plus;
-};
-template <Model S, DiscreteLagrangian Ld>
-MidpointLegendreMaps<S> midpoint_legendre_maps(const S& system, const Ld& ld, const VecN<S>& q0, const VecN<S>& q1) {
-  const auto d = differentiate(ld, q0, q1);
-  MidpointLegendreMaps<S> f{-d.D1, d.D2};
-  if constexpr (HasExternalForce<S>) {
-    if (has_external_force(system)) {
-      const VecN<S> force = MidpointForce<S>(system, ld.step_size(), 0.0)(q0, q1);
-      f.minus -= force;
-      f.plus += force;
-    }
-  }
-  return f;
 }
 
 // --- General discrete forces ---------------------------------------------------------------------
@@ -416,5 +395,12 @@ class WithForces {
   Ld ld_;
   Fd fd_;
 };
+
+/// L_d with the model's external force as its discrete forces (ModelForce): DEL's and DLA's.
+template <Model S, DiscreteLagrangian Ld>
+WithForces<Ld, ModelForce<S>> with_model_force(const S& system, Ld ld) {
+  const double h = ld.step_size();
+  return WithForces<Ld, ModelForce<S>>(std::move(ld), ModelForce<S>(system, h));
+}
 
 }  // namespace dalembert

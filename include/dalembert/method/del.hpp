@@ -5,6 +5,8 @@
 // q_{k+1} (Newton, Jacobian D12 L_d), then p_{k+1} = D2 L_d(q_k, q_{k+1}).
 // A model with an external force gets the forced DEL, with the midpoint discrete forces F_d^±:
 // p_k + D1 L_d + F_d^- = 0,  p_{k+1} = D2 L_d + F_d^+.
+#include <type_traits>
+
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
@@ -30,11 +32,11 @@ class DiscreteEulerLagrange {
   };
 
   DiscreteEulerLagrange(const S& system, Ld discrete_lagrangian, NewtonOptions options = {})
-      : system_(system), ld_(std::move(discrete_lagrangian)), options_(options) {}
+      : system_(system), forced_(with_model_force(system, std::move(discrete_lagrangian))), options_(options) {}
 
-  double step_size() const { return ld_.step_size(); }
+  double step_size() const { return forced_.step_size(); }
   const S& system() const { return system_; }
-  const Ld& discrete_lagrangian() const { return ld_; }
+  const Ld& discrete_lagrangian() const { return forced_.discrete_lagrangian(); }
 
   /// Position–momentum start: p0 = ∂L/∂v(q0, v0).
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
@@ -44,37 +46,36 @@ class DiscreteEulerLagrange {
   /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
   /// F^{f−}L_d(q0, q1) = −D1 L_d(q0, q1) − F_d^−(q0, q1): the first row's velocity is its.
   VecN<S> pre_momentum(const VecN<S>& q0, const VecN<S>& q1) const {
-    return midpoint_legendre_maps(system_, ld_, q0, q1).minus;
+    return forced_.legendre_maps(q0, q1, 0.0).minus;
   }
 
   /// Two-point start from (q0, q1) as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
-    return State{1, h, q1, midpoint_legendre_maps(system_, ld_, q0, q1).plus, (q1 - q0) / h, 0};
+    return State{1, h, q1, forced_.legendre_maps(q0, q1, 0.0).plus, (q1 - q0) / h, 0};
   }
 
+  // The step forms p_k + D1 L_d + F_d^− and its Jacobian directly rather than through the forced
+  // Legendre maps (forced_.legendre_maps), whose signs add two negations to the library's cheapest
+  // step.
   void step(State& s) const {
     const double h = step_size();
     DerivativesOf<Ld> d;  // of the last evaluation = at the solution
-    DiscreteForceDerivatives<n, max_n_of<S>()> f;
-    const bool forced = has_external_force(system_);
+    TwoSidedForceDerivatives<n, max_n_of<S>()> f;
+    const bool forced = forced_.discrete_force().active();
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-      d = differentiate(ld_, s.q, q1);
+      d = differentiate(discrete_lagrangian(), s.q, q1);
       F = s.p + d.D1;
       J = d.D12;
-      if constexpr (HasExternalForce<S>) {
-        if (forced) {
-          f = differentiate(MidpointForce<S>(system_, h, s.t), s.q, q1);
-          F += f.value;
-          J += f.D2;
-        }
+      if (forced) {
+        f = differentiate(forced_.discrete_force(), s.q, q1, s.t);
+        F += f.minus;
+        J += f.minus_q1;
       }
     };
     const auto next_momentum = [&] {
       VecN<S> p = d.D2;
-      if constexpr (HasExternalForce<S>) {
-        if (forced) p += f.value;
-      }
+      if (forced) p += f.plus;
       return p;
     };
     s.p = position_momentum_step<MatNN<S>>(s, h, VecN<S>(s.q + h * s.last_velocity),
@@ -88,7 +89,7 @@ class DiscreteEulerLagrange {
     State next = s;
     step(next);
     const auto force = midpoint_external_force(system_, step_size(), s.t);
-    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, force, force, s.q, s.p, next.q, 0);
+    return position_momentum_step_derivative(system_, discrete_lagrangian(), NoDiscreteConstraint{}, force, force, s.q, s.p, next.q, 0);
   }
 
   /// step_derivative(s) and the derivative by a constant external force f added over the step, at
@@ -98,7 +99,7 @@ class DiscreteEulerLagrange {
     step(next);
     const double h = step_size();
     const auto force = midpoint_external_force(system_, h, s.t);
-    return position_momentum_step_derivatives(system_, ld_, NoDiscreteConstraint{}, force, force, {0.5 * h, 0.5 * h},
+    return position_momentum_step_derivatives(system_, discrete_lagrangian(), NoDiscreteConstraint{}, force, force, {0.5 * h, 0.5 * h},
                                               s.q, s.p, next.q, 0);
   }
 
@@ -120,7 +121,7 @@ class DiscreteEulerLagrange {
   Unconstrained unconstrained() const { return Unconstrained{&system_}; }
 
   S system_;
-  Ld ld_;
+  WithForces<std::remove_cv_t<Ld>, ModelForce<S>> forced_;  ///< L_d with the model's force, if it has one
   NewtonOptions options_;
 };
 

@@ -43,10 +43,7 @@ namespace detail {
 template <class S, class Ingredients>
 struct ForcedIngredients {
   using type = WithForces<Ingredients, ModelForce<S>>;
-  static type make(const S& system, Ingredients ld) {
-    const double h = ld.step_size();
-    return type(std::move(ld), ModelForce<S>(system, h));
-  }
+  static type make(const S& system, Ingredients ld) { return with_model_force(system, std::move(ld)); }
 };
 template <class S, ForcedDiscreteLagrangian Fl>
 struct ForcedIngredients<S, Fl> {

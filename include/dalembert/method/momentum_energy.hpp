@@ -164,13 +164,7 @@ class MomentumEnergyIntegrator {
   using LdDerivatives = local::LagrangianDerivativesAtStep<S, Ld>;
   /// Whether the momenta are carried below their last bit: L_d's derivatives come with their
   /// velocity part apart, on a compiled model with constraints (constraint_part_of_momentum).
-  static constexpr bool split = [] {
-    if constexpr (LdDerivatives::split && !LocallyCoupled<S> && S::m != 0) {
-      return true;
-    } else {
-      return false;
-    }
-  }();
+  static constexpr bool split = LdDerivatives::split && !LocallyCoupled<S> && S::m != 0;
   using Jacobian = typename LdDerivatives::Jacobian;
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
