@@ -3,7 +3,8 @@
 // at fixed and at run-time sizes) and bench/model_file.cpp (model files against the catalogue).
 // Names: Step/<label>/<method>. The counter newton_iterations is the mean number of Newton
 // iterations per step. `del` ignores the constraints (the unconstrained discrete Euler–Lagrange
-// flow of the same Lagrangian); gf-sym is taken at α = ¼ (at α = ½ it is gf). Every trajectory is
+// flow of the same Lagrangian); gf-sym is taken at α = ¼ (at α = ½ it is gf), spark with 3 stages.
+// Every trajectory is
 // restarted from the same state every 1000 steps, so that long runs stay in the region of the
 // initial data (a state copy, negligible against a step).
 #include <benchmark/benchmark.h>
@@ -11,11 +12,14 @@
 #include <string>
 
 #include "dalembert/method/del.hpp"
+#include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
+#include "dalembert/method/spark.hpp"
 
 namespace bench {
 
@@ -60,6 +64,9 @@ void register_steps(const std::string& label, const S& sys, const X0& x0, double
   add("gf-cp", [h](const S& s) { return dalembert::make_gf_cp(s, h); });
   add("fim", [h](const S& s) { return dalembert::make_fim(s, h); });
   add("rk4", [h](const S& s) { return dalembert::RungeKutta4<S>(s, h); });
+  add("mclachlan-perlmutter", [h](const S& s) { return dalembert::McLachlanPerlmutter<S>(s, h); });
+  add("discrete-gradient", [h](const S& s) { return dalembert::DiscreteGradient<S>(s, h); });
+  add("spark", [h](const S& s) { return dalembert::Spark<S>(s, h, 3); });
 }
 
 }  // namespace bench

@@ -3,7 +3,7 @@
 // and the midpoint DLA step written by hand with analytic Jacobians for each of the three
 // (bench/hand_written.cpp).
 //   build/bench/bench_steps --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-// Names: Step/<system>/<method>; HandWrittenDla/<system>; StepDerivative/<system>/<dla|mla>, the
+// Names: Step/<system>/<method>; HandWrittenDla/<system>; StepDerivative/<system>/<method>, the
 // method's step_derivative (the derivative of a step with respect to (q_k, p_k), a step of its own
 // included).
 // Step/<system>-at-run-time/<method> is the same step on the system seen with sizes known only at
@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
@@ -90,6 +91,14 @@ void register_all() {
     benchmark::RegisterBenchmark(("StepDerivative/" + label + "/mla").c_str(), [sys](benchmark::State& st) {
       time_step_derivative(st, make_midpoint_mla(sys, h), sys);
     });
+    using S = std::decay_t<decltype(sys)>;
+    const auto add = [&](const std::string& method, auto make) {
+      benchmark::RegisterBenchmark(("StepDerivative/" + label + "/" + method).c_str(),
+                                   [sys, make](benchmark::State& st) { time_step_derivative(st, make(sys), sys); });
+    };
+    add("mclachlan-perlmutter", [](const S& s) { return McLachlanPerlmutter<S>(s, h); });
+    add("discrete-gradient", [](const S& s) { return DiscreteGradient<S>(s, h); });
+    add("spark", [](const S& s) { return Spark<S>(s, h, 3); });
   };
   derivatives("particle", particle());
   derivatives("knife-edge", KnifeEdge{});

@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "dalembert/model/projectors.hpp"
 #include "test_support.hpp"
 
 namespace dalembert::test {
@@ -23,6 +24,8 @@ auto& momentum_of(State& s) {
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
 /// (q_k, p_k) moved by 1e-6 of its size (at least 1e-6), the difference taken of the doubles reached.
+/// A state that carries the velocity beside the momentum (the methods written with the metric) gets
+/// v_k = G(q_k)⁻¹p_k of the moved point.
 template <class Method>
 Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s) {
   const int n = static_cast<int>(s.q.size());
@@ -35,6 +38,10 @@ Eigen::MatrixXd step_by_central_differences(const Method& method, const typename
     x_up += e;
     x_down -= e;
     const double width = x_up - x_down;
+    if constexpr (requires { up.v; }) {
+      up.v = metric_matrix(method.system(), up.q).partialPivLu().solve(up.p);
+      down.v = metric_matrix(method.system(), down.q).partialPivLu().solve(down.p);
+    }
     method.step(up);
     method.step(down);
     D.col(j) << (up.q - down.q) / width, (momentum_of(up) - momentum_of(down)) / width;

@@ -1,6 +1,8 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
-// on the converged equations, discrete/position_momentum_derivative.hpp): the step_derivative of
-// DLA, MLA, DEL, GF and FIM against central finite differences of the step on systems with
+// on the converged equations, discrete/position_momentum_derivative.hpp for the position–momentum
+// methods, each method's own equations for the others): the step_derivative of DLA, MLA, DEL, GF,
+// FIM, McLachlan–Perlmutter, the discrete gradient and SPARK against central finite differences of
+// the step on systems with
 // constraints, with an external force of (q, v, t), and without constraints, where the step is a
 // symplectic map, which its derivative shows to round-off; and the derivative by a constant
 // external force (step_derivatives of DLA and DEL) against central differences in the force.
@@ -16,9 +18,12 @@
 
 #include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
+#include "dalembert/method/spark.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/satellite.hpp"
@@ -74,6 +79,16 @@ const auto gf_cp_of = [](const auto& system, double h) {
 const auto fim_of = [](const auto& system, double h) {
   using S = std::decay_t<decltype(system)>;
   return MomentumEnergyIntegrator<S, AlphaRule<S>>(system, AlphaRule<S>(system, h));
+};
+
+const auto mp_of = [](const auto& system, double h) {
+  return McLachlanPerlmutter<std::decay_t<decltype(system)>>(system, h);
+};
+const auto dg_of = [](const auto& system, double h) {
+  return DiscreteGradient<std::decay_t<decltype(system)>>(system, h);
+};
+const auto spark_of = [](int stages) {
+  return [stages](const auto& system, double h) { return Spark<std::decay_t<decltype(system)>>(system, h, stages); };
 };
 
 /// test::step_derivative_error of the method `make` gives for the system and h, from the
@@ -175,6 +190,31 @@ TEST(StepDerivative, GfCpAndFimAgreeWithCentralDifferences) {
   EXPECT_LT(step_derivative_error("fim_vertical_disk", fim_of, models::VerticalDisk{}, 0.1), 1e-8);
 }
 
+// The methods written with the metric carry (q, v, p), p = G(q)v: their derivative is by (q_k, p_k)
+// with v_k = G(q_k)⁻¹p_k, as the central differences move it. McLachlan–Perlmutter's equations hold
+// G(q½)⁻¹ and H_q at the drifted midpoint q½ = q0 + (h/2) v0, the discrete gradient's the energy of
+// the start and M̃, SPARK's every stage (2 to 4 stages, the stages' IIIA constraint rows and g at the
+// step point): all of it depends on the start and enters the derivative.
+TEST(StepDerivative, MetricMethodsAgreeWithCentralDifferences) {
+  const models::NonholonomicParticle particle;
+  const models::ChaplyginSleigh sleigh;
+  const DraggedPushedSleigh pushed;
+  const models::VerticalDisk disk;
+  EXPECT_LT(step_derivative_error("mp_particle", mp_of, particle, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mp_sleigh", mp_of, sleigh, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mp_dragged_pushed_sleigh", mp_of, pushed, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("mp_vertical_disk", mp_of, disk, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dg_particle", dg_of, particle, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dg_sleigh", dg_of, sleigh, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dg_dragged_pushed_sleigh", dg_of, pushed, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dg_vertical_disk", dg_of, disk, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark2_sleigh", spark_of(2), sleigh, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark3_particle", spark_of(3), particle, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark3_sleigh", spark_of(3), sleigh, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark3_dragged_pushed_sleigh", spark_of(3), pushed, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark4_vertical_disk", spark_of(4), disk, 0.1), 1e-8);
+}
+
 // Without constraints DLA's equations are DEL's, whose step is symplectic: Dᵀ Ω D = Ω to round-off.
 TEST(StepDerivative, WithoutConstraintsTheStepIsSymplectic) {
   const double satellite = symplecticity_defect(dla_of, models::Satellite{}, 0.1);
@@ -219,4 +259,28 @@ TEST(StepDerivative, TheSameAtRunTimeSizes) {
   test::report("step_derivative_heap_against_fixed", heap);
   EXPECT_LT(bounded, 1e-14);
   EXPECT_LT(heap, 1e-14);
+}
+
+// The methods written with the metric at run-time sizes on the heap (model files beyond 8
+// coordinates): the same derivative as at fixed size.
+TEST(StepDerivative, MetricMethodsTheSameAtRunTimeSizes) {
+  const models::ChaplyginSleigh sleigh;
+  const test::AtRunTime<models::ChaplyginSleigh, Eigen::Dynamic, Eigen::Dynamic> heap(sleigh);
+  using Point = Eigen::VectorXd;
+  const auto x0 = sleigh.default_initial();
+  const auto compare = [&](const std::string& name, const auto& make) {
+    const auto fixed = make(sleigh, 0.1);
+    const auto dynamic = make(heap, 0.1);
+    auto s = fixed.initial_state(x0.q, x0.v);
+    auto t = dynamic.initial_state(Point(x0.q), Point(x0.v));
+    fixed.step(s);
+    dynamic.step(t);
+    const Eigen::MatrixXd D = fixed.step_derivative(s);
+    const double error = (dynamic.step_derivative(t) - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+    test::report("step_derivative_heap_against_fixed_" + name, error);
+    EXPECT_LT(error, 1e-13) << name;
+  };
+  compare("mp", mp_of);
+  compare("dg", dg_of);
+  compare("spark3", spark_of(3));
 }

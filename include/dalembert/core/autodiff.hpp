@@ -337,6 +337,17 @@ Eigen::Matrix<D, Derived::RowsAtCompileTime, 1, 0, Derived::MaxRowsAtCompileTime
   }
 }
 
+/// x in the scalar type D: as it is when its entries are of that type already (a step's start where
+/// the step is differentiated by it), else constants(x, width).
+template <class D, class Derived>
+auto in_scalar(const Eigen::MatrixBase<Derived>& x, int width) {
+  if constexpr (std::is_same_v<typename Derived::Scalar, D>) {
+    return typename Derived::PlainObject(x);
+  } else {
+    return constants<D>(x, width);
+  }
+}
+
 /// read(f(x seeded along the chunk), first, columns) for each chunk of sizes::chunk_width directions
 /// of x [first, first + columns), at least once (for the value when x is empty).
 template <int N, int MaxN, class T, class F, class Read>

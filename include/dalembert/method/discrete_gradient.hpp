@@ -17,7 +17,9 @@
 // holds at every step point. M̃ differs from M(q̄) by O(h²) (M(q̄)Δq = O(h³) between two points of
 // D), the scheme is symmetric, and it is of order 2 (docs/methods.md). Unknowns (q1, v1, λ), 2n + m;
 // the Jacobian comes from forward automatic differentiation of the residual, and Newton takes one
-// correction beyond its tolerance so that the energy is conserved to round-off.
+// correction beyond its tolerance so that the energy is conserved to round-off. The equations are
+// written once, generic in the scalar type of the start (q0, v0) too, and the step's derivative by its
+// start comes from the same equations by the implicit-function theorem (step_derivative).
 // A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
 // equations assembled term by term (step_by_terms): multiplied through by G(q̄), and with the two
 // scalars that couple all coordinates, c and σ = λ·M(q̄)Δq/|Δq|² (M̃ᵀλ = M(q̄)ᵀλ − σΔq), as two more
@@ -35,6 +37,10 @@ class DiscreteGradient {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// The unknowns of a step, (q1, v1, λ), in the scalar type T.
+  template <class T>
+  using Unknowns = Vec<T, sum_of_sizes(multiple_of_size(2, n), m),
+                       sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>())>;
 
   /// The multiplier is λ of the last step.
   using State = MetricMethodState<S>;
@@ -57,68 +63,97 @@ class DiscreteGradient {
   VecN<S> velocity(const State& s) const { return s.v; }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, with v_k = G(q_k)⁻¹p_k and p_{k+1} =
+  /// G(q_{k+1}) v_{k+1}: a 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k, by the
+  /// implicit-function theorem on the step's equations at their solution (implicit_step_derivative).
+  /// It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(!SteppedByTerms<S>)
+  {
+    State next = s;
+    step(next);
+    Unknowns<double> x(2 * next.q.size() + next.multiplier.size());
+    x << next.q, next.v, next.multiplier;
+    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto& v0, const auto& p0,
+                                                                   const auto& y, int width) {
+      using U = typename std::decay_t<decltype(q0)>::Scalar;
+      const int dn = coordinate_count(system_);
+      const U E0 = 0.5 * v0.dot(p0) + system_.template potential<U>(q0);
+      struct {
+        Unknowns<U> residual;
+        VecN<S, U> q1, p1;
+      } e{equations(q0, v0, E0, y, s.t, width), y.template head<n>(dn), VecN<S, U>(dn)};
+      e.p1 = coefficient_product(dense_metric(system_, e.q1), VecN<S, U>(y.template segment<n>(dn, dn)));
+      return e;
+    });
+  }
+
  private:
+  /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
+  /// momentum rows, the constraint rows. Generic in x's scalar U (with `width` derivatives) and in
+  /// the start's T, double in a step, U for its derivative.
+  template <class T, class X>
+  DALEMBERT_INLINE auto equations(const VecN<S, T>& start_q, const VecN<S, T>& start_v, const T& E0, const X& x,
+                                  double t0, int width) const {
+    using U = typename X::Scalar;
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), v0 = ad::in_scalar<U>(start_v, width);
+    const VecN<S, U> q1 = x.template head<n>(dn), v1 = x.template segment<n>(dn, dn);
+    const VecN<S, U> dq = q1 - q0, dv = v1 - v0;
+    const VecN<S, U> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
+    const MetricDerivatives<S, U> mid(system_, q_mid);
+    const MatNN<S, U> G = mid.metric();
+    VecN<S, U> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid);
+    VecN<S, U> grad_v = coefficient_product(G, v_mid);
+    const U squared_step = dq.squaredNorm() + dv.squaredNorm();
+    if (ad::plain(squared_step) > 0) {  // at rest the midpoint gradient is already exact
+      const U E1 = 0.5 * v1.dot(VecN<S, U>(coefficient_product(dense_metric(system_, q1), v1))) +
+                   system_.template potential<U>(q1);
+      const U excess = (E1 - E0 - grad_q.dot(dq) - grad_v.dot(dv)) / squared_step;
+      grad_q += excess * dq;
+      grad_v += excess * dv;
+    }
+    const VecN<S, U> drift = G.partialPivLu().solve(grad_v);  // Δq/h
+    VecN<S, U> force = mid.gyroscopic(v_mid, drift) - grad_q;
+    if constexpr (m != 0) {
+      if (dm > 0) {
+        const MatMN<S, U> M_mid = system_.template constraint_matrix<U>(q_mid);
+        MatMN<S, U> M_tilde = M_mid;
+        const U squared_dq = dq.squaredNorm();
+        if (ad::plain(squared_dq) > 0)
+          M_tilde -= VecM<S, U>(coefficient_product(M_mid, dq)) * (dq.transpose() / squared_dq);
+        force += coefficient_product(M_tilde.transpose(), x.template segment<m>(2 * dn, dm));
+      }
+    }
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) force += system_.template force<U>(q_mid, v_mid, t0 + 0.5 * h);
+    }
+    Unknowns<U> r(2 * dn + dm);
+    r << dq - h * drift, coefficient_product(G, dv) - h * force,
+        VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(q1), v1));
+    return r;
+  }
+
   void dense_step(State& s) const {
-    constexpr int N = sum_of_sizes(multiple_of_size(2, n), m);
-    constexpr int MaxN = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>());
-    using Unknowns = Vecd<N, MaxN>;
+    constexpr int N = Unknowns<double>::RowsAtCompileTime, MaxN = Unknowns<double>::MaxRowsAtCompileTime;
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
     const double E0 = energy_of(s.q, s.v);
-    const bool forced = has_external_force(system_);
-
-    const auto residual = [&](const auto& x) {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
-      const int width = 2 * dn + dm;
-      const VecN<S, T> q0 = ad::constants<T>(s.q, width), v0 = ad::constants<T>(s.v, width);
-      const VecN<S, T> q1 = x.template head<n>(dn), v1 = x.template segment<n>(dn, dn);
-      const VecN<S, T> dq = q1 - q0, dv = v1 - v0;
-      const VecN<S, T> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
-      const MetricDerivatives<S, T> mid(system_, q_mid);
-      const MatNN<S, T> G = mid.metric();
-      VecN<S, T> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid);
-      VecN<S, T> grad_v = coefficient_product(G, v_mid);
-      const T squared_step = dq.squaredNorm() + dv.squaredNorm();
-      if (ad::plain(squared_step) > 0) {  // at rest the midpoint gradient is already exact
-        const T E1 = 0.5 * v1.dot(VecN<S, T>(coefficient_product(dense_metric(system_, q1), v1))) +
-                     system_.template potential<T>(q1);
-        const T excess = (E1 - E0 - grad_q.dot(dq) - grad_v.dot(dv)) / squared_step;
-        grad_q += excess * dq;
-        grad_v += excess * dv;
-      }
-      const VecN<S, T> drift = G.partialPivLu().solve(grad_v);  // Δq/h
-      VecN<S, T> force = mid.gyroscopic(v_mid, drift) - grad_q;
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          const MatMN<S, T> M_mid = system_.template constraint_matrix<T>(q_mid);
-          MatMN<S, T> M_tilde = M_mid;
-          const T squared_dq = dq.squaredNorm();
-          if (ad::plain(squared_dq) > 0)
-            M_tilde -= VecM<S, T>(coefficient_product(M_mid, dq)) * (dq.transpose() / squared_dq);
-          force += coefficient_product(M_tilde.transpose(), x.template segment<m>(2 * dn, dm));
-        }
-      }
-      if constexpr (HasExternalForce<S>) {
-        if (forced) force += system_.template force<T>(q_mid, v_mid, s.t + 0.5 * h);
-      }
-      Vec<T, N, MaxN> r(width);
-      r << dq - h * drift, coefficient_product(G, dv) - h * force,
-          VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
-      return r;
-    };
-    const auto evaluate = [&](const Unknowns& x, Unknowns& F, Matd<N, N, MaxN, MaxN>& J) {
+    const auto residual = [&](const auto& x) { return equations(s.q, s.v, E0, x, s.t, 2 * dn + dm); };
+    const auto evaluate = [&](const Unknowns<double>& x, Unknowns<double>& F, Matd<N, N, MaxN, MaxN>& J) {
       ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
     };
-    Unknowns x(2 * dn + dm);
+    Unknowns<double> x(2 * dn + dm);
     x << s.q + h * s.v, s.v, s.multiplier;
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x, scale, options_);
     // A step's energy error is of the size of the residual Newton stops at (its tolerance, 1e-13 by
     // default): one more correction, quadratically convergent from there, takes it to round-off.
-    Unknowns F(x.size());
+    Unknowns<double> F(x.size());
     Matd<N, N, MaxN, MaxN> J(x.size(), x.size());
     evaluate(x, F, J);
-    const Unknowns correction = J.partialPivLu().solve(F);
+    const Unknowns<double> correction = J.partialPivLu().solve(F);
     if (correction.allFinite()) x -= correction;
     s.q = x.template head<n>(dn);
     s.v = x.template segment<n>(dn, dn);

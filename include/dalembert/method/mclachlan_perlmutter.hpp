@@ -13,7 +13,9 @@
 // One Newton solve per step for (v1, λ), n + m unknowns, with q1 = q½ + (h/2) v1 and p1 = G(q1) v1
 // (with q1 as the unknown, v1 = 2(q1 − q½)/h would carry q's rounding error times 2/h into the
 // residual, above Newton's tolerance for small h); the Jacobian comes from forward automatic
-// differentiation of the residual.
+// differentiation of the residual. The equations are written once, generic in the scalar type of
+// the start (q0, p0) too, and the step's derivative by its start comes from the same equations by
+// the implicit-function theorem (step_derivative).
 // A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
 // equations assembled term by term, and Newton factorises a sparse Jacobian (step_by_terms).
 #include <type_traits>
@@ -29,6 +31,9 @@ class McLachlanPerlmutter {
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// The unknowns of a step, (v1, λ), in the scalar type T.
+  template <class T>
+  using Unknowns = Vec<T, sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>;
 
   /// The multiplier is λ of the last step.
   using State = MetricMethodState<S>;
@@ -52,53 +57,92 @@ class McLachlanPerlmutter {
   VecN<S> velocity(const State& s) const { return s.v; }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, with v_k = G(q_k)⁻¹p_k: a 2n × 2n matrix,
+  /// rows q_{k+1} then p_{k+1}, columns q_k then p_k, by the implicit-function theorem on the step's
+  /// equations at their solution (implicit_step_derivative). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(!SteppedByTerms<S>)
+  {
+    State next = s;
+    step(next);
+    Unknowns<double> x(next.v.size() + next.multiplier.size());
+    x << next.v, next.multiplier;
+    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto& v0, const auto& p0,
+                                                                   const auto& y, int width) {
+      return equations(Start<typename std::decay_t<decltype(q0)>::Scalar>(*this, q0, v0, p0), y, s.t, width);
+    });
+  }
+
  private:
-  void dense_step(State& s) const {
-    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
-    using Unknowns = Vecd<N, MaxN>;
+  /// What the step's equations take from their start (q0, p0), v0 = G(q0)⁻¹p0, in the scalar type T:
+  /// q½, the model's derivatives there and −p0 + (h/2) H_q(q½, p0), the part of the momentum residual
+  /// fixed by the start. T is double in a step (once per step), a dual number for its derivative.
+  template <class T>
+  struct Start {
+    Start(const McLachlanPerlmutter& mp, const VecN<S, T>& q0, const VecN<S, T>& v0, const VecN<S, T>& p0)
+        : v0(v0), q_half(q0 + (0.5 * mp.h_) * v0), at_half(mp.system_, q_half),
+          G_half_inverse(at_half.metric().partialPivLu().inverse()),
+          M_half(mp.system_.template constraint_matrix<T>(q_half)), known(-p0 + (0.5 * mp.h_) * H_q(p0)) {}
+    /// H_q(q½, p) for the momentum p of the velocity w = G(q½)⁻¹p
+    template <class U>
+    VecN<S, U> H_q(const VecN<S, U>& p) const {
+      return at_half.potential_gradient_plus_half_quadratic(times(G_half_inverse, p), -1.0);
+    }
+    VecN<S, T> v0, q_half;
+    MetricDerivatives<S, T> at_half;
+    MatNN<S, T> G_half_inverse;
+    MatMN<S, T> M_half;
+    VecN<S, T> known;
+  };
+
+  /// The step's residual at x = (v1, λ) from `start` (momentum rows, then constraint rows), and the
+  /// next point (q1, p1) it implies; generic in x's scalar U, with `width` derivatives.
+  template <class U>
+  struct Equations {
+    Unknowns<U> residual;
+    VecN<S, U> q1, p1;
+  };
+  template <class T, class X>
+  DALEMBERT_INLINE auto equations(const Start<T>& start, const X& x, double t0, int width) const {
+    using U = typename X::Scalar;
+    const auto lift = [&](const VecN<S, T>& v) { return VecN<S, U>(ad::in_scalar<U>(v, width)); };
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
-    const VecN<S> q_half = s.q + (0.5 * h) * s.v;
-    const MetricDerivatives<S> at_half(system_, q_half);
-    const MatNN<S> G_half_inverse = at_half.metric().partialPivLu().inverse();
-    const MatMN<S> M_half = system_.template constraint_matrix<double>(q_half);
-    const bool forced = has_external_force(system_);
-    // H_q(q½, p) for the momentum p of the velocity w = G(q½)⁻¹p
-    const auto H_q = [&](const auto& p) {
-      return at_half.potential_gradient_plus_half_quadratic(times(G_half_inverse, p), -1.0);
-    };
-    const VecN<S> known = -s.p + (0.5 * h) * H_q(s.p);  // the part of the momentum residual fixed by (q0, p0)
+    Equations<U> e;
+    const VecN<S, U> v1 = x.template head<n>(dn);
+    const VecM<S, U> lambda = x.template segment<m>(dn, dm);
+    e.q1 = lift(start.q_half) + (0.5 * h) * v1;
+    e.p1 = coefficient_product(dense_metric(system_, e.q1), v1);
+    VecN<S, U> momentum_residual = e.p1 + lift(start.known) + (0.5 * h) * start.H_q(e.p1);
+    if constexpr (m != 0) {
+      if (dm > 0) momentum_residual -= h * transpose_times(start.M_half, lambda);
+    }
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) {
+        const VecN<S, U> velocity = 0.5 * (lift(start.v0) + v1);  // (q1 − q0)/h
+        momentum_residual -= h * system_.template force<U>(lift(start.q_half), velocity, t0 + 0.5 * h);
+      }
+    }
+    e.residual.resize(dn + dm);
+    e.residual << momentum_residual, VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(e.q1), v1));
+    return e;
+  }
 
-    const auto residual = [&](const auto& x) {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
-      const int width = dn + dm;
-      const VecN<S, T> v1 = x.template head<n>(dn);
-      const VecM<S, T> lambda = x.template segment<m>(dn, dm);
-      const VecN<S, T> q1 = ad::constants<T>(q_half, width) + (0.5 * h) * v1;
-      const VecN<S, T> p1 = coefficient_product(dense_metric(system_, q1), v1);
-      VecN<S, T> momentum_residual = p1 + ad::constants<T>(known, width) + (0.5 * h) * H_q(p1);
-      if constexpr (m != 0) {
-        if (dm > 0) momentum_residual -= h * transpose_times(M_half, lambda);
-      }
-      if constexpr (HasExternalForce<S>) {
-        if (forced) {
-          const VecN<S, T> velocity = 0.5 * (ad::constants<T>(s.v, width) + v1);  // (q1 − q0)/h
-          momentum_residual -= h * system_.template force<T>(ad::constants<T>(q_half, width), velocity, s.t + 0.5 * h);
-        }
-      }
-      Vec<T, N, MaxN> r(width);
-      r << momentum_residual, VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
-      return r;
-    };
-    const auto evaluate = [&](const Unknowns& x, Unknowns& F, Matd<N, N, MaxN, MaxN>& J) {
+  void dense_step(State& s) const {
+    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    const Start<double> start(*this, s.q, s.v, s.p);
+    const auto residual = [&](const auto& x) { return equations(start, x, s.t, dn + dm).residual; };
+    const auto evaluate = [&](const Unknowns<double>& x, Unknowns<double>& F, Matd<N, N, MaxN, MaxN>& J) {
       ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
     };
-    Unknowns x(dn + dm);
+    Unknowns<double> x(dn + dm);
     x << s.v, s.multiplier;
     const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x,
                                                               s.p.template lpNorm<Eigen::Infinity>(), options_);
     s.v = x.template head<n>(dn);
-    s.q = q_half + (0.5 * h) * s.v;
+    s.q = start.q_half + (0.5 * h) * s.v;
     s.p = metric_matrix(system_, s.q) * s.v;
     s.multiplier = x.template segment<m>(dn, dm);
     advance(s, h);

@@ -139,96 +139,125 @@ class Spark {
   VecN<S> velocity(const State& s) const { return s.v; }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s: a 2n × 2n matrix, rows q_{k+1} then p_{k+1},
+  /// columns q_k then p_k, by the implicit-function theorem on the stage equations at their solution
+  /// (implicit_step_derivative). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(!SteppedByTerms<S>)
+  {
+    State next = s;
+    step(next);
+    const int dn = coordinate_count(system_), block = static_cast<int>(next.stage_increments.size()) / pair_.stages;
+    Vecd<Dynamic, max_unknowns> x = next.stage_increments;
+    for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
+      x.segment(i * block, dn) += s.q;
+      x.segment(i * block + dn, dn) += s.p;
+    }
+    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto&, const auto& p0,
+                                                                   const auto& y, int width) {
+      return equations(q0, p0, y, s.t, width);
+    });
+  }
+
  private:
+  /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
+  /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
+  template <class Y>
+  auto stage_rates(const Y& y, int i, double t0) const {
+    using T = typename Y::Scalar;
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
+    const MetricDerivatives<S, T> at(system_, Q);
+    const VecN<S, T> V = at.metric().partialPivLu().solve(P);
+    VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+    const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
+    if constexpr (m != 0) {
+      if (dm > 0) R += coefficient_product(M.transpose(), y.template segment<m>(2 * dn, dm));
+    }
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) R += system_.template force<T>(Q, V, t0 + pair_.c[i] * h_);
+    }
+    Vec<T, stage_size> rates(2 * dn + dm);
+    rates << V, R, coefficient_product(M, V);
+    return rates;
+  }
+
+  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
+  template <class Z>
+  auto end_constraint(const Z& z) const {
+    using T = typename Z::Scalar;
+    const int dn = coordinate_count(system_);
+    const VecN<S, T> q1 = z.template segment<n>(0, dn);
+    const MatNN<S, T> G1 = dense_metric(system_, q1);
+    const VecN<S, T> v1 = G1.partialPivLu().solve(z.template segment<n>(dn, dn));
+    return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
+  }
+
+  /// The stage equations from the start (q0, p0) at time t0, at the stages' unknowns x: the residual,
+  /// and the step point (q1, p1) the stages give. Generic in x's scalar U (with `width` derivatives)
+  /// and in the start's T, double in a step, U for its derivative.
+  template <class U>
+  struct Equations {
+    Vec<U, Dynamic, max_unknowns> residual;
+    VecN<S, U> q1, p1;
+  };
+  template <class T, class X>
+  Equations<typename X::Scalar> equations(const VecN<S, T>& start_q, const VecN<S, T>& start_p, const X& x,
+                                          double t0, int width) const {
+    using U = typename X::Scalar;
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
+    const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
+    const double h = h_;
+    // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
+    std::array<VecN<S, U>, LobattoPair::max_stages> Q, P, V, R;
+    std::array<VecM<S, U>, LobattoPair::max_stages> constraint;  // g(Q_i, P_i)
+    for (int i = 0; i < st; ++i) {
+      Q[i] = x.template segment<n>(i * block, dn);
+      P[i] = x.template segment<n>(i * block + dn, dn);
+      const Vec<U, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i, t0);
+      V[i] = rates.template segment<n>(0, dn);
+      R[i] = rates.template segment<n>(dn, dn);
+      constraint[i] = rates.template segment<m>(2 * dn, dm);
+    }
+    const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), p0 = ad::in_scalar<U>(start_p, width);
+    Equations<U> e;
+    e.q1 = q0;
+    e.p1 = p0;
+    for (int j = 0; j < st; ++j) {
+      e.q1 += (h * pair_.b[j]) * V[j];
+      e.p1 += (h * pair_.b[j]) * R[j];
+    }
+    e.residual.resize(st * block);
+    for (int i = 0; i < st; ++i) {
+      VecN<S, U> rq = Q[i] - q0, rp = P[i] - p0;
+      for (int j = 0; j < st; ++j) {
+        if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * V[j];
+        if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * R[j];
+      }
+      e.residual.template segment<n>(i * block, dn) = rq;
+      e.residual.template segment<n>(i * block + dn, dn) = rp;
+      if (dm == 0) continue;
+      VecM<S, U> condition;
+      if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
+        condition = pair_.a[i + 1][0] * constraint[0];
+        for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * constraint[j];
+      } else {  // g(q1, p1)
+        Vec<U, phase_size> z(2 * dn);
+        z << e.q1, e.p1;
+        condition = end_constraint(z);
+      }
+      e.residual.template segment<m>(i * block + 2 * dn, dm) = condition;
+    }
+    return e;
+  }
+
   void dense_step(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
     const double h = h_;
-    const bool forced = has_external_force(system_);
-
-    // Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
-    // and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
-    const auto stage_rates = [&](const auto& y, int i) {
-      using T = typename std::decay_t<decltype(y)>::Scalar;
-      const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
-      const MetricDerivatives<S, T> at(system_, Q);
-      const VecN<S, T> V = at.metric().partialPivLu().solve(P);
-      VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
-      const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
-      if constexpr (m != 0) {
-        if (dm > 0) R += coefficient_product(M.transpose(), y.template segment<m>(2 * dn, dm));
-      }
-      if constexpr (HasExternalForce<S>) {
-        if (forced) R += system_.template force<T>(Q, V, s.t + pair_.c[i] * h);
-      }
-      Vec<T, stage_size> rates(block);
-      rates << V, R, coefficient_product(M, V);
-      return rates;
-    };
-    // g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
-    const auto end_constraint = [&](const auto& z) {
-      using T = typename std::decay_t<decltype(z)>::Scalar;
-      const VecN<S, T> q1 = z.template segment<n>(0, dn);
-      const MatNN<S, T> G1 = dense_metric(system_, q1);
-      const VecN<S, T> v1 = G1.partialPivLu().solve(z.template segment<n>(dn, dn));
-      return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
-    };
-
-    // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
-    const auto advance_stages = [&](const auto& x) {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
-      struct Stages {
-        std::array<VecN<S, T>, LobattoPair::max_stages> Q, P, V, R;
-        std::array<VecM<S, T>, LobattoPair::max_stages> constraint;  // g(Q_i, P_i)
-        VecN<S, T> q1, p1;
-      } out;
-      const int width = static_cast<int>(x.size());
-      for (int i = 0; i < st; ++i) {
-        out.Q[i] = x.template segment<n>(i * block, dn);
-        out.P[i] = x.template segment<n>(i * block + dn, dn);
-        const Vec<T, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i);
-        out.V[i] = rates.template segment<n>(0, dn);
-        out.R[i] = rates.template segment<n>(dn, dn);
-        out.constraint[i] = rates.template segment<m>(2 * dn, dm);
-      }
-      out.q1 = ad::constants<T>(s.q, width);
-      out.p1 = ad::constants<T>(s.p, width);
-      for (int j = 0; j < st; ++j) {
-        out.q1 += (h * pair_.b[j]) * out.V[j];
-        out.p1 += (h * pair_.b[j]) * out.R[j];
-      }
-      return out;
-    };
-
     const auto residual = [&](const auto& x) {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
-      const int width = static_cast<int>(x.size());
-      const auto y = advance_stages(x);
-      Vec<T, Dynamic, max_unknowns> r(width);
-      const VecN<S, T> q0 = ad::constants<T>(s.q, width), p0 = ad::constants<T>(s.p, width);
-      for (int i = 0; i < st; ++i) {
-        VecN<S, T> rq = y.Q[i] - q0, rp = y.P[i] - p0;
-        for (int j = 0; j < st; ++j) {
-          if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * y.V[j];
-          if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * y.R[j];
-        }
-        r.template segment<n>(i * block, dn) = rq;
-        r.template segment<n>(i * block + dn, dn) = rp;
-        if (dm == 0) continue;
-        VecM<S, T> condition;
-        if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
-          condition = pair_.a[i + 1][0] * y.constraint[0];
-          for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * y.constraint[j];
-        } else {  // g(q1, p1)
-          Vec<T, phase_size> z(2 * dn);
-          z << y.q1, y.p1;
-          condition = end_constraint(z);
-        }
-        r.template segment<m>(i * block + 2 * dn, dm) = condition;
-      }
-      return r;
+      return equations(s.q, s.p, x, s.t, static_cast<int>(x.size())).residual;
     };
-
     using Unknowns = Vecd<Dynamic, max_unknowns>;
     using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
     // Initial guess: the last step's stages moved to the new start (their momenta are then off by
@@ -256,7 +285,7 @@ class Spark {
       for (int j = 0; j < st; ++j) {
         Vecd<stage_size> rates(block);
         ad::value_and_jacobian<stage_size, stage_size>(
-            [&](const auto& y) { return stage_rates(y, j); },
+            [&](const auto& y) { return stage_rates(y, j, s.t); },
             Vecd<stage_size>(x.template segment<stage_size>(j * block, block)), rates, D[j]);
         q1 += (h * pair_.b[j]) * rates.template segment<n>(0, dn);
         p1 += (h * pair_.b[j]) * rates.template segment<n>(dn, dn);
@@ -266,7 +295,7 @@ class Spark {
         Vecd<phase_size> z(2 * dn);
         z << q1, p1;
         Vecd<m> g1(dm);
-        ad::value_and_jacobian<phase_size, m>(end_constraint, z, g1, E);
+        ad::value_and_jacobian<phase_size, m>([&](const auto& w) { return end_constraint(w); }, z, g1, E);
       }
       for (int i = 0; i < st; ++i) {
         J.block(i * block, i * block, 2 * dn, 2 * dn).setIdentity();
@@ -285,7 +314,7 @@ class Spark {
       }
     };
     const int iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
-    const auto y = advance_stages(x);
+    const auto y = equations(s.q, s.p, x, s.t, static_cast<int>(x.size()));
     s.stage_increments = x;
     for (int i = 0; i < st; ++i) {
       s.stage_increments.template segment<n>(i * block, dn) -= s.q;
