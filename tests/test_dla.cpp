@@ -272,6 +272,14 @@ TEST(DLA, UserSuppliedDiscreteConstraint) {
     worst = std::max(worst, dla.discrete_constraint()(q, s.q).template lpNorm<Eigen::Infinity>());
   }
   EXPECT_LT(worst, 1e-12);
+  // The library's TrapezoidConstraint (dla --constraint-rule trapezoid) is this constraint: the same
+  // iterates to round-off.
+  const DiscreteLagrangeDAlembert library(disk, AlphaRule<VerticalDisk>(disk, 0.1),
+                                          TrapezoidConstraint<VerticalDisk>(disk, 0.1));
+  const double library_difference =
+      (test::final_state(library, x0, 500).q - test::final_state(dla, x0, 500).q).template lpNorm<Eigen::Infinity>();
+  test::report("dla_library_trapezoidal_constraint_against_user_one", library_difference);
+  EXPECT_LT(library_difference, 1e-13);
   const auto difference = [&](const auto& sys, double h, long steps) {
     const auto y0 = sys.default_initial();
     return (test::final_state(trapezoid_dla(sys, h), y0, steps).q - test::final_state(make_dla(sys, h), y0, steps).q)

@@ -356,7 +356,7 @@ def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Opt
     solved from the constraints at q0 (summary["completed_v0"] gives the whole v0).
 
     method_options, as on the command line: alpha (in [0, 1]), rule ("alpha", "trapezoid",
-    "exponential"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..5),
+    "exponential"), constraint_rule ("alpha", "trapezoid"), tolerance (Newton's, > 0), max_iterations (1..1000), fim_start ("A", "B"), stages (2..5),
     root_rule ("physical", "closest"), dsocs_start ("taylor2", "euler"), shooting_tolerance
     (1e-12..1e-6).
 

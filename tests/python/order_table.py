@@ -37,6 +37,7 @@ ORDER = {
 VARIANTS = [
     ("spark", ["--stages", "2"], 2), ("spark", ["--stages", "4"], 6), ("spark", ["--stages", "5"], 8),
     ("dla", ["--rule", "trapezoid"], 2), ("del", ["--rule", "trapezoid"], 2),
+    ("dla", ["--constraint-rule", "trapezoid"], 2),
     ("dla", ["--alpha", "0.25"], 1), ("gf", ["--alpha", "0.25"], 1), ("gf-sym", ["--alpha", "0.25"], 2),
     ("herglotz", ["--rule", "exponential"], 2),
     ("mla", ["--alpha", "0.25"], 1), ("fim", ["--fim-start", "A"], 2),

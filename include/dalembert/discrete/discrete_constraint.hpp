@@ -103,6 +103,31 @@ class AlphaConstraint {
   double h_, alpha_;
 };
 
+/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h: the constraint's matrix averaged over
+/// the two ends instead of taken at one point between them. Of order 2 with a second-order L_d; on
+/// the knife edge the same discrete constraint space as the midpoint's (docs/methods.md).
+template <Model S>
+class TrapezoidConstraint {
+ public:
+  static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
+  TrapezoidConstraint(const S& system, double h) : system_(system), h_(h) {}
+
+  int dimension() const { return coordinate_count(system_); }
+  int constraint_count() const { return dalembert::constraint_count(system_); }
+
+  template <class T>
+  VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    const MatMN<S, T> M0 = system_.template constraint_matrix<T>(q0);
+    const MatMN<S, T> M1 = system_.template constraint_matrix<T>(q1);
+    const VecN<S, T> v = (q1 - q0) / h_;
+    return VecM<S, T>(0.5 * (coefficient_product(M0, v) + coefficient_product(M1, v)));
+  }
+
+ private:
+  S system_;
+  double h_;
+};
+
 /// A user-supplied discrete constraint: any callable generic in its scalar type returning Vec<T, M>.
 template <int N, int M, class F>
 class UserDiscreteConstraint {

@@ -24,6 +24,14 @@ enum class OptionKind {
   choice,  ///< one of the strings in choices
 };
 
+/// An option's value: a number, a whole number or a choice.
+using OptionValue = std::variant<double, long, std::string>;
+
+/// A number or whole number's value as a double.
+inline double number_of(const OptionValue& v) {
+  return std::holds_alternative<long>(v) ? static_cast<double>(std::get<long>(v)) : std::get<double>(v);
+}
+
 struct MethodOption {
   std::string_view name;  ///< as RunOptions, Python and the provenance name it
   OptionKind kind;
@@ -31,56 +39,88 @@ struct MethodOption {
   double low = 0.0, high = 0.0;
   bool above_low = false;
   std::array<std::string_view, 3> choices = {};  ///< "" past the last
+  OptionValue (*get)(const RunOptions&) = nullptr;         ///< its value in RunOptions
+  void (*set)(RunOptions&, const OptionValue&) = nullptr;  ///< sets it there, to a value already checked
 };
 
 inline constexpr double unbounded = std::numeric_limits<double>::infinity();
 
 /// Every option a method takes, in the order of the provenance. Which methods read which option
 /// is stated in its help; a method ignores the others.
-inline constexpr std::array<MethodOption, 9> method_options = {{
+inline constexpr std::array<MethodOption, 10> method_options = {{
     {.name = "alpha",
      .kind = OptionKind::number,
      .help = "alpha of the alpha-rule discrete Lagrangian and constraint",
      .low = 0.0,
-     .high = 1.0},
+     .high = 1.0,
+     .get = [](const RunOptions& o) -> OptionValue { return o.alpha; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.alpha = number_of(v); }},
     {.name = "rule",
      .kind = OptionKind::choice,
      .help = "discrete Lagrangian (exponential: contact systems, method herglotz)",
-     .choices = {"alpha", "trapezoid", "exponential"}},
+     .choices = {"alpha", "trapezoid", "exponential"},
+     .get = [](const RunOptions& o) -> OptionValue { return o.rule; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.rule = std::get<std::string>(v); }},
+    {.name = "constraint_rule",
+     .kind = OptionKind::choice,
+     .help = "dla: discrete constraint, M at the alpha point or M averaged over both ends of the step",
+     .choices = {"alpha", "trapezoid"},
+     .get = [](const RunOptions& o) -> OptionValue { return o.constraint_rule; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.constraint_rule = std::get<std::string>(v); }},
     {.name = "fim_start",
      .kind = OptionKind::choice,
      .help = "first momentum of fim and fim-lie: B = G v0 - (h/2) constraint force, A = G v0",
-     .choices = {"A", "B"}},
+     .choices = {"A", "B"},
+     .get = [](const RunOptions& o) -> OptionValue { return o.fim_start; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.fim_start = std::get<std::string>(v); }},
     {.name = "stages",
      .kind = OptionKind::whole,
      .help = "spark: Lobatto IIIA-IIIB stages S (order 2S - 2)",
      .low = 2.0,
-     .high = 5.0},
+     .high = 5.0,
+     .get = [](const RunOptions& o) -> OptionValue { return static_cast<long>(o.stages); },
+     .set = [](RunOptions& o, const OptionValue& v) { o.stages = static_cast<int>(number_of(v)); }},
     {.name = "tolerance",
      .kind = OptionKind::number,
      .help = "Newton tolerance, relative to the momentum scale",
      .low = 0.0,
      .high = unbounded,
-     .above_low = true},
+     .above_low = true,
+     .get = [](const RunOptions& o) -> OptionValue { return o.newton.tolerance; },
+     .set =
+         [](RunOptions& o, const OptionValue& v) {
+           o.newton.tolerance = number_of(v);
+           o.reference_tolerance = std::max(number_of(v), 1e-15);
+         }},
     {.name = "max_iterations",
      .kind = OptionKind::whole,
      .help = "Newton iterations per step",
      .low = 1.0,
-     .high = 1000.0},
+     .high = 1000.0,
+     .get = [](const RunOptions& o) -> OptionValue { return static_cast<long>(o.newton.max_iterations); },
+     .set = [](RunOptions& o, const OptionValue& v) {
+       o.newton.max_iterations = static_cast<int>(number_of(v));
+     }},
     {.name = "root_rule",
      .kind = OptionKind::choice,
      .help = "dsocs: root of the discrete constraint, the physical branch or closest to the previous theta (the "
              "paper's rule)",
-     .choices = {"physical", "closest"}},
+     .choices = {"physical", "closest"},
+     .get = [](const RunOptions& o) -> OptionValue { return o.root_rule; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.root_rule = std::get<std::string>(v); }},
     {.name = "dsocs_start",
      .kind = OptionKind::choice,
      .help = "dsocs from (q0, v0): q1 = q0 + h v0 + h^2 a0 / 2 (taylor2) or the paper's q1 = q0 + h v0 (euler)",
-     .choices = {"taylor2", "euler"}},
+     .choices = {"taylor2", "euler"},
+     .get = [](const RunOptions& o) -> OptionValue { return o.dsocs_start; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.dsocs_start = std::get<std::string>(v); }},
     {.name = "shooting_tolerance",
      .kind = OptionKind::number,
      .help = "exact: tolerance of the inner integration and shooting",
      .low = 1e-12,
-     .high = 1e-6},
+     .high = 1e-6,
+     .get = [](const RunOptions& o) -> OptionValue { return o.shooting_tolerance; },
+     .set = [](RunOptions& o, const OptionValue& v) { o.shooting_tolerance = number_of(v); }},
 }};
 
 /// The description of a method option, or null.
@@ -89,9 +129,6 @@ constexpr const MethodOption* find_method_option(std::string_view name) {
     if (o.name == name) return &o;
   return nullptr;
 }
-
-/// An option's value: a number, a whole number or a choice.
-using OptionValue = std::variant<double, long, std::string>;
 
 /// A number as its shortest text that reads back as the same double: 2, 0.001, 1e-12, inf.
 inline std::string number_text(double x) {
@@ -141,16 +178,9 @@ inline bool is_choice(const MethodOption& d, std::string_view s) {
 
 /// The value of the option `name` in o.
 inline OptionValue option_value(const RunOptions& o, std::string_view name) {
-  if (name == "alpha") return o.alpha;
-  if (name == "rule") return o.rule;
-  if (name == "fim_start") return o.fim_start;
-  if (name == "stages") return static_cast<long>(o.stages);
-  if (name == "tolerance") return o.newton.tolerance;
-  if (name == "max_iterations") return static_cast<long>(o.newton.max_iterations);
-  if (name == "root_rule") return o.root_rule;
-  if (name == "dsocs_start") return o.dsocs_start;
-  if (name == "shooting_tolerance") return o.shooting_tolerance;
-  throw BadInput("unknown method option '" + std::string(name) + "'");
+  const MethodOption* d = find_method_option(name);
+  if (!d) throw BadInput("unknown method option '" + std::string(name) + "'");
+  return d->get(o);
 }
 
 /// The option's value as text: "0.5", "3", "alpha".
@@ -171,9 +201,8 @@ inline void check_option(const MethodOption& d, const OptionValue& v) {
       if (!c.empty()) known += (known.empty() ? "" : ", ") + std::string(c);
     throw BadOption(key, "unknown value '" + option_text(v) + "' (known: " + known + ")");
   }
-  const bool fits = !s && (d.kind == OptionKind::number || std::holds_alternative<long>(v)) &&
-                    in_range(d, std::holds_alternative<long>(v) ? static_cast<double>(std::get<long>(v))
-                                                                : std::get<double>(v));
+  const bool fits =
+      !s && (d.kind == OptionKind::number || std::holds_alternative<long>(v)) && in_range(d, number_of(v));
   if (fits) return;
   const std::string values = option_values(d);
   const bool interval = values.starts_with("in ");
@@ -188,22 +217,7 @@ inline void set_option(RunOptions& o, std::string_view name, const OptionValue& 
   const MethodOption* d = find_method_option(name);
   if (!d) throw BadInput("unknown method option '" + std::string(name) + "'");
   check_option(*d, v);
-  const double x = std::holds_alternative<long>(v) ? static_cast<double>(std::get<long>(v))
-                   : std::holds_alternative<double>(v) ? std::get<double>(v)
-                                                       : 0.0;
-  const auto text = [&] { return std::get<std::string>(v); };
-  if (name == "alpha") o.alpha = x;
-  if (name == "rule") o.rule = text();
-  if (name == "fim_start") o.fim_start = text();
-  if (name == "stages") o.stages = static_cast<int>(x);
-  if (name == "tolerance") {
-    o.newton.tolerance = x;
-    o.reference_tolerance = std::max(x, 1e-15);
-  }
-  if (name == "max_iterations") o.newton.max_iterations = static_cast<int>(x);
-  if (name == "root_rule") o.root_rule = text();
-  if (name == "dsocs_start") o.dsocs_start = text();
-  if (name == "shooting_tolerance") o.shooting_tolerance = x;
+  d->set(o, v);
 }
 
 /// Checks every option of o against its description, and the step size, count and output stride:

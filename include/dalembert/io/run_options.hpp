@@ -26,6 +26,8 @@ struct RunOptions {
   double alpha = 0.5;          ///< α of the α-rule discrete Lagrangian and constraint
   std::string rule = "alpha";  ///< discrete Lagrangian: "alpha" (midpoint for α = ½), "trapezoid" or, for
                                ///< contact systems, "exponential"
+  std::string constraint_rule = "alpha";  ///< dla's discrete constraint: "alpha" (M at the α point) or
+                                          ///< "trapezoid" (M averaged over both ends)
   std::string fim_start = "B";  ///< first pre-momentum of fim/fim-lie: "B" (G v0 − h/2 Λ~) or "A" (G v0)
   int stages = 3;               ///< spark: Lobatto IIIA–IIIB stages s = 2 … 5 (order 2s − 2)
   NewtonOptions newton;

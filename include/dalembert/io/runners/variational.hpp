@@ -1,6 +1,7 @@
 #pragma once
 // Runner of the variational family: `del` (discrete Euler–Lagrange, unconstrained systems) and
-// `dla` (discrete Lagrange–d'Alembert of Cortés–Martínez), with the α-rule or trapezoidal L_d.
+// `dla` (discrete Lagrange–d'Alembert of Cortés–Martínez), with the α-rule or trapezoidal L_d, and
+// the α-rule or (with the α-rule L_d) the trapezoidal discrete constraint.
 #include "dalembert/io/observe.hpp"
 #include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
@@ -26,6 +27,13 @@ struct Variational {
  private:
   template <CatalogueSystem S>
   static RunResult run_dla(const S& sys, const InitialData& init, const RunOptions& o) {
+    if (o.constraint_rule == "trapezoid") {
+      if (o.rule == "trapezoid")
+        throw BadOption("constraint_rule", "trapezoid is taken with the alpha-rule discrete Lagrangian (rule alpha)");
+      const DiscreteLagrangeDAlembert<S, AlphaRule<S>, TrapezoidConstraint<S>> method(
+          sys, AlphaRule<S>(sys, o.h, o.alpha), TrapezoidConstraint<S>(sys, o.h), o.newton);
+      return detail::run_two_step(sys, method, init, o, "dla");
+    }
     if (o.rule == "trapezoid") {
       const DiscreteLagrangeDAlembert<S, TrapezoidRule<S>, AlphaConstraint<S>> method(
           sys, TrapezoidRule<S>(sys, o.h), AlphaConstraint<S>(sys, o.h, 0.5), o.newton);
