@@ -2,14 +2,15 @@
 // on the converged equations, discrete/position_momentum_derivative.hpp for the position–momentum
 // methods, each method's own equations for the others): the step_derivative of DLA, MLA, DEL, GF,
 // FIM, McLachlan–Perlmutter, the discrete gradient and SPARK against central finite differences of
-// the step on systems with
-// constraints, with an external force of (q, v, t), and without constraints, where the step is a
-// symplectic map, which its derivative shows to round-off; and the derivative by a constant
-// external force (step_derivatives of DLA and DEL) against central differences in the force.
-// Each (method, model) pair compiles the step's equations in dual numbers anew, so the models are
-// the particle and the sleigh for every method, and beyond them one model for each case that adds
-// something: a force of (q, v, t), two constraints (the vertical disk's projection), none (the
-// satellite), run-time sizes. Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences.
+// the step on systems with constraints, with an external force of (q, v, t), and without
+// constraints, where the step is a symplectic map, which its derivative shows to round-off; and the
+// derivative by a constant external force (step_derivatives of DLA and DEL) against central
+// differences in the force. Each (method, model) pair compiles the step's equations in dual numbers
+// anew, so the models are the particle and the sleigh for the position–momentum methods (the
+// sleigh with a force and the vertical disk for the others), and beyond them one model for each
+// case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
+// satellite), run-time sizes. This file compiles at -O0 (tests/CMakeLists.txt). Model files:
+// ModelFiles.StepDerivativesAgreeWithCentralDifferences.
 #include <gtest/gtest.h>
 
 #include <algorithm>
