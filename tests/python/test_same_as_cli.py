@@ -20,6 +20,7 @@ CASES = [
     ("vertical-disk", "gf-sym", 0.1, 30, 1, ["--alpha", "0.25"], dict(alpha=0.25)),
     ("satellite", "rk4", 0.01, 300, 10, [], {}),
     ("pendulum", "del", 0.1, 100, 1, ["--rule", "trapezoid"], dict(rule="trapezoid")),
+    ("chaplygin-sleigh", "dla", 0.1, 100, 1, ["--constraint-rule", "trapezoid"], dict(constraint_rule="trapezoid")),
     ("suslov", "fim-lie", 0.1, 100, 1, [], {}),
     ("damped-oscillator", "herglotz", 0.1, 100, 1, ["--z0", "0.3"], dict(z0=0.3)),
     ("curvature-particle", "dsocs", 0.01, 100, 1, [], {}),
