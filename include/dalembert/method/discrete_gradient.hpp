@@ -26,6 +26,7 @@
 // unknowns, the Jacobian is sparse but for their two rows and columns, and Newton is exact.
 #include <type_traits>
 
+#include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/step_driver.hpp"
@@ -33,7 +34,11 @@
 namespace dalembert {
 
 template <HasMetric S>
-class DiscreteGradient {
+class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
+  using Base = MetricMethod<DiscreteGradient<S>, S>;
+  friend Base;
+  using Base::options_, Base::h_, Base::system_;
+
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
@@ -43,50 +48,9 @@ class DiscreteGradient {
                        sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>())>;
 
   /// The multiplier is λ of the last step.
-  using State = MetricMethodState<S>;
+  using typename Base::State;
 
-  DiscreteGradient(const S& system, double h, NewtonOptions options = {}) : system_(system), h_(h), options_(options) {}
-
-  double step_size() const { return h_; }
-  const S& system() const { return system_; }
-
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
-
-  void step(State& s) const {
-    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
-      step_by_terms(s);
-    } else {
-      dense_step(s);
-    }
-  }
-
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-
-  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, with v_k = G(q_k)⁻¹p_k and p_{k+1} =
-  /// G(q_{k+1}) v_{k+1}: a 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k, by the
-  /// implicit-function theorem on the step's equations at their solution (implicit_step_derivative).
-  /// It takes a step of its own.
-  Eigen::MatrixXd step_derivative(const State& s) const
-    requires(!SteppedByTerms<S>)
-  {
-    State next = s;
-    step(next);
-    Unknowns<double> x(2 * next.q.size() + next.multiplier.size());
-    x << next.q, next.v, next.multiplier;
-    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto& v0, const auto& p0,
-                                                                   const auto& y, int width) {
-      using U = typename std::decay_t<decltype(q0)>::Scalar;
-      const int dn = coordinate_count(system_);
-      const U E0 = 0.5 * v0.dot(p0) + system_.template potential<U>(q0);
-      struct {
-        Unknowns<U> residual;
-        VecN<S, U> q1, p1;
-      } e{equations(q0, v0, E0, y, s.t, width), y.template head<n>(dn), VecN<S, U>(dn)};
-      e.p1 = coefficient_product(dense_metric(system_, e.q1), VecN<S, U>(y.template segment<n>(dn, dn)));
-      return e;
-    });
-  }
+  DiscreteGradient(const S& system, double h, NewtonOptions options = {}) : Base(system, h, options) {}
 
  private:
   /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
@@ -133,6 +97,27 @@ class DiscreteGradient {
     r << dq - h * drift, coefficient_product(G, dv) - h * force,
         VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(q1), v1));
     return r;
+  }
+
+  /// The unknowns at the solution of the step s → next, and the equations from a start (q0, v0, p0)
+  /// in any scalar type, with p1 = G(q1) v1: what the step's derivative differentiates
+  /// (MetricMethod::step_derivative).
+  Unknowns<double> unknowns_at(const State&, const State& next) const {
+    Unknowns<double> x(2 * next.q.size() + next.multiplier.size());
+    x << next.q, next.v, next.multiplier;
+    return x;
+  }
+  template <class Q, class X>
+  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const X& x, double t0, int width) const {
+    using U = typename Q::Scalar;
+    const int dn = coordinate_count(system_);
+    const U E0 = 0.5 * v0.dot(p0) + system_.template potential<U>(q0);
+    struct {
+      Unknowns<U> residual;
+      VecN<S, U> q1, p1;
+    } e{equations(q0, v0, E0, x, t0, width), x.template head<n>(dn), VecN<S, U>(dn)};
+    e.p1 = coefficient_product(dense_metric(system_, e.q1), VecN<S, U>(x.template segment<n>(dn, dn)));
+    return e;
   }
 
   void dense_step(State& s) const {
@@ -327,9 +312,6 @@ class DiscreteGradient {
     return 0.5 * v.dot(metric_matrix(system_, q) * v) + system_.template potential<double>(q);
   }
 
-  S system_;
-  double h_;
-  NewtonOptions options_;
 };
 
 }  // namespace dalembert

@@ -21,13 +21,18 @@
 #include <type_traits>
 
 #include "dalembert/model/local_terms.hpp"
+#include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
 template <HasMetric S>
-class McLachlanPerlmutter {
+class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
+  using Base = MetricMethod<McLachlanPerlmutter<S>, S>;
+  friend Base;
+  using Base::options_, Base::h_, Base::system_;
+
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
@@ -36,42 +41,9 @@ class McLachlanPerlmutter {
   using Unknowns = Vec<T, sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>;
 
   /// The multiplier is λ of the last step.
-  using State = MetricMethodState<S>;
+  using typename Base::State;
 
-  McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {})
-      : system_(system), h_(h), options_(options) {}
-
-  double step_size() const { return h_; }
-  const S& system() const { return system_; }
-
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const { return metric_method_start(system_, q0, v0); }
-
-  void step(State& s) const {
-    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
-      step_by_terms(s);
-    } else {
-      dense_step(s);
-    }
-  }
-
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-
-  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, with v_k = G(q_k)⁻¹p_k: a 2n × 2n matrix,
-  /// rows q_{k+1} then p_{k+1}, columns q_k then p_k, by the implicit-function theorem on the step's
-  /// equations at their solution (implicit_step_derivative). It takes a step of its own.
-  Eigen::MatrixXd step_derivative(const State& s) const
-    requires(!SteppedByTerms<S>)
-  {
-    State next = s;
-    step(next);
-    Unknowns<double> x(next.v.size() + next.multiplier.size());
-    x << next.v, next.multiplier;
-    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto& v0, const auto& p0,
-                                                                   const auto& y, int width) {
-      return equations(Start<typename std::decay_t<decltype(q0)>::Scalar>(*this, q0, v0, p0), y, s.t, width);
-    });
-  }
+  McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {}) : Base(system, h, options) {}
 
  private:
   /// What the step's equations take from their start (q0, p0), v0 = G(q0)⁻¹p0, in the scalar type T:
@@ -126,6 +98,18 @@ class McLachlanPerlmutter {
     e.residual.resize(dn + dm);
     e.residual << momentum_residual, VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(e.q1), v1));
     return e;
+  }
+
+  /// The unknowns at the solution of the step s → next, and the equations from a start (q0, v0, p0)
+  /// in any scalar type: what the step's derivative differentiates (MetricMethod::step_derivative).
+  Unknowns<double> unknowns_at(const State&, const State& next) const {
+    Unknowns<double> x(next.v.size() + next.multiplier.size());
+    x << next.v, next.multiplier;
+    return x;
+  }
+  template <class Q, class X>
+  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const X& x, double t0, int width) const {
+    return equations(Start<typename Q::Scalar>(*this, q0, v0, p0), x, t0, width);
   }
 
   void dense_step(State& s) const {
@@ -295,9 +279,6 @@ class McLachlanPerlmutter {
     return out;
   }
 
-  S system_;
-  double h_;
-  NewtonOptions options_;
 };
 
 }  // namespace dalembert

@@ -27,6 +27,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/step_driver.hpp"
@@ -93,71 +94,40 @@ inline LobattoPair lobatto_pair(int stages) {
   return t;
 }
 
+/// SPARK's state; the multiplier is Λ of the last stage of the last step.
 template <HasMetric S>
-class Spark {
- public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+struct SparkState : MetricMethodState<S> {
   /// At most 5 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
   /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
   static constexpr int max_unknowns =
       (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m);
+  /// The last step's stages less its start, (Q_i − q, P_i − p, Λ_i): the next step's initial guess
+  /// (empty before the first step).
+  Vecd<Dynamic, max_unknowns> stage_increments;
+  /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
+  KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
+};
+
+template <HasMetric S>
+class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
+  using Base = MetricMethod<Spark<S>, S, SparkState<S>>;
+  friend Base;
+  using Base::options_, Base::h_, Base::system_;
+
+ public:
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
+  static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
   static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;
   static constexpr int phase_size = S::n == Dynamic ? Dynamic : 2 * S::n;
 
-  /// The multiplier is Λ of the last stage of the last step.
-  struct State : MetricMethodState<S> {
-    /// The last step's stages less its start, (Q_i − q, P_i − p, Λ_i): the next step's initial guess
-    /// (empty before the first step).
-    Vecd<Dynamic, max_unknowns> stage_increments;
-    /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
-    KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
-  };
+  using typename Base::State;
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
-      : system_(system), h_(h), pair_(lobatto_pair(stages)), options_(options) {}
+      : Base(system, h, options), pair_(lobatto_pair(stages)) {}
 
-  double step_size() const { return h_; }
-  const S& system() const { return system_; }
   int stages() const { return pair_.stages; }
-
-  State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    State s;
-    static_cast<MetricMethodState<S>&>(s) = metric_method_start(system_, q0, v0);
-    return s;
-  }
-
-  void step(State& s) const {
-    if constexpr (SteppedByTerms<S>) {  // model/local_terms.hpp
-      step_by_terms(s);
-    } else {
-      dense_step(s);
-    }
-  }
-
-  VecN<S> velocity(const State& s) const { return s.v; }
-  const VecN<S>& carried_momentum(const State& s) const { return s.p; }
-
-  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s: a 2n × 2n matrix, rows q_{k+1} then p_{k+1},
-  /// columns q_k then p_k, by the implicit-function theorem on the stage equations at their solution
-  /// (implicit_step_derivative). It takes a step of its own.
-  Eigen::MatrixXd step_derivative(const State& s) const
-    requires(!SteppedByTerms<S>)
-  {
-    State next = s;
-    step(next);
-    const int dn = coordinate_count(system_), block = static_cast<int>(next.stage_increments.size()) / pair_.stages;
-    Vecd<Dynamic, max_unknowns> x = next.stage_increments;
-    for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
-      x.segment(i * block, dn) += s.q;
-      x.segment(i * block + dn, dn) += s.p;
-    }
-    return metric_method_step_derivative(system_, s.q, s.p, x, [&](const auto& q0, const auto&, const auto& p0,
-                                                                   const auto& y, int width) {
-      return equations(q0, p0, y, s.t, width);
-    });
-  }
 
  private:
   /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
@@ -249,6 +219,22 @@ class Spark {
       e.residual.template segment<m>(i * block + 2 * dn, dm) = condition;
     }
     return e;
+  }
+
+  /// The stages at the solution of the step s → next, and the equations from a start (q0, p0) in any
+  /// scalar type: what the step's derivative differentiates (MetricMethod::step_derivative).
+  Vecd<Dynamic, max_unknowns> unknowns_at(const State& s, const State& next) const {
+    const int dn = coordinate_count(system_), block = static_cast<int>(next.stage_increments.size()) / pair_.stages;
+    Vecd<Dynamic, max_unknowns> x = next.stage_increments;
+    for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
+      x.segment(i * block, dn) += s.q;
+      x.segment(i * block + dn, dn) += s.p;
+    }
+    return x;
+  }
+  template <class Q, class X>
+  auto step_equations(const Q& q0, const Q&, const Q& p0, const X& x, double t0, int width) const {
+    return equations(q0, p0, x, t0, width);
   }
 
   void dense_step(State& s) const {
@@ -478,10 +464,7 @@ class Spark {
     s.iterations = r.iterations;
   }
 
-  S system_;
-  double h_;
   LobattoPair pair_;
-  NewtonOptions options_;
 };
 
 }  // namespace dalembert
