@@ -57,8 +57,8 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
   /// momentum rows, the constraint rows. Generic in x's scalar U (with `width` derivatives) and in
   /// the start's T, double in a step, U for its derivative.
   template <class T, class X>
-  DALEMBERT_INLINE auto equations(const VecN<S, T>& start_q, const VecN<S, T>& start_v, const T& E0, const X& x,
-                                  double t0, int width) const {
+  auto equations(const VecN<S, T>& start_q, const VecN<S, T>& start_v, const T& E0, const X& x,
+                 double t0, int width) const {
     using U = typename X::Scalar;
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
