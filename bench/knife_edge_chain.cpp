@@ -134,6 +134,19 @@ void fim_trapezoid_dense(benchmark::State& s) {
   method_on_chain(s, [](const auto& c) { return trapezoidal_fim(DenseChain{c}); });
 }
 
+/// DLA's step derivative by terms applied to one direction (a Jacobian–vector product): the step it
+/// takes, the terms' blocks, one sparse factorisation and one solve; against chain_step/dla.
+void dla_derivative_product(benchmark::State& state) {
+  const auto chain = chain_of(state);
+  const auto dla = dalembert::make_dla(chain, h);
+  const auto x0 = chain.default_initial();
+  auto s = dla.initial_state(x0.q, x0.v);
+  dla.step(s);
+  const Eigen::VectorXd direction = Eigen::VectorXd::Ones(2 * s.q.size());
+  for (auto _ : state) benchmark::DoNotOptimize(dla.sparse_step_derivative(s) * direction);
+  state.counters["skates"] = chain.skates();
+}
+
 }  // namespace
 
 /// The sizes of the methods assembled term by term, which take any N.
@@ -149,6 +162,12 @@ void to_thirty_skates(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(dla_by_terms)->Name("chain_step/dla")->Apply(any_chain);
+BENCHMARK(dla_derivative_product)
+    ->Name("chain_step_derivative/dla_product")
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(3000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);
 BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);

@@ -11,9 +11,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/model/local_terms.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert::local {
 
@@ -68,21 +70,25 @@ void alpha_rule_derivatives(const S& sys, double h, double alpha, const Eigen::V
   detail::derivatives_by_terms(sys, h, rule_of_term, q0, q1, d, constraint_alpha);
 }
 
-/// The same for the model's discrete Lagrangian `ld`, the α-rule or the trapezoidal rule of sys.
+/// The rule of the model's discrete Lagrangian `ld` for one term: the term's α-rule or trapezoidal
+/// rule, a callable from the term.
 template <LocallyCoupled S>
-void discrete_lagrangian_derivatives(const S& sys, const AlphaRule<S>& ld, const Eigen::VectorXd& q0,
-                                     const Eigen::VectorXd& q1, DiscreteDerivatives& d,
-                                     std::optional<double> constraint_alpha = std::nullopt) {
-  alpha_rule_derivatives(sys, ld.step_size(), ld.alpha(), q0, q1, d, constraint_alpha);
+auto rule_of_each_term(const AlphaRule<S>& ld) {
+  return [h = ld.step_size(), alpha = ld.alpha()](const auto& term) {
+    return AlphaRule<std::decay_t<decltype(term)>>(term, h, alpha);
+  };
+}
+template <LocallyCoupled S>
+auto rule_of_each_term(const TrapezoidRule<S>& ld) {
+  return [h = ld.step_size()](const auto& term) { return TrapezoidRule<std::decay_t<decltype(term)>>(term, h); };
 }
 
-template <LocallyCoupled S>
-void discrete_lagrangian_derivatives(const S& sys, const TrapezoidRule<S>& ld, const Eigen::VectorXd& q0,
-                                     const Eigen::VectorXd& q1, DiscreteDerivatives& d,
-                                     std::optional<double> constraint_alpha = std::nullopt) {
-  const double h = ld.step_size();
-  const auto rule_of_term = [h](const auto& term) { return TrapezoidRule<std::decay_t<decltype(term)>>(term, h); };
-  detail::derivatives_by_terms(sys, h, rule_of_term, q0, q1, d, constraint_alpha);
+/// The same for the model's discrete Lagrangian `ld`, the α-rule or the trapezoidal rule of sys.
+template <LocallyCoupled S, class Ld>
+  requires requires(const Ld& ld) { rule_of_each_term<S>(ld); }
+void discrete_lagrangian_derivatives(const S& sys, const Ld& ld, const Eigen::VectorXd& q0, const Eigen::VectorXd& q1,
+                                     DiscreteDerivatives& d, std::optional<double> constraint_alpha = std::nullopt) {
+  detail::derivatives_by_terms(sys, ld.step_size(), rule_of_each_term<S>(ld), q0, q1, d, constraint_alpha);
 }
 
 /// Whether discrete_lagrangian_derivatives takes Ld on sys term by term: the α-rule and the
@@ -105,6 +111,81 @@ inline void saddle_point_jacobian(const DiscreteDerivatives& d, const Eigen::Spa
     for (Eigen::SparseMatrix<double>::InnerIterator it(Mq, k); it; ++it)
       entries.emplace_back(it.col(), n + it.row(), -it.value());
   J.setFromTriplets(entries.begin(), entries.end());
+}
+
+/// The derivative of DLA's step by terms with respect to (q_k, p_k), at its solution (q_{k+1}, λ):
+/// the equations of discrete/position_momentum_derivative.hpp without forces,
+///   F = (p_k + D1 L_d(q_k, q_{k+1}) − M(q_k)ᵀλ, ω(q_k, q_{k+1})) = 0,   p_{k+1} = D2 L_d(q_k, q_{k+1}),
+/// ω the α-rule constraint with `constraint_alpha`. Each term's share, a function of its own
+/// coordinates of q_k and q_{k+1} and its own multipliers, is differentiated at its fixed size; the
+/// blocks go to the sparse Jacobian of the equations. Rows of the result: q_{k+1}, λ, p_{k+1}.
+template <LocallyCoupled S, class Ld>
+SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const Ld& ld, double constraint_alpha,
+                                                           const Eigen::VectorXd& q0, const Eigen::VectorXd& q1,
+                                                           const Eigen::VectorXd& lambda) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  const double h = ld.step_size();
+  const auto rule_of_term = rule_of_each_term<S>(ld);
+  Triplets F_sigma, F_x, y_sigma, y_x;
+  for (int i = 0; i < n; ++i) F_sigma.emplace_back(i, n + i, 1.0);  // ∂F/∂p_k = (I; 0)
+  int first_row = 0;  // the term's first constraint row
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    using Term = std::decay_t<decltype(term)>;
+    constexpr int K = Term::n, mt = Term::m, Z = 2 * K + mt;
+    const auto term_ld = rule_of_term(term);
+    // z = (q_k, q_{k+1}, λ) of the term ↦ (D1 L_d − M(q_k)ᵀλ, ω, D2 L_d) of the term
+    const auto equations = [&](const auto& z) {
+      using T = typename std::decay_t<decltype(z)>::Scalar;
+      const Vec<T, K> a = z.template head<K>(), b = z.template segment<K>(K);
+      T value;
+      Vec<T, 2 * K> slots;
+      ad::value_and_gradient<2 * K>(
+          [&](const auto& y) {
+            using U = typename std::decay_t<decltype(y)>::Scalar;
+            return term_ld(Vec<U, K>(y.template head<K>()), Vec<U, K>(y.template tail<K>()));
+          },
+          Vec<T, 2 * K>(z.template head<2 * K>()), value, slots);
+      Vec<T, Z> out;
+      out.template head<K>() = slots.template head<K>();
+      out.template tail<K>() = slots.template tail<K>();
+      if constexpr (mt > 0) {
+        out.template head<K>() -= term.template constraint_matrix<T>(a).transpose() * z.template tail<mt>();
+        out.template segment<mt>(K) = AlphaConstraint<Term>(term, h, constraint_alpha)(a, b);
+      }
+      return out;
+    };
+    Vecd<Z> z;
+    z.template head<K>() = gather(q0, indices);
+    z.template segment<K>(K) = gather(q1, indices);
+    if constexpr (mt > 0) z.template tail<mt>() = lambda.template segment<mt>(first_row);
+    Vecd<Z> value;
+    Matd<Z, Z> J;
+    ad::value_and_jacobian<Z, Z>(equations, z, value, J);
+    // Where the term's rows and columns are in the whole: its momentum rows of F, its rows of ω, its
+    // rows of p_{k+1}; its columns of q_k (σ), of q_{k+1} and of λ (x).
+    const auto row_of = [&](int r) {
+      return r < K ? indices[r] : r < K + mt ? n + first_row + (r - K) : indices[r - K - mt];
+    };
+    const auto column_of = [&](int c) {
+      return c < K ? indices[c] : c < 2 * K ? indices[c - K] : n + first_row + (c - 2 * K);
+    };
+    for (int r = 0; r < Z; ++r) {
+      const bool of_F = r < K + mt;
+      for (int c = 0; c < Z; ++c) {
+        if (J(r, c) == 0.0) continue;
+        Triplets& block = c < K ? (of_F ? F_sigma : y_sigma) : (of_F ? F_x : y_x);
+        block.emplace_back(row_of(r), column_of(c), J(r, c));
+      }
+    }
+    first_row += mt;
+  });
+  const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const Triplets& entries) {
+    Eigen::SparseMatrix<double> A(rows, cols);
+    A.setFromTriplets(entries.begin(), entries.end());
+    return A;
+  };
+  return SparseStepDerivative(sparse(n + m, 2 * n, F_sigma), sparse(n + m, n + m, F_x), sparse(n, 2 * n, y_sigma),
+                              sparse(n, n + m, y_x));
 }
 
 /// D1, D2 and D12 L_d at (q0, q1) for a step whose Newton Jacobian is D12 L_d: of the whole L_d, D12

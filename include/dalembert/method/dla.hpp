@@ -168,18 +168,38 @@ class DiscreteLagrangeDAlembert {
   Eigen::MatrixXd step_derivative(const State& s) const
     requires requires(const Forced& f) { f.discrete_force(); }
   {
-    State next = s;
-    step(next);
-    const auto& ld = forced_.discrete_lagrangian();
-    if constexpr (carries_multiplier) {
+    if constexpr (by_terms && carries_multiplier) {
+      const Eigen::MatrixXd D = sparse_step_derivative(s).matrix();
+      const Eigen::Index dn = coordinate_count(system_);
+      Eigen::MatrixXd by_state(2 * dn, 2 * dn);
+      by_state << D.topRows(dn), D.bottomRows(dn);
+      return by_state;
+    } else if constexpr (carries_multiplier) {
+      State next = s;
+      step(next);
       const auto force = midpoint_external_force(system_, step_size(), s.t);
-      return position_momentum_step_derivative(system_, ld, dc_, force, force, s.q, s.p, next.q, next.multiplier);
+      return position_momentum_step_derivative(system_, forced_.discrete_lagrangian(), dc_, force, force, s.q, s.p,
+                                               next.q, next.multiplier);
     } else {
+      State next = s;
+      step(next);
+      const auto& ld = forced_.discrete_lagrangian();
       const auto& fd = forced_.discrete_force();
       const auto minus = [&](const auto& q0, const auto& q1) { return fd.minus(q0, q1, s.t); };
       const auto plus = [&](const auto& q0, const auto& q1) { return fd.plus(q0, q1, s.t); };
       return position_momentum_step_derivative(system_, ld, dc_, minus, plus, s.q, s.p, next.q, next.multiplier);
     }
+  }
+
+  /// The same derivative, by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δλ, δp_{k+1}) at the cost
+  /// of one sparse solve (local::position_momentum_derivative_by_terms). It takes a step of its own.
+  SparseStepDerivative sparse_step_derivative(const State& s) const
+    requires(by_terms && carries_multiplier)
+  {
+    State next = s;
+    step(next);
+    return local::position_momentum_derivative_by_terms(system_, forced_.discrete_lagrangian(), dc_.alpha(), s.q,
+                                                        next.q, next.multiplier);
   }
 
   /// step_derivative(s) and the derivative of the step's result by a constant external force f
