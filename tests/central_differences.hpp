@@ -23,18 +23,27 @@ auto& momentum_of(State& s) {
 }
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
-/// (q_k, p_k) moved by 1e-6 of its size (at least 1e-6), the difference taken of the doubles reached.
-/// A state that carries the velocity beside the momentum (the methods written with the metric) gets
-/// v_k = G(q_k)⁻¹p_k of the moved point.
+/// (q_k, p_k) moved by `relative_step` of its size (at least that much), the difference taken of the
+/// doubles reached; for a contact state, (q, p, z) throughout. A state that carries the velocity
+/// beside the momentum (the methods written with the metric) gets v_k = G(q_k)⁻¹p_k of the moved
+/// point (for `exact`, whose v_k only starts its Newton iteration, a start as good).
 template <class Method>
-Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s) {
-  const int n = static_cast<int>(s.q.size());
-  Eigen::MatrixXd D(2 * n, 2 * n);
-  for (int j = 0; j < 2 * n; ++j) {
+Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s,
+                                            double relative_step = 1e-6) {
+  constexpr bool contact = requires { s.z; };
+  const int n = static_cast<int>(s.q.size()), size = 2 * n + (contact ? 1 : 0);
+  const auto entry = [&](auto& state, int j) -> double& {
+    if constexpr (contact) {
+      if (j == 2 * n) return state.z;
+    }
+    return j < n ? state.q[j] : momentum_of(state)[j - n];
+  };
+  Eigen::MatrixXd D(size, size);
+  for (int j = 0; j < size; ++j) {
     auto up = s, down = s;
-    double& x_up = j < n ? up.q[j] : momentum_of(up)[j - n];
-    double& x_down = j < n ? down.q[j] : momentum_of(down)[j - n];
-    const double e = 1e-6 * std::max(1.0, std::abs(x_up));
+    double& x_up = entry(up, j);
+    double& x_down = entry(down, j);
+    const double e = relative_step * std::max(1.0, std::abs(x_up));
     x_up += e;
     x_down -= e;
     const double width = x_up - x_down;
@@ -44,7 +53,8 @@ Eigen::MatrixXd step_by_central_differences(const Method& method, const typename
     }
     method.step(up);
     method.step(down);
-    D.col(j) << (up.q - down.q) / width, (momentum_of(up) - momentum_of(down)) / width;
+    D.col(j).head(2 * n) << (up.q - down.q) / width, (momentum_of(up) - momentum_of(down)) / width;
+    if constexpr (contact) D(2 * n, j) = (up.z - down.z) / width;
   }
   return D;
 }
@@ -75,11 +85,11 @@ Eigen::VectorXd step_along_by_central_differences(const Method& method, const ty
 /// start); reported as step_derivative_<name>.
 template <class Method, class Point>
 double step_derivative_error(const std::string& name, const Method& method, const Point& q0, const Point& v0,
-                             int steps = 3) {
+                             int steps = 3, double relative_step = 1e-6) {
   auto s = method.initial_state(q0, v0);
   for (int k = 0; k < steps; ++k) method.step(s);
   const Eigen::MatrixXd D = method.step_derivative(s);
-  const Eigen::MatrixXd reference = step_by_central_differences(method, s);
+  const Eigen::MatrixXd reference = step_by_central_differences(method, s, relative_step);
   const double error = (D - reference).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
   report("step_derivative_" + name, error);
   return error;

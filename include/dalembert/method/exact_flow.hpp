@@ -14,6 +14,7 @@
 // This is the library's reference for any Lagrange–d'Alembert model. For C++ use:
 //   const ExactDiscreteFlow<MySystem> exact(sys, h);            // or exact_samples(sys, q0, v0, h, N)
 //   auto s = exact.initial_state(q0, v0);  exact.step(s);  ... s.q, exact.velocity(s)
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -136,6 +138,66 @@ class ExactDiscreteFlow {
     advance(s, h);
     s.iterations = r.iterations;
     s.shooting_iterations = arc.iterations;
+  }
+
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, a 2n × 2n matrix as DLA's. The step is the
+  /// flow over h from (q_k, v_k), v_k ∈ D the velocity of the momentum on D*:
+  ///   ∂L/∂v(q_k, v_k) − p_k = M(q_k)ᵀμ,   M(q_k) v_k = 0,
+  /// so v_k is differentiated by the implicit-function theorem on these equations, the flow by its
+  /// variational equations (Y = ∂q(h)/∂q(0), U = ∂q(h)/∂q̇(0) and their velocities,
+  /// discrete/shooting.hpp), and p_{k+1} = ∂L/∂v(q_{k+1}, v_{k+1}) by L's second derivatives. No
+  /// shooting: the step's own equations hold to the shooting tolerance, the flow's to the
+  /// integration's.
+  Eigen::MatrixXd step_derivative(const State& s) const {
+    const S& sys = system();
+    const int dn = coordinate_count(sys), dm = constraint_count(sys);
+    const VecN<S> v0 = velocity(s);
+    constexpr int max_n = max_n_of<S>(), max_m = max_m_of<S>();
+    constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
+    constexpr int NZ = sum_of_sizes(multiple_of_size(3, n), m), MaxNZ = sum_of_sizes(multiple_of_size(3, max_n), max_m);
+    constexpr int NF = sum_of_sizes(n, m), MaxNF = sum_of_sizes(max_n, max_m);
+    // z = (q_k, p_k, v_k, μ) ↦ (∂L/∂v(q_k, v_k) − p_k − M(q_k)ᵀμ, M(q_k) v_k)
+    const auto equations = [&](const auto& z) {
+      using T = typename std::decay_t<decltype(z)>::Scalar;
+      const VecN<S, T> q = z.template segment<n>(0, dn), v = z.template segment<n>(2 * dn, dn);
+      Vec<T, N2, MaxN2> w(2 * dn), gradient;
+      w << q, v;
+      T value;
+      ad::value_and_gradient<N2, MaxN2>(
+          [&](const auto& y) {
+            using U = typename std::decay_t<decltype(y)>::Scalar;
+            return sys.template lagrangian<U>(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template tail<n>(dn)));
+          },
+          w, value, gradient);
+      Vec<T, NF, MaxNF> F(dn + dm);
+      F.template head<n>(dn) = gradient.template tail<n>(dn) - z.template segment<n>(dn, dn);
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          const MatMN<S, T> M = sys.template constraint_matrix<T>(q);
+          F.template head<n>(dn) -= M.transpose() * z.template tail<m>(dm);
+          F.template tail<m>(dm) = M * v;
+        }
+      }
+      return F;
+    };
+    Vecd<NZ, MaxNZ> z(3 * dn + dm);
+    z.template head<n>(dn) = s.q;
+    z.template segment<n>(dn, dn) = s.p;
+    z.template segment<n>(2 * dn, dn) = v0;
+    if constexpr (m != 0) {  // μ from the momentum's part off D*, Mᵀμ = ∂L/∂v − p
+      if (dm > 0)
+        z.template tail<m>(dm) = sys.template constraint_matrix<double>(s.q).transpose().colPivHouseholderQr().solve(
+            VecN<S>(lagrangian_derivatives(sys, s.q, v0).Lv - s.p));
+    }
+    const Eigen::MatrixXd V = implicit_step_derivative<NZ, NF, MaxNZ, MaxNF>(equations, z, dn + dm).topRows(dn);
+    const ArcOf<S> arc = exact_.extended_flow().template integrate<Variations::full>(s.q, v0, step_size());
+    Eigen::MatrixXd q1(dn, 2 * dn), v1(dn, 2 * dn);
+    q1 << Eigen::MatrixXd(arc.Y) + arc.U * V.leftCols(dn), arc.U * V.rightCols(dn);
+    v1 << Eigen::MatrixXd(arc.Y_dot) + arc.U_dot * V.leftCols(dn), arc.U_dot * V.rightCols(dn);
+    const auto d = lagrangian_derivatives(sys, arc.q1, arc.v1);
+    Eigen::MatrixXd D(2 * dn, 2 * dn);
+    D << q1, Eigen::MatrixXd(d.B) * q1 + Eigen::MatrixXd(d.W) * v1;
+    return D;
   }
 
   /// The velocity in D of the momentum on D* (v_k itself, projected onto D).

@@ -14,6 +14,7 @@
 // rule with L = … + γz) leaves F⁻L_d undefined: the step reports it.
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "dalembert/discrete/contact_lagrangian.hpp"
 #include "dalembert/discrete/discrete_constraint.hpp"
@@ -136,7 +137,8 @@ class DiscreteHerglotz {
       J.template topLeftCorner<n, n>(dn, dn) = -d.minus_momentum_jacobian();
       add_constraint_rows<n, m>(dc_, s.q, q1, Mq, unknowns, F, J, w);
     };
-    const double scale = std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
+    const double scale =
+        std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
     const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x, scale, options_);
     const VecN<S> q1 = x.template head<n>(dn);
     s.p = d.D2;
@@ -150,6 +152,58 @@ class DiscreteHerglotz {
     s.q = q1;
     advance(s, h);
     s.iterations = r.iterations;
+  }
+
+  /// ∂(q_{k+1}, p_{k+1}, z_{k+1})/∂(q_k, p_k, z_k) of the step from s: a (2n + 1) × (2n + 1) matrix,
+  /// rows and columns in that order. By the implicit-function theorem on the step's equations at
+  /// their solution x = (q_{k+1}, λ) (solve/step_driver.hpp, implicit_step_derivative),
+  ///   F = (p_k + D1 L_d(q_k, q_{k+1}, z_k)/σ_d − M(q_k)ᵀλ, ω(q_k, q_{k+1})) = 0,
+  ///   p_{k+1} = D2 L_d(q_k, q_{k+1}, z_k),   z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k),
+  /// with every derivative by automatic differentiation, for discrete Lagrangians generic in the
+  /// scalar type (not the exact one, which shoots). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(!HasClosedDerivatives<Ld>)
+  {
+    State next = s;
+    step(next);
+    constexpr int max_n = max_n_of<S>(), max_m = Sizes::max_m;
+    constexpr int NS = sum_of_sizes(multiple_of_size(2, n), 1), MaxNS = sum_of_sizes(multiple_of_size(2, max_n), 1);
+    constexpr int NZ = sum_of_sizes(sum_of_sizes(NS, n), m);
+    constexpr int MaxNZ = sum_of_sizes(sum_of_sizes(MaxNS, max_n), max_m);
+    constexpr int NOut = sum_of_sizes(NS, m), MaxNOut = sum_of_sizes(MaxNS, max_m);  // F, p_{k+1}, z_{k+1}
+    const int dn = coordinate_count(system_), dm = contact_constraint_count(system_), start = 2 * dn + 1;
+    // z = (q_k, p_k, z_k, q_{k+1}, λ) ↦ (F, p_{k+1}, z_{k+1})
+    const auto equations = [&](const auto& z) {
+      using T = typename std::decay_t<decltype(z)>::Scalar;
+      const VecN<S, T> q0 = z.template segment<n>(0, dn), q1 = z.template segment<n>(start, dn);
+      Vec<T, NS, MaxNS> w(2 * dn + 1), slots;  // (q0, q1, z0) and (D1, D2, ∂L_d/∂z)
+      w << q0, q1, z[2 * dn];
+      T value;
+      ad::value_and_gradient<NS, MaxNS>(
+          [&](const auto& y) {
+            using U = typename std::decay_t<decltype(y)>::Scalar;
+            return ld_(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template segment<n>(dn, dn)), U(y[2 * dn]));
+          },
+          w, value, slots);
+      Vec<T, NOut, MaxNOut> out(2 * dn + dm + 1);
+      out.template head<n>(dn) = z.template segment<n>(dn, dn) + slots.template head<n>(dn) / (1.0 + slots[2 * dn]);
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          out.template head<n>(dn) -=
+              contact_constraint_matrix<S, T>(system_, q0).transpose() * z.template segment<m>(start + dn, dm);
+          out.template segment<m>(dn, dm) = dc_(q0, q1);
+        }
+      }
+      out.template segment<n>(dn + dm, dn) = slots.template segment<n>(dn, dn);
+      out[2 * dn + dm] = z[2 * dn] + value;
+      return out;
+    };
+    Vecd<NZ, MaxNZ> z(start + dn + dm);
+    z << s.q, s.p, s.z, next.q, next.multiplier;
+    const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(equations, z, dn + dm);
+    Eigen::MatrixXd out(2 * dn + 1, 2 * dn + 1);
+    out << D.topRows(dn), D.bottomRows(dn + 1);  // without λ
+    return out;
   }
 
   /// The velocity in D of the momentum p_k at (q_k, z_k) (inverse contact Legendre map).

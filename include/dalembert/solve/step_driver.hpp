@@ -14,7 +14,8 @@
 //  - for a step whose Jacobian is most of its cost and changes by O(h) from step to step (SPARK's
 //    stages), chord iterations on a factorisation kept from step to step;
 //  - the derivative of a step with respect to the state it starts from, by the implicit-function
-//    theorem on the converged equations (implicit_step_derivative).
+//    theorem on the converged equations (implicit_step_derivative), or for equations with a sparse
+//    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
