@@ -797,7 +797,8 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
 // The derivative of a step on a model file: DLA's and MLA's equations through the file's Taylor
 // kernels with dual numbers two deep (discrete/position_momentum_derivative.hpp), against central
 // differences of the step (bound as for the compiled models, test_step_derivatives.cpp): two skates
-// joined by a spring (6 coordinates, 2 constraints) and the knife edge with viscous drag (a force).
+// joined by a spring (6 coordinates, 2 constraints) and the knife edge with viscous drag (a force)
+// within the bound, and the chaotic oscillator (11 coordinates) on the heap.
 TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   const auto skates = modelfile::bind(modelfile::load(model_path("two-skates")), {});
   const auto dragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {});
@@ -812,6 +813,16 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
             1e-8);
   EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_mla", make_midpoint_mla(dragged_file, 0.1),
                                         dragged_q0, dragged_v0),
+            1e-8);
+  const auto oscillator = modelfile::bind(modelfile::load(model_path("chaotic-oscillator")), {});
+  const modelfile::UnboundedFileModel oscillator_file(oscillator);
+  const Eigen::VectorXd oscillator_q0 = oscillator->q0, oscillator_v0 = oscillator->v0;
+  ASSERT_EQ(oscillator_q0.size(), 11);
+  EXPECT_LT(test::step_derivative_error("model_file_chaotic_oscillator_dla", make_dla(oscillator_file, 0.1),
+                                        oscillator_q0, oscillator_v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_chaotic_oscillator_mla", make_midpoint_mla(oscillator_file, 0.1),
+                                        oscillator_q0, oscillator_v0),
             1e-8);
 }
 
