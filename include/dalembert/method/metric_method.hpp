@@ -9,8 +9,35 @@
 //   step_equations(q0, v0, p0, x, t0, width)     its equations, generic in the scalar type, with the
 //                                                members residual, q1 and p1.
 #include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
+
+/// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of a step of the methods written with the metric from (q0, p0),
+/// v0 = G(q0)⁻¹p0, by the implicit-function theorem on the step's equations at their solution x
+/// (implicit_step_derivative): equations(q0, v0, p0, x, width), generic in the scalar type, returns
+/// the residual and the next point (members residual, q1, p1). A 2n × 2n matrix, rows q_{k+1} then
+/// p_{k+1}, columns q_k then p_k.
+template <HasMetric S, class Unknowns, class Equations>
+Eigen::MatrixXd metric_method_step_derivative(const S& sys, const VecN<S>& q0, const VecN<S>& p0, const Unknowns& x,
+                                              Equations&& equations) {
+  constexpr int NX = Unknowns::RowsAtCompileTime, MaxNX = Unknowns::MaxRowsAtCompileTime;
+  constexpr int NZ = sum_of_sizes(multiple_of_size(2, S::n), NX);
+  constexpr int MaxNZ = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), MaxNX);
+  const int dn = coordinate_count(sys), nx = static_cast<int>(x.size()), width = 2 * dn + nx;
+  Vecd<NZ, MaxNZ> z(width);
+  z << q0, p0, x;
+  const auto from_z = [&](const auto& y) {
+    using U = typename std::decay_t<decltype(y)>::Scalar;
+    const VecN<S, U> q = y.template head<S::n>(dn), p = y.template segment<S::n>(dn, dn);
+    const VecN<S, U> v = MetricDerivatives<S, U>(sys, q).metric().partialPivLu().solve(p);
+    const auto e = equations(q, v, p, Vec<U, NX, MaxNX>(y.tail(nx)), width);
+    Vec<U, NZ, MaxNZ> out(width);
+    out << e.residual, e.q1, e.p1;
+    return out;
+  };
+  return implicit_step_derivative<NZ, NZ, MaxNZ, MaxNZ>(from_z, z, nx).bottomRows(2 * dn);
+}
 
 template <class Method, HasMetric S, class MethodState = MetricMethodState<S>>
 class MetricMethod {
