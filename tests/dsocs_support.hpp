@@ -1,9 +1,14 @@
 #pragma once
-// Helpers of the DSOCS tests: whole trajectories and the matrix form of [BFG13] Theorem 5.3.
+// Helpers of the DSOCS tests: whole trajectories, the matrix form of [BFG13] Theorem 5.3 and the
+// step derivative against central differences.
+#include <algorithm>
+#include <cmath>
+#include <string>
 #include <vector>
 
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/method/second_order_constrained.hpp"
+#include "test_support.hpp"
 
 namespace dalembert::test {
 
@@ -66,6 +71,34 @@ SymplecticDefect theorem_5_3(const Method& method, const Vecd<Method::n>& q0, co
   const Matd<2 * n, 2 * n> pullback = J.transpose() * W * J - W;
   const double size = pullback.cwiseAbs().maxCoeff();
   return {(pullback - (K - K.transpose())).cwiseAbs().maxCoeff() / size, size};
+}
+
+/// The largest entry of `method`'s step derivative ∂(q_k, q_{k+1})/∂(q_{k−1}, q_k) off central
+/// differences of the step (each entry moved by 1e-6 of its size), relative to the largest entry,
+/// three steps from (q0, v0); reported as step_derivative_<name>.
+template <class Method>
+double dsocs_step_derivative_error(const std::string& name, const Method& method, const Vecd<Method::n>& q0,
+                                   const Vecd<Method::n>& v0) {
+  constexpr int n = Method::n;
+  auto s = method.initial_state(q0, v0);
+  for (int k = 0; k < 3; ++k) method.step(s);
+  const Eigen::MatrixXd D = method.step_derivative(s);
+  Eigen::MatrixXd reference(2 * n, 2 * n);
+  for (int j = 0; j < 2 * n; ++j) {
+    auto up = s, down = s;
+    double& x_up = j < n ? up.previous[j] : up.q[j - n];
+    double& x_down = j < n ? down.previous[j] : down.q[j - n];
+    const double e = 1e-6 * std::max(1.0, std::abs(x_up));
+    x_up += e;
+    x_down -= e;
+    const double width = x_up - x_down;
+    method.step(up);
+    method.step(down);
+    reference.col(j) << (up.previous - down.previous) / width, (up.q - down.q) / width;
+  }
+  const double error = (D - reference).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+  report("step_derivative_" + name, error);
+  return error;
 }
 
 }  // namespace dalembert::test

@@ -260,8 +260,8 @@ TEST(Exact, FlowEqualsTheReferenceSolver) {
 
 // The derivative of the exact step (step_derivative: the velocity of the momentum on D* by the
 // implicit-function theorem, the flow by its variational equations; no shooting) against central
-// differences of the step, three steps into the run, on the particle, the sleigh (a metric of q)
-// and the vertical disk (two constraints). Each entry moves by 1e-4 of its size: the steps hold to
+// differences of the step, three steps into the run, on the sleigh (a metric of q) and the
+// vertical disk (two constraints). Each entry moves by 1e-4 of its size: the steps hold to
 // the shooting tolerance (1e-12), which differences over 1e-6 would magnify to 1e-6.
 TEST(Exact, StepDerivativeAgreesWithCentralDifferences) {
   const auto error = [](const std::string& name, const auto& sys) {
@@ -269,7 +269,6 @@ TEST(Exact, StepDerivativeAgreesWithCentralDifferences) {
     const auto x0 = sys.default_initial();
     return test::step_derivative_error("exact_" + name, ExactDiscreteFlow<S>(sys, 0.1), x0.q, x0.v, 3, 1e-4);
   };
-  EXPECT_LT(error("particle", NonholonomicParticle{}), 1e-6);
   EXPECT_LT(error("sleigh", ChaplyginSleigh{}), 1e-6);
   EXPECT_LT(error("vertical_disk", VerticalDisk{}), 1e-6);
 }

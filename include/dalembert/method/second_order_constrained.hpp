@@ -20,10 +20,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "dalembert/discrete/second_order.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -147,6 +149,35 @@ class DiscreteSecondOrderConstrained {
   /// t_{k−1} advanced by h times the central second difference; v0 at k = 0.
   Vector velocity(const State& s) const { return s.v; }
 
+  /// ∂(q_k, q_{k+1})/∂(q_{k−1}, q_k) of the step from s (k ≥ 1; the first step applies the start
+  /// rule): a 2n × 2n matrix, rows q_k then q_{k+1}, columns q_{k−1} then q_k, by the
+  /// implicit-function theorem on the equations R(q_{k−1}, q_k, q_{k+1}) = 0 of the branch the step
+  /// took (solve/step_driver.hpp, implicit_step_derivative). It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const {
+    if (s.k == 0) throw std::invalid_argument("the first step applies the start rule: differentiate from k = 1");
+    State next = s;
+    step(next);
+    const Branch branch = next.spurious ? Branch::spurious : default_branch();
+    constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
+    constexpr int N3 = multiple_of_size(3, n), MaxN3 = multiple_of_size(3, max_n);
+    const int dn = coordinate_count(ds_);
+    // z = (q_{k−1}, q_k, q_{k+1}) ↦ (R, q_k)
+    const auto equations = [&](const auto& z) {
+      using T = typename std::decay_t<decltype(z)>::Scalar;
+      const VecN<Ds, T> q0 = z.template head<n>(dn), q1 = z.template segment<n>(dn, dn),
+                        q2 = z.template segment<n>(2 * dn, dn);
+      Vec<T, N2, MaxN2> out(2 * dn);
+      out << step_equations<T>(branch, q0, q1, momentum(q0, q1), q2), q1;
+      return out;
+    };
+    Vecd<N3, MaxN3> z(3 * dn);
+    z << s.previous, s.q, next.q;
+    const Eigen::MatrixXd D = implicit_step_derivative<N3, N2, MaxN3, MaxN2>(equations, z, dn);
+    Eigen::MatrixXd out(2 * dn, 2 * dn);
+    out << D.bottomRows(dn), D.topRows(dn);
+    return out;
+  }
+
   /// The acceleration estimate at t_k (for the kinematic constraint residual of a run).
   Vector acceleration(const State& s) const { return s.a; }
 
@@ -217,24 +248,29 @@ class DiscreteSecondOrderConstrained {
     return 0;
   }
 
-  /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, [BFG13] §4).
-  Vector momentum(const Vector& q0, const Vector& q1) const {
-    double value;
-    Vector p;
+  /// D2 L_d(q0, q1), the discrete momentum at q1 (the paper's L_d has no factor h, [BFG13] §4),
+  /// generic in the scalar type.
+  template <class T>
+  VecN<Ds, T> momentum(const VecN<Ds, T>& q0, const VecN<Ds, T>& q1) const {
+    T value;
+    VecN<Ds, T> p;
     ad::value_and_gradient<n, max_n>(
         [&](const auto& x1) {
           using D = typename std::decay_t<decltype(x1)>::Scalar;
-          return ds_.template lagrangian<D>(ad::constants<D>(q0, coordinate_count(ds_)), x1);
+          return ds_.template lagrangian<D>(ad::in_scalar<D>(q0, coordinate_count(ds_)), x1);
         },
         q1, value, p);
     return p;
   }
 
-  template <class D>
-  VecN<Ds, D> step_equations(Branch branch, const Vector& q0, const Vector& q1, const Vector& p,
-                             const VecN<Ds, D>& q2) const {
+  /// The step equations of `branch` at q2, generic in the scalar type of the start (q0, q1 and
+  /// p = D2 L_d(q0, q1): doubles for Newton, dual numbers for the step's derivative) as well as of
+  /// the unknown q2.
+  template <class D, class Start>
+  VecN<Ds, D> step_equations(Branch branch, const VecN<Ds, Start>& q0, const VecN<Ds, Start>& q1,
+                             const VecN<Ds, Start>& p, const VecN<Ds, D>& q2) const {
     const int dn = coordinate_count(ds_), dm = constraint_count(ds_);
-    const VecN<Ds, D> x0 = ad::constants<D>(q0, dn), x1 = ad::constants<D>(q1, dn);
+    const VecN<Ds, D> x0 = ad::in_scalar<D>(q0, dn), x1 = ad::in_scalar<D>(q1, dn);
     // D1 L_d(q1, q2) as a function of q2: an inner gradient along q1
     D value;
     VecN<Ds, D> d1;
@@ -244,7 +280,7 @@ class DiscreteSecondOrderConstrained {
           return ds_.template lagrangian<E>(y1, ad::constants<E>(q2, coordinate_count(ds_)));
         },
         x1, value, d1);
-    const VecN<Ds, D> force = p.template cast<D>() + d1;  // D2 L_d(q0, q1) + D1 L_d(q1, q2)
+    const VecN<Ds, D> force = ad::in_scalar<D>(p, dn) + d1;  // D2 L_d(q0, q1) + D1 L_d(q1, q2)
     VecN<Ds, D> r;
     r.resize(dn);
     if constexpr (m != 0) {
