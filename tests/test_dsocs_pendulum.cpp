@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "dalembert/method/reference.hpp"
+#include "dalembert/models/curvature_particle.hpp"
 #include "dalembert/models/inertia_wheel_pendulum.hpp"
 #include "dsocs_support.hpp"
 #include "test_support.hpp"
@@ -284,6 +285,18 @@ TEST(DsocsPendulum, Theorem53HoldsAndTheFlowIsNotSymplectic) {
   const auto defect = test::theorem_5_3(method, Vecd<2>(0.5, 0.0), Vecd<2>(0.5, 0.05));
   EXPECT_LT(defect.identity_mismatch, 1e-8);  // measured 6.4e-11 with central differences
   EXPECT_NEAR(defect.non_symplecticity, 2012.0, 5.0);
+}
+
+// DSOCS ([BFG13]), a two-step method: ∂(q_k, q_{k+1})/∂(q_{k−1}, q_k) (step_derivative: the
+// implicit-function theorem on the equations of the branch the step took) against central
+// differences, on the inertia wheel pendulum (the physical factor of its kinematic constraint) and
+// the curvature particle.
+TEST(DsocsPendulum, StepDerivativeAgreesWithCentralDifferences) {
+  const InertiaWheelPendulum pendulum;
+  const models::CurvatureParticle particle;
+  const auto x = pendulum.default_initial(), y = particle.default_initial();
+  EXPECT_LT(test::dsocs_step_derivative_error("dsocs_pendulum", make_dsocs(pendulum, 0.1), x.q, x.v), 1e-8);
+  EXPECT_LT(test::dsocs_step_derivative_error("dsocs_curvature", make_dsocs(particle, 0.1), y.q, y.v), 1e-8);
 }
 
 TEST(DsocsPendulum, EachStepIsReversedByTheStepWithMinusH) {

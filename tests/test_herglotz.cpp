@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "contact_test_models.hpp"
@@ -13,6 +14,7 @@
 #include "dalembert/models/contact_systems.hpp"
 #include "dalembert/models/damped_knife_edge.hpp"
 #include "dalembert/models/knife_edge.hpp"
+#include "central_differences.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -388,6 +390,28 @@ TEST(Herglotz, VanishingConformalFactorIsReported) {
 }
 
 // --- contact + nonholonomic: the discrete Herglotz–d'Alembert integrator ----------------------
+
+// The derivative of a step by (q, p, z) (step_derivative: the implicit-function theorem on the
+// step's equations, σ_d among them) against central differences of the step, three steps into the
+// run: the damped knife edge (a constraint), and a planar Lagrangian nonlinear in z, whose σ_d
+// varies with q, v and z.
+TEST(Herglotz, StepDerivativeAgreesWithCentralDifferences) {
+  const auto error = [](const std::string& name, const auto& method, const auto& q0, const auto& v0) {
+    auto s = method.initial_state(q0, v0, 0.2);
+    for (int k = 0; k < 3; ++k) method.step(s);
+    const Eigen::MatrixXd D = method.step_derivative(s);
+    const double e =
+        (D - test::step_by_central_differences(method, s)).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+    test::report("step_derivative_herglotz_" + name, e);
+    return e;
+  };
+  const DampedKnifeEdge knife;
+  const auto x = knife.default_initial();
+  EXPECT_LT(error("damped_knife_edge", make_thesis_herglotz(knife, 0.1), x.q, x.v), 1e-8);
+  const test::ZNonlinearPlanar planar;
+  EXPECT_LT(error("z_nonlinear_planar", make_thesis_herglotz(planar, 0.1), Vecd<2>(0.6, -0.2), Vecd<2>(0.1, 0.5)),
+            1e-8);
+}
 
 TEST(HerglotzDAlembert, WithoutDampingItIsTheDiscreteLagrangeDAlembertIntegrator) {
   // γ = 0: σ_d = 1 and L_d does not depend on z, so the equations are DLA's (midpoint L_d and ω).

@@ -1,17 +1,18 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
 // on the converged equations, discrete/position_momentum_derivative.hpp for the position–momentum
 // methods, each method's own equations for the others): the step_derivative of DLA, MLA, DEL, GF,
-// FIM, McLachlan–Perlmutter, the discrete gradient, SPARK, the discrete Herglotz integrators and
-// DSOCS against central finite differences of the step on systems with constraints, with an external force of (q, v, t), and without
+// FIM, McLachlan–Perlmutter, the discrete gradient and SPARK against central finite differences of
+// the step on systems with constraints, with an external force of (q, v, t), and without
 // constraints, where the step is a symplectic map, which its derivative shows to round-off; and the
-// derivative by a constant external force (step_derivatives of DLA and DEL) against central
-// differences in the force. Each (method, model) pair compiles the step's equations in dual numbers
+// derivative by a constant external force
+// (step_derivatives of DLA and DEL) against central differences in the force. Each (method, model) pair compiles the step's equations in dual numbers
 // anew, so the models are the particle and the sleigh for the position–momentum methods (the
 // sleigh with a force and the vertical disk for the others), and beyond them one model for each
 // case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
 // satellite), run-time sizes, terms (the chain). This file compiles at -O0 (tests/CMakeLists.txt).
-// Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences; exact:
-// Exact.StepDerivativeAgreesWithCentralDifferences.
+// Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences; the others:
+// Exact.StepDerivativeAgreesWithCentralDifferences, Herglotz.StepDerivativeAgreesWithCentralDifferences
+// and DsocsPendulum.StepDerivativeAgreesWithCentralDifferences.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,24 +23,18 @@
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/generating_function.hpp"
-#include "dalembert/method/herglotz.hpp"
 #include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/spark.hpp"
 #include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
-#include "dalembert/models/curvature_particle.hpp"
-#include "dalembert/models/damped_knife_edge.hpp"
-#include "dalembert/models/inertia_wheel_pendulum.hpp"
 #include "dalembert/models/knife_edge_chain.hpp"
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/satellite.hpp"
 #include "dalembert/models/vertical_disk.hpp"
 #include "at_run_time.hpp"
 #include "central_differences.hpp"
-#include "contact_test_models.hpp"
-#include "dsocs_support.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -348,38 +343,4 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
   }
   test::report("step_derivative_dla_chain_100_along_four_directions", worst);
   EXPECT_LT(worst, 1e-6);
-}
-
-// The derivative of a step by (q, p, z) (step_derivative: the implicit-function theorem on the
-// step's equations, σ_d among them) against central differences of the step, three steps into the
-// run: the damped knife edge (a constraint), and a planar Lagrangian nonlinear in z, whose σ_d
-// varies with q, v and z.
-TEST(StepDerivative, HerglotzAgreesWithCentralDifferences) {
-  const auto error = [](const std::string& name, const auto& method, const auto& q0, const auto& v0) {
-    auto s = method.initial_state(q0, v0, 0.2);
-    for (int k = 0; k < 3; ++k) method.step(s);
-    const Eigen::MatrixXd D = method.step_derivative(s);
-    const double e =
-        (D - test::step_by_central_differences(method, s)).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-    test::report("step_derivative_herglotz_" + name, e);
-    return e;
-  };
-  const models::DampedKnifeEdge knife;
-  const auto x = knife.default_initial();
-  EXPECT_LT(error("damped_knife_edge", make_thesis_herglotz(knife, 0.1), x.q, x.v), 1e-8);
-  const test::ZNonlinearPlanar planar;
-  EXPECT_LT(error("z_nonlinear_planar", make_thesis_herglotz(planar, 0.1), Vecd<2>(0.6, -0.2), Vecd<2>(0.1, 0.5)),
-            1e-8);
-}
-
-// DSOCS ([BFG13]), a two-step method: ∂(q_k, q_{k+1})/∂(q_{k−1}, q_k) (step_derivative: the
-// implicit-function theorem on the equations of the branch the step took) against central
-// differences, on the inertia wheel pendulum (the physical factor of its kinematic constraint) and
-// the curvature particle.
-TEST(StepDerivative, DsocsAgreesWithCentralDifferences) {
-  const models::InertiaWheelPendulum pendulum;
-  const models::CurvatureParticle particle;
-  const auto x = pendulum.default_initial(), y = particle.default_initial();
-  EXPECT_LT(test::dsocs_step_derivative_error("dsocs_pendulum", make_dsocs(pendulum, 0.1), x.q, x.v), 1e-8);
-  EXPECT_LT(test::dsocs_step_derivative_error("dsocs_curvature", make_dsocs(particle, 0.1), y.q, y.v), 1e-8);
 }
