@@ -238,10 +238,11 @@ class SparseStepDerivative {
     out << dx, y_sigma_ * direction + y_x_ * dx;
     return out;
   }
-  /// [dx/dσ; dy/dσ], column by column.
+  /// [dx/dσ; dy/dσ], one solve with every column of F_σ.
   Eigen::MatrixXd matrix() const {
-    Eigen::MatrixXd D(F_sigma_.rows() + y_sigma_.rows(), F_sigma_.cols());
-    for (Eigen::Index c = 0; c < D.cols(); ++c) D.col(c) = *this * Eigen::VectorXd::Unit(D.cols(), c);
+    const Eigen::MatrixXd dx = -F_x_.solve(Eigen::MatrixXd(F_sigma_));
+    Eigen::MatrixXd D(dx.rows() + y_sigma_.rows(), dx.cols());
+    D << dx, Eigen::MatrixXd(y_sigma_) + y_x_ * dx;
     return D;
   }
 
