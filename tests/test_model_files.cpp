@@ -16,9 +16,16 @@
 
 #include "catalogue/catalogue.hpp"
 #include "dalembert/discrete/shooting.hpp"
+#include "dalembert/method/del.hpp"
+#include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/exact_flow.hpp"
+#include "dalembert/method/generating_function.hpp"
+#include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
+#include "dalembert/method/spark.hpp"
 #include "dalembert/models/knife_edge.hpp"
 #include "modelfile/entry.hpp"
 #include "modelfile/file_model.hpp"
@@ -798,7 +805,8 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
 // kernels with dual numbers two deep (discrete/position_momentum_derivative.hpp), against central
 // differences of the step (bound as for the compiled models, test_step_derivatives.cpp): two skates
 // joined by a spring (6 coordinates, 2 constraints) and the knife edge with viscous drag (a force)
-// within the bound, and the chaotic oscillator (11 coordinates) on the heap.
+// within the bound; and on the chaotic oscillator (11 coordinates) on the heap, every discrete
+// method that runs on model files (the exact flow's derivative is test_exact.cpp's).
 TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   const auto skates = modelfile::bind(modelfile::load(model_path("two-skates")), {});
   const auto dragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {});
@@ -824,6 +832,24 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_chaotic_oscillator_mla", make_midpoint_mla(oscillator_file, 0.1),
                                         oscillator_q0, oscillator_v0),
             1e-8);
+  using Oscillator = modelfile::UnboundedFileModel;
+  const auto expect_derivative = [&](const std::string& name, const auto& method) {
+    EXPECT_LT(test::step_derivative_error("model_file_chaotic_oscillator_" + name, method, oscillator_q0,
+                                          oscillator_v0),
+              1e-8)
+        << name;
+  };
+  expect_derivative("del", DiscreteEulerLagrange<Oscillator, AlphaRule<Oscillator>>(
+                               oscillator_file, AlphaRule<Oscillator>(oscillator_file, 0.1)));
+  expect_derivative("gf", make_gf(oscillator_file, 0.1));
+  expect_derivative("fim", make_fim(oscillator_file, 0.1));
+  expect_derivative("mp", McLachlanPerlmutter<Oscillator>(oscillator_file, 0.1));
+  expect_derivative("dg", DiscreteGradient<Oscillator>(oscillator_file, 0.1));
+  expect_derivative("spark", Spark<Oscillator>(oscillator_file, 0.1, 3));
+  EXPECT_LT(test::step_derivative_error("model_file_chaotic_oscillator_exact",
+                                        ExactDiscreteFlow<Oscillator>(oscillator_file, 0.1), oscillator_q0,
+                                        oscillator_v0, 3, 1e-4),
+            1e-6);
 }
 
 // Every method that takes a force converges to the file's closed form at its order, and the energy

@@ -7,7 +7,7 @@
 // derivative by a constant external force
 // (step_derivatives of DLA and DEL) against central differences in the force. Each (method, model) pair compiles the step's equations in dual numbers
 // anew, so the models are the particle and the sleigh for the position–momentum methods (the
-// sleigh with a force and the vertical disk for the others), and beyond them one model for each
+// sleigh with a force, the vertical disk and the particle for the others), and beyond them one model for each
 // case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
 // satellite), run-time sizes, terms (the chain). This file compiles at -O0 (tests/CMakeLists.txt).
 // Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences; the others:
@@ -172,6 +172,7 @@ TEST(StepDerivative, MlaAgreesWithCentralDifferences) {
 
 // DEL ignores constraints: on the sleigh its step is the free rigid body's in the plane.
 TEST(StepDerivative, DelAgreesWithCentralDifferences) {
+  EXPECT_LT(step_derivative_error("del_particle", del_of, models::NonholonomicParticle{}, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("del_satellite", del_of, models::Satellite{}, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("del_sleigh", del_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("del_dragged_pushed_sleigh", del_of, DraggedPushedSleigh{}, 0.1), 1e-8);
@@ -201,10 +202,14 @@ TEST(StepDerivative, GfCpAndFimAgreeWithCentralDifferences) {
 // the start and M̃, SPARK's every stage (2 to 4 stages, the stages' IIIA constraint rows and g at the
 // step point): all of it depends on the start and enters the derivative. Two models each, whose
 // derivatives compile anew for every method: the sleigh with a force of (q, v, t) and a metric that
-// varies, and the vertical disk with two constraints.
+// varies, and the vertical disk with two constraints; and the particle, whose metric is constant.
 TEST(StepDerivative, MetricMethodsAgreeWithCentralDifferences) {
   const DraggedPushedSleigh pushed;
   const models::VerticalDisk disk;
+  const models::NonholonomicParticle particle;
+  EXPECT_LT(step_derivative_error("mp_particle", mp_of, particle, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("dg_particle", dg_of, particle, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("spark3_particle", spark_of(3), particle, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("mp_dragged_pushed_sleigh", mp_of, pushed, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("mp_vertical_disk", mp_of, disk, 0.1), 1e-8);
   EXPECT_LT(step_derivative_error("dg_dragged_pushed_sleigh", dg_of, pushed, 0.1), 1e-8);

@@ -166,16 +166,17 @@ class ExactDiscreteFlow {
       ad::value_and_gradient<N2, MaxN2>(
           [&](const auto& y) {
             using U = typename std::decay_t<decltype(y)>::Scalar;
-            return sys.template lagrangian<U>(VecN<S, U>(y.template head<n>(dn)), VecN<S, U>(y.template tail<n>(dn)));
+            const VecN<S, U> q_of_y = y.template head<n>(dn), v_of_y = y.template segment<n>(dn, dn);
+            return sys.template lagrangian<U>(q_of_y, v_of_y);
           },
           w, value, gradient);
       Vec<T, NF, MaxNF> F(dn + dm);
-      F.template head<n>(dn) = gradient.template tail<n>(dn) - z.template segment<n>(dn, dn);
+      F.template head<n>(dn) = gradient.template segment<n>(dn, dn) - z.template segment<n>(dn, dn);
       if constexpr (m != 0) {
         if (dm > 0) {
           const MatMN<S, T> M = sys.template constraint_matrix<T>(q);
-          F.template head<n>(dn) -= M.transpose() * z.template tail<m>(dm);
-          F.template tail<m>(dm) = M * v;
+          F.template head<n>(dn) -= M.transpose() * z.template segment<m>(3 * dn, dm);
+          F.template segment<m>(dn, dm) = M * v;
         }
       }
       return F;
@@ -186,8 +187,9 @@ class ExactDiscreteFlow {
     z.template segment<n>(2 * dn, dn) = v0;
     if constexpr (m != 0) {  // μ from the momentum's part off D*, Mᵀμ = ∂L/∂v − p
       if (dm > 0)
-        z.template tail<m>(dm) = sys.template constraint_matrix<double>(s.q).transpose().colPivHouseholderQr().solve(
-            VecN<S>(lagrangian_derivatives(sys, s.q, v0).Lv - s.p));
+        z.template segment<m>(3 * dn, dm) =
+            sys.template constraint_matrix<double>(s.q).transpose().colPivHouseholderQr().solve(
+                VecN<S>(lagrangian_derivatives(sys, s.q, v0).Lv - s.p));
     }
     const Eigen::MatrixXd V = implicit_step_derivative<NZ, NF, MaxNZ, MaxNF>(equations, z, dn + dm).topRows(dn);
     const ArcOf<S> arc = exact_.extended_flow().template integrate<Variations::full>(s.q, v0, step_size());
