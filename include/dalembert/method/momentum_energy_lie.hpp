@@ -17,7 +17,7 @@
 
 #include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/model/rigid_body.hpp"
-#include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -79,8 +79,8 @@ class RigidBodyMomentumEnergy {
         for (int j = 0; j < 3; ++j) J(i, j) = ad::derivative(r[i], j);
       }
     };
-    const NewtonReport r = newton_solve<3>(evaluate, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h_), r);
+    const NewtonReport r =
+        solve_step<Matd<3, 3>>(s, h_, JointEquations{evaluate}, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
     const Matd<3, 3> W = so3::cayley(x);
     s.g = s.g * W;
     const auto pr = body_projectors(body_, s.g);
@@ -90,6 +90,43 @@ class RigidBodyMomentumEnergy {
     s.increment = x;
     advance(s, h_);
     s.iterations = r.iterations;
+  }
+
+  /// ∂(g_{k+1}, p_{k+1})/∂(g_k, p_k) of the step from s, 6 × 6, with g moved along the left-trivialised
+  /// chart g exp(hat ξ): columns ξ_k then p_k, rows ξ_{k+1} then p_{k+1}. The step's equation
+  /// momentum_of(cay(x)) = p_k makes x a function of p_k alone, dx = (∂r/∂x)⁻¹ dp_k (the
+  /// implicit-function theorem); g_{k+1} = g_k exp(hat ξ_k) cay(x) and p_{k+1} = (P* − Q*)(g_{k+1})
+  /// cay(x)ᵀ p_k are then differentiated in dual numbers, ξ_{k+1} read as vee(g_{k+1}ᵀ g'_{k+1}), which
+  /// is it to first order. It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const {
+    State next = s;
+    step(next);
+    using D3 = ad::Dual<double, 3>;
+    Vec<D3, 3> x3;
+    for (int i = 0; i < 3; ++i) x3[i] = ad::variable<3>(next.increment[i], i);
+    const Vec<D3, 3> r = momentum_of<D3>(so3::cayley(x3));
+    Matd<3, 3> r_by_x;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) r_by_x(i, j) = ad::derivative(r[i], j);
+    using D = ad::Dual<double, 6>;
+    Vec<D, 3> xi, p;
+    for (int i = 0; i < 3; ++i) {
+      xi[i] = ad::variable<6>(0.0, i);
+      p[i] = ad::variable<6>(s.p[i], 3 + i);
+    }
+    const Vec<D, 3> x = next.increment.template cast<D>() +
+                        Matd<3, 3>(r_by_x.inverse()).template cast<D>() * Vec<D, 3>(p - s.p.template cast<D>());
+    const Mat<D, 3, 3> W = so3::cayley(x);
+    const Mat<D, 3, 3> g1 = s.g.template cast<D>() * so3::exp(xi) * W;
+    const Vec<D, 3> xi1 = so3::vee(Mat<D, 3, 3>(next.g.transpose().template cast<D>() * g1));
+    const Vec<D, 3> p1 = body_reflection<D>(body_, g1) * so3::coadjoint(W, p);
+    Eigen::MatrixXd derivative(6, 6);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 6; ++j) {
+        derivative(i, j) = ad::derivative(xi1[i], j);
+        derivative(3 + i, j) = ad::derivative(p1[i], j);
+      }
+    return derivative;
   }
 
   /// Ω of the average momentum: I⁻¹ p~ (satisfies A(g) Ω = 0).

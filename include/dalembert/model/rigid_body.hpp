@@ -129,6 +129,20 @@ struct BodyProjectors {
   Matd<3, 3> reflection() const { return P - Q; }
 };
 
+/// P* − Q* at g, generic in the scalar type (for a step's derivative in dual numbers).
+template <class T, RigidBodyModel B>
+Mat<T, 3, 3> body_reflection(const B& body, const Mat<T, 3, 3>& g) {
+  constexpr int m = B::m;
+  if constexpr (m == 0) {
+    return Mat<T, 3, 3>::Identity();
+  } else {
+    const Mat<T, m, 3> A = body.template constraint_matrix<T>(g);
+    const Mat<T, 3, m> IinvAt = Matd<3, 3>(body.inertia().inverse()).template cast<T>() * A.transpose();
+    const Mat<T, m, m> C = A * IinvAt;
+    return Mat<T, 3, 3>::Identity() - 2.0 * A.transpose() * C.inverse() * IinvAt.transpose();
+  }
+}
+
 template <RigidBodyModel B>
 BodyProjectors body_projectors(const B& body, const Matd<3, 3>& g) {
   constexpr int m = B::m;
