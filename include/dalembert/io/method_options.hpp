@@ -10,6 +10,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 
 #include "dalembert/io/errors.hpp"
@@ -45,6 +46,28 @@ struct MethodOption {
 
 inline constexpr double unbounded = std::numeric_limits<double>::infinity();
 
+/// get and set of an option that is one field of RunOptions: a double (a number), an int (a whole
+/// number) or a string (a choice).
+template <auto Field>
+OptionValue field_value(const RunOptions& o) {
+  const auto& x = o.*Field;
+  if constexpr (std::is_same_v<std::decay_t<decltype(x)>, int>) {
+    return static_cast<long>(x);
+  } else {
+    return x;
+  }
+}
+template <auto Field>
+void set_field(RunOptions& o, const OptionValue& v) {
+  auto& x = o.*Field;
+  using T = std::decay_t<decltype(x)>;
+  if constexpr (std::is_same_v<T, std::string>) {
+    x = std::get<std::string>(v);
+  } else {
+    x = static_cast<T>(number_of(v));
+  }
+}
+
 /// Every option a method takes, in the order of the provenance. Which methods read which option
 /// is stated in its help; a method ignores the others.
 inline constexpr std::array<MethodOption, 10> method_options = {{
@@ -53,33 +76,33 @@ inline constexpr std::array<MethodOption, 10> method_options = {{
      .help = "alpha of the alpha-rule discrete Lagrangian and constraint",
      .low = 0.0,
      .high = 1.0,
-     .get = [](const RunOptions& o) -> OptionValue { return o.alpha; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.alpha = number_of(v); }},
+     .get = field_value<&RunOptions::alpha>,
+     .set = set_field<&RunOptions::alpha>},
     {.name = "rule",
      .kind = OptionKind::choice,
      .help = "discrete Lagrangian (exponential: contact systems, method herglotz)",
      .choices = {"alpha", "trapezoid", "exponential"},
-     .get = [](const RunOptions& o) -> OptionValue { return o.rule; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.rule = std::get<std::string>(v); }},
+     .get = field_value<&RunOptions::rule>,
+     .set = set_field<&RunOptions::rule>},
     {.name = "constraint_rule",
      .kind = OptionKind::choice,
      .help = "dla: discrete constraint, M at the alpha point or M averaged over both ends of the step",
      .choices = {"alpha", "trapezoid"},
-     .get = [](const RunOptions& o) -> OptionValue { return o.constraint_rule; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.constraint_rule = std::get<std::string>(v); }},
+     .get = field_value<&RunOptions::constraint_rule>,
+     .set = set_field<&RunOptions::constraint_rule>},
     {.name = "fim_start",
      .kind = OptionKind::choice,
      .help = "first momentum of fim and fim-lie: B = G v0 - (h/2) constraint force, A = G v0",
      .choices = {"A", "B"},
-     .get = [](const RunOptions& o) -> OptionValue { return o.fim_start; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.fim_start = std::get<std::string>(v); }},
+     .get = field_value<&RunOptions::fim_start>,
+     .set = set_field<&RunOptions::fim_start>},
     {.name = "stages",
      .kind = OptionKind::whole,
      .help = "spark: Lobatto IIIA-IIIB stages S (order 2S - 2)",
      .low = 2.0,
      .high = 5.0,
-     .get = [](const RunOptions& o) -> OptionValue { return static_cast<long>(o.stages); },
-     .set = [](RunOptions& o, const OptionValue& v) { o.stages = static_cast<int>(number_of(v)); }},
+     .get = field_value<&RunOptions::stages>,
+     .set = set_field<&RunOptions::stages>},
     {.name = "tolerance",
      .kind = OptionKind::number,
      .help = "Newton tolerance, relative to the momentum scale",
@@ -106,21 +129,21 @@ inline constexpr std::array<MethodOption, 10> method_options = {{
      .help = "dsocs: root of the discrete constraint, the physical branch or closest to the previous theta (the "
              "paper's rule)",
      .choices = {"physical", "closest"},
-     .get = [](const RunOptions& o) -> OptionValue { return o.root_rule; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.root_rule = std::get<std::string>(v); }},
+     .get = field_value<&RunOptions::root_rule>,
+     .set = set_field<&RunOptions::root_rule>},
     {.name = "dsocs_start",
      .kind = OptionKind::choice,
      .help = "dsocs from (q0, v0): q1 = q0 + h v0 + h^2 a0 / 2 (taylor2) or the paper's q1 = q0 + h v0 (euler)",
      .choices = {"taylor2", "euler"},
-     .get = [](const RunOptions& o) -> OptionValue { return o.dsocs_start; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.dsocs_start = std::get<std::string>(v); }},
+     .get = field_value<&RunOptions::dsocs_start>,
+     .set = set_field<&RunOptions::dsocs_start>},
     {.name = "shooting_tolerance",
      .kind = OptionKind::number,
      .help = "exact: tolerance of the inner integration and shooting",
      .low = 1e-12,
      .high = 1e-6,
-     .get = [](const RunOptions& o) -> OptionValue { return o.shooting_tolerance; },
-     .set = [](RunOptions& o, const OptionValue& v) { o.shooting_tolerance = number_of(v); }},
+     .get = field_value<&RunOptions::shooting_tolerance>,
+     .set = set_field<&RunOptions::shooting_tolerance>},
 }};
 
 /// The description of a method option, or null.
