@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include <Eigen/LU>
 
@@ -70,6 +71,35 @@ TEST(Newton, ReportsNonConvergenceWithItsResidual) {
   EXPECT_NE(std::string(error.what()).find("step 7"), std::string::npos);
   EXPECT_NE(std::string(error.what()).find("t = 0.7"), std::string::npos);
   EXPECT_NE(std::string(error.what()).find("residual norm"), std::string::npos);
+}
+
+// A residual known only to an inner computation's accuracy (newton_solve's NoisyResidual, the
+// shooting's): here F(x) = x, but 1e-12 wherever |x| < 1e-12, a floor no correction gets below.
+// From x = 1 Newton reaches the floor in one step; then the correction to -1e-12 and every halving
+// of it leave |F| at 1e-12. Newton stops there: converged if 1e-12 is within 10 times the threshold
+// (tolerance 1e-13), stalled if not (1e-14). Without the option Newton takes the full step near the
+// threshold and cycles between 0 and -1e-12 until its iterations run out.
+TEST(Newton, ANoisyResidualStopsWhereNoHalvingReducesIt) {
+  const auto F = [](const Vecd<1>& x, Vecd<1>& r) { r[0] = std::abs(x[0]) < 1e-12 ? 1e-12 : x[0]; };
+  const auto J = [](const Vecd<1>&, Matd<1, 1>& jacobian) { jacobian(0, 0) = 1.0; };
+  const auto solve = [&](double tolerance, bool noisy) {
+    Vecd<1> x(1.0);
+    const NewtonOptions o{.tolerance = tolerance, .correction_tolerance = 1e-15};
+    const NewtonReport r =
+        noisy ? newton_solve<1, 1, Matd<1, 1>, true>(F, J, x, 1.0, o) : newton_solve<1>(F, J, x, 1.0, o);
+    return std::pair{r, x[0]};
+  };
+  const auto [within, x_within] = solve(1e-13, true);
+  EXPECT_TRUE(within.converged);
+  EXPECT_EQ(x_within, 0.0);
+  EXPECT_EQ(within.residual_norm, 1e-12);
+  const auto [above, x_above] = solve(1e-14, true);
+  EXPECT_FALSE(above.converged);
+  EXPECT_EQ(above.reason, "stalled: no correction within 12 halvings reduces the residual");
+  EXPECT_EQ(x_above, 0.0);
+  const auto [plain, x_plain] = solve(1e-13, false);
+  EXPECT_FALSE(plain.converged);
+  EXPECT_EQ(plain.reason, "no convergence within 30 iterations");
 }
 
 TEST(Newton, StopsAtTheRoundOffFloorFarFromTheOrigin) {

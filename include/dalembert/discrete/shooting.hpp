@@ -12,15 +12,18 @@
 // problems; see method/reference.hpp), in the library's one bounded adaptive loop
 // (solve/bulirsch_stoer.hpp): an arc that needs more than `max_substeps` substeps (a step far too
 // long for the motion, or a trajectory running into a singularity of the equations, where the
-// substeps shrink without end) fails with a SolverError that names the limit. Shooting is damped
-// Newton on q̇(0) with Jacobian U(h): a correction that moves q(h) away from q1, or leads to an arc
-// that cannot be integrated, is halved. U(h) is singular exactly when q(h) is conjugate to q(0)
-// along the arc (thesis Lemma B.0.2); the shooting then fails with a SolverError that says so.
+// substeps shrink without end) fails with a SolverError that names the limit. Shooting is the
+// library's damped Newton (solve/newton.hpp) on q̇(0) with Jacobian U(h), for a noisy residual: a
+// correction that moves q(h) away from q1, or leads to an arc that cannot be integrated, is halved.
+// U(h) is singular exactly when q(h) is conjugate to q(0) along the arc (thesis Lemma B.0.2); the
+// shooting then fails with a SolverError that says so.
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <Eigen/LU>
@@ -194,60 +197,46 @@ class ExtendedFlow {
   template <Variations V = Variations::velocity>
   Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h, const VecN<S>& guess) const {
     static_assert(V != Variations::none, "shooting needs the velocity sensitivity U");
-    const double tol = options_.tolerance;
-    // A tenth of the integration tolerance: q(h; v) is a deterministic function of v, so Newton can
-    // reach it, and the velocity error U⁻¹r stays below what the integration itself commits.
-    const double target = 0.1 * tol * (1.0 + q1.template lpNorm<Eigen::Infinity>());
-    const auto distance = [&](const Arc& a) { return (a.q1 - q1).template lpNorm<Eigen::Infinity>(); };
-    Arc arc = integrate<V>(q0, guess, h);
-    double norm = distance(arc);
-    for (int it = 0;; ++it) {
-      throw_if_stop_requested();
-      if (!std::isfinite(norm)) throw detail::shooting_error("shooting: non-finite end point", norm, it);
-      check_not_conjugate(arc, norm, it);
-      const VecN<S> dv = arc.U.partialPivLu().solve(VecN<S>(arc.q1 - q1));
-      // Converged: residual at a tenth of the integration's accuracy, or a correction at round-off.
-      const bool tiny_step =
-          dv.template lpNorm<Eigen::Infinity>() <= 1e-15 * (1.0 + arc.v0.template lpNorm<Eigen::Infinity>());
-      if (norm <= target || tiny_step) {
-        arc.iterations = it;
-        return arc;
-      }
-      if (it + 1 >= options_.max_iterations) {
-        throw detail::shooting_error("shooting did not converge within " + std::to_string(options_.max_iterations) +
-                                         " iterations (|q(h) - q1| = " + format(norm) + ")",
-                                     norm, it + 1);
-      }
-      // Damped: halve the correction while it moves q(h) away from q1 or its arc cannot be integrated
-      // (a full correction from a poor guess can send the arc into a singularity of the equations).
-      const VecN<S> v = arc.v0;
-      std::string unusable;  // why the last trial arc could not be integrated
-      double lambda = 1.0;
-      for (int b = 0;; ++b, lambda *= 0.5) {
-        if (b > options_.max_backtracks) {
-          // No correction brings q(h) closer: Newton is on the integration's own noise, which is
-          // as close as q(h) can be known, or it has failed.
-          if (norm <= 10 * target) {
-            arc.iterations = it + 1;
-            return arc;
-          }
-          throw detail::shooting_error("shooting stalled: no correction of q'(0) brings q(h) closer to q1 (|q(h) - q1| = " +
-                                           format(norm) + ")" + (unusable.empty() ? "" : "; " + unusable),
-                                       norm, it + 1);
-        }
+    // Converged at a tenth of the integration tolerance, relative to 1 + |q1|: q(h; v) is a
+    // deterministic function of v, so Newton can reach it, and the velocity error U⁻¹r stays below
+    // what the integration itself commits; or at a correction at round-off. The end point is known
+    // only to the integration's accuracy: a noisy residual (solve/newton.hpp).
+    const NewtonOptions newton{.tolerance = 0.1 * options_.tolerance,
+                               .max_iterations = options_.max_iterations,
+                               .max_backtracks = options_.max_backtracks,
+                               .correction_tolerance = 1e-15};
+    Arc arc = integrate<V>(q0, guess, h);  // of the last residual evaluation, which Newton makes at the solution
+    bool at_guess = true;
+    std::string unusable;  // why the last trial arc could not be integrated
+    const auto residual = [&](const VecN<S>& v, VecN<S>& r) {
+      if (!std::exchange(at_guess, false)) {
         try {
-          Arc trial = integrate<V>(q0, VecN<S>(v - lambda * dv), h);
-          if (const double trial_norm = distance(trial); trial_norm < norm) {
-            arc = std::move(trial);
-            norm = trial_norm;
-            break;
-          }
-        } catch (const SolverError& e) {  // the arc could not be integrated within its limit: too far
+          arc = integrate<V>(q0, v, h);
+        } catch (const SolverError& e) {  // an arc too far to integrate within its limit: a worse trial
           if (step_substeps_spent()) throw;  // nor could any other
           unusable = e.report().reason;
+          r.setConstant(std::numeric_limits<double>::infinity());
+          return;
         }
       }
+      r = arc.q1 - q1;
+    };
+    int corrections = 0;
+    const auto jacobian = [&](const VecN<S>&, MatNN<S>& U) {
+      check_not_conjugate(arc, (arc.q1 - q1).template lpNorm<Eigen::Infinity>(), corrections++);
+      U = arc.U;
+    };
+    VecN<S> v = guess;
+    const NewtonReport r = newton_solve<n, max_n, MatNN<S>, /*NoisyResidual=*/true>(
+        residual, jacobian, v, 1.0 + q1.template lpNorm<Eigen::Infinity>(), newton);
+    if (!r.converged) {
+      throw detail::shooting_error("shooting: " + r.reason + " (|q(h) - q1| = " + format(r.residual_norm) + ")" +
+                                       (unusable.empty() ? "" : "; " + unusable),
+                                   r.residual_norm, r.iterations);
     }
+    if (r.iterations == 0) check_not_conjugate(arc);  // the guess's arc: Newton took no Jacobian
+    arc.iterations = r.iterations;
+    return arc;
   }
 
   template <Variations V = Variations::velocity>

@@ -98,9 +98,7 @@ class ExactDiscreteFlow {
     const int dn = coordinate_count(sys), dm = constraint_count(sys), dk = dn - dm;
     const MatNK<S> E = constraint_frame(sys, s.q);
     const MatMN<S> Mq = sys.template constraint_matrix<double>(s.q);
-    NewtonReport r;
     ArcOf<S> arc;  // of the last evaluation = at the solution
-    VecN<S> x;
     try {
       // The predictor is the flow from (q_k, v_k): with v_k in D, the solution to the accuracy of the
       // integration, whose arc is the shooting's answer at it, so Newton's first evaluation takes
@@ -108,27 +106,26 @@ class ExactDiscreteFlow {
       // at a large h may not exist near the guess.
       arc = exact_.extended_flow().template integrate<Variations::velocity>(s.q, s.v, h);
       exact_.extended_flow().check_not_conjugate(arc);
-      x = arc.q1;
-      bool at_predictor = true;
-      const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-        if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);
-        const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
-        MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
-        A.template topRows<k>(dk) = E.transpose() * d.W;
-        F.template head<k>(dk) = E.transpose() * (d.Lv - s.p);
-        if constexpr (m != 0) {
-          if (dm > 0) {
-            A.template bottomRows<m>(dm) = Mq;
-            F.template segment<m>(dk, dm) = Mq * arc.v0;
-          }
-        }
-        J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
-      };
-      r = newton_solve<n, max_n_of<S>()>(evaluate, x, 1.0, newton_);
-    } catch (const SolverError& e) {  // a shooting failure: conjugate point, no convergence, an arc's limit
+    } catch (const SolverError& e) {  // a conjugate point, or the arc's limit
       throw e.at(s.k + 1, grid_time(s.k + 1, h));
     }
-    if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
+    VecN<S> x = arc.q1;
+    bool at_predictor = true;
+    const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
+      if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);  // a shooting failure: step k + 1's
+      const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
+      MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
+      A.template topRows<k>(dk) = E.transpose() * d.W;
+      F.template head<k>(dk) = E.transpose() * (d.Lv - s.p);
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          A.template bottomRows<m>(dm) = Mq;
+          F.template segment<m>(dk, dm) = Mq * arc.v0;
+        }
+      }
+      J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
+    };
+    const NewtonReport r = solve_step<MatNN<S>>(s, h, JointEquations{evaluate}, x, 1.0, newton_);
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = (Mq * arc.v0).template lpNorm<Eigen::Infinity>();
     }

@@ -20,6 +20,11 @@
 //       the accuracy of an inner computation (exact's, through shooting), which can be much coarser
 //       than the accuracy of x it implies; the correction measures the distance to the solution in
 //       the unknowns' own units.
+//   (d) for a residual known only to the accuracy of an inner computation (newton_solve's
+//       NoisyResidual: the shooting's end point, an integration's), when no halving of the
+//       correction reduces |F|_∞ and it is within 10 · tol · max(1, scale), that computation's
+//       noise. Such a residual is damped however close to the threshold, and Newton stops where
+//       max_backtracks halvings do not reduce it, converged by (d) or failed ("stalled").
 // Failure is never silent: it returns a report the integrator turns into a SolverError carrying
 // step, time, residual norm and iterations. Each iteration reads the run's stop flag (solve/step_limits.hpp).
 // On request Newton also leaves, after convergence, its last Jacobian and y = J⁻¹F at the solution:
@@ -225,7 +230,10 @@ struct Linearisation {
 /// Jacobian is dense, or, for large systems, Eigen::SparseMatrix<double> (newton_solve_sparse).
 /// If `last` is given, a converged solve also leaves there its last Jacobian and y = J⁻¹F(x)
 /// (Linearisation above); Newton then writes its Jacobians there.
-template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, class Residual, class Jacobian>
+/// NoisyResidual: test (d) at the top of this file, a compile-time choice so that the steps' Newton
+/// compiles to the code it had before the shooting shared it.
+template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, bool NoisyResidual = false,
+          class Residual, class Jacobian>
 NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
                           const NewtonOptions& options = {},
                           Linearisation<JacobianMatrix, Vecd<N, MaxN>>* last = nullptr) {
@@ -286,15 +294,32 @@ NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N
         options.correction_tolerance > 0 &&
         step.template lpNorm<Eigen::Infinity>() <= options.correction_tolerance * (1.0 + x.template lpNorm<Eigen::Infinity>());
     double lambda = 1.0;
+    [[maybe_unused]] bool stalled = false;
     for (int b = 0;; ++b) {
       trial = x - lambda * step;
       residual_at(trial, trial_residual);
       const double trial_norm = trial_residual.template lpNorm<Eigen::Infinity>();
-      if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
-          norm <= 1e3 * threshold || correction_at_roundoff || correction_converged) {
+      if constexpr (NoisyResidual) {
+        if (trial_norm < norm || correction_converged) break;
+        if ((stalled = b >= options.max_backtracks)) break;
+      } else if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
+                 norm <= 1e3 * threshold || correction_at_roundoff || correction_converged) {
         break;
       }
       lambda *= 0.5;
+    }
+    if constexpr (NoisyResidual) {
+      if (stalled) {  // x stays, and so must the last evaluation
+        residual_at(x, residual);
+        report.converged = norm <= 10 * threshold;
+        if (report.converged) {
+          fill_last();
+        } else {
+          report.reason = "stalled: no correction within " + std::to_string(options.max_backtracks) +
+                          " halvings reduces the residual";
+        }
+        return report;
+      }
     }
     const double step_size = lambda * step.template lpNorm<Eigen::Infinity>();
     x = trial;
