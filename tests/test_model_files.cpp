@@ -806,7 +806,8 @@ TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
 // differences of the step (bound as for the compiled models, test_step_derivatives.cpp): two skates
 // joined by a spring (6 coordinates, 2 constraints) and the knife edge with viscous drag (a force)
 // within the bound; and on the chaotic oscillator (11 coordinates) on the heap, every discrete
-// method that runs on model files (the exact flow's derivative is test_exact.cpp's).
+// method that runs on model files (the exact flow with entries moved by 1e-4, as in test_exact.cpp:
+// its steps hold to the shooting tolerance).
 TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   const auto skates = modelfile::bind(modelfile::load(model_path("two-skates")), {});
   const auto dragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {});

@@ -112,7 +112,8 @@ class ExactDiscreteFlow {
     VecN<S> x = arc.q1;
     bool at_predictor = true;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
-      if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);  // a shooting failure: step k + 1's
+      // A shooting failure thrown here becomes step k + 1's in solve_step.
+      if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);
       const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
       MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
       A.template topRows<k>(dk) = E.transpose() * d.W;

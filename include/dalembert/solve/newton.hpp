@@ -230,8 +230,8 @@ struct Linearisation {
 /// Jacobian is dense, or, for large systems, Eigen::SparseMatrix<double> (newton_solve_sparse).
 /// If `last` is given, a converged solve also leaves there its last Jacobian and y = J⁻¹F(x)
 /// (Linearisation above); Newton then writes its Jacobians there.
-/// NoisyResidual: test (d) at the top of this file, a compile-time choice so that the steps' Newton
-/// compiles to the code it had before the shooting shared it.
+/// NoisyResidual: test (d) at the top of this file, a compile-time choice, so that it costs the
+/// steps' Newton nothing.
 template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, bool NoisyResidual = false,
           class Residual, class Jacobian>
 NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
