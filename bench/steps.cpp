@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/exact_flow.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/knife_edge.hpp"
@@ -96,9 +97,13 @@ void register_all() {
       benchmark::RegisterBenchmark(("StepDerivative/" + label + "/" + method).c_str(),
                                    [sys, make](benchmark::State& st) { time_step_derivative(st, make(sys), sys); });
     };
+    add("del", [](const S& s) { return DiscreteEulerLagrange<S, AlphaRule<S>>(s, AlphaRule<S>(s, h)); });
+    add("gf", [](const S& s) { return make_gf(s, h); });
+    add("fim", [](const S& s) { return make_fim(s, h); });
     add("mclachlan-perlmutter", [](const S& s) { return McLachlanPerlmutter<S>(s, h); });
     add("discrete-gradient", [](const S& s) { return DiscreteGradient<S>(s, h); });
     add("spark", [](const S& s) { return Spark<S>(s, h, 3); });
+    add("exact", [](const S& s) { return ExactDiscreteFlow<S>(s, h); });
   };
   derivatives("particle", particle());
   derivatives("knife-edge", KnifeEdge{});
