@@ -70,14 +70,8 @@ class RigidBodyMomentumEnergy {
   void step(State& s) const {
     Vecd<3> x = s.increment;
     const auto evaluate = [&](const Vecd<3>& y, Vecd<3>& F, Matd<3, 3>& J) {
-      using D = ad::Dual<double, 3>;
-      Vec<D, 3> yd;
-      for (int i = 0; i < 3; ++i) yd[i] = ad::variable<3>(y[i], i);
-      const Vec<D, 3> r = momentum_of<D>(so3::cayley(yd));
-      for (int i = 0; i < 3; ++i) {
-        F[i] = ad::value(r[i]) - s.p[i];
-        for (int j = 0; j < 3; ++j) J(i, j) = ad::derivative(r[i], j);
-      }
+      momentum_and_jacobian(y, F, J);
+      F -= s.p;
     };
     const NewtonReport r =
         solve_step<Matd<3, 3>>(s, h_, JointEquations{evaluate}, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
@@ -101,13 +95,9 @@ class RigidBodyMomentumEnergy {
   Eigen::MatrixXd step_derivative(const State& s) const {
     State next = s;
     step(next);
-    using D3 = ad::Dual<double, 3>;
-    Vec<D3, 3> x3;
-    for (int i = 0; i < 3; ++i) x3[i] = ad::variable<3>(next.increment[i], i);
-    const Vec<D3, 3> r = momentum_of<D3>(so3::cayley(x3));
+    Vecd<3> r;
     Matd<3, 3> r_by_x;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) r_by_x(i, j) = ad::derivative(r[i], j);
+    momentum_and_jacobian(next.increment, r, r_by_x);
     using D = ad::Dual<double, 6>;
     Vec<D, 3> xi, p;
     for (int i = 0; i < 3; ++i) {
@@ -119,7 +109,8 @@ class RigidBodyMomentumEnergy {
     const Mat<D, 3, 3> W = so3::cayley(x);
     const Mat<D, 3, 3> g1 = s.g.template cast<D>() * so3::exp(xi) * W;
     const Vec<D, 3> xi1 = so3::vee(Mat<D, 3, 3>(next.g.transpose().template cast<D>() * g1));
-    const Vec<D, 3> p1 = body_reflection<D>(body_, g1) * so3::coadjoint(W, p);
+    const Vec<D, 3> p1 = (Mat<D, 3, 3>::Identity() - 2.0 * body_constraint_projector<D>(body_, g1)) *
+                         so3::coadjoint(W, p);
     Eigen::MatrixXd derivative(6, 6);
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 6; ++j) {
@@ -148,6 +139,18 @@ class RigidBodyMomentumEnergy {
   double parasitic_mode(const State& s) const { return (0.5 * (s.p_plus - s.p)).template lpNorm<Eigen::Infinity>(); }
 
  private:
+  /// momentum_of(cay(x)) and its Jacobian in x: the step's residual (less p_k) and its derivative.
+  void momentum_and_jacobian(const Vecd<3>& x, Vecd<3>& r, Matd<3, 3>& J) const {
+    using D = ad::Dual<double, 3>;
+    Vec<D, 3> xd;
+    for (int i = 0; i < 3; ++i) xd[i] = ad::variable<3>(x[i], i);
+    const Vec<D, 3> rd = momentum_of<D>(so3::cayley(xd));
+    for (int i = 0; i < 3; ++i) {
+      r[i] = ad::value(rd[i]);
+      for (int j = 0; j < 3; ++j) J(i, j) = ad::derivative(rd[i], j);
+    }
+  }
+
   B body_;
   double h_;
   FimStart start_;

@@ -129,32 +129,24 @@ struct BodyProjectors {
   Matd<3, 3> reflection() const { return P - Q; }
 };
 
-/// P* − Q* at g, generic in the scalar type (for a step's derivative in dual numbers).
+/// Q* at g, generic in the scalar type (dual numbers for a step's derivative).
 template <class T, RigidBodyModel B>
-Mat<T, 3, 3> body_reflection(const B& body, const Mat<T, 3, 3>& g) {
+Mat<T, 3, 3> body_constraint_projector(const B& body, const Mat<T, 3, 3>& g) {
   constexpr int m = B::m;
   if constexpr (m == 0) {
-    return Mat<T, 3, 3>::Identity();
+    return Mat<T, 3, 3>::Zero();
   } else {
     const Mat<T, m, 3> A = body.template constraint_matrix<T>(g);
-    const Mat<T, 3, m> IinvAt = Matd<3, 3>(body.inertia().inverse()).template cast<T>() * A.transpose();
+    const Mat<T, 3, m> IinvAt = Mat<T, 3, 3>(body.inertia().template cast<T>()).ldlt().solve(A.transpose());
     const Mat<T, m, m> C = A * IinvAt;
-    return Mat<T, 3, 3>::Identity() - 2.0 * A.transpose() * C.inverse() * IinvAt.transpose();
+    return A.transpose() * C.ldlt().solve(IinvAt.transpose());
   }
 }
 
 template <RigidBodyModel B>
 BodyProjectors body_projectors(const B& body, const Matd<3, 3>& g) {
-  constexpr int m = B::m;
   BodyProjectors out;
-  if constexpr (m == 0) {
-    out.Q.setZero();
-  } else {
-    const Matd<m, 3> A = body.template constraint_matrix<double>(g);
-    const Matd<3, m> IinvAt = body.inertia().ldlt().solve(A.transpose());
-    const Matd<m, m> C = A * IinvAt;
-    out.Q = A.transpose() * C.ldlt().solve(IinvAt.transpose());
-  }
+  out.Q = body_constraint_projector<double>(body, g);
   out.P = Matd<3, 3>::Identity() - out.Q;
   return out;
 }
