@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything and runs every test (the README's test command): the
-# C++ tests in parallel, then the Python package's tests (pytest, label `python`) alone.
+# C++ tests and most of the Python package's in parallel, then those that time runs or install the
+# package (label `python`) alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests

@@ -22,11 +22,6 @@ using namespace dalembert::models;
 
 // The particle and the knife edge with their optional terms switched on, so that every term of
 // their derivatives is exercised.
-NonholonomicParticle particle_with_potential() {
-  NonholonomicParticle particle;
-  particle.potential_coefficient = 1.0;
-  return particle;
-}
 KnifeEdge knife_edge_with_spring() {
   KnifeEdge knife;
   knife.spring = 0.5;
@@ -52,7 +47,7 @@ double worst_derivative_error(const S& sys) {
 
 TEST(DerivativeCheck, EveryCatalogueSystemAgreesWithFiniteDifferences) {
   // Central differences with eps = 1e-5 are accurate to ~1e-9; AD is exact to round-off.
-  const NonholonomicParticle particle = particle_with_potential();
+  const NonholonomicParticle particle = test::particle_with_potential();
   const KnifeEdge knife = knife_edge_with_spring();
   EXPECT_LT(worst_derivative_error(particle), 1e-8);
   EXPECT_LT(worst_derivative_error(knife), 1e-8);
@@ -148,7 +143,7 @@ TEST(DerivativeCheck, EveryDeclaredCyclicCoordinateIsCyclic) {
     const Vecd<4> q4(u(rng), u(rng), u(rng), u(rng)), v4(u(rng), u(rng), u(rng), u(rng));
     worst = std::max({worst, check_derivatives(ChaplyginSleigh{}, q, v).cyclic_coordinates,
                       check_derivatives(knife_edge_with_spring(), q, v).cyclic_coordinates,
-                      check_derivatives(particle_with_potential(), q, v).cyclic_coordinates,
+                      check_derivatives(test::particle_with_potential(), q, v).cyclic_coordinates,
                       check_derivatives(PerturbedKnifeEdge{}, q, v).cyclic_coordinates,
                       check_derivatives(CartWithPendulumPair{}, q, v).cyclic_coordinates,
                       check_derivatives(VerticalDisk{}, q4, v4).cyclic_coordinates});
@@ -216,7 +211,7 @@ TEST(DiscreteLagrangianDerivatives, StructuredMechanicalPathEqualsHyperDuals) {
   // sleigh, knife edge, particle, disk and cart declare cyclic coordinates (model/model.hpp), which
   // the structured path leaves out of its hyper-duals and the generic path does not know of.
   // differentiate(TrapezoidRule<S>) is the mean of the structured α-rules with α = 0 and 1.
-  const NonholonomicParticle particle = particle_with_potential();
+  const NonholonomicParticle particle = test::particle_with_potential();
   const KnifeEdge knife = knife_edge_with_spring();
   test::DoublePendulum pendulum;  // G(q), and with c ≠ 0 a V whose Hessian depends on q
   pendulum.cubic = 0.1;

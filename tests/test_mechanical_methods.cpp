@@ -63,11 +63,6 @@ Drift drift(const Method& method, const PhasePoint<N>& x0, long steps) {
   return d;
 }
 
-NonholonomicParticle particle_with_potential() {
-  NonholonomicParticle particle;
-  particle.potential_coefficient = 1.0;
-  return particle;
-}
 
 /// The sleigh pulled by a linear drag on its blade's normal motion and a constant push along x.
 struct PushedSleigh : ChaplyginSleigh {
@@ -123,7 +118,7 @@ TEST(DiscreteGradient, EnergyToRoundOffAndConstraintAtEveryStepOverTenThousandSt
   // potential is not quadratic in its coordinates' coupling.
   const ChaplyginSleigh sleigh;
   const Drift on_sleigh = drift(dg(sleigh, 0.1), sleigh.default_initial(), 10000);
-  const auto particle = particle_with_potential();
+  const auto particle = test::particle_with_potential();
   const PhasePoint<3> p0{Vecd<3>(1, 0.5, 0), Vecd<3>(0.3, 0.7, 0.15)};
   const Drift on_particle = drift(dg(particle, 0.1), p0, 10000);
   const KnifeEdge knife;

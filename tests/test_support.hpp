@@ -9,6 +9,7 @@
 #include "dalembert/diagnostics/convergence.hpp"
 #include "dalembert/method/integrate.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
+#include "dalembert/models/particle.hpp"
 
 namespace dalembert::test {
 
@@ -38,6 +39,13 @@ double measured_order(double t_end, const std::vector<long>& divisions, ErrorAt&
   }
   if (errors_out) *errors_out = errors;
   return fitted_order(hs, errors);
+}
+
+/// The nonholonomic particle with its potential V = c (x² + y²) switched on, c = 1 (dLMS Example 4.2).
+inline models::NonholonomicParticle particle_with_potential() {
+  models::NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  return particle;
 }
 
 }  // namespace dalembert::test

@@ -1,5 +1,5 @@
-"""Shared by the tests of the Python package (run by ctest as `python_package`, after the C++
-tests: scripts/test.sh). The build tree's package must be importable (PYTHONPATH=build/python);
+"""Shared by the tests of the Python package (run by ctest as `python_package`, and
+`python_package_threads_and_signals` alone after the C++ tests: python/CMakeLists.txt). The build tree's package must be importable (PYTHONPATH=build/python);
 DALEMBERT_EXECUTABLE names the command line the package is compared with."""
 import os
 import pathlib
