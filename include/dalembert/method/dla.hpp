@@ -17,11 +17,12 @@
 //    F_d^− = (1−α) h F_nh(q_α, v_d), F_d^+ = α h F_nh(q_α, v_d) with F_nh = M(q)ᵀλ(q, v) (AlphaForce);
 //    λ of the step is only a higher-order correction of the momentum jump. Exact ingredients
 //    (discrete/exact_nonholonomic.hpp) turn it into the exact discrete flow.
-// Without constraints these are the forced discrete Euler–Lagrange equations. A locally coupled model
-// (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped with the same equations
-// assembled term by term, and Newton factorises their sparse Jacobian. The positions are carried
-// below their last bit (solve/below_last_bit.hpp), and so is the momentum where L_d's derivatives
-// give its velocity part apart: no round-off floor at small steps.
+// Without constraints these are the forced discrete Euler–Lagrange equations. The step is written
+// once over what it evaluates (discrete/forced_maps_at_step.hpp): dense, or on a locally coupled
+// model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d summed term by term, and
+// Newton then factorises a sparse Jacobian. The positions are carried below their last bit
+// (solve/below_last_bit.hpp), and so is the momentum where L_d's derivatives give its velocity part
+// apart: no round-off floor at small steps.
 #include <algorithm>
 #include <type_traits>
 #include <utility>
@@ -29,6 +30,7 @@
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/discrete/forced_maps_at_step.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
@@ -49,17 +51,6 @@ template <class S, ForcedDiscreteLagrangian Fl>
 struct ForcedIngredients<S, Fl> {
   using type = Fl;
   static type make(const S&, Fl forced) { return forced; }
-};
-
-/// The type of Fl's legendre_values (which may come with the velocity part apart), if it has them.
-template <class Fl, class Q>
-struct LegendreValuesOf {
-  using type = ForcedLegendreValuesOf<Fl>;
-};
-template <ForcedLegendreValuesAlone Fl, class Q>
-struct LegendreValuesOf<Fl, Q> {
-  using type =
-      decltype(std::declval<const Fl&>().legendre_values(std::declval<const Q&>(), std::declval<const Q&>(), 0.0));
 };
 
 /// Whether the forced discrete Lagrangian Fl is L_d with discrete forces of type Fd.
@@ -99,6 +90,10 @@ class DiscreteLagrangeDAlembert {
       return false;
     }
   }();
+
+  /// What the step evaluates: dense, or summed over the model's terms.
+  using Maps = std::conditional_t<by_terms, ForcedMapsByTerms<S, Forced, Dc, alpha_force>,
+                                  DenseForcedMapsAtStep<S, Forced, Dc>>;
 
   /// p is p_k = F^{f+}L_d(q_{k−1}, q_k), E(q_k)ᵀp_k the momentum on D*; multiplier the λ of the last
   /// step (the D° part of the momentum jump at q_{k−1}).
@@ -151,11 +146,33 @@ class DiscreteLagrangeDAlembert {
     return project_onto_distribution(system_, q1, legendre_values(q0, q1, t0).plus);
   }
 
+  /// Newton on the unknowns x = (q_{k+1}, λ) of F(x) = (p_k − F^{f−}L_d − M(q_k)ᵀλ, ω) = 0, with the
+  /// maps, ω and the Jacobian from Maps (discrete/forced_maps_at_step.hpp), then p_{k+1} = F^{f+}L_d.
   void step(State& s) const {
-    if constexpr (by_terms) {
-      step_by_terms(s);
-    } else {
-      dense_step(s);
+    Maps maps(system_, forced_, dc_, s.q, s.t);
+    const auto dn = size_constant<n>(coordinate_count(system_));
+    const auto dm = size_constant<m>(constraint_count(system_));
+    const double h = step_size();
+    typename Maps::Unknowns x(dn + dm);
+    x << s.q + h * s.last_velocity, s.multiplier;
+    const auto residual = [&](const typename Maps::Unknowns& unknowns, typename Maps::Unknowns& F) {
+      maps.evaluate(unknowns.template head<n>(dn));
+      maps.momentum_rows(s.p, s.p_low, F.template head<n>(dn));
+      if constexpr (m != 0) {
+        if (dm > 0) {
+          maps.subtract_constraint_force(F.template head<n>(dn), unknowns.template segment<m>(dn, dm));
+          F.template segment<m>(dn, dm) = maps.omega();
+        }
+      }
+    };
+    const auto jacobian = [&](const typename Maps::Unknowns& unknowns, typename Maps::Jacobian& J) {
+      maps.jacobian(unknowns.template head<n>(dn), J);
+    };
+    s.p = position_momentum_step<typename Maps::Jacobian>(s, h, std::move(x), newton_scale(s), options_,
+                                                          SeparateEquations{residual, jacobian},
+                                                          [&] { return maps.next_momentum(); });
+    if constexpr (m != 0) {
+      if (dm > 0) s.discrete_constraint = maps.omega().template lpNorm<Eigen::Infinity>();
     }
   }
 
@@ -241,9 +258,9 @@ class DiscreteLagrangeDAlembert {
   };
   LegendreValues legendre_values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
     if constexpr (by_terms) {
-      TermEvaluation e;
-      evaluate_terms(q0, q1, t0, e);
-      return {minus_of(e), plus_of(e), e.d.omega.template lpNorm<Eigen::Infinity>()};
+      Maps maps(system_, forced_, dc_, q0, t0);
+      maps.evaluate(q1);
+      return {maps.minus(), maps.plus(), maps.omega().template lpNorm<Eigen::Infinity>()};
     }
     const auto f = forced_.legendre_maps(q0, q1, t0);
     LegendreValues v{f.minus, f.plus, 0.0};
@@ -253,155 +270,9 @@ class DiscreteLagrangeDAlembert {
     return v;
   }
 
-  void dense_step(State& s) const {
-    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
-    const auto dn = size_constant<n>(coordinate_count(system_));
-    const auto dm = size_constant<m>(constraint_count(system_));
-    const double h = step_size();
-    const MatMN<S> Mq = system_.template constraint_matrix<double>(s.q);
-    Vecd<N, MaxN> x(dn + dm);
-    x << s.q + h * s.last_velocity, s.multiplier;
-    // Compiled models: the residual takes first derivatives only, since most residuals are
-    // evaluated at an iterate that turns out converged, and the Jacobian is computed when Newton
-    // needs one. Model files: the residual takes every derivative at once and the Jacobian reuses
-    // them, because a generated kernel costs one call whatever the order (docs/decisions.md, Model
-    // files: compiled kernels); so do ingredients that evaluate their maps only with the Jacobian
-    // (exact ones, which may throw a shooting failure inside a residual: the driver reports it).
-    constexpr bool jacobian_with_residual = MechanicalAtRunTime<S> || !ForcedLegendreValuesAlone<Forced>;
-    // By-products of the last residual evaluation, which Newton makes at the solution.
-    std::conditional_t<jacobian_with_residual, ForcedLegendreMapsOf<Forced>, LegendreValuesAlone> f;
-    // Where the maps come with their velocity part apart, the momentum rows sum the small parts
-    // first, and p is carried below its last bit (SplitSlotDerivatives).
-    constexpr bool split = requires { f.Lv; };
-    VecM<S> omega(int{dm});
-    MatMN<S> omega_by_q1(int{dm}, int{dn});  // used when jacobian_with_residual
-    const auto residual = [&](const Vecd<N, MaxN>& unknowns, Vecd<N, MaxN>& F) {
-      const VecN<S> q1 = unknowns.template head<n>(dn);
-      if constexpr (jacobian_with_residual) {
-        f = forced_.legendre_maps(s.q, q1, s.t);
-      } else {
-        f = forced_.legendre_values(s.q, q1, s.t);
-      }
-      if constexpr (split) {
-        if (s.p_low.size() != s.p.size()) s.p_low = VecN<S>::Zero(int{dn});
-        F.template head<n>(dn) = ((s.p - f.Lv) - f.minus_rest) + s.p_low;
-      } else {
-        F.template head<n>(dn) = s.p - f.minus;
-      }
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          if constexpr (jacobian_with_residual) {
-            const auto w = differentiate(dc_, s.q, q1);
-            omega = w.value;
-            omega_by_q1 = w.D2;
-          } else {
-            omega = dc_(s.q, q1);
-          }
-          // coefficient by coefficient, as Eigen does for fixed small sizes: at a run-time size its
-          // general matrix-vector kernel costs more than the product (docs/decisions.md, Run-time sizes)
-          F.template head<n>(dn) -= Mq.transpose().lazyProduct(unknowns.template segment<m>(dn, dm));
-          F.template segment<m>(dn, dm) = omega;
-        }
-      }
-    };
-    const auto jacobian = [&](const Vecd<N, MaxN>& unknowns, Matd<N, N, MaxN, MaxN>& J) {
-      const VecN<S> q1 = unknowns.template head<n>(dn);
-      if constexpr (jacobian_with_residual) {
-        J.template topLeftCorner<n, n>(dn, dn) = -f.minus_q1;
-      } else {
-        J.template topLeftCorner<n, n>(dn, dn) = forced_.minus_map_jacobian(s.q, q1, s.t);
-      }
-      if constexpr (m != 0) {
-        if (dm > 0) {
-          J.template topRightCorner<n, m>(dn, dm) = -Mq.transpose();
-          if constexpr (jacobian_with_residual) {
-            J.template bottomLeftCorner<m, n>(dm, dn) = omega_by_q1;
-          } else {
-            J.template bottomLeftCorner<m, n>(dm, dn) = differentiate(dc_, s.q, q1).D2;
-          }
-          J.template bottomRightCorner<m, m>(dm, dm).setZero();
-        }
-      }
-    };
-    const auto momentum_at_solution = [&] {
-      if constexpr (split) {
-        MomentumBelowLastBit<VecN<S>> p{VecN<S>(int{dn}), VecN<S>(int{dn})};
-        sum_below_last_bit(f.Lv, f.plus_rest, p.hi, p.lo);
-        return p;
-      } else {
-        return VecN<S>(f.plus);
-      }
-    };
-    s.p = position_momentum_step<Matd<N, N, MaxN, MaxN>>(s, h, std::move(x), newton_scale(s), options_,
-                                                         SeparateEquations{residual, jacobian}, momentum_at_solution);
-    if constexpr (m != 0) {
-      if (dm > 0) s.discrete_constraint = omega.template lpNorm<Eigen::Infinity>();
-    }
-  }
-
-  /// What the forced discrete Lagrangian's maps without Jacobian are (legendre_values).
-  using LegendreValuesAlone = typename detail::LegendreValuesOf<Forced, VecN<S>>::type;
-
   /// The size of the momentum rows, which Newton's tolerance is relative to.
   static double newton_scale(const State& s) {
     return std::max(s.p.template lpNorm<Eigen::Infinity>(), s.last_velocity.template lpNorm<Eigen::Infinity>());
-  }
-
-  /// By terms, at (q0, q1): the derivatives of L_d and ω, each at its own α, and for the α-force
-  /// the force F(q_α, v_d) (dense), which give F^{f−}L_d = −D1 L_d − (1−α) h F and
-  /// F^{f+}L_d = D2 L_d + α h F.
-  struct TermEvaluation {
-    local::DiscreteDerivatives d;
-    Eigen::VectorXd force;
-  };
-  void evaluate_terms(const Eigen::VectorXd& q0, const Eigen::VectorXd& q1, double t0, TermEvaluation& e) const {
-    local::discrete_lagrangian_derivatives(system_, forced_.discrete_lagrangian(), q0, q1, e.d, dc_.alpha());
-    if constexpr (alpha_force) {
-      const double h = step_size(), a = forced_.discrete_force().alpha();
-      e.force =
-          total_force(system_, Eigen::VectorXd((1.0 - a) * q0 + a * q1), Eigen::VectorXd((q1 - q0) / h), t0 + a * h);
-    }
-  }
-  Eigen::VectorXd minus_of(const TermEvaluation& e) const {
-    if constexpr (alpha_force) {
-      return -e.d.D1 - ((1.0 - forced_.discrete_force().alpha()) * step_size()) * e.force;
-    } else {
-      return -e.d.D1;
-    }
-  }
-  Eigen::VectorXd plus_of(const TermEvaluation& e) const {
-    if constexpr (alpha_force) {
-      return e.d.D2 + (forced_.discrete_force().alpha() * step_size()) * e.force;
-    } else {
-      return e.d.D2;
-    }
-  }
-
-  /// The step of the same equations with sparse derivatives: the unknowns (q_{k+1}, λ), the
-  /// Jacobian [D12 L_d, −M(q_k)ᵀ; ∂ω/∂q1, 0] from the terms' blocks. The α-force's derivative, the
-  /// derivative of the multiplier, which couples every coordinate (a dense matrix), is left out of
-  /// the Jacobian, so that Newton converges linearly, by a factor of order h|v| per iteration, to
-  /// the same solution (docs/methods.md).
-  void step_by_terms(State& s) const {
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const double h = step_size();
-    const Eigen::SparseMatrix<double> Mq = local::constraint_matrix(system_, s.q);
-    Eigen::VectorXd x(dn + dm);
-    x << s.q + h * s.last_velocity, s.multiplier;
-    TermEvaluation e;  // of the latest residual evaluation, which Newton makes at the solution
-    const auto residual = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& F) {
-      evaluate_terms(s.q, unknowns.head(dn), s.t, e);
-      F.head(dn) = s.p - minus_of(e) - Mq.transpose() * unknowns.tail(dm);
-      F.tail(dm) = e.d.omega;
-    };
-    local::Triplets entries;
-    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      local::saddle_point_jacobian(e.d, Mq, entries, J);
-    };
-    s.p = position_momentum_step<Eigen::SparseMatrix<double>>(s, h, std::move(x), newton_scale(s), options_,
-                                                               SeparateEquations{residual, jacobian},
-                                                               [&] { return VecN<S>(plus_of(e)); });
-    s.discrete_constraint = e.d.omega.template lpNorm<Eigen::Infinity>();
   }
 
   S system_;
