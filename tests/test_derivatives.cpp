@@ -20,8 +20,8 @@
 using namespace dalembert;
 using namespace dalembert::models;
 
-// The particle and the knife edge with their optional terms switched on, so that every term of
-// their derivatives is exercised.
+// The knife edge with its optional terms switched on, as the particle's potential is in
+// test::particle_with_potential, so that every term of their derivatives is exercised.
 KnifeEdge knife_edge_with_spring() {
   KnifeEdge knife;
   knife.spring = 0.5;
