@@ -20,6 +20,8 @@
 namespace dalembert {
 
 /// The maps of a forced discrete Lagrangian Forced and a discrete constraint Dc on a model S, dense.
+/// What the step's lambdas call is forced inline, so that the step compiles to the code it had when
+/// the lambdas held these bodies (at run-time sizes the compiler would otherwise leave calls).
 template <Model S, class Forced, DiscreteConstraint Dc>
 class DenseForcedMapsAtStep {
  public:
@@ -39,7 +41,7 @@ class DenseForcedMapsAtStep {
   /// whatever the order (docs/decisions.md, Model files: compiled kernels); so do ingredients that
   /// evaluate their maps only with the Jacobian (exact ones, which may throw a shooting failure:
   /// the step driver reports it).
-  void evaluate(const VecN<S>& q1) {
+  DALEMBERT_INLINE void evaluate(const VecN<S>& q1) {
     if constexpr (jacobian_with_residual) {
       f_ = forced_.legendre_maps(q0_, q1, t0_);
     } else {
@@ -61,7 +63,7 @@ class DenseForcedMapsAtStep {
   /// rows = p − F^{f−}L_d; where the maps come with their velocity part apart, the small parts are
   /// summed first, and p's part below its last bit (p_low) enters.
   template <class Rows>
-  void momentum_rows(const VecN<S>& p, VecN<S>& p_low, Rows&& rows) const {
+  DALEMBERT_INLINE void momentum_rows(const VecN<S>& p, VecN<S>& p_low, Rows&& rows) const {
     if constexpr (split) {
       if (p_low.size() != p.size()) p_low = VecN<S>::Zero(int{dn_});
       rows = ((p - f_.Lv) - f_.minus_rest) + p_low;
@@ -74,13 +76,13 @@ class DenseForcedMapsAtStep {
   /// size its general matrix-vector kernel costs more than the product (docs/decisions.md, Run-time
   /// sizes).
   template <class Rows, class Lambda>
-  void subtract_constraint_force(Rows&& rows, const Lambda& lambda) const {
+  DALEMBERT_INLINE void subtract_constraint_force(Rows&& rows, const Lambda& lambda) const {
     rows -= Mq_.transpose().lazyProduct(lambda);
   }
 
   const VecM<S>& omega() const { return omega_; }
 
-  void jacobian(const VecN<S>& q1, Jacobian& J) const {
+  DALEMBERT_INLINE void jacobian(const VecN<S>& q1, Jacobian& J) const {
     if constexpr (jacobian_with_residual) {
       J.template topLeftCorner<n, n>(dn_, dn_) = -f_.minus_q1;
     } else {
@@ -100,7 +102,7 @@ class DenseForcedMapsAtStep {
   }
 
   /// F^{f+}L_d of the latest evaluation, below its last bit where the maps come split.
-  auto next_momentum() const {
+  DALEMBERT_INLINE auto next_momentum() const {
     if constexpr (split) {
       MomentumBelowLastBit<VecN<S>> p{VecN<S>(int{dn_}), VecN<S>(int{dn_})};
       sum_below_last_bit(f_.Lv, f_.plus_rest, p.hi, p.lo);
