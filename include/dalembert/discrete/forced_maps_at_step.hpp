@@ -4,11 +4,13 @@
 // constraint ω(q0, q1), and the Jacobian of the step's equations in the unknowns x = (q1, λ),
 //   F(x) = (p_k − F^{f−}L_d(q0, q1) − M(q0)ᵀλ,  ω(q0, q1)),
 //   J    = [−∂F^{f−}L_d/∂q1, −M(q0)ᵀ;  ∂ω/∂q1, 0].
-// One interface, two storages, chosen by the model: DenseForcedMapsAtStep (J dense, of fixed,
-// bounded or run-time size) and ForcedMapsByTerms (a locally coupled model, model/local_terms.hpp:
-// everything summed over its terms, J sparse). The method writes its step once over either:
+// One interface, two storages, chosen by the method for its model and ingredients:
+// DenseForcedMapsAtStep (J dense, of fixed, bounded or run-time size) and ForcedMapsByTerms (a
+// locally coupled model, model/local_terms.hpp: everything summed over its terms, J sparse). The
+// method writes its step once over either:
 //   evaluate(q1); momentum_rows(p, p_low, rows); subtract_constraint_force(rows, λ); omega();
-//   jacobian(q1, J); next_momentum(); minus(), plus().
+//   jacobian(q1, J); next_momentum();
+// and takes a two-point start by terms from ForcedMapsByTerms' minus() and plus().
 #include <type_traits>
 
 #include "dalembert/discrete/discrete_constraint.hpp"
