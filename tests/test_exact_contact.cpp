@@ -11,6 +11,7 @@
 #include "dalembert/method/reference.hpp"
 #include "dalembert/method/herglotz.hpp"
 #include "dalembert/models/contact_systems.hpp"
+#include "central_differences.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -108,6 +109,42 @@ TEST(ExactContact, IteratesAreTheContinuousSamplesAlsoWhenLIsNonlinearInZ) {
   }
   test::report("exact_herglotz_max_error_z_nonlinear_50_steps", worst);
   EXPECT_LT(worst, 1e-10);
+}
+
+// The derivative of the exact discrete Herglotz step by (q, p, z) is the flow's, from its
+// variational equations: against central differences of the step (entries moved by 1e-4, as the
+// steps hold only to the shooting tolerance), three steps into a run on the quartic planar
+// oscillator and on a planar Lagrangian nonlinear in z. For L = L0(q, v) + γz the (q, p) flow is
+// free of z and conformally symplectic, Aᵀ J A = e^{γh} J for its block A, and ∂z_{k+1}/∂z_k = e^{γh}.
+TEST(ExactContact, StepDerivativeIsTheFlowsDerivative) {
+  const auto against_differences = [](const std::string& name, const auto& method, const Vecd<2>& q0,
+                                      const Vecd<2>& v0) {
+    auto s = method.initial_state(q0, v0, 0.2);
+    for (int k = 0; k < 3; ++k) method.step(s);
+    const Eigen::MatrixXd D = method.step_derivative(s);
+    const double e =
+        (D - test::step_by_central_differences(method, s, 1e-4)).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+    test::report("step_derivative_exact_herglotz_" + name, e);
+    EXPECT_LT(e, 1e-6) << name;
+    return D;
+  };
+  const DampedOscillator2D planar;
+  const double h = 0.25;
+  const auto quartic = make_exact_herglotz(planar, h);
+  const Eigen::MatrixXd D = against_differences("quartic_planar", quartic, Vecd<2>(0.8, -0.3), Vecd<2>(0.2, 0.9));
+  const test::ZNonlinearPlanar zn;
+  against_differences("z_nonlinear_planar", make_exact_herglotz(zn, h), Vecd<2>(0.6, -0.2), Vecd<2>(0.1, 0.5));
+
+  const Eigen::Matrix4d A = D.topLeftCorner<4, 4>();
+  Eigen::Matrix4d J = Eigen::Matrix4d::Zero();
+  J.topRightCorner<2, 2>().setIdentity();
+  J.bottomLeftCorner<2, 2>() = -Eigen::Matrix2d::Identity();
+  const double conformal = std::exp(planar.gamma * h);
+  const double symplectic_defect = (A.transpose() * J * A - conformal * J).cwiseAbs().maxCoeff();
+  test::report("exact_herglotz_step_derivative_conformal_symplectic_defect", symplectic_defect);
+  EXPECT_LT(symplectic_defect, 1e-11);
+  EXPECT_NEAR(D(4, 4), conformal, 1e-12);
+  EXPECT_EQ(D.col(4).head<4>().cwiseAbs().maxCoeff(), 0.0);
 }
 
 TEST(ExactContact, ExactSamplesSolveTheDiscreteHerglotzEquations) {

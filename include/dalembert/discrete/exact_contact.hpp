@@ -107,6 +107,18 @@ class ExactContactLagrangian {
     return d;
   }
 
+  /// ∂(q1, p1, z1)/∂(q0, p0, z0) of the exact discrete Herglotz step from (q0, p0, z0): the step is
+  /// the flow over h from (q0, v0, z0) with v0 the velocity of p0 (Thm 8.2.5), so its derivative is
+  /// the flow's, from the variational equations (contact_flow_derivative); no shooting.
+  Eigen::MatrixXd step_derivative(const VecN<S>& q0, const VecN<S>& p0, double z0) const {
+    try {
+      return contact_flow_derivative(system_, q0, contact_velocity(system_, q0, p0, z0), z0, h_, tolerance_,
+                                     max_arc_substeps);
+    } catch (const IntegrationLimit& e) {
+      throw DiscreteLagrangianError("the arc over one step h = " + std::to_string(h_) + ": " + e.what());
+    }
+  }
+
   /// The position reached from the momentum p0 (the exact discrete flow in one shot): the solution
   /// of the discrete Herglotz equation −D1 L^e(q0, q1, z0)/σ_d = p0, used as Newton's start.
   VecN<S> predict(const VecN<S>& q0, const VecN<S>& p0, double z0) const {

@@ -160,7 +160,7 @@ class DiscreteHerglotz {
   ///   F = (p_k + D1 L_d(q_k, q_{k+1}, z_k)/σ_d − M(q_k)ᵀλ, ω(q_k, q_{k+1})) = 0,
   ///   p_{k+1} = D2 L_d(q_k, q_{k+1}, z_k),   z_{k+1} = z_k + L_d(q_k, q_{k+1}, z_k),
   /// with every derivative by automatic differentiation, for discrete Lagrangians generic in the
-  /// scalar type (not the exact one, which shoots). It takes a step of its own.
+  /// scalar type. It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const
     requires(!HasClosedDerivatives<Ld>)
   {
@@ -204,6 +204,14 @@ class DiscreteHerglotz {
     Eigen::MatrixXd out(2 * dn + 1, 2 * dn + 1);
     out << D.topRows(dn), D.bottomRows(dn + 1);  // without λ
     return out;
+  }
+
+  /// The same derivative for a discrete Lagrangian that gives it for its own step, as the exact one,
+  /// which shoots, does from the flow's variational equations (ExactContactLagrangian).
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires(HasClosedDerivatives<Ld> && requires(const Ld& ld) { ld.step_derivative(s.q, s.p, s.z); })
+  {
+    return ld_.step_derivative(s.q, s.p, s.z);
   }
 
   /// The velocity in D of the momentum p_k at (q_k, z_k) (inverse contact Legendre map).
