@@ -314,8 +314,15 @@ class FileModel {
   /// The α-rule's derivatives at q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h from one kernel call of
   /// order 2, whose coefficients are those of L(q̄ + δq, v + δv) = c0 + Σ c_i δ_i + Σ c_ij δ_i δ_j
   /// in δ = (δq, δv): L_x(i) = c_i and L_xx(i, j) = L_xx(j, i) gets c_ij (twice on the diagonal).
-  /// Each coefficient goes straight to where the formulas of differentiate(AlphaRule) below put it,
-  /// with no 2n × 2n Hessian in between (docs/decisions.md, Model files: compiled Taylor coefficients).
+  /// Each coefficient goes straight to where the formulas
+  ///   D1 = h(1−α) L_q − L_v,   D2 = hα L_q + L_v,
+  ///   D12 = hα(1−α) L_qq + (1−α) L_qv − α L_vq − L_vv / h,   L_qv(i, j) = ∂²L/∂q_i∂v_j,
+  /// put it, with no 2n × 2n Hessian in between, where the generic path composes the same
+  /// coefficients into hyper-duals along q0 and q1. The library's differentiate(AlphaRule) and
+  /// differentiate(TrapezoidRule) take it (DifferentiatesItsAlphaRule, discrete/discrete_lagrangian.hpp;
+  /// docs/decisions.md, Model files: compiled Taylor coefficients); the tests
+  /// ModelFiles.AlphaRuleDerivativesEqualHyperDuals and TrapezoidRuleDerivativesEqualHyperDuals hold
+  /// it equal to the generic path.
   template <class Derivatives>
   void alpha_rule_derivatives(const Point<double>& q0, const Point<double>& q1, double h, double alpha,
                               Derivatives& d) const {
@@ -542,7 +549,9 @@ class FileModel {
 
   /// ω = M(q̄) v and ∂ω/∂q1 = α ∂M/∂q(q̄)[·] v + M(q̄)/h of the α-rule constraint, from one kernel
   /// call of order 1 (the entries of M and their gradients): the derivative of AlphaConstraint
-  /// without dual numbers (see differentiate below).
+  /// without dual numbers, which the library's differentiate(AlphaConstraint) takes
+  /// (DifferentiatesItsAlphaConstraint, discrete/discrete_constraint.hpp); the test
+  /// ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to the generic path.
   template <class Value, class Jacobian>
   void alpha_constraint_derivatives(const Point<double>& q_bar, const Point<double>& v, double alpha, double h,
                                     Value& omega, Jacobian& omega_by_q1) const {
@@ -686,49 +695,6 @@ class FileModel {
 
   std::shared_ptr<const BoundModel> bound_;
 };
-
-/// The α-rule's derivatives of a model file, assembled from the gradient and Hessian of L at
-/// (q̄, v), q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h: one kernel call and no dual arithmetic, where the
-/// generic path composes the same coefficients into hyper-duals along q0 and q1.
-///   D1 = h(1−α) L_q − L_v,   D2 = hα L_q + L_v,
-///   D12 = hα(1−α) L_qq + (1−α) L_qv − α L_vq − L_vv / h,   L_qv(i, j) = ∂²L/∂q_i∂v_j.
-/// Found by argument-dependent lookup; ModelFiles.AlphaRuleDerivativesEqualHyperDuals holds it equal
-/// to the generic path.
-template <int MaxN>
-DerivativesOf<AlphaRule<FileModel<MaxN>>> differentiate(const AlphaRule<FileModel<MaxN>>& ld,
-                                                        const Vecd<Eigen::Dynamic, MaxN>& q0,
-                                                        const Vecd<Eigen::Dynamic, MaxN>& q1) {
-  DerivativesOf<AlphaRule<FileModel<MaxN>>> d;
-  ld.system().alpha_rule_derivatives(q0, q1, ld.step_size(), ld.alpha(), d);
-  return d;
-}
-
-/// The trapezoidal rule of a model file, (h/2)[L(q0, v) + L(q1, v)]: the mean of its α-rules with
-/// α = 0 and α = 1 (h L(q0, v) and h L(q1, v)), two kernel calls. Found by argument-dependent lookup;
-/// ModelFiles.TrapezoidRuleDerivativesEqualHyperDuals holds it equal to the generic path.
-template <int MaxN>
-DerivativesOf<TrapezoidRule<FileModel<MaxN>>> differentiate(const TrapezoidRule<FileModel<MaxN>>& ld,
-                                                            const Vecd<Eigen::Dynamic, MaxN>& q0,
-                                                            const Vecd<Eigen::Dynamic, MaxN>& q1) {
-  return dalembert::detail::mean_over_end_rules(
-      ld, [&](const AlphaRule<FileModel<MaxN>>& rule) { return differentiate(rule, q0, q1); });
-}
-
-/// The α-rule constraint ω(q0, q1) = M(q̄)(q1 − q0)/h of a model file and ∂ω/∂q1, assembled from
-/// the entries of M and their gradients at q̄ (one kernel call, no dual arithmetic; at a run-time
-/// size dual numbers carry their storage and cost more; docs/decisions.md, Model files: compiled
-/// Taylor coefficients). Found by argument-dependent lookup;
-/// ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to the generic path.
-template <int MaxN>
-DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> differentiate(
-    const AlphaConstraint<FileModel<MaxN>>& c, const Vecd<Eigen::Dynamic, MaxN>& q0,
-    const Vecd<Eigen::Dynamic, MaxN>& q1) {
-  const double h = c.step_size(), a = c.alpha();
-  const Vecd<Eigen::Dynamic, MaxN> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
-  DiscreteConstraintDerivatives<Eigen::Dynamic, Eigen::Dynamic, MaxN, MaxN> d;
-  c.system().alpha_constraint_derivatives(q_bar, v, a, h, d.value, d.D2);
-  return d;
-}
 
 /// The two instances (src/modelfile/run.hpp): within a bound (no heap allocation per step) and
 /// unbounded.

@@ -103,6 +103,27 @@ class AlphaConstraint {
   double h_, alpha_;
 };
 
+/// A model that differentiates its α-rule constraint itself:
+/// alpha_constraint_derivatives(q̄, v, α, h, ω, ∂ω/∂q1) at q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h. A
+/// model file does, from the entries of M and their gradients in one kernel call, without dual
+/// numbers (src/modelfile/file_model.hpp; docs/decisions.md, Model files: compiled Taylor
+/// coefficients); the tests hold it equal to the generic path.
+template <class S>
+concept DifferentiatesItsAlphaConstraint = requires(const S& s, const VecN<S>& q, VecM<S>& omega, MatMN<S>& by_q1) {
+  s.alpha_constraint_derivatives(q, q, 0.5, 1.0, omega, by_q1);
+};
+
+template <DifferentiatesItsAlphaConstraint S>
+DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differentiate(const AlphaConstraint<S>& c,
+                                                                                     const VecN<S>& q0,
+                                                                                     const VecN<S>& q1) {
+  const double h = c.step_size(), a = c.alpha();
+  const VecN<S> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
+  DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
+  c.system().alpha_constraint_derivatives(q_bar, v, a, h, d.value, d.D2);
+  return d;
+}
+
 /// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h: the constraint's matrix averaged over
 /// the two ends instead of taken at one point between them. Of order 2 with a second-order L_d; on
 /// the knife edge the same discrete constraint space as the midpoint's (docs/methods.md).

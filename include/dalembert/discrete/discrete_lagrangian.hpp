@@ -467,6 +467,22 @@ template <HasMetric S>
   return detail::mechanical_alpha_rule_slot_derivatives_at_run_time(ld.system(), ld.step_size(), ld.alpha(), q0, q1);
 }
 
+/// A model that differentiates its α-rule itself: alpha_rule_derivatives(q0, q1, h, α, d) fills d with
+/// L_d's value, D1, D2 and D12. A model file does, from the Taylor coefficients of its compiled
+/// kernels in one call and no dual arithmetic (src/modelfile/file_model.hpp; docs/decisions.md,
+/// Model files: compiled Taylor coefficients); the tests hold it equal to the generic path.
+template <class S>
+concept DifferentiatesItsAlphaRule = requires(const S& s, const VecN<S>& q, DerivativesOf<S>& d) {
+  s.alpha_rule_derivatives(q, q, 1.0, 0.5, d);
+};
+
+template <DifferentiatesItsAlphaRule S>
+DerivativesOf<AlphaRule<S>> differentiate(const AlphaRule<S>& ld, const VecN<S>& q0, const VecN<S>& q1) {
+  DerivativesOf<AlphaRule<S>> d;
+  ld.system().alpha_rule_derivatives(q0, q1, ld.step_size(), ld.alpha(), d);
+  return d;
+}
+
 /// The trapezoidal rule L_d = (h/2) [L(q0, v) + L(q1, v)], v = (q1 − q0)/h (order 2).
 template <Model S>
 class TrapezoidRule {
@@ -529,6 +545,13 @@ template <HasMetric S>
 [[gnu::flatten]] SlotDerivativesOf<TrapezoidRule<S>> slot_derivatives(const TrapezoidRule<S>& ld, const VecN<S>& q0,
                                                                       const VecN<S>& q1) {
   return detail::mean_over_end_rules(ld, [&](const AlphaRule<S>& rule) { return slot_derivatives(rule, q0, q1); });
+}
+
+/// The trapezoidal rule of a model that differentiates its α-rule itself: the mean of its α-rules
+/// with α = 0 and α = 1 (for a model file, two kernel calls).
+template <DifferentiatesItsAlphaRule S>
+DerivativesOf<TrapezoidRule<S>> differentiate(const TrapezoidRule<S>& ld, const VecN<S>& q0, const VecN<S>& q1) {
+  return detail::mean_over_end_rules(ld, [&](const AlphaRule<S>& rule) { return differentiate(rule, q0, q1); });
 }
 
 /// A user-supplied discrete Lagrangian: any callable generic in its scalar type,
