@@ -134,17 +134,24 @@ void fim_trapezoid_dense(benchmark::State& s) {
   method_on_chain(s, [](const auto& c) { return trapezoidal_fim(DenseChain{c}); });
 }
 
-/// DLA's step derivative by terms applied to one direction (a Jacobian–vector product): the step it
-/// takes, the terms' blocks, one sparse factorisation and one solve; against chain_step/dla.
-void dla_derivative_product(benchmark::State& state) {
+/// A method's step derivative by terms applied to one direction (a Jacobian–vector product): the
+/// step it takes, the terms' blocks, one sparse factorisation and one solve; against its chain_step.
+template <class Make>
+void derivative_product(benchmark::State& state, Make make) {
   const auto chain = chain_of(state);
-  const auto dla = dalembert::make_dla(chain, h);
+  const auto method = make(chain);
   const auto x0 = chain.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  dla.step(s);
+  auto s = method.initial_state(x0.q, x0.v);
+  method.step(s);
   const Eigen::VectorXd direction = Eigen::VectorXd::Ones(2 * s.q.size());
-  for (auto _ : state) benchmark::DoNotOptimize(dla.sparse_step_derivative(s) * direction);
+  for (auto _ : state) benchmark::DoNotOptimize(method.sparse_step_derivative(s) * direction);
   state.counters["skates"] = chain.skates();
+}
+void dla_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_dla(c, h); });
+}
+void discrete_gradient_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::DiscreteGradient(c, h); });
 }
 
 }  // namespace
@@ -162,12 +169,16 @@ void to_thirty_skates(benchmark::internal::Benchmark* b) {
 }
 
 BENCHMARK(dla_by_terms)->Name("chain_step/dla")->Apply(any_chain);
-BENCHMARK(dla_derivative_product)
-    ->Name("chain_step_derivative/dla_product")
-    ->Arg(100)
-    ->Arg(1000)
-    ->Arg(3000)
-    ->Unit(benchmark::kMicrosecond);
+/// The sizes of the derivatives' products.
+void derivative_sizes(benchmark::internal::Benchmark* b) {
+  for (const int skates : {100, 1000, 3000}) b->Arg(skates);
+  b->Unit(benchmark::kMicrosecond);
+}
+
+BENCHMARK(dla_derivative_product)->Name("chain_step_derivative/dla_product")->Apply(derivative_sizes);
+BENCHMARK(discrete_gradient_derivative_product)
+    ->Name("chain_step_derivative/discrete-gradient_product")
+    ->Apply(derivative_sizes);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);
 BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);

@@ -61,11 +61,11 @@ Eigen::MatrixXd step_by_central_differences(const Method& method, const typename
 
 /// (δq_{k+1}, δp_{k+1}) of `method`'s step from s along the direction (δq_k, δp_k) = d (entries of
 /// order one) by central differences with ±1e-6 d: the step derivative's product with d, at the cost
-/// of two steps, where the whole matrix would cost 4n.
+/// of two steps, where the whole matrix would cost 4n. A state that carries the velocity gets
+/// v_k = G(q_k)⁻¹p_k of the moved point, as above.
 template <class Method>
 Eigen::VectorXd step_along_by_central_differences(const Method& method, const typename Method::State& s,
                                                   const Eigen::VectorXd& d) {
-  static_assert(!requires { s.v; }, "for the position–momentum states");
   const int n = static_cast<int>(s.q.size());
   const double e = 1e-6;
   auto up = s, down = s;
@@ -73,6 +73,10 @@ Eigen::VectorXd step_along_by_central_differences(const Method& method, const ty
   down.q -= e * d.head(n);
   momentum_of(up) += e * d.tail(n);
   momentum_of(down) -= e * d.tail(n);
+  if constexpr (requires { up.v; }) {
+    up.v = metric_matrix(method.system(), up.q).partialPivLu().solve(up.p);
+    down.v = metric_matrix(method.system(), down.q).partialPivLu().solve(down.p);
+  }
   method.step(up);
   method.step(down);
   Eigen::VectorXd out(2 * n);

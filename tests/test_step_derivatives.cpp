@@ -289,6 +289,41 @@ TEST(StepDerivative, MetricMethodsTheSameAtRunTimeSizes) {
   compare("spark3", spark_of(3));
 }
 
+namespace {
+/// sin over a range of phases, a direction with entries of order one in every coordinate.
+Eigen::VectorXd sines(Eigen::Index size, double phase) {
+  return Eigen::VectorXd(Eigen::VectorXd::LinSpaced(size, phase, phase + 7.0 * size).array().sin());
+}
+
+/// (δq_{k+1}, δp_{k+1}) of a step derivative by terms applied to d: its first and last n rows.
+template <class Map>
+Eigen::VectorXd state_part_of_product(const Map& map, const Eigen::VectorXd& d) {
+  const Eigen::Index n = d.size() / 2;
+  const Eigen::VectorXd full = map * d;
+  Eigen::VectorXd out(2 * n);
+  out << full.head(n), full.tail(n);
+  return out;
+}
+
+/// The largest difference between a step derivative by terms applied to four directions and central
+/// differences of the step along them, relative to the product, three steps into a run on the
+/// chain from its default start.
+template <class Method>
+double chain_products_against_central_differences(const Method& method, const models::KnifeEdgeChain& chain) {
+  const auto x0 = chain.default_initial();
+  auto s = method.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 3; ++k) method.step(s);
+  const auto map = method.sparse_step_derivative(s);
+  double worst = 0.0;
+  for (const double phase : {0.0, 0.5, 1.0, 1.5}) {
+    const Eigen::VectorXd d = sines(2 * s.q.size(), phase), product = state_part_of_product(map, d);
+    const Eigen::VectorXd reference = test::step_along_by_central_differences(method, s, d);
+    worst = std::max(worst, (product - reference).lpNorm<Eigen::Infinity>() / product.lpNorm<Eigen::Infinity>());
+  }
+  return worst;
+}
+}  // namespace
+
 // By terms (model/local_terms.hpp) DLA's derivative is assembled from the terms' blocks in a sparse
 // Jacobian: on the chain of knife edges it is the derivative of the same equations differentiated
 // whole (the chain through its dense interface) to round-off, under the midpoint and the
@@ -303,9 +338,6 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
         model, TrapezoidRule<Model>(model, h), AlphaConstraint<Model>(model, h, 0.5));
   };
   const auto midpoint = [h](const auto& model) { return make_dla(model, h); };
-  const auto sines = [](Eigen::Index size, double phase) {
-    return Eigen::VectorXd(Eigen::VectorXd::LinSpaced(size, phase, phase + 7.0 * size).array().sin());
-  };
   const models::KnifeEdgeChain three(3);
   const WithoutTerms<models::KnifeEdgeChain> dense{three};
   const auto against_dense = [&](const std::string& name, const auto& make) {
@@ -321,9 +353,8 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
     const double error = (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
     test::report("step_derivative_chain_terms_against_dense_" + name, error);
     EXPECT_LT(error, 1e-13) << name;
-    const Eigen::VectorXd d = sines(D.cols(), 0.3), full = by_terms.sparse_step_derivative(s) * d;
-    Eigen::VectorXd product(D.rows());
-    product << full.head(D.rows() / 2), full.tail(D.rows() / 2);  // without δλ
+    const Eigen::VectorXd d = sines(D.cols(), 0.3);
+    const Eigen::VectorXd product = state_part_of_product(by_terms.sparse_step_derivative(s), d);
     const double product_error = (product - E * d).lpNorm<Eigen::Infinity>() / (E * d).lpNorm<Eigen::Infinity>();
     test::report("step_derivative_chain_product_against_matrix_" + name, product_error);
     EXPECT_LT(product_error, 1e-13) << name;
@@ -332,20 +363,39 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
   against_dense("trapezoid", trapezoid);
 
   const models::KnifeEdgeChain chain(100);
-  const auto dla = make_dla(chain, h);
-  const auto x0 = chain.default_initial();
-  auto s = dla.initial_state(x0.q, x0.v);
-  for (int k = 0; k < 3; ++k) dla.step(s);
-  const SparseStepDerivative map = dla.sparse_step_derivative(s);
-  const Eigen::Index n = s.q.size();
-  double worst = 0.0;
-  for (const double phase : {0.0, 0.5, 1.0, 1.5}) {
-    const Eigen::VectorXd d = sines(2 * n, phase), full = map * d;
-    Eigen::VectorXd product(2 * n);
-    product << full.head(n), full.tail(n);
-    const Eigen::VectorXd reference = test::step_along_by_central_differences(dla, s, d);
-    worst = std::max(worst, (product - reference).lpNorm<Eigen::Infinity>() / product.lpNorm<Eigen::Infinity>());
-  }
+  const double worst = chain_products_against_central_differences(make_dla(chain, h), chain);
   test::report("step_derivative_dla_chain_100_along_four_directions", worst);
   EXPECT_LT(worst, 1e-6);
 }
+
+// The discrete gradient by terms (its equations multiplied through by G(q̄), with c and σ as two
+// more unknowns, differentiated by (q_k, v_k), v_k = G(q_k)⁻¹p_k): on 3 skates its derivative is
+// the dense step's (the chain through its dense interface) to round-off; on 100 skates its products
+// with four directions agree with central differences along them.
+TEST(StepDerivative, DiscreteGradientByTermsOnTheChain) {
+  const double h = 0.05;
+  const models::KnifeEdgeChain three(3);
+  const WithoutTerms<models::KnifeEdgeChain> dense{three};
+  const DiscreteGradient<models::KnifeEdgeChain> by_terms(three, h);
+  const DiscreteGradient<WithoutTerms<models::KnifeEdgeChain>> whole(dense, h);
+  const auto x0 = three.default_initial();
+  auto s = by_terms.initial_state(x0.q, x0.v);
+  auto t = whole.initial_state(x0.q, x0.v);
+  for (int k = 0; k < 3; ++k) {
+    by_terms.step(s);
+    whole.step(t);
+  }
+  const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.sparse_step_derivative(s).matrix();
+  const Eigen::Index n3 = s.q.size();
+  Eigen::MatrixXd by_terms_matrix(2 * n3, 2 * n3);
+  by_terms_matrix << E.topRows(n3), E.bottomRows(n3);
+  const double error = (by_terms_matrix - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+  test::report("step_derivative_chain_terms_against_dense_discrete_gradient", error);
+  EXPECT_LT(error, 1e-13);
+
+  const models::KnifeEdgeChain chain(100);
+  const double worst = chain_products_against_central_differences(DiscreteGradient(chain, h), chain);
+  test::report("step_derivative_discrete_gradient_chain_100_along_four_directions", worst);
+  EXPECT_LT(worst, 1e-6);
+}
+

@@ -163,7 +163,8 @@ ContactSegmentOf<S> contact_flow_with_sensitivities(const S& sys, const VecN<S>&
 template <ContactModel S>
 Eigen::MatrixXd contact_flow_derivative(const S& sys, const VecN<S>& q0, const VecN<S>& v0, double z0, double h,
                                         double tolerance, long max_substeps = max_arc_substeps) {
-  constexpr int C = sum_of_sizes(multiple_of_size(2, S::n), 1), MaxC = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), 1);
+  constexpr int C = sum_of_sizes(multiple_of_size(2, S::n), 1);
+  constexpr int MaxC = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), 1);
   const int n = coordinate_count(sys);
   const Eigen::MatrixXd identity = Eigen::MatrixXd::Identity(2 * n + 2, 2 * n + 1);
   return contact_variational_flow<S, C, MaxC>(sys, q0, v0, z0, h, tolerance, max_substeps, identity)

@@ -52,6 +52,100 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
 
   DiscreteGradient(const S& system, double h, NewtonOptions options = {}) : Base(system, h, options) {}
 
+  /// ∂/∂(q_k, p_k) of the step by terms from s, as a map (solve/step_driver.hpp): D * (δq_k, δp_k) is
+  /// (δq_{k+1}, δv_{k+1}, δλ, δc, δσ, δp_{k+1}). By the implicit-function theorem on the step's
+  /// equations by terms (equations_by_terms), differentiated by (q_k, v_k): each term's share at its
+  /// fixed size by its own (q_k, v_k, q_{k+1}, v_{k+1}, λ), and c and σ couple the terms through the
+  /// rows and columns equations_by_terms gives them; v_k = G(q_k)⁻¹p_k. It takes a step of its own.
+  SparseStepDerivativeByVelocity sparse_step_derivative(const State& s) const
+    requires SteppedByTerms<S>
+  {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const int c_index = 2 * dn + dm, sigma_index = c_index + 1, size = c_index + 2;
+    const double h = h_;
+    State next = s;
+    const Eigen::VectorXd x = solve_by_terms(next);
+    const double c = x[c_index], sigma = x[sigma_index];
+    const Eigen::VectorXd dq = x.head(dn) - s.q, dv = x.segment(dn, dn) - s.v;
+    // c's and σ's rows hold c and σ alone at a step of zero length (equations_by_terms)
+    const bool c_coupled = dq.squaredNorm() + dv.squaredNorm() > 0, sigma_coupled = dq.squaredNorm() > 0;
+    // By x = (q1, v1, λ, c, σ): the step's own Jacobian; then the rest, by v0 and by σ = (q0, p0).
+    Eigen::VectorXd F;
+    local::Triplets F_x, F_sigma, y_x, metric, momentum_by_q;  // F_σ by σ = (q_k, v_k)
+    equations_by_terms(s.q, s.v, x, F, F_x);
+    int constraint_row = 0;
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, m_e = Term::m, Z = 4 * K + m_e, R = 4 * K + m_e + 2;
+      // z = (q0, v0, q1, v1, λ) of the term ↦ (its equations' shares, G(q0) v0, G(q1) v1)
+      const auto shares = [&](const auto& z) {
+        using T = typename std::decay_t<decltype(z)>::Scalar;
+        const Vec<T, K> q0 = z.template head<K>(), v0 = z.template segment<K>(K);
+        const Vec<T, K> q1 = z.template segment<K>(2 * K), v1 = z.template segment<K>(3 * K);
+        const T E0 = 0.5 * v0.dot(dense_metric(term, q0) * v0) + term.template potential<T>(q0);
+        Vec<T, R> out;
+        const Vec<T, 2 * K + m_e> y = z.template tail<2 * K + m_e>();
+        out.template head<2 * K + m_e + 2>() = term_equations(term, h, q0, v0, E0, y);
+        out.template segment<K>(2 * K + m_e + 2) = dense_metric(term, q0) * v0;
+        out.template tail<K>() = dense_metric(term, q1) * v1;
+        return out;
+      };
+      Vecd<Z> z;
+      z.template head<4 * K>() << local::gather(s.q, indices), local::gather(s.v, indices),
+          local::gather(next.q, indices), local::gather(next.v, indices);
+      if constexpr (m_e > 0) z.template tail<m_e>() = x.segment(2 * dn + constraint_row, m_e);
+      Vecd<R> value;
+      Matd<R, Z> J;
+      ad::value_and_jacobian<Z, R>(shares, z, value, J);
+      const auto row_of = [&](int r) {  // the row in the equations, or −1 for G(q1) v1's
+        if (r < K) return indices[r];
+        if (r < 2 * K) return dn + indices[r - K];
+        if (r < 2 * K + m_e) return 2 * dn + constraint_row + (r - 2 * K);
+        if (r == 2 * K + m_e) return c_index;  // its share of the energy excess, which c's row subtracts
+        if (r == 2 * K + m_e + 1) return sigma_index;  // its share of λ·M(q̄)Δq, which σ's row subtracts
+        return -1;  // G(q0) v0 and G(q1) v1
+      };
+      for (int r = 0; r < R; ++r) {
+        const int row = row_of(r);
+        if ((row == c_index && !c_coupled) || (row == sigma_index && !sigma_coupled)) continue;
+        const double sign = (row == c_index || row == sigma_index) ? -1.0 : 1.0;
+        if (r >= 3 * K + m_e + 2) {  // p1 = G(q1) v1, by (q1, v1)
+          const int p_row = indices[r - 3 * K - m_e - 2];
+          for (int j = 2 * K; j < 4 * K; ++j)
+            if (J(r, j) != 0.0)
+              y_x.emplace_back(p_row, j < 3 * K ? indices[j - 2 * K] : dn + indices[j - 3 * K], J(r, j));
+        } else if (row < 0) {  // p0 = G(q0) v0, by (q0, v0)
+          const int p_row = indices[r - 2 * K - m_e - 2];
+          for (int j = 0; j < 2 * K; ++j)
+            if (J(r, j) != 0.0) (j < K ? momentum_by_q : metric).emplace_back(p_row, indices[j % K], J(r, j));
+        } else {
+          for (int j = 0; j < 2 * K; ++j)  // by (q0, v0) of the term
+            if (J(r, j) != 0.0) F_sigma.emplace_back(row, j < K ? indices[j] : dn + indices[j - K], sign * J(r, j));
+        }
+      }
+      constraint_row += m_e;
+    });
+    // The coupling through c and σ, by the start: the drift rows carry −h c Δv, the momentum rows
+    // h (c + σ) Δq, c's row c |Δ|² and σ's row σ |Δq|² (at a step of non-zero length).
+    for (int i = 0; i < dn; ++i) {
+      F_sigma.emplace_back(i, dn + i, h * c);
+      F_sigma.emplace_back(dn + i, i, -h * (c + sigma));
+      if (c_coupled) {
+        F_sigma.emplace_back(c_index, dn + i, -2.0 * c * dv[i]);
+        F_sigma.emplace_back(c_index, i, -2.0 * c * dq[i]);
+      }
+      if (sigma_coupled) F_sigma.emplace_back(sigma_index, i, -2.0 * sigma * dq[i]);
+    }
+    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
+      Eigen::SparseMatrix<double> A(rows, cols);
+      A.setFromTriplets(entries.begin(), entries.end());
+      return A;
+    };
+    return SparseStepDerivativeByVelocity(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x), sparse(dn, 2 * dn, {}),
+                                          sparse(dn, size, y_x), sparse(dn, dn, metric),
+                                          sparse(dn, dn, momentum_by_q));
+  }
+
  private:
   /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
   /// momentum rows, the constraint rows. Generic in x's scalar U (with `width` derivatives) and in
@@ -158,15 +252,24 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
   /// The energy's share is O(h³), so the sum of the terms' shares keeps its round-off small where E
   /// itself is large (E(q1, v1) − E(q0, v0) of the whole model, about 400 on a thousand skates,
   /// left the c equation at 1e-11).
-  template <class Term, class Y>
-  static auto term_equations(const Term& term, double h, const Vecd<Term::n>& q0, const Vecd<Term::n>& v0, double E0,
+  /// The start (q0, v0, E0) is of doubles in a step, of y's scalar type for the derivative by it.
+  template <class Term, class Start, class E, class Y>
+  static auto term_equations(const Term& term, double h, const Start& q0_in, const Start& v0_in, const E& E0,
                              const Y& y) {
     using T = typename Y::Scalar;
     constexpr int K = Term::n, m_e = Term::m;
     const int width = static_cast<int>(y.size());
+    const auto lift = [&](const Vec<typename Start::Scalar, K>& a) -> Vec<T, K> {
+      if constexpr (std::is_same_v<typename Start::Scalar, T>) {
+        return a;
+      } else {
+        return ad::constants<T>(a, width);
+      }
+    };
+    const Vec<T, K> q0 = lift(q0_in), v0 = lift(v0_in);
     const Vec<T, K> q1 = y.template head<K>(), v1 = y.template segment<K>(K);
-    const Vec<T, K> dq = q1 - ad::constants<T>(q0, width), dv = v1 - ad::constants<T>(v0, width);
-    const Vec<T, K> q_mid = 0.5 * (ad::constants<T>(q0, width) + q1), v_mid = 0.5 * (ad::constants<T>(v0, width) + v1);
+    const Vec<T, K> dq = q1 - q0, dv = v1 - v0;
+    const Vec<T, K> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
     const MetricDerivatives<Term, T> mid(term, q_mid);
     const Mat<T, K, K> G = mid.metric();
     const Vec<T, K> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid), momentum_mid = G * v_mid;
@@ -272,9 +375,11 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     entries.emplace_back(sigma_index, sigma_index, sigma_row[sigma_index]);
   }
 
+  void step_by_terms(State& s) const { solve_by_terms(s); }
+
   /// The step of the same equations with a sparse Jacobian (equations_by_terms), and the one
-  /// correction beyond Newton's tolerance of the dense step.
-  void step_by_terms(State& s) const {
+  /// correction beyond Newton's tolerance of the dense step; its unknowns (q1, v1, λ, c, σ).
+  Eigen::VectorXd solve_by_terms(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), size = 2 * dn + dm + 2;
     const double h = h_;
     local::Triplets entries;  // of the latest evaluation, which Newton makes at the solution
@@ -304,6 +409,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     s.multiplier = x.segment(2 * dn, dm);
     advance(s, h);
     s.iterations = r.iterations + 1;
+    return x;
   }
 
   /// E = ½ vᵀG(q)v + V(q), the same dense formula as in the residual (a locally coupled model's

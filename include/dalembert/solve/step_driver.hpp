@@ -15,7 +15,8 @@
 //    stages), chord iterations on a factorisation kept from step to step;
 //  - the derivative of a step with respect to the state it starts from, by the implicit-function
 //    theorem on the converged equations (implicit_step_derivative), or for equations with a sparse
-//    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative).
+//    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative; by the
+//    momentum of a step differentiated by the velocity, SparseStepDerivativeByVelocity).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -249,6 +250,48 @@ class SparseStepDerivative {
  private:
   Sparse F_sigma_, y_sigma_, y_x_;
   Eigen::SparseLU<Sparse> F_x_;
+};
+
+/// A SparseStepDerivative by (q_k, v_k) of a step whose state carries p_k = G(q_k) v_k, as a map by
+/// (q_k, p_k): δv_k = G(q_k)⁻¹(δp_k − ∂(G(q_k) v_k)/∂q_k δq_k) first, from a sparse factorisation of
+/// the metric, then the map by (q_k, v_k); two sparse solves a product. (With v_k as one more unknown
+/// of the equations, their factorisation would fill in.)
+class SparseStepDerivativeByVelocity {
+ public:
+  using Sparse = Eigen::SparseMatrix<double>;
+  /// The blocks of the SparseStepDerivative by σ = (q_k, v_k), then G(q_k) and ∂(G(q_k) v_k)/∂q_k.
+  SparseStepDerivativeByVelocity(Sparse F_sigma, const Sparse& F_x, Sparse y_sigma, Sparse y_x, const Sparse& metric,
+                                 Sparse momentum_by_q)
+      : by_velocity_(std::move(F_sigma), F_x, std::move(y_sigma), std::move(y_x)),
+        momentum_by_q_(std::move(momentum_by_q)) {
+    metric_.compute(metric);
+    if (metric_.info() != Eigen::Success)
+      throw std::runtime_error("the metric is singular at the start: the step has no derivative there");
+  }
+  /// [dx/dσ; dy/dσ] δσ, σ = (q_k, p_k).
+  Eigen::VectorXd operator*(const Eigen::VectorXd& direction) const {
+    const Eigen::Index n = momentum_by_q_.rows();
+    Eigen::VectorXd by_velocity(2 * n);
+    by_velocity << direction.head(n),
+        metric_.solve(Eigen::VectorXd(direction.tail(n) - momentum_by_q_ * direction.head(n)));
+    return by_velocity_ * by_velocity;
+  }
+  /// The whole matrix, a product per column.
+  Eigen::MatrixXd matrix() const {
+    const Eigen::Index columns = 2 * momentum_by_q_.rows();
+    Eigen::MatrixXd D;
+    for (Eigen::Index j = 0; j < columns; ++j) {
+      const Eigen::VectorXd column = *this * Eigen::VectorXd::Unit(columns, j);
+      if (j == 0) D.resize(column.size(), columns);
+      D.col(j) = column;
+    }
+    return D;
+  }
+
+ private:
+  SparseStepDerivative by_velocity_;
+  Sparse momentum_by_q_;
+  Eigen::SparseLU<Sparse> metric_;
 };
 
 }  // namespace dalembert
