@@ -153,6 +153,9 @@ void dla_derivative_product(benchmark::State& s) {
 void discrete_gradient_derivative_product(benchmark::State& s) {
   derivative_product(s, [](const auto& c) { return dalembert::DiscreteGradient(c, h); });
 }
+void mclachlan_perlmutter_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::McLachlanPerlmutter(c, h); });
+}
 
 }  // namespace
 
@@ -178,6 +181,9 @@ void derivative_sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(dla_derivative_product)->Name("chain_step_derivative/dla_product")->Apply(derivative_sizes);
 BENCHMARK(discrete_gradient_derivative_product)
     ->Name("chain_step_derivative/discrete-gradient_product")
+    ->Apply(derivative_sizes);
+BENCHMARK(mclachlan_perlmutter_derivative_product)
+    ->Name("chain_step_derivative/mclachlan-perlmutter_product")
     ->Apply(derivative_sizes);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
@@ -336,6 +337,11 @@ TEST(KnifeEdgeChain, McLachlanPerlmutterByTermsEqualsTheDenseOne) {
     compare(chain, perturbed_start(chain), "chain N=" + std::to_string(N), 1e-16);
   }
   for (const int N : {1, 4}) compare(SleighChain(N), sleigh_start(N), "sleighs N=" + std::to_string(N), 1e-15);
+
+  // Its step derivative by terms is for constant metrics: on the sleighs it says so.
+  const McLachlanPerlmutter sleighs(SleighChain(2), h);
+  const auto x = sleigh_start(2);
+  EXPECT_THROW(sleighs.sparse_step_derivative(sleighs.initial_state(x.q, x.v)), std::logic_error);
 }
 
 // The discrete gradient by terms: exact Newton on the equations multiplied through by G(q̄), with the

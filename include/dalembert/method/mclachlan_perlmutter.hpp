@@ -18,6 +18,7 @@
 // the implicit-function theorem (step_derivative).
 // A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
 // equations assembled term by term, and Newton factorises a sparse Jacobian (step_by_terms).
+#include <stdexcept>
 #include <type_traits>
 
 #include "dalembert/model/local_terms.hpp"
@@ -44,6 +45,94 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   using typename Base::State;
 
   McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {}) : Base(system, h, options) {}
+
+  /// ∂/∂(q_k, p_k) of the step by terms from s, as a map (solve/step_driver.hpp): D * (δq_k, δp_k) is
+  /// (δv_{k+1}, δλ, δq_{k+1}, δp_{k+1}). By the implicit-function theorem on the step's equations by
+  /// terms, differentiated by (q_k, v_k), v_k = G(q_k)⁻¹p_k: with every term's metric constant,
+  /// H_q(q½, p) = ∇V(q½), and the momentum rows G(q1) v1 − G(q0) v0 + h ∇V(q½) − h M(q½)ᵀλ are a
+  /// sum of the terms' shares, each differentiated at its fixed size by its own (q_k, v_k, v_{k+1}, λ);
+  /// q_{k+1} = q_k + (h/2)(v_k + v_{k+1}). A term whose metric varies couples every coordinate through
+  /// G(q½)⁻¹ in H_q: not implemented (std::logic_error). It takes a step of its own.
+  SparseStepDerivativeByVelocity sparse_step_derivative(const State& s) const
+    requires SteppedByTerms<S>
+  {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    State next = s;
+    this->step(next);
+    local::Triplets F_sigma, F_x, y_sigma, y_x, metric, momentum_by_q;  // F_σ by σ = (q_k, v_k)
+    int constraint_row = 0;
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, m_e = Term::m, Z = 3 * K + m_e, R = 3 * K + m_e;
+      const Vecd<K> q0 = local::gather(s.q, indices), v0 = local::gather(s.v, indices);
+      const MetricDerivatives<Term> at_half(term, Vecd<K>(q0 + (0.5 * h) * v0));
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < K; ++i)
+          for (int j = 0; j < K; ++j)
+            if (at_half.metric_derivative(k, i, j) != 0.0)
+              throw std::logic_error(
+                  "the McLachlan-Perlmutter step's derivative by terms is implemented for terms of constant metric");
+      // z = (q0, v0, v1, λ) of the term ↦ (its momentum rows' share, its constraint rows, G(q1) v1,
+      // G(q0) v0)
+      const auto shares = [&](const auto& z) {
+        using T = typename std::decay_t<decltype(z)>::Scalar;
+        const Vec<T, K> q0 = z.template head<K>(), v0 = z.template segment<K>(K), v1 = z.template segment<K>(2 * K);
+        const Vec<T, K> q_half = q0 + (0.5 * h) * v0, q1 = q_half + (0.5 * h) * v1;
+        const MetricDerivatives<Term, T> half(term, q_half);
+        const Vec<T, K> p1 = dense_metric(term, q1) * v1, p0 = dense_metric(term, q0) * v0;
+        Vec<T, R> out;
+        out.template head<K>() = p1 - p0 + h * half.potential_gradient_plus_half_quadratic(Vec<T, K>(p0 * 0.0));
+        if constexpr (m_e > 0) {
+          const Vec<T, m_e> lambda = z.template tail<m_e>();
+          out.template head<K>() -= h * (term.template constraint_matrix<T>(q_half).transpose() * lambda);
+          out.template segment<m_e>(K) = term.template constraint_matrix<T>(q1) * v1;
+        }
+        out.template segment<K>(K + m_e) = p1;
+        out.template tail<K>() = p0;
+        return out;
+      };
+      Vecd<Z> z;
+      z.template head<3 * K>() << q0, v0, local::gather(next.v, indices);
+      if constexpr (m_e > 0) z.template tail<m_e>() = next.multiplier.segment(constraint_row, m_e);
+      Vecd<R> value;
+      Matd<R, Z> J;
+      ad::value_and_jacobian<Z, R>(shares, z, value, J);
+      const auto column_of_x = [&](int j) {  // v1 and λ of the term among the unknowns (v1, λ)
+        return j < 3 * K ? indices[j - 2 * K] : dn + constraint_row + (j - 3 * K);
+      };
+      for (int r = 0; r < R; ++r) {
+        for (int j = 0; j < Z; ++j) {
+          if (J(r, j) == 0.0) continue;
+          const bool by_start = j < 2 * K;
+          const int start_column = j < K ? indices[j] : dn + indices[j % K];
+          if (r < K + m_e) {  // the equations
+            const int row = r < K ? indices[r] : dn + constraint_row + (r - K);
+            (by_start ? F_sigma : F_x).emplace_back(row, by_start ? start_column : column_of_x(j), J(r, j));
+          } else if (r < 2 * K + m_e) {  // p1, the rows after q1's
+            const int row = dn + indices[r - K - m_e];
+            (by_start ? y_sigma : y_x).emplace_back(row, by_start ? start_column : column_of_x(j), J(r, j));
+          } else {  // p0 = G(q0) v0
+            (j < K ? momentum_by_q : metric).emplace_back(indices[r - 2 * K - m_e], indices[j % K], J(r, j));
+          }
+        }
+      }
+      constraint_row += m_e;
+    });
+    for (int i = 0; i < dn; ++i) {  // q1 = q0 + (h/2)(v0 + v1)
+      y_sigma.emplace_back(i, i, 1.0);
+      y_sigma.emplace_back(i, dn + i, 0.5 * h);
+      y_x.emplace_back(i, i, 0.5 * h);
+    }
+    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
+      Eigen::SparseMatrix<double> A(rows, cols);
+      A.setFromTriplets(entries.begin(), entries.end());
+      return A;
+    };
+    return SparseStepDerivativeByVelocity(sparse(dn + dm, 2 * dn, F_sigma), sparse(dn + dm, dn + dm, F_x),
+                                          sparse(2 * dn, 2 * dn, y_sigma), sparse(2 * dn, dn + dm, y_x),
+                                          sparse(dn, dn, metric), sparse(dn, dn, momentum_by_q));
+  }
 
  private:
   /// What the step's equations take from their start (q0, p0), v0 = G(q0)⁻¹p0, in the scalar type T:
