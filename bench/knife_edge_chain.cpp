@@ -156,6 +156,9 @@ void discrete_gradient_derivative_product(benchmark::State& s) {
 void mclachlan_perlmutter_derivative_product(benchmark::State& s) {
   derivative_product(s, [](const auto& c) { return dalembert::McLachlanPerlmutter(c, h); });
 }
+void spark_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::Spark(c, h, 3); });
+}
 
 }  // namespace
 
@@ -185,6 +188,7 @@ BENCHMARK(discrete_gradient_derivative_product)
 BENCHMARK(mclachlan_perlmutter_derivative_product)
     ->Name("chain_step_derivative/mclachlan-perlmutter_product")
     ->Apply(derivative_sizes);
+BENCHMARK(spark_derivative_product)->Name("chain_step_derivative/spark_product")->Apply(derivative_sizes);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);
 BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);

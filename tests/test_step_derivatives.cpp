@@ -370,16 +370,17 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
   EXPECT_LT(worst, 1e-6);
 }
 
-// The discrete gradient by terms (its equations multiplied through by G(q̄), with c and σ as two
-// more unknowns, differentiated by (q_k, v_k), v_k = G(q_k)⁻¹p_k): on 3 skates its derivative is
-// the dense step's (the chain through its dense interface) to round-off; on 100 skates its products
-// with four directions agree with central differences along them.
-TEST(StepDerivative, DiscreteGradientByTermsOnTheChain) {
-  const double h = 0.05;
+namespace {
+/// A method written with the metric, by terms on the chain (`make` of a model), against the same
+/// method on the chain through its dense interface: on 3 skates its derivative's matrix equals the
+/// dense step's (rows q_{k+1} from q_row_of(n, m), p_{k+1} last) to round-off; on 100 skates its
+/// products with four directions agree with central differences along them.
+template <class Make, class QRow>
+void metric_method_by_terms_on_the_chain(const std::string& name, Make make, QRow q_row_of) {
   const models::KnifeEdgeChain three(3);
   const WithoutTerms<models::KnifeEdgeChain> dense{three};
-  const DiscreteGradient<models::KnifeEdgeChain> by_terms(three, h);
-  const DiscreteGradient<WithoutTerms<models::KnifeEdgeChain>> whole(dense, h);
+  const auto by_terms = make(three);
+  const auto whole = make(dense);
   const auto x0 = three.default_initial();
   auto s = by_terms.initial_state(x0.q, x0.v);
   auto t = whole.initial_state(x0.q, x0.v);
@@ -388,46 +389,35 @@ TEST(StepDerivative, DiscreteGradientByTermsOnTheChain) {
     whole.step(t);
   }
   const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.sparse_step_derivative(s).matrix();
-  const Eigen::Index n3 = s.q.size();
-  Eigen::MatrixXd by_terms_matrix(2 * n3, 2 * n3);
-  by_terms_matrix << E.topRows(n3), E.bottomRows(n3);
+  const Eigen::Index n = s.q.size();
+  Eigen::MatrixXd by_terms_matrix(2 * n, 2 * n);
+  by_terms_matrix << E.middleRows(q_row_of(n, s.multiplier.size()), n), E.bottomRows(n);
   const double error = (by_terms_matrix - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-  test::report("step_derivative_chain_terms_against_dense_discrete_gradient", error);
-  EXPECT_LT(error, 1e-13);
+  test::report("step_derivative_chain_terms_against_dense_" + name, error);
+  EXPECT_LT(error, 1e-13) << name;
 
   const models::KnifeEdgeChain chain(100);
-  const double worst = chain_products_against_central_differences(DiscreteGradient(chain, h), chain);
-  test::report("step_derivative_discrete_gradient_chain_100_along_four_directions", worst);
-  EXPECT_LT(worst, 1e-6);
+  const double worst = chain_products_against_central_differences(
+      make(chain), chain, q_row_of(coordinate_count(chain), constraint_count(chain)));
+  test::report("step_derivative_" + name + "_chain_100_along_four_directions", worst);
+  EXPECT_LT(worst, 1e-6) << name;
 }
+}  // namespace
 
-// McLachlan–Perlmutter by terms (its equations by terms with every term's metric constant,
-// differentiated by (q_k, v_k), v_k = G(q_k)⁻¹p_k): on 3 skates its derivative is the dense step's
-// to round-off; on 100 skates its products with four directions agree with central differences.
-TEST(StepDerivative, McLachlanPerlmutterByTermsOnTheChain) {
+// The methods written with the metric, by terms (h = 0.05): the discrete gradient (its equations
+// multiplied through by G(q̄), with c and σ as two more unknowns) and McLachlan–Perlmutter (every
+// term's metric constant), differentiated by (q_k, v_k), v_k = G(q_k)⁻¹p_k; SPARK with 3 stages (the
+// stage velocities among its unknowns, the start entering its equations linearly). Rows of their
+// maps before q_{k+1}: none; v_{k+1}, λ; the stages and v_{k+1}.
+TEST(StepDerivative, MetricMethodsByTermsOnTheChain) {
   const double h = 0.05;
-  const models::KnifeEdgeChain three(3);
-  const WithoutTerms<models::KnifeEdgeChain> dense{three};
-  const McLachlanPerlmutter<models::KnifeEdgeChain> by_terms(three, h);
-  const McLachlanPerlmutter<WithoutTerms<models::KnifeEdgeChain>> whole(dense, h);
-  const auto x0 = three.default_initial();
-  auto s = by_terms.initial_state(x0.q, x0.v);
-  auto t = whole.initial_state(x0.q, x0.v);
-  for (int k = 0; k < 3; ++k) {
-    by_terms.step(s);
-    whole.step(t);
-  }
-  const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.sparse_step_derivative(s).matrix();
-  const Eigen::Index n3 = s.q.size(), m3 = s.multiplier.size();
-  Eigen::MatrixXd by_terms_matrix(2 * n3, 2 * n3);
-  by_terms_matrix << E.middleRows(n3 + m3, n3), E.bottomRows(n3);  // rows v1, λ, q1, p1
-  const double error = (by_terms_matrix - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-  test::report("step_derivative_chain_terms_against_dense_mclachlan_perlmutter", error);
-  EXPECT_LT(error, 1e-13);
-
-  const models::KnifeEdgeChain chain(100);
-  const double worst = chain_products_against_central_differences(McLachlanPerlmutter(chain, h), chain,
-                                                                  coordinate_count(chain) + constraint_count(chain));
-  test::report("step_derivative_mclachlan_perlmutter_chain_100_along_four_directions", worst);
-  EXPECT_LT(worst, 1e-6);
+  metric_method_by_terms_on_the_chain(
+      "discrete_gradient", [h](const auto& model) { return DiscreteGradient(model, h); },
+      [](Eigen::Index, Eigen::Index) { return Eigen::Index{0}; });
+  metric_method_by_terms_on_the_chain(
+      "mclachlan_perlmutter", [h](const auto& model) { return McLachlanPerlmutter(model, h); },
+      [](Eigen::Index n, Eigen::Index m) { return n + m; });
+  metric_method_by_terms_on_the_chain(
+      "spark3", [h](const auto& model) { return Spark(model, h, 3); },
+      [](Eigen::Index n, Eigen::Index m) { return 3 * (3 * n + m) + n; });
 }

@@ -129,6 +129,51 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
 
   int stages() const { return pair_.stages; }
 
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step by terms from s, as a map (solve/step_driver.hpp):
+  /// D * (δq_k, δp_k) is (δx, δq_{k+1}, δp_{k+1}), x the unknowns of step_by_terms (the stages
+  /// (Q_i, V_i, P_i, Λ_i), then v1). By the implicit-function theorem on its equations by terms
+  /// (equations_by_terms), whose Jacobian in x is the step's own and in which the start enters
+  /// linearly, as −q_k in the rows of Q_i and −p_k in those of P_i and of G(q1)v1 − p1; q_{k+1} = Q_s
+  /// and p_{k+1} = G(q1) v1 at the solution. It takes a step of its own.
+  SparseStepDerivative sparse_step_derivative(const State& s) const
+    requires SteppedByTerms<S>
+  {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
+    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block, size = end + dn;
+    State next = s;
+    const Eigen::VectorXd x = solve_by_terms(next);
+    Eigen::VectorXd F, p1;
+    local::Triplets F_x, F_sigma, y_x;
+    equations_by_terms(s, x, F, F_x, p1);
+    for (int k = 0; k < dn; ++k) {
+      for (int i = 0; i < st; ++i) {
+        F_sigma.emplace_back(i * block + k, k, -1.0);
+        F_sigma.emplace_back(i * block + 2 * dn + k, dn + k, -1.0);
+      }
+      F_sigma.emplace_back(end + k, dn + k, -1.0);
+      y_x.emplace_back(k, last + k, 1.0);  // q1 = Q_s
+    }
+    system_.visit_terms([&](const auto& term, const auto& indices) {  // p1 = G(q1) v1
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n, m_e = Term::m;
+      Vecd<2 * K> z;
+      z << local::gather(next.q, indices), local::gather(next.v, indices);
+      Vecd<K + m_e> value;
+      Matd<K + m_e, 2 * K> by_z;
+      ad::value_and_jacobian<2 * K, K + m_e>([&](const auto& zd) { return term_end_point(term, zd); }, z, value, by_z);
+      for (int r = 0; r < K; ++r)
+        for (int c = 0; c < 2 * K; ++c)
+          y_x.emplace_back(dn + indices[r], c < K ? last + indices[c] : end + indices[c - K], by_z(r, c));
+    });
+    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
+      Eigen::SparseMatrix<double> A(rows, cols);
+      A.setFromTriplets(entries.begin(), entries.end());
+      return A;
+    };
+    return SparseStepDerivative(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x), sparse(2 * dn, 2 * dn, {}),
+                                sparse(2 * dn, size, y_x));
+  }
+
  private:
   /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
   /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
@@ -432,9 +477,11 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     });
   }
 
+  void step_by_terms(State& s) const { solve_by_terms(s); }
+
   /// The step of the same method with a sparse Jacobian (equations_by_terms), by Newton from the
-  /// stages drifting with v0.
-  void step_by_terms(State& s) const {
+  /// stages drifting with v0; its unknowns at the solution.
+  Eigen::VectorXd solve_by_terms(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block;
     const double h = h_;
@@ -462,6 +509,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     s.multiplier = x.segment(last + 3 * dn, dm);
     advance(s, h);
     s.iterations = r.iterations;
+    return x;
   }
 
   LobattoPair pair_;
