@@ -69,7 +69,8 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const Eigen::VectorXd dq = x.head(dn) - s.q, dv = x.segment(dn, dn) - s.v;
     // c's and σ's rows hold c and σ alone at a step of zero length (equations_by_terms)
     const bool c_coupled = dq.squaredNorm() + dv.squaredNorm() > 0, sigma_coupled = dq.squaredNorm() > 0;
-    // By x = (q1, v1, λ, c, σ): the step's own Jacobian; then the rest, by v0 and by σ = (q0, p0).
+    // By x = (q1, v1, λ, c, σ): the step's own Jacobian; by σ = (q0, v0): the terms' shares and the
+    // couplings through c and σ; p0 = G(q0) v0 and p1 = G(q1) v1 from the terms.
     Eigen::VectorXd F;
     local::Triplets F_x, F_sigma, y_x, metric, momentum_by_q;  // F_σ by σ = (q_k, v_k)
     equations_by_terms(s.q, s.v, x, F, F_x);
@@ -97,7 +98,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
       Vecd<R> value;
       Matd<R, Z> J;
       ad::value_and_jacobian<Z, R>(shares, z, value, J);
-      const auto row_of = [&](int r) {  // the row in the equations, or −1 for G(q1) v1's
+      const auto row_of = [&](int r) {  // the row in the equations, or −1 for G(q0) v0's and G(q1) v1's
         if (r < K) return indices[r];
         if (r < 2 * K) return dn + indices[r - K];
         if (r < 2 * K + m_e) return 2 * dn + constraint_row + (r - 2 * K);
@@ -141,8 +142,8 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
       A.setFromTriplets(entries.begin(), entries.end());
       return A;
     };
-    return SparseStepDerivativeByVelocity(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x), sparse(dn, 2 * dn, {}),
-                                          sparse(dn, size, y_x), sparse(dn, dn, metric),
+    return SparseStepDerivativeByVelocity(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x),
+                                          sparse(dn, 2 * dn, {}), sparse(dn, size, y_x), sparse(dn, dn, metric),
                                           sparse(dn, dn, momentum_by_q));
   }
 
