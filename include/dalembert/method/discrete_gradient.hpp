@@ -147,6 +147,9 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
                                           sparse(dn, dn, momentum_by_q));
   }
 
+  /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: its products start with δq_{k+1}.
+  Eigen::Index next_position_row(const State&) const { return 0; }
+
  private:
   /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
   /// momentum rows, the constraint rows. Generic in x's scalar U (with `width` derivatives) and in

@@ -134,6 +134,11 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
                                           sparse(dn, dn, metric), sparse(dn, dn, momentum_by_q));
   }
 
+  /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after δv_{k+1} and δλ.
+  Eigen::Index next_position_row(const State& s) const {
+    return s.q.size() + s.multiplier.size();
+  }
+
  private:
   /// What the step's equations take from their start (q0, p0), v0 = G(q0)⁻¹p0, in the scalar type T:
   /// q½, the model's derivatives there and −p0 + (h/2) H_q(q½, p0), the part of the momentum residual

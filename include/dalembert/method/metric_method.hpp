@@ -7,7 +7,9 @@
 //   dense_step(State&), step_by_terms(State&)    its step, in both storages;
 //   unknowns_at(s, next)                         its unknowns at the solution of the step s → next;
 //   step_equations(q0, v0, p0, x, t0, width)     its equations, generic in the scalar type, with the
-//                                                members residual, q1 and p1.
+//                                                members residual, q1 and p1;
+// and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
+// next_position_row(s) and δp_{k+1} last.
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -78,6 +80,19 @@ class MetricMethod {
       return method().step_equations(q0, v0, p0, x, s.t, width);
     };
     return metric_method_step_derivative(system_, s.q, s.p, method().unknowns_at(s, next), equations);
+  }
+
+  /// The same matrix on a locally coupled model, from the method's derivative by terms, a map
+  /// (sparse_step_derivative): the rows of q_{k+1} (from next_position_row(s)) and of p_{k+1} (the
+  /// last) of its product with every direction.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires SteppedByTerms<S>
+  {
+    const Eigen::MatrixXd D = method().sparse_step_derivative(s).matrix();
+    const Eigen::Index n = s.q.size();
+    Eigen::MatrixXd by_state(2 * n, 2 * n);
+    by_state << D.middleRows(method().next_position_row(s), n), D.bottomRows(n);
+    return by_state;
   }
 
  protected:

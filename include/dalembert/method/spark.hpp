@@ -174,6 +174,11 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
                                 sparse(2 * dn, size, y_x));
   }
 
+  /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after the stages and δv_1.
+  Eigen::Index next_position_row(const State& s) const {
+    return pair_.stages * (3 * s.q.size() + s.multiplier.size()) + s.q.size();
+  }
+
  private:
   /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
   /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
