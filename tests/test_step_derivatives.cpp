@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
@@ -327,6 +328,30 @@ double chain_products_against_central_differences(const Method& method, const mo
 }
 }  // namespace
 
+namespace {
+/// A method by terms on 3 skates (`make` of a model) and the same method on them through the chain's
+/// dense interface, `steps` steps from the default start: the first, its state, and the relative
+/// difference of the two step derivatives, reported as step_derivative_chain_terms_against_dense_<name>.
+template <class Make>
+auto by_terms_against_dense_on_three_skates(const std::string& name, Make make, int steps) {
+  const models::KnifeEdgeChain three(3);
+  const WithoutTerms<models::KnifeEdgeChain> dense{three};
+  const auto by_terms = make(three);
+  const auto whole = make(dense);
+  const auto x0 = three.default_initial();
+  auto s = by_terms.initial_state(x0.q, x0.v);
+  auto t = whole.initial_state(x0.q, x0.v);
+  for (int k = 0; k < steps; ++k) {
+    by_terms.step(s);
+    whole.step(t);
+  }
+  const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.step_derivative(s);
+  const double error = (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
+  test::report("step_derivative_chain_terms_against_dense_" + name, error);
+  return std::tuple{by_terms, s, E, error};
+}
+}  // namespace
+
 // By terms (model/local_terms.hpp) DLA's derivative is assembled from the terms' blocks in a sparse
 // Jacobian: on the chain of knife edges it is the derivative of the same equations differentiated
 // whole (the chain through its dense interface) to round-off, under the midpoint and the
@@ -341,24 +366,14 @@ TEST(StepDerivative, DlaByTermsOnTheChain) {
         model, TrapezoidRule<Model>(model, h), AlphaConstraint<Model>(model, h, 0.5));
   };
   const auto midpoint = [h](const auto& model) { return make_dla(model, h); };
-  const models::KnifeEdgeChain three(3);
-  const WithoutTerms<models::KnifeEdgeChain> dense{three};
   const auto against_dense = [&](const std::string& name, const auto& make) {
-    const auto by_terms = make(three);
-    const auto whole = make(dense);
-    static_assert(std::decay_t<decltype(by_terms)>::by_terms && !std::decay_t<decltype(whole)>::by_terms);
-    const auto x0 = three.default_initial();
-    auto s = by_terms.initial_state(x0.q, x0.v);
-    auto t = whole.initial_state(x0.q, x0.v);
-    by_terms.step(s);
-    whole.step(t);
-    const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.step_derivative(s);
-    const double error = (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-    test::report("step_derivative_chain_terms_against_dense_" + name, error);
+    const auto [by_terms, s, E, error] = by_terms_against_dense_on_three_skates(name, make, 1);
+    static_assert(std::decay_t<decltype(by_terms)>::by_terms);
     EXPECT_LT(error, 1e-13) << name;
-    const Eigen::VectorXd d = sines(D.cols(), 0.3);
+    const Eigen::VectorXd d = sines(E.cols(), 0.3);
     const Eigen::VectorXd product = state_part_of_product(by_terms.sparse_step_derivative(s), d);
-    const double product_error = (product - E * d).lpNorm<Eigen::Infinity>() / (E * d).lpNorm<Eigen::Infinity>();
+    const Eigen::VectorXd by_matrix = E * d;
+    const double product_error = (product - by_matrix).lpNorm<Eigen::Infinity>() / by_matrix.lpNorm<Eigen::Infinity>();
     test::report("step_derivative_chain_product_against_matrix_" + name, product_error);
     EXPECT_LT(product_error, 1e-13) << name;
   };
@@ -378,21 +393,7 @@ namespace {
 /// with central differences along them.
 template <class Make>
 void metric_method_by_terms_on_the_chain(const std::string& name, Make make) {
-  const models::KnifeEdgeChain three(3);
-  const WithoutTerms<models::KnifeEdgeChain> dense{three};
-  const auto by_terms = make(three);
-  const auto whole = make(dense);
-  const auto x0 = three.default_initial();
-  auto s = by_terms.initial_state(x0.q, x0.v);
-  auto t = whole.initial_state(x0.q, x0.v);
-  for (int k = 0; k < 3; ++k) {
-    by_terms.step(s);
-    whole.step(t);
-  }
-  const Eigen::MatrixXd D = whole.step_derivative(t), E = by_terms.step_derivative(s);
-  const double error = (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-  test::report("step_derivative_chain_terms_against_dense_" + name, error);
-  EXPECT_LT(error, 1e-13) << name;
+  EXPECT_LT(std::get<3>(by_terms_against_dense_on_three_skates(name, make, 3)), 1e-13) << name;
 
   const models::KnifeEdgeChain chain(100);
   const double worst = chain_products_against_central_differences(make(chain), chain);
