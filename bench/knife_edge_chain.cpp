@@ -159,6 +159,15 @@ void mclachlan_perlmutter_derivative_product(benchmark::State& s) {
 void spark_derivative_product(benchmark::State& s) {
   derivative_product(s, [](const auto& c) { return dalembert::Spark(c, h, 3); });
 }
+void mla_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_midpoint_mla(c, h); });
+}
+void gf_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_gf(c, h); });
+}
+void gf_sym_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_gf_sym(c, h, 0.25); });
+}
 
 }  // namespace
 
@@ -189,6 +198,9 @@ BENCHMARK(mclachlan_perlmutter_derivative_product)
     ->Name("chain_step_derivative/mclachlan-perlmutter_product")
     ->Apply(derivative_sizes);
 BENCHMARK(spark_derivative_product)->Name("chain_step_derivative/spark_product")->Apply(derivative_sizes);
+BENCHMARK(mla_derivative_product)->Name("chain_step_derivative/mla_product")->Apply(derivative_sizes);
+BENCHMARK(gf_derivative_product)->Name("chain_step_derivative/gf_product")->Apply(derivative_sizes);
+BENCHMARK(gf_sym_derivative_product)->Name("chain_step_derivative/gf-sym_product")->Apply(derivative_sizes);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);
 BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);

@@ -116,14 +116,18 @@ inline void saddle_point_jacobian(const DiscreteDerivatives& d, const Eigen::Spa
 /// The derivative of DLA's step by terms with respect to (q_k, p_k), at its solution (q_{k+1}, λ):
 /// the equations of discrete/position_momentum_derivative.hpp without forces,
 ///   F = (p_k + D1 L_d(q_k, q_{k+1}) − M(q_k)ᵀλ, ω(q_k, q_{k+1})) = 0,   p_{k+1} = D2 L_d(q_k, q_{k+1}),
-/// ω the α-rule constraint with `constraint_alpha`. Each term's share, a function of its own
-/// coordinates of q_k and q_{k+1} and its own multipliers, is differentiated at its fixed size; the
-/// blocks go to the sparse Jacobian of the equations. Rows of the result: q_{k+1}, λ, p_{k+1}.
+/// ω the α-rule constraint with `constraint_alpha`; without it, no ω and no λ (GF's equations). Each
+/// term's share, a function of its own coordinates of q_k and q_{k+1} and its own multipliers, is
+/// differentiated at its fixed size; the blocks go to the sparse Jacobian of the equations. Rows of
+/// the result: q_{k+1}, λ, p_{k+1}. `coupling` adds discrete forces of the multiplier of the
+/// constrained acceleration (MLA's, GF's: model/local_force_derivative.hpp).
 template <LocallyCoupled S, class Ld>
-SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const Ld& ld, double constraint_alpha,
+SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const Ld& ld,
+                                                           std::optional<double> constraint_alpha,
                                                            const Eigen::VectorXd& q0, const Eigen::VectorXd& q1,
-                                                           const Eigen::VectorXd& lambda) {
-  const int n = coordinate_count(sys), m = constraint_count(sys);
+                                                           const Eigen::VectorXd& lambda,
+                                                           SparseStepDerivative::Coupling coupling = {}) {
+  const int n = coordinate_count(sys), m = constraint_alpha ? constraint_count(sys) : 0;
   const double h = ld.step_size();
   const auto rule_of_term = rule_of_each_term<S>(ld);
   Triplets F_sigma, F_x, y_sigma, y_x;
@@ -133,7 +137,8 @@ SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const L
     using Term = std::decay_t<decltype(term)>;
     constexpr int K = Term::n, mt = Term::m, Z = 2 * K + mt;
     const auto term_ld = rule_of_term(term);
-    // z = (q_k, q_{k+1}, λ) of the term ↦ (D1 L_d − M(q_k)ᵀλ, ω, D2 L_d) of the term
+    // z = (q_k, q_{k+1}, λ) of the term ↦ (D1 L_d − M(q_k)ᵀλ, ω, D2 L_d) of the term (λ = 0 and ω
+    // left out without constraints)
     const auto equations = [&](const auto& z) {
       using T = typename std::decay_t<decltype(z)>::Scalar;
       const Vec<T, K> a = z.template head<K>(), b = z.template segment<K>(K);
@@ -150,14 +155,20 @@ SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const L
       out.template tail<K>() = slots.template tail<K>();
       if constexpr (mt > 0) {
         out.template head<K>() -= term.template constraint_matrix<T>(a).transpose() * z.template tail<mt>();
-        out.template segment<mt>(K) = AlphaConstraint<Term>(term, h, constraint_alpha)(a, b);
+        out.template segment<mt>(K) = AlphaConstraint<Term>(term, h, constraint_alpha.value_or(0.5))(a, b);
       }
       return out;
     };
     Vecd<Z> z;
     z.template head<K>() = gather(q0, indices);
     z.template segment<K>(K) = gather(q1, indices);
-    if constexpr (mt > 0) z.template tail<mt>() = lambda.template segment<mt>(first_row);
+    if constexpr (mt > 0) {
+      if (constraint_alpha) {
+        z.template tail<mt>() = lambda.template segment<mt>(first_row);
+      } else {
+        z.template tail<mt>().setZero();
+      }
+    }
     Vecd<Z> value;
     Matd<Z, Z> J;
     ad::value_and_jacobian<Z, Z>(equations, z, value, J);
@@ -169,10 +180,11 @@ SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const L
     const auto column_of = [&](int c) {
       return c < K ? indices[c] : c < 2 * K ? indices[c - K] : n + first_row + (c - 2 * K);
     };
+    const auto constraint_row_or_column = [&](int r, int c) { return (r >= K && r < K + mt) || c >= 2 * K; };
     for (int r = 0; r < Z; ++r) {
       const bool of_F = r < K + mt;
       for (int c = 0; c < Z; ++c) {
-        if (J(r, c) == 0.0) continue;
+        if (J(r, c) == 0.0 || (!constraint_alpha && constraint_row_or_column(r, c))) continue;
         Triplets& block = c < K ? (of_F ? F_sigma : y_sigma) : (of_F ? F_x : y_x);
         block.emplace_back(row_of(r), column_of(c), J(r, c));
       }
@@ -185,7 +197,7 @@ SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const L
     return A;
   };
   return SparseStepDerivative(sparse(n + m, 2 * n, F_sigma), sparse(n + m, n + m, F_x), sparse(n, 2 * n, y_sigma),
-                              sparse(n, n + m, y_x));
+                              sparse(n, n + m, y_x), std::move(coupling));
 }
 
 /// D1, D2 and D12 L_d at (q0, q1) for a step whose Newton Jacobian is D12 L_d: of the whole L_d, D12

@@ -35,6 +35,7 @@
 #include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/local_force_derivative.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -185,7 +186,7 @@ class DiscreteLagrangeDAlembert {
   Eigen::MatrixXd step_derivative(const State& s) const
     requires requires(const Forced& f) { f.discrete_force(); }
   {
-    if constexpr (by_terms && carries_multiplier) {
+    if constexpr (by_terms) {
       const Eigen::MatrixXd D = sparse_step_derivative(s).matrix();
       const Eigen::Index dn = coordinate_count(system_);
       Eigen::MatrixXd by_state(2 * dn, 2 * dn);
@@ -209,14 +210,24 @@ class DiscreteLagrangeDAlembert {
   }
 
   /// The same derivative, by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δλ, δp_{k+1}) at the cost
-  /// of one sparse solve (local::position_momentum_derivative_by_terms). It takes a step of its own.
+  /// of one sparse solve (local::position_momentum_derivative_by_terms); MLA's α-force, whose
+  /// derivative couples every coordinate, by a fixed-point iteration on it (SparseStepDerivative,
+  /// model/local_force_derivative.hpp). It takes a step of its own.
   SparseStepDerivative sparse_step_derivative(const State& s) const
-    requires(by_terms && carries_multiplier)
+    requires by_terms
   {
     State next = s;
     step(next);
-    return local::position_momentum_derivative_by_terms(system_, forced_.discrete_lagrangian(), dc_.alpha(), s.q,
-                                                        next.q, next.multiplier);
+    const auto& ld = forced_.discrete_lagrangian();
+    if constexpr (alpha_force) {
+      const double a = forced_.discrete_force().alpha();
+      const Eigen::Index equations = coordinate_count(system_) + constraint_count(system_);
+      return local::position_momentum_derivative_by_terms(
+          system_, ld, dc_.alpha(), s.q, next.q, next.multiplier,
+          local::constraint_force_coupling(system_, step_size(), s.q, next.q, {{a, 1.0 - a, a}}, equations));
+    } else {
+      return local::position_momentum_derivative_by_terms(system_, ld, dc_.alpha(), s.q, next.q, next.multiplier);
+    }
   }
 
   /// step_derivative(s) and the derivative of the step's result by a constant external force f

@@ -24,6 +24,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
+#include "dalembert/model/local_force_derivative.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -90,6 +91,15 @@ void discrete_lagrangian_derivatives(const S& sys, const GeneratingFunctionLagra
   for (const auto& t : e.by_q1) d.by_q1.emplace_back(t.row(), t.col(), 0.5 * t.value());
 }
 
+/// S~ of one term of a locally coupled model, for the step's derivative by terms
+/// (local::position_momentum_derivative_by_terms).
+template <LocallyCoupled S>
+auto rule_of_each_term(const GeneratingFunctionLagrangian<S>& ld) {
+  return [h = ld.step_size(), alpha = ld.alpha(), symmetric = ld.symmetric()](const auto& term) {
+    return GeneratingFunctionLagrangian<std::decay_t<decltype(term)>>(term, h, alpha, symmetric);
+  };
+}
+
 template <class T, int N, int MaxN = N>
 struct DiscreteConstraintForce {
   Vec<T, N, MaxN> alpha0;  ///< α0(q0, q1) ≈ ∫ Λ~ ∂q/∂q0, acts at q0
@@ -99,9 +109,15 @@ struct DiscreteConstraintForce {
 template <Model S, bool ConstraintPreserving = false>
   requires(!ConstraintPreserving || HasMetric<S>)
 class GeneratingFunctionIntegrator {
+  /// D1, D2 and D12 S~, dense or, on any locally coupled model, by terms.
+  using LdDerivatives = local::LagrangianDerivativesAtStep<S, GeneratingFunctionLagrangian<S>>;
+  using Jacobian = typename LdDerivatives::Jacobian;
+
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// Whether steps are assembled term by term (a locally coupled model).
+  static constexpr bool by_terms = LdDerivatives::by_terms;
 
   struct State {
     long k = 0;
@@ -232,6 +248,7 @@ class GeneratingFunctionIntegrator {
   /// with F_d^− = −α0, F_d^+ = −α1, no multipliers and, for GF-CP, the projection P*(q_{k+1}) of
   /// the next momentum). It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
+    if constexpr (by_terms && !ConstraintPreserving) return sparse_step_derivative(s).matrix();
     State next = s;
     step(next);
     const auto alpha0 = [&](const auto& q0, const auto& q1) {
@@ -253,6 +270,26 @@ class GeneratingFunctionIntegrator {
                                              finish);
   }
 
+  /// The same derivative by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δp_{k+1})
+  /// (local::position_momentum_derivative_by_terms without constraint rows), α0 and α1, whose
+  /// derivative couples every coordinate, by a fixed-point iteration on them (SparseStepDerivative,
+  /// model/local_force_derivative.hpp). Not GF-CP's: its projection's derivative is global too. It
+  /// takes a step of its own.
+  SparseStepDerivative sparse_step_derivative(const State& s) const
+    requires(by_terms && !ConstraintPreserving)
+  {
+    State next = s;
+    step(next);
+    const double a = alpha();
+    // −α0 and −α1 are h F(q_β, v) weighted: F = −Λ~ at β = α (and at 1 − α for GF-sym)
+    const std::vector<local::ForceAtPoint> forces =
+        ld_.symmetric() ? std::vector<local::ForceAtPoint>{{a, 0.5 * (1.0 - a), 0.5 * a}, {1.0 - a, 0.5 * a, 0.5 * (1.0 - a)}}
+                        : std::vector<local::ForceAtPoint>{{a, 1.0 - a, a}};
+    return local::position_momentum_derivative_by_terms(
+        system_, ld_, std::nullopt, s.q, next.q, Eigen::VectorXd(),
+        local::constraint_force_coupling(system_, step_size(), s.q, next.q, forces, coordinate_count(system_)));
+  }
+
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so
   /// |M v| = |Ψ(q_k, p_k)| = |φ~(q_k, q_{k+1})| is the method's constraint error).
   VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
@@ -272,10 +309,6 @@ class GeneratingFunctionIntegrator {
   }
 
  private:
-  /// D1, D2 and D12 S~, dense or, on any locally coupled model, by terms.
-  using LdDerivatives = local::LagrangianDerivativesAtStep<S, GeneratingFunctionLagrangian<S>>;
-  using Jacobian = typename LdDerivatives::Jacobian;
-  static constexpr bool by_terms = LdDerivatives::by_terms;
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺)
   /// and the discrete constraint of the segment from q0 = q_k.

@@ -296,13 +296,17 @@ template <class S, class T = double>
 using ConstrainedAccelerationOf = ConstrainedAcceleration<T, S::n, S::m, max_n_of<S>(), max_m_of<S>()>;
 
 namespace detail {
-/// The same for a locally coupled model (model/local_terms.hpp), term by term: r = Σ_e (L_q − B v)_e
-/// and a = the rows (∂(M_e v)/∂q) v of the constraint terms, then the sparse saddle-point system
-/// W q̈ − Mᵀλ = r, M q̈ = −a.
+/// The sparse saddle-point system of the constrained acceleration of a locally coupled model
+/// (model/local_terms.hpp) at (q, v), assembled term by term: r = Σ_e (L_q − B v)_e and a = the rows
+/// (∂(M_e v)/∂q) v of the constraint terms in W q̈ − Mᵀλ = r, M q̈ = −a, unknowns (q̈, λ).
+struct SaddlePointByTerms {
+  Eigen::SparseMatrix<double> matrix;
+  Eigen::VectorXd rhs;
+};
 template <LocallyCoupled S>
-ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+SaddlePointByTerms constrained_acceleration_system(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   const int n = coordinate_count(sys), m = constraint_count(sys);
-  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + m);
+  SaddlePointByTerms out{Eigen::SparseMatrix<double>(n + m, n + m), Eigen::VectorXd::Zero(n + m)};
   local::Triplets entries;
   int row = n;
   sys.visit_terms([&](const auto& term, const auto& indices) {
@@ -310,14 +314,14 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
     constexpr int K = Term::n;
     const Vecd<K> qe = local::gather(q, indices), ve = local::gather(v, indices);
     const auto d = lagrangian_derivatives(term, qe, ve);
-    local::scatter_add(Vecd<K>(d.Lq - d.B * ve), indices, rhs);
+    local::scatter_add(Vecd<K>(d.Lq - d.B * ve), indices, out.rhs);
     for (int a = 0; a < K; ++a)
       for (int b = 0; b < K; ++b) entries.emplace_back(indices[a], indices[b], d.W(a, b));
     if constexpr (Term::m > 0) {
       const Matd<Term::m, K> M = term.template constraint_matrix<double>(qe);
       const Vecd<Term::m> curvature = constraint_curvature(term, qe, ve);
       for (int r = 0; r < Term::m; ++r, ++row) {
-        rhs[row] = -curvature[r];
+        out.rhs[row] = -curvature[r];
         for (int a = 0; a < K; ++a) {
           entries.emplace_back(row, indices[a], M(r, a));
           entries.emplace_back(indices[a], row, -M(r, a));
@@ -325,14 +329,21 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
       }
     }
   });
-  Eigen::SparseMatrix<double> A(n + m, n + m);
-  A.setFromTriplets(entries.begin(), entries.end());
-  const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(A);
+  out.matrix.setFromTriplets(entries.begin(), entries.end());
+  return out;
+}
+
+/// The constrained acceleration of a locally coupled model from that system, factorised sparsely.
+template <LocallyCoupled S>
+ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  const SaddlePointByTerms system = constrained_acceleration_system(sys, q, v);
+  const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(system.matrix);
   if (lu.info() != Eigen::Success) {  // singular: non-finite, as the dense path gives
     const double nan = std::numeric_limits<double>::quiet_NaN();
     return {Eigen::VectorXd::Constant(n, nan), Eigen::VectorXd::Constant(m, nan)};
   }
-  const Eigen::VectorXd x = lu.solve(rhs);
+  const Eigen::VectorXd x = lu.solve(system.rhs);
   return {x.head(n), x.tail(m)};
 }
 }  // namespace detail

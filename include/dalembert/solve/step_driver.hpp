@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
@@ -226,21 +227,41 @@ Eigen::MatrixXd implicit_step_derivative(Equations&& equations, const Vecd<NZ, M
 class SparseStepDerivative {
  public:
   using Sparse = Eigen::SparseMatrix<double>;
-  SparseStepDerivative(Sparse F_sigma, const Sparse& F_x, Sparse y_sigma, Sparse y_x)
-      : F_sigma_(std::move(F_sigma)), y_sigma_(std::move(y_sigma)), y_x_(std::move(y_x)) {
+  /// A share of the equations and of the result that couples every coordinate (a force of the
+  /// multiplier of the constrained acceleration: model/local_force_derivative.hpp), linear in
+  /// (δσ, δx): its part of δF and its part of δy.
+  using Coupling =
+      std::function<std::pair<Eigen::VectorXd, Eigen::VectorXd>(const Eigen::VectorXd&, const Eigen::VectorXd&)>;
+
+  /// The blocks, and a coupling, if the equations and the result have one (the step's Newton leaves
+  /// its derivative out of F_x too).
+  SparseStepDerivative(Sparse F_sigma, const Sparse& F_x, Sparse y_sigma, Sparse y_x, Coupling coupling = {})
+      : F_sigma_(std::move(F_sigma)), y_sigma_(std::move(y_sigma)), y_x_(std::move(y_x)), coupling_(std::move(coupling)) {
     F_x_.compute(F_x);
     if (F_x_.info() != Eigen::Success)
       throw std::runtime_error("the step's Jacobian is singular at its solution: the step has no derivative there");
   }
   /// [dx/dσ; dy/dσ] δσ.
   Eigen::VectorXd operator*(const Eigen::VectorXd& direction) const {
-    const Eigen::VectorXd dx = -F_x_.solve(Eigen::VectorXd(F_sigma_ * direction));
+    const Eigen::VectorXd F_sigma_direction = F_sigma_ * direction;
+    Eigen::VectorXd dx = -F_x_.solve(F_sigma_direction);
     Eigen::VectorXd out(dx.size() + y_sigma_.rows());
-    out << dx, y_sigma_ * direction + y_x_ * dx;
+    if (!coupling_) {
+      out << dx, y_sigma_ * direction + y_x_ * dx;
+      return out;
+    }
+    Eigen::VectorXd coupled_result;
+    dx = coupled_unknowns(direction, F_sigma_direction, std::move(dx), coupled_result);
+    out << dx, y_sigma_ * direction + y_x_ * dx + coupled_result;
     return out;
   }
-  /// [dx/dσ; dy/dσ], one solve with every column of F_σ.
+  /// [dx/dσ; dy/dσ]: one solve with every column of F_σ, or with a coupling a product per column.
   Eigen::MatrixXd matrix() const {
+    if (coupling_) {
+      Eigen::MatrixXd D(F_x_.rows() + y_sigma_.rows(), F_sigma_.cols());
+      for (Eigen::Index j = 0; j < D.cols(); ++j) D.col(j) = *this * Eigen::VectorXd::Unit(D.cols(), j);
+      return D;
+    }
     const Eigen::MatrixXd dx = -F_x_.solve(Eigen::MatrixXd(F_sigma_));
     Eigen::MatrixXd D(dx.rows() + y_sigma_.rows(), dx.cols());
     D << dx, Eigen::MatrixXd(y_sigma_) + y_x_ * dx;
@@ -248,8 +269,35 @@ class SparseStepDerivative {
   }
 
  private:
+  /// δx of F_σ δσ + F_x δx + C(δσ, δx) = 0: the fixed point of δx ← −F_x⁻¹(F_σ δσ + C(δσ, δx)),
+  /// from δx without C. It converges as the step's Newton does with F_x alone as its Jacobian,
+  /// linearly by a factor of order ‖F_x⁻¹ C_x‖ (h|v| for a constraint force), to the last bits;
+  /// `result` gets C's part of δy. Throws std::runtime_error where it does not contract.
+  Eigen::VectorXd coupled_unknowns(const Eigen::VectorXd& direction, const Eigen::VectorXd& F_sigma_direction,
+                                   Eigen::VectorXd dx, Eigen::VectorXd& result) const {
+    constexpr int most_iterations = 200;
+    double last_change = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < most_iterations; ++i) {
+      auto [in_equations, in_result] = coupling_(direction, dx);
+      result = std::move(in_result);
+      Eigen::VectorXd next = -F_x_.solve(Eigen::VectorXd(F_sigma_direction + in_equations));
+      const double change = (next - dx).template lpNorm<Eigen::Infinity>();
+      const double size = next.template lpNorm<Eigen::Infinity>();
+      dx = std::move(next);
+      if (change <= 8.0 * std::numeric_limits<double>::epsilon() * size) return dx;
+      if (change >= last_change) {  // no longer contracting: at the round-off floor, or diverging
+        if (change <= 1e-10 * size) return dx;
+        break;
+      }
+      last_change = change;
+    }
+    throw std::runtime_error(
+        "the step's derivative does not converge: the constraint force couples too strongly at this step size");
+  }
+
   Sparse F_sigma_, y_sigma_, y_x_;
   Eigen::SparseLU<Sparse> F_x_;
+  Coupling coupling_;
 };
 
 /// A SparseStepDerivative by (q_k, v_k) of a step whose state carries p_k = G(q_k) v_k, as a map by
