@@ -168,6 +168,12 @@ void gf_derivative_product(benchmark::State& s) {
 void gf_sym_derivative_product(benchmark::State& s) {
   derivative_product(s, [](const auto& c) { return dalembert::make_gf_sym(c, h, 0.25); });
 }
+void gf_cp_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_gf_cp(c, h); });
+}
+void fim_derivative_product(benchmark::State& s) {
+  derivative_product(s, [](const auto& c) { return dalembert::make_fim(c, h); });
+}
 
 }  // namespace
 
@@ -201,6 +207,8 @@ BENCHMARK(spark_derivative_product)->Name("chain_step_derivative/spark_product")
 BENCHMARK(mla_derivative_product)->Name("chain_step_derivative/mla_product")->Apply(derivative_sizes);
 BENCHMARK(gf_derivative_product)->Name("chain_step_derivative/gf_product")->Apply(derivative_sizes);
 BENCHMARK(gf_sym_derivative_product)->Name("chain_step_derivative/gf-sym_product")->Apply(derivative_sizes);
+BENCHMARK(gf_cp_derivative_product)->Name("chain_step_derivative/gf-cp_product")->Apply(derivative_sizes);
+BENCHMARK(fim_derivative_product)->Name("chain_step_derivative/fim_product")->Apply(derivative_sizes);
 BENCHMARK(rk4_by_terms)->Name("chain_step/rk4")->Apply(any_chain);
 BENCHMARK(dla_dense)->Name("chain_step/dla_dense")->Apply(to_thirty_skates);
 BENCHMARK(mla)->Name("chain_step/mla")->Apply(any_chain);

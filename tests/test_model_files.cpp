@@ -843,6 +843,8 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   expect_derivative("del", DiscreteEulerLagrange<Oscillator, AlphaRule<Oscillator>>(
                                oscillator_file, AlphaRule<Oscillator>(oscillator_file, 0.1)));
   expect_derivative("gf", make_gf(oscillator_file, 0.1));
+  expect_derivative("gf_sym", make_gf_sym(oscillator_file, 0.1, 0.25));
+  expect_derivative("gf_cp", make_gf_cp(oscillator_file, 0.1));
   expect_derivative("fim", make_fim(oscillator_file, 0.1));
   expect_derivative("mp", McLachlanPerlmutter<Oscillator>(oscillator_file, 0.1));
   expect_derivative("dg", DiscreteGradient<Oscillator>(oscillator_file, 0.1));

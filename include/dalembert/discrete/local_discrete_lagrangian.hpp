@@ -120,7 +120,7 @@ inline void saddle_point_jacobian(const DiscreteDerivatives& d, const Eigen::Spa
 /// term's share, a function of its own coordinates of q_k and q_{k+1} and its own multipliers, is
 /// differentiated at its fixed size; the blocks go to the sparse Jacobian of the equations. Rows of
 /// the result: q_{k+1}, λ, p_{k+1}. `coupling` adds discrete forces of the multiplier of the
-/// constrained acceleration (MLA's, GF's: model/local_force_derivative.hpp).
+/// constrained acceleration (MLA's, GF's: model/local_saddle_point_derivatives.hpp).
 template <LocallyCoupled S, class Ld>
 SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const Ld& ld,
                                                            std::optional<double> constraint_alpha,

@@ -35,7 +35,7 @@
 #include "dalembert/discrete/position_momentum_derivative.hpp"
 #include "dalembert/model/constrained_momentum.hpp"
 #include "dalembert/model/dynamics.hpp"
-#include "dalembert/model/local_force_derivative.hpp"
+#include "dalembert/model/local_saddle_point_derivatives.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -212,7 +212,7 @@ class DiscreteLagrangeDAlembert {
   /// The same derivative, by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δλ, δp_{k+1}) at the cost
   /// of one sparse solve (local::position_momentum_derivative_by_terms); MLA's α-force, whose
   /// derivative couples every coordinate, by a fixed-point iteration on it (SparseStepDerivative,
-  /// model/local_force_derivative.hpp). It takes a step of its own.
+  /// model/local_saddle_point_derivatives.hpp). It takes a step of its own.
   SparseStepDerivative sparse_step_derivative(const State& s) const
     requires by_terms
   {

@@ -24,7 +24,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
-#include "dalembert/model/local_force_derivative.hpp"
+#include "dalembert/model/local_saddle_point_derivatives.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -248,7 +248,7 @@ class GeneratingFunctionIntegrator {
   /// with F_d^− = −α0, F_d^+ = −α1, no multipliers and, for GF-CP, the projection P*(q_{k+1}) of
   /// the next momentum). It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
-    if constexpr (by_terms && !ConstraintPreserving) return sparse_step_derivative(s).matrix();
+    if constexpr (by_terms) return sparse_step_derivative(s).matrix();
     State next = s;
     step(next);
     const auto alpha0 = [&](const auto& q0, const auto& q1) {
@@ -273,21 +273,29 @@ class GeneratingFunctionIntegrator {
   /// The same derivative by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δp_{k+1})
   /// (local::position_momentum_derivative_by_terms without constraint rows), α0 and α1, whose
   /// derivative couples every coordinate, by a fixed-point iteration on them (SparseStepDerivative,
-  /// model/local_force_derivative.hpp). Not GF-CP's: its projection's derivative is global too. It
-  /// takes a step of its own.
+  /// model/local_saddle_point_derivatives.hpp), and GF-CP's projection P*(q_{k+1}) of the next
+  /// momentum after it. It takes a step of its own.
   SparseStepDerivative sparse_step_derivative(const State& s) const
-    requires(by_terms && !ConstraintPreserving)
+    requires by_terms
   {
     State next = s;
     step(next);
     const double a = alpha();
     // −α0 and −α1 are h F(q_β, v) weighted: F = −Λ~ at β = α (and at 1 − α for GF-sym)
-    const std::vector<local::ForceAtPoint> forces =
-        ld_.symmetric() ? std::vector<local::ForceAtPoint>{{a, 0.5 * (1.0 - a), 0.5 * a}, {1.0 - a, 0.5 * a, 0.5 * (1.0 - a)}}
-                        : std::vector<local::ForceAtPoint>{{a, 1.0 - a, a}};
-    return local::position_momentum_derivative_by_terms(
+    std::vector<local::ForceAtPoint> forces{{a, 1.0 - a, a}};
+    if (ld_.symmetric()) forces = {{a, 0.5 * (1.0 - a), 0.5 * a}, {1.0 - a, 0.5 * a, 0.5 * (1.0 - a)}};
+    const int dn = coordinate_count(system_);
+    SparseStepDerivative D = local::position_momentum_derivative_by_terms(
         system_, ld_, std::nullopt, s.q, next.q, Eigen::VectorXd(),
-        local::constraint_force_coupling(system_, step_size(), s.q, next.q, forces, coordinate_count(system_)));
+        local::constraint_force_coupling(system_, step_size(), s.q, next.q, forces, dn));
+    if constexpr (!ConstraintPreserving) {
+      return D;
+    } else {
+      const auto projection = local::momentum_projection_derivative(system_, next.q, next.p_plus);
+      return std::move(D).then([projection, dn](const Eigen::VectorXd& dx, const Eigen::VectorXd& dy) {
+        return projection(dx.head(dn), dy);
+      });
+    }
   }
 
   /// The velocity of the momentum p_k (inverse Legendre map; not projected onto D for GF-α, so

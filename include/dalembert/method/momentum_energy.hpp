@@ -21,6 +21,7 @@
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
+#include "dalembert/model/local_saddle_point_derivatives.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
@@ -37,9 +38,14 @@ enum class FimStart { A, B };
 
 template <HasMetric S, DiscreteLagrangian Ld>
 class MomentumEnergyIntegrator {
+  /// D1, D2 and D12 L_d, dense or by terms (discrete/local_discrete_lagrangian.hpp).
+  using LdDerivatives = local::LagrangianDerivativesAtStep<S, Ld>;
+
  public:
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// Whether steps are assembled term by term (a locally coupled model).
+  static constexpr bool by_terms = LdDerivatives::by_terms;
   static_assert(Ld::n == n, "discrete Lagrangian and system must have the same dimension");
 
   struct State {
@@ -120,6 +126,7 @@ class MomentumEnergyIntegrator {
   /// R*(q_{k+1}) p⁺_{k+1}, R* = 2P* − I (discrete/position_momentum_derivative.hpp). It takes a step
   /// of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
+    if constexpr (by_terms) return sparse_step_derivative(s).matrix();
     State next = s;
     step(next);
     const auto reflect = [&](const auto& q1, const auto& p1) {
@@ -128,6 +135,23 @@ class MomentumEnergyIntegrator {
     };
     return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
                                              NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
+  }
+
+  /// The same derivative by terms, as a map: D * (δq_k, δp⁻_k) is (δq_{k+1}, δp⁻_{k+1}), DEL's
+  /// equations in p⁻ by terms (local::position_momentum_derivative_by_terms) and the reflection's
+  /// derivative, whose projection couples every coordinate
+  /// (model/local_saddle_point_derivatives.hpp). It takes a step of its own.
+  SparseStepDerivative sparse_step_derivative(const State& s) const
+    requires by_terms
+  {
+    State next = s;
+    step(next);
+    const int dn = coordinate_count(system_);
+    const auto projection = local::momentum_projection_derivative(system_, next.q, next.p_plus);
+    return local::position_momentum_derivative_by_terms(system_, ld_, std::nullopt, s.q, next.q, Eigen::VectorXd())
+        .then([projection, dn](const Eigen::VectorXd& dx, const Eigen::VectorXd& dp_plus) {
+          return Eigen::VectorXd(2.0 * projection(dx.head(dn), dp_plus) - dp_plus);
+        });
   }
 
   /// The velocity of the average momentum p~_k (in D).
@@ -160,8 +184,6 @@ class MomentumEnergyIntegrator {
   }
 
  private:
-  /// D1, D2 and D12 L_d, dense or by terms (discrete/local_discrete_lagrangian.hpp).
-  using LdDerivatives = local::LagrangianDerivativesAtStep<S, Ld>;
   /// Whether the momenta are carried below their last bit: L_d's derivatives come with their
   /// velocity part apart, on a compiled model with constraints (constraint_part_of_momentum).
   static constexpr bool split = LdDerivatives::split && !LocallyCoupled<S> && S::m != 0;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -228,41 +229,53 @@ class SparseStepDerivative {
  public:
   using Sparse = Eigen::SparseMatrix<double>;
   /// A share of the equations and of the result that couples every coordinate (a force of the
-  /// multiplier of the constrained acceleration: model/local_force_derivative.hpp), linear in
-  /// (δσ, δx): its part of δF and its part of δy.
+  /// multiplier of the constrained acceleration: model/local_saddle_point_derivatives.hpp), linear
+  /// in (δσ, δx): its part of δF and its part of δy.
   using Coupling =
       std::function<std::pair<Eigen::VectorXd, Eigen::VectorXd>(const Eigen::VectorXd&, const Eigen::VectorXd&)>;
+  /// The derivative of a map applied to the result after the solve, y ↦ Φ(x, y) (a projection of
+  /// the next momentum at q_{k+1}): (δx, δy) ↦ δΦ.
+  using ResultMap = std::function<Eigen::VectorXd(const Eigen::VectorXd&, const Eigen::VectorXd&)>;
 
   /// The blocks, and a coupling, if the equations and the result have one (the step's Newton leaves
   /// its derivative out of F_x too).
   SparseStepDerivative(Sparse F_sigma, const Sparse& F_x, Sparse y_sigma, Sparse y_x, Coupling coupling = {})
-      : F_sigma_(std::move(F_sigma)), y_sigma_(std::move(y_sigma)), y_x_(std::move(y_x)), coupling_(std::move(coupling)) {
-    F_x_.compute(F_x);
-    if (F_x_.info() != Eigen::Success)
+      : F_sigma_(std::move(F_sigma)), y_sigma_(std::move(y_sigma)), y_x_(std::move(y_x)),
+        F_x_(std::make_shared<Eigen::SparseLU<Sparse>>(F_x)), coupling_(std::move(coupling)) {
+    if (F_x_->info() != Eigen::Success)
       throw std::runtime_error("the step's Jacobian is singular at its solution: the step has no derivative there");
   }
+  /// The same derivative with the result mapped by Φ afterwards.
+  SparseStepDerivative then(ResultMap result_map) && {
+    result_map_ = std::move(result_map);
+    return std::move(*this);
+  }
+
   /// [dx/dσ; dy/dσ] δσ.
   Eigen::VectorXd operator*(const Eigen::VectorXd& direction) const {
     const Eigen::VectorXd F_sigma_direction = F_sigma_ * direction;
-    Eigen::VectorXd dx = -F_x_.solve(F_sigma_direction);
-    Eigen::VectorXd out(dx.size() + y_sigma_.rows());
-    if (!coupling_) {
-      out << dx, y_sigma_ * direction + y_x_ * dx;
-      return out;
+    Eigen::VectorXd dx = -F_x_->solve(F_sigma_direction);
+    Eigen::VectorXd dy = y_sigma_ * direction;
+    if (coupling_) {
+      Eigen::VectorXd coupled_result;
+      dx = coupled_unknowns(direction, F_sigma_direction, std::move(dx), coupled_result);
+      dy += coupled_result;
     }
-    Eigen::VectorXd coupled_result;
-    dx = coupled_unknowns(direction, F_sigma_direction, std::move(dx), coupled_result);
-    out << dx, y_sigma_ * direction + y_x_ * dx + coupled_result;
+    dy += y_x_ * dx;
+    if (result_map_) dy = result_map_(dx, dy);
+    Eigen::VectorXd out(dx.size() + dy.size());
+    out << dx, dy;
     return out;
   }
-  /// [dx/dσ; dy/dσ]: one solve with every column of F_σ, or with a coupling a product per column.
+  /// [dx/dσ; dy/dσ]: one solve with every column of F_σ, or with a coupling or a result map a
+  /// product per column.
   Eigen::MatrixXd matrix() const {
-    if (coupling_) {
-      Eigen::MatrixXd D(F_x_.rows() + y_sigma_.rows(), F_sigma_.cols());
+    if (coupling_ || result_map_) {
+      Eigen::MatrixXd D(F_x_->rows() + y_sigma_.rows(), F_sigma_.cols());
       for (Eigen::Index j = 0; j < D.cols(); ++j) D.col(j) = *this * Eigen::VectorXd::Unit(D.cols(), j);
       return D;
     }
-    const Eigen::MatrixXd dx = -F_x_.solve(Eigen::MatrixXd(F_sigma_));
+    const Eigen::MatrixXd dx = -F_x_->solve(Eigen::MatrixXd(F_sigma_));
     Eigen::MatrixXd D(dx.rows() + y_sigma_.rows(), dx.cols());
     D << dx, Eigen::MatrixXd(y_sigma_) + y_x_ * dx;
     return D;
@@ -280,7 +293,7 @@ class SparseStepDerivative {
     for (int i = 0; i < most_iterations; ++i) {
       auto [in_equations, in_result] = coupling_(direction, dx);
       result = std::move(in_result);
-      Eigen::VectorXd next = -F_x_.solve(Eigen::VectorXd(F_sigma_direction + in_equations));
+      Eigen::VectorXd next = -F_x_->solve(Eigen::VectorXd(F_sigma_direction + in_equations));
       const double change = (next - dx).template lpNorm<Eigen::Infinity>();
       const double size = next.template lpNorm<Eigen::Infinity>();
       dx = std::move(next);
@@ -296,8 +309,9 @@ class SparseStepDerivative {
   }
 
   Sparse F_sigma_, y_sigma_, y_x_;
-  Eigen::SparseLU<Sparse> F_x_;
+  std::shared_ptr<const Eigen::SparseLU<Sparse>> F_x_;  ///< factorised once, shared by copies
   Coupling coupling_;
+  ResultMap result_map_;
 };
 
 /// A SparseStepDerivative by (q_k, v_k) of a step whose state carries p_k = G(q_k) v_k, as a map by
