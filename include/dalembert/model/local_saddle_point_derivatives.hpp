@@ -78,7 +78,7 @@ namespace detail {
 template <int K, int mt>
 std::pair<Vecd<K>, Vecd<mt>> term_part(const Eigen::VectorXd& x, int n, const std::array<int, K>& indices,
                                        int first_row) {
-  std::pair<Vecd<K>, Vecd<mt>> part{gather(Eigen::VectorXd(x.head(n)), indices), Vecd<mt>()};
+  std::pair<Vecd<K>, Vecd<mt>> part{gather(x, indices), Vecd<mt>()};  // indices < n
   if constexpr (mt > 0) part.second = x.template segment<mt>(n + first_row);
   return part;
 }
