@@ -191,13 +191,8 @@ SparseStepDerivative position_momentum_derivative_by_terms(const S& sys, const L
     }
     first_row += mt;
   });
-  const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const Triplets& entries) {
-    Eigen::SparseMatrix<double> A(rows, cols);
-    A.setFromTriplets(entries.begin(), entries.end());
-    return A;
-  };
-  return SparseStepDerivative(sparse(n + m, 2 * n, F_sigma), sparse(n + m, n + m, F_x), sparse(n, 2 * n, y_sigma),
-                              sparse(n, n + m, y_x), std::move(coupling));
+  return SparseStepDerivative(sparse_matrix(n + m, 2 * n, F_sigma), sparse_matrix(n + m, n + m, F_x),
+                              sparse_matrix(n, 2 * n, y_sigma), sparse_matrix(n, n + m, y_x), std::move(coupling));
 }
 
 /// D1, D2 and D12 L_d at (q0, q1) for a step whose Newton Jacobian is D12 L_d: of the whole L_d, D12

@@ -137,14 +137,10 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
       }
       if (sigma_coupled) F_sigma.emplace_back(sigma_index, i, -2.0 * sigma * dq[i]);
     }
-    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
-      Eigen::SparseMatrix<double> A(rows, cols);
-      A.setFromTriplets(entries.begin(), entries.end());
-      return A;
-    };
-    return SparseStepDerivativeByVelocity(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x),
-                                          sparse(dn, 2 * dn, {}), sparse(dn, size, y_x), sparse(dn, dn, metric),
-                                          sparse(dn, dn, momentum_by_q));
+    using local::sparse_matrix;
+    return SparseStepDerivativeByVelocity(sparse_matrix(size, 2 * dn, F_sigma), sparse_matrix(size, size, F_x),
+                                          sparse_matrix(dn, 2 * dn, {}), sparse_matrix(dn, size, y_x),
+                                          sparse_matrix(dn, dn, metric), sparse_matrix(dn, dn, momentum_by_q));
   }
 
   /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: its products start with δq_{k+1}.

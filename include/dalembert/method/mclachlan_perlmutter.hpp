@@ -65,8 +65,8 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     system_.visit_terms([&](const auto& term, const auto& indices) {
       using Term = std::decay_t<decltype(term)>;
       constexpr int K = Term::n, m_e = Term::m, Z = 3 * K + m_e, R = 3 * K + m_e;
-      const Vecd<K> q0 = local::gather(s.q, indices), v0 = local::gather(s.v, indices);
-      const MetricDerivatives<Term> at_half(term, Vecd<K>(q0 + (0.5 * h) * v0));
+      const Vecd<K> term_q0 = local::gather(s.q, indices), term_v0 = local::gather(s.v, indices);
+      const MetricDerivatives<Term> at_half(term, Vecd<K>(term_q0 + (0.5 * h) * term_v0));
       for (int k = 0; k < K; ++k)
         for (int i = 0; i < K; ++i)
           for (int j = 0; j < K; ++j)
@@ -93,7 +93,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
         return out;
       };
       Vecd<Z> z;
-      z.template head<3 * K>() << q0, v0, local::gather(next.v, indices);
+      z.template head<3 * K>() << term_q0, term_v0, local::gather(next.v, indices);
       if constexpr (m_e > 0) z.template tail<m_e>() = next.multiplier.segment(constraint_row, m_e);
       Vecd<R> value;
       Matd<R, Z> J;
@@ -124,14 +124,10 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
       y_sigma.emplace_back(i, dn + i, 0.5 * h);
       y_x.emplace_back(i, i, 0.5 * h);
     }
-    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
-      Eigen::SparseMatrix<double> A(rows, cols);
-      A.setFromTriplets(entries.begin(), entries.end());
-      return A;
-    };
-    return SparseStepDerivativeByVelocity(sparse(dn + dm, 2 * dn, F_sigma), sparse(dn + dm, dn + dm, F_x),
-                                          sparse(2 * dn, 2 * dn, y_sigma), sparse(2 * dn, dn + dm, y_x),
-                                          sparse(dn, dn, metric), sparse(dn, dn, momentum_by_q));
+    using local::sparse_matrix;
+    return SparseStepDerivativeByVelocity(sparse_matrix(dn + dm, 2 * dn, F_sigma), sparse_matrix(dn + dm, dn + dm, F_x),
+                                          sparse_matrix(2 * dn, 2 * dn, y_sigma), sparse_matrix(2 * dn, dn + dm, y_x),
+                                          sparse_matrix(dn, dn, metric), sparse_matrix(dn, dn, momentum_by_q));
   }
 
   /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after δv_{k+1} and δλ.

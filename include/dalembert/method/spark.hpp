@@ -165,13 +165,9 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         for (int c = 0; c < 2 * K; ++c)
           y_x.emplace_back(dn + indices[r], c < K ? last + indices[c] : end + indices[c - K], by_z(r, c));
     });
-    const auto sparse = [](Eigen::Index rows, Eigen::Index cols, const local::Triplets& entries) {
-      Eigen::SparseMatrix<double> A(rows, cols);
-      A.setFromTriplets(entries.begin(), entries.end());
-      return A;
-    };
-    return SparseStepDerivative(sparse(size, 2 * dn, F_sigma), sparse(size, size, F_x), sparse(2 * dn, 2 * dn, {}),
-                                sparse(2 * dn, size, y_x));
+    using local::sparse_matrix;
+    return SparseStepDerivative(sparse_matrix(size, 2 * dn, F_sigma), sparse_matrix(size, size, F_x),
+                                sparse_matrix(2 * dn, 2 * dn, {}), sparse_matrix(2 * dn, size, y_x));
   }
 
   /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after the stages and δv_1.

@@ -61,12 +61,9 @@ class SaddlePointDerivative {
   void set_blocks(Eigen::Index outputs, Eigen::Index state, const Triplets& residual_by_state,
                   const Triplets& output_by_state, const Triplets& output_by_solution) {
     const Eigen::Index unknowns = system_->rows();
-    residual_by_state_.resize(unknowns, state);
-    residual_by_state_.setFromTriplets(residual_by_state.begin(), residual_by_state.end());
-    output_by_state_.resize(outputs, state);
-    output_by_state_.setFromTriplets(output_by_state.begin(), output_by_state.end());
-    output_by_solution_.resize(outputs, unknowns);
-    output_by_solution_.setFromTriplets(output_by_solution.begin(), output_by_solution.end());
+    residual_by_state_ = sparse_matrix(unknowns, state, residual_by_state);
+    output_by_state_ = sparse_matrix(outputs, state, output_by_state);
+    output_by_solution_ = sparse_matrix(outputs, unknowns, output_by_solution);
   }
   std::shared_ptr<const Eigen::SparseLU<Sparse>> system_;  ///< S, factorised
   Sparse residual_by_state_, output_by_state_, output_by_solution_;
@@ -90,7 +87,7 @@ std::pair<Vecd<K>, Vecd<mt>> term_part(const Eigen::VectorXd& x, int n, const st
 template <LocallyCoupled S>
   requires(!HasExternalForce<S>)
 SaddlePointDerivative constraint_force_derivative(const S& sys, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
-  const int n = coordinate_count(sys), m = constraint_count(sys);
+  const int n = coordinate_count(sys);
   const auto system = dalembert::detail::constrained_acceleration_system(sys, q, v);
   Eigen::VectorXd x;
   SaddlePointDerivative derivative(system.matrix, system.rhs, x);
@@ -155,8 +152,7 @@ SaddlePointDerivative momentum_projection_derivative(const S& sys, const Eigen::
   const int n = coordinate_count(sys), m = constraint_count(sys);
   Triplets entries;
   add_metric_and_constraints(sys, q, n, entries);
-  Eigen::SparseMatrix<double> B(n + m, n + m);
-  B.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::SparseMatrix<double> B = sparse_matrix(n + m, n + m, entries);
   Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n + m), x;
   rhs.head(n) = p;
   SaddlePointDerivative derivative(B, rhs, x);

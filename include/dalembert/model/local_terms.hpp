@@ -52,6 +52,13 @@ namespace local {
 
 using Triplets = std::vector<Eigen::Triplet<double>>;
 
+/// The rows × cols sparse matrix of the entries (duplicates summed).
+inline Eigen::SparseMatrix<double> sparse_matrix(Eigen::Index rows, Eigen::Index cols, const Triplets& entries) {
+  Eigen::SparseMatrix<double> A(rows, cols);
+  A.setFromTriplets(entries.begin(), entries.end());
+  return A;
+}
+
 /// x restricted to the coordinates of a term.
 template <std::size_t K, class Vector>
 Vecd<static_cast<int>(K)> gather(const Vector& x, const std::array<int, K>& indices) {
