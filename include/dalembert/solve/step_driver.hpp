@@ -285,7 +285,8 @@ class SparseStepDerivative {
   /// δx of F_σ δσ + F_x δx + C(δσ, δx) = 0: the fixed point of δx ← −F_x⁻¹(F_σ δσ + C(δσ, δx)),
   /// from δx without C. It converges as the step's Newton does with F_x alone as its Jacobian,
   /// linearly by a factor of order ‖F_x⁻¹ C_x‖ (h|v| for a constraint force), to the last bits;
-  /// `result` gets C's part of δy. Throws std::runtime_error where it does not contract.
+  /// `result` gets C's part of δy at the last iterate but one (within the last change of δx, which
+  /// saves an application of C). Throws std::runtime_error where it does not contract.
   Eigen::VectorXd coupled_unknowns(const Eigen::VectorXd& direction, const Eigen::VectorXd& F_sigma_direction,
                                    Eigen::VectorXd dx, Eigen::VectorXd& result) const {
     constexpr int most_iterations = 200;
