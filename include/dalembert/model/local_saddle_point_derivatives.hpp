@@ -13,7 +13,6 @@
 // velocities and multipliers: their derivatives are sparse, differentiated at each term's fixed size.
 // A⁻¹ and B⁻¹ couple every coordinate, so δF and δ(P* p) are dense functions of their arguments,
 // applied with one sparse solve a product (SaddlePointDerivative).
-#include <array>
 #include <memory>
 #include <stdexcept>
 #include <type_traits>
@@ -70,14 +69,20 @@ class SaddlePointDerivative {
 };
 
 namespace detail {
-/// The term's entries of a solution x = (coordinate part, one entry per constraint row): its K
-/// coordinates' and its mt rows' from `first_row`.
-template <int K, int mt>
-std::pair<Vecd<K>, Vecd<mt>> term_part(const Eigen::VectorXd& x, int n, const std::array<int, K>& indices,
-                                       int first_row) {
-  std::pair<Vecd<K>, Vecd<mt>> part{gather(x, indices), Vecd<mt>()};  // indices < n
-  if constexpr (mt > 0) part.second = x.template segment<mt>(n + first_row);
-  return part;
+/// visit(term, indices, coordinates, rows, first_row) for every term, with the term's entries of a
+/// solution x = (coordinate part, one entry per constraint row): its K coordinates' and its mt
+/// constraint rows', which start at row n + first_row.
+template <LocallyCoupled S, class Visit>
+void visit_terms_with_solution(const S& sys, const Eigen::VectorXd& x, Visit&& visit) {
+  const int n = coordinate_count(sys);
+  int first_row = 0;
+  sys.visit_terms([&](const auto& term, const auto& indices) {
+    constexpr int mt = std::decay_t<decltype(term)>::m;
+    Vecd<mt> rows;
+    if constexpr (mt > 0) rows = x.template segment<mt>(n + first_row);
+    visit(term, indices, gather(x, indices), rows, first_row);  // indices < n
+    first_row += mt;
+  });
 }
 }  // namespace detail
 
@@ -92,13 +97,10 @@ SaddlePointDerivative constraint_force_derivative(const S& sys, const Eigen::Vec
   Eigen::VectorXd x;
   SaddlePointDerivative derivative(system.matrix, system.rhs, x);
   Triplets g_by_state, force_by_q, force_by_multiplier;
-  int first_row = 0;  // the term's first constraint row
-  sys.visit_terms([&](const auto& term, const auto& indices) {
+  detail::visit_terms_with_solution(sys, x, [&](const auto& term, const auto& indices, const auto& acceleration,
+                                                const auto& multiplier, int first_row) {
     using Term = std::decay_t<decltype(term)>;
     constexpr int K = Term::n, mt = Term::m, Rows = 2 * K + mt;
-    const auto part = detail::term_part<K, mt>(x, n, indices, first_row);
-    const Vecd<K>& acceleration = part.first;
-    const Vecd<mt>& multiplier = part.second;
     // (q_e, v_e) ↦ (the term's rows of g: K coordinate rows, mt constraint rows; its M_eᵀλ_e)
     const auto rows = [&](const auto& z) {
       using T = typename std::decay_t<decltype(z)>::Scalar;
@@ -138,7 +140,6 @@ SaddlePointDerivative constraint_force_derivative(const S& sys, const Eigen::Vec
         for (int a = 0; a < K; ++a)
           if (M(r, a) != 0.0) force_by_multiplier.emplace_back(indices[a], n + first_row + r, M(r, a));
     }
-    first_row += mt;
   });
   derivative.set_blocks(n, 2 * n, g_by_state, force_by_q, force_by_multiplier);
   return derivative;
@@ -158,13 +159,10 @@ SaddlePointDerivative momentum_projection_derivative(const S& sys, const Eigen::
   SaddlePointDerivative derivative(B, rhs, x);
   Triplets residual_by_state, momentum_by_q, G;
   for (int i = 0; i < n; ++i) residual_by_state.emplace_back(i, n + i, 1.0);
-  int first_row = 0;  // the term's first constraint row
-  sys.visit_terms([&](const auto& term, const auto& indices) {
+  detail::visit_terms_with_solution(sys, x, [&](const auto& term, const auto& indices, const auto& v, const auto& mu,
+                                                int first_row) {
     using Term = std::decay_t<decltype(term)>;
     constexpr int K = Term::n, mt = Term::m, Rows = 2 * K + mt;
-    const auto part = detail::term_part<K, mt>(x, n, indices, first_row);
-    const Vecd<K>& v = part.first;
-    const Vecd<mt>& mu = part.second;
     // q_e ↦ (the term's rows of B(q)(v, μ): G_e v_e + M_eᵀμ_e, M_e v_e; its G_e v_e)
     const auto rows = [&](const auto& qe) {
       using T = typename std::decay_t<decltype(qe)>::Scalar;
@@ -195,7 +193,6 @@ SaddlePointDerivative momentum_projection_derivative(const S& sys, const Eigen::
         if (J(K + mt + r, c) != 0.0) momentum_by_q.emplace_back(indices[r], indices[c], J(K + mt + r, c));
         if (Ge(r, c) != 0.0) G.emplace_back(indices[r], indices[c], Ge(r, c));
       }
-    first_row += mt;
   });
   derivative.set_blocks(n, 2 * n, residual_by_state, momentum_by_q, G);
   return derivative;
