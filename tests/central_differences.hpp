@@ -12,19 +12,21 @@
 
 namespace dalembert::test {
 
-/// The momentum a method's state carries: p, or FIM's p⁻.
+/// The second half of a method's state: p, FIM's p⁻, or RK4's v (it carries no momentum).
 template <class State>
 auto& momentum_of(State& s) {
   if constexpr (requires { s.p_minus; }) {
     return s.p_minus;
-  } else {
+  } else if constexpr (requires { s.p; }) {
     return s.p;
+  } else {
+    return s.v;
   }
 }
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
 /// (q_k, p_k) moved by `relative_step` of its size (at least that much), the difference taken of the
-/// doubles reached; for a contact state, (q, p, z) throughout. A state that carries the velocity
+/// doubles reached; for a contact state, (q, p, z) throughout, for RK4's (q, v). A state that carries the velocity
 /// beside the momentum (the methods written with the metric) gets v_k = G(q_k)⁻¹p_k of the moved
 /// point (for `exact`, whose v_k only starts its Newton iteration, a start as good).
 template <class Method>
@@ -47,7 +49,7 @@ Eigen::MatrixXd step_by_central_differences(const Method& method, const typename
     x_up += e;
     x_down -= e;
     const double width = x_up - x_down;
-    if constexpr (requires { up.v; }) {
+    if constexpr (requires { up.v; up.p; }) {
       up.v = metric_matrix(method.system(), up.q).partialPivLu().solve(up.p);
       down.v = metric_matrix(method.system(), down.q).partialPivLu().solve(down.p);
     }
@@ -73,7 +75,7 @@ Eigen::VectorXd step_along_by_central_differences(const Method& method, const ty
   down.q -= e * d.head(n);
   momentum_of(up) += e * d.tail(n);
   momentum_of(down) -= e * d.tail(n);
-  if constexpr (requires { up.v; }) {
+  if constexpr (requires { up.v; up.p; }) {
     up.v = metric_matrix(method.system(), up.q).partialPivLu().solve(up.p);
     down.v = metric_matrix(method.system(), down.q).partialPivLu().solve(down.p);
   }

@@ -1,13 +1,15 @@
 // The derivative of a step with respect to the state it starts from (the implicit-function theorem
 // on the converged equations, discrete/position_momentum_derivative.hpp for the position–momentum
-// methods, each method's own equations for the others): the step_derivative of DLA, MLA, DEL, GF,
-// FIM, McLachlan–Perlmutter, the discrete gradient and SPARK against central finite differences of
-// the step on systems with constraints, with an external force of (q, v, t), and without
-// constraints, where the step is a symplectic map, which its derivative shows to round-off; and the
-// derivative by a constant external force
-// (step_derivatives of DLA and DEL) against central differences in the force. Each (method, model) pair compiles the step's equations in dual numbers
-// anew, so the models are the particle and the sleigh for the position–momentum methods (the
-// sleigh with a force, the vertical disk and the particle for the others), and beyond them one model for each
+// methods, each method's own equations for the others, RK4's stages in dual numbers): the
+// step_derivative of DLA, MLA, DEL, GF, FIM, McLachlan–Perlmutter, the discrete gradient, SPARK and
+// RK4 (by (q_k, v_k)) against central finite differences of the step on systems with constraints,
+// with an external force of (q, v, t), and without constraints, where the step is a symplectic
+// map, which its derivative shows to round-off; and the derivative by a constant external force
+// (step_derivatives of DLA, DEL, McLachlan–Perlmutter, the discrete gradient, SPARK and RK4)
+// against central differences in the force. Each (method, model)
+// pair compiles the step's equations in dual numbers anew, so the models are the particle and the
+// sleigh for the position–momentum methods (the sleigh with a force, the vertical disk and the
+// particle for the others), and beyond them one model for each
 // case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
 // satellite), run-time sizes, terms (the chain). This file compiles at -O0 (tests/CMakeLists.txt).
 // Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences; the others:
@@ -27,6 +29,7 @@
 #include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
 #include "dalembert/method/momentum_energy.hpp"
+#include "dalembert/method/rk4.hpp"
 #include "dalembert/method/spark.hpp"
 #include "dalembert/model/without_terms.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
@@ -93,6 +96,9 @@ const auto mp_of = [](const auto& system, double h) {
 const auto dg_of = [](const auto& system, double h) {
   return DiscreteGradient<std::decay_t<decltype(system)>>(system, h);
 };
+const auto rk4_of = [](const auto& system, double h) {
+  return RungeKutta4<std::decay_t<decltype(system)>>(system, h);
+};
 const auto spark_of = [](int stages) {
   return [stages](const auto& system, double h) { return Spark<std::decay_t<decltype(system)>>(system, h, stages); };
 };
@@ -127,7 +133,7 @@ double force_derivative_error(const std::string& name, const Make& make, const S
     auto s_up = s, s_down = s;
     make(up, h).step(s_up);
     make(down, h).step(s_down);
-    reference.col(j) << (s_up.q - s_down.q) / 2e-5, (s_up.p - s_down.p) / 2e-5;
+    reference.col(j) << (s_up.q - s_down.q) / 2e-5, (test::momentum_of(s_up) - test::momentum_of(s_down)) / 2e-5;
   }
   const double error = (d.by_force - reference).cwiseAbs().maxCoeff() / d.by_force.cwiseAbs().maxCoeff();
   test::report("force_derivative_" + name, error);
@@ -243,6 +249,27 @@ TEST(StepDerivative, ByAConstantForceAgreesWithCentralDifferences) {
   EXPECT_LT(force_derivative_error("dla_sleigh", dla_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
   EXPECT_LT(force_derivative_error("dla_dragged_pushed_sleigh", dla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
   EXPECT_LT(force_derivative_error("del_satellite", del_of, models::Satellite{}, 0.1), 1e-8);
+}
+
+// The same for the methods written with the metric, on the sleigh with drag and a push of t: f is
+// added to the model's force where their equations evaluate it, h f in McLachlan–Perlmutter's and
+// the discrete gradient's momentum rows, in each of SPARK's stage rates.
+TEST(StepDerivative, ByAConstantForceOfTheMethodsWithTheMetric) {
+  const DraggedPushedSleigh sleigh;
+  EXPECT_LT(force_derivative_error("mclachlan_perlmutter_dragged_pushed_sleigh", mp_of, sleigh, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("discrete_gradient_dragged_pushed_sleigh", dg_of, sleigh, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("spark_dragged_pushed_sleigh", spark_of(3), sleigh, 0.1), 1e-8);
+}
+
+// RK4's derivatives by (q_k, v_k) and by a constant force f, through its four stages in dual
+// numbers: on the sleigh with drag and a push of t (whose multiplier depends on q, v and t, and on
+// f through the constrained acceleration) and on the vertical disk (two constraints). Without
+// constraints ∂q_{k+1}/∂f is (h²/2) G⁻¹ and ∂v_{k+1}/∂f is h G⁻¹ to leading order.
+TEST(StepDerivative, Rk4ByTheStateAndAConstantForce) {
+  const DraggedPushedSleigh sleigh;
+  EXPECT_LT(step_derivative_error("rk4_dragged_pushed_sleigh", rk4_of, sleigh, 0.1), 1e-8);
+  EXPECT_LT(step_derivative_error("rk4_vertical_disk", rk4_of, models::VerticalDisk{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("rk4_dragged_pushed_sleigh", rk4_of, sleigh, 0.1), 1e-8);
 }
 
 // The same derivative at run-time sizes, within a bound (the storage of model files up to 8

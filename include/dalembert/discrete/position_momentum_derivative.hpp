@@ -84,13 +84,6 @@ struct ForceWeights {
   double minus = 0.0, plus = 0.0;
 };
 
-/// The derivatives of a step's result with respect to where it starts and to a constant external
-/// force f over it (at f = 0): rows q_{k+1} then p_{k+1}.
-struct StepDerivatives {
-  Eigen::MatrixXd by_state;  ///< ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k), 2n × 2n, columns q_k then p_k
-  Eigen::MatrixXd by_force;  ///< ∂(q_{k+1}, p_{k+1})/∂f, 2n × n (empty unless asked for)
-};
-
 namespace detail {
 
 /// position_momentum_step_derivative, and with ByForce the derivative by f too: z = (q_k, p_k, [f],

@@ -148,11 +148,12 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
 
  private:
   /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
-  /// momentum rows, the constraint rows. Generic in x's scalar U (with `width` derivatives) and in
-  /// the start's T, double in a step, U for its derivative.
-  template <class T, class X>
+  /// momentum rows, the constraint rows, with a constant external force f added to the model's.
+  /// Generic in x's scalar U (with `width` derivatives) and in the start's T, double in a step, U
+  /// for its derivative.
+  template <class T, class X, class F = NoConstantForce>
   auto equations(const VecN<S, T>& start_q, const VecN<S, T>& start_v, const T& E0, const X& x,
-                 double t0, int width) const {
+                 double t0, int width, const F& f = {}) const {
     using U = typename X::Scalar;
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
@@ -187,6 +188,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     if constexpr (HasExternalForce<S>) {
       if (has_external_force(system_)) force += system_.template force<U>(q_mid, v_mid, t0 + 0.5 * h);
     }
+    add_constant_force(force, f);
     Unknowns<U> r(2 * dn + dm);
     r << dq - h * drift, coefficient_product(G, dv) - h * force,
         VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(q1), v1));
@@ -194,22 +196,22 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
   }
 
   /// The unknowns at the solution of the step s → next, and the equations from a start (q0, v0, p0)
-  /// in any scalar type, with p1 = G(q1) v1: what the step's derivative differentiates
-  /// (MetricMethod::step_derivative).
+  /// in any scalar type, with p1 = G(q1) v1: what the step's derivatives differentiate
+  /// (MetricMethod::step_derivatives).
   Unknowns<double> unknowns_at(const State&, const State& next) const {
     Unknowns<double> x(2 * next.q.size() + next.multiplier.size());
     x << next.q, next.v, next.multiplier;
     return x;
   }
-  template <class Q, class X>
-  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const X& x, double t0, int width) const {
+  template <class Q, class F, class X>
+  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const F& f, const X& x, double t0, int width) const {
     using U = typename Q::Scalar;
     const int dn = coordinate_count(system_);
     const U E0 = 0.5 * v0.dot(p0) + system_.template potential<U>(q0);
     struct {
       Unknowns<U> residual;
       VecN<S, U> q1, p1;
-    } e{equations(q0, v0, E0, x, t0, width), x.template head<n>(dn), VecN<S, U>(dn)};
+    } e{equations(q0, v0, E0, x, t0, width, f), x.template head<n>(dn), VecN<S, U>(dn)};
     e.p1 = coefficient_product(dense_metric(system_, e.q1), VecN<S, U>(x.template segment<n>(dn, dn)));
     return e;
   }

@@ -157,15 +157,16 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     VecN<S, T> known;
   };
 
-  /// The step's residual at x = (v1, λ) from `start` (momentum rows, then constraint rows), and the
-  /// next point (q1, p1) it implies; generic in x's scalar U, with `width` derivatives.
+  /// The step's residual at x = (v1, λ) from `start` (momentum rows, then constraint rows), with a
+  /// constant external force f added to the model's, and the next point (q1, p1) it implies;
+  /// generic in x's scalar U, with `width` derivatives.
   template <class U>
   struct Equations {
     Unknowns<U> residual;
     VecN<S, U> q1, p1;
   };
-  template <class T, class X>
-  DALEMBERT_INLINE auto equations(const Start<T>& start, const X& x, double t0, int width) const {
+  template <class T, class X, class F = NoConstantForce>
+  DALEMBERT_INLINE auto equations(const Start<T>& start, const X& x, double t0, int width, const F& f = {}) const {
     using U = typename X::Scalar;
     const auto lift = [&](const VecN<S, T>& v) { return VecN<S, U>(ad::in_scalar<U>(v, width)); };
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
@@ -185,21 +186,22 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
         momentum_residual -= h * system_.template force<U>(lift(start.q_half), velocity, t0 + 0.5 * h);
       }
     }
+    add_constant_force(momentum_residual, f, -h);
     e.residual.resize(dn + dm);
     e.residual << momentum_residual, VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(e.q1), v1));
     return e;
   }
 
   /// The unknowns at the solution of the step s → next, and the equations from a start (q0, v0, p0)
-  /// in any scalar type: what the step's derivative differentiates (MetricMethod::step_derivative).
+  /// in any scalar type: what the step's derivatives differentiate (MetricMethod::step_derivatives).
   Unknowns<double> unknowns_at(const State&, const State& next) const {
     Unknowns<double> x(next.v.size() + next.multiplier.size());
     x << next.v, next.multiplier;
     return x;
   }
-  template <class Q, class X>
-  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const X& x, double t0, int width) const {
-    return equations(Start<typename Q::Scalar>(*this, q0, v0, p0), x, t0, width);
+  template <class Q, class F, class X>
+  auto step_equations(const Q& q0, const Q& v0, const Q& p0, const F& f, const X& x, double t0, int width) const {
+    return equations(Start<typename Q::Scalar>(*this, q0, v0, p0), x, t0, width, f);
   }
 
   void dense_step(State& s) const {

@@ -2,12 +2,14 @@
 // What the methods written with the metric share (McLachlan–Perlmutter, the discrete gradient,
 // SPARK): the state (q, v, p), p = G(q)v (MetricMethodState, which a method may extend), the start
 // from (q0, v0), the step (by terms for a locally coupled model, model/local_terms.hpp) and the
-// derivative of a step from the method's own equations (metric_method_step_derivative). A method
+// derivatives of a step from the method's own equations (metric_method_step_derivatives). A method
 // derives from MetricMethod<Method, S, State> and gives
 //   dense_step(State&), step_by_terms(State&)    its step, in both storages;
 //   unknowns_at(s, next)                         its unknowns at the solution of the step s → next;
-//   step_equations(q0, v0, p0, x, t0, width)     its equations, generic in the scalar type, with the
-//                                                members residual, q1 and p1;
+//   step_equations(q0, v0, p0, f, x, t0, width)  its equations, generic in the scalar type, with the
+//                                                members residual, q1 and p1, and a constant
+//                                                external force f added to the model's (or
+//                                                NoConstantForce, solve/step_driver.hpp);
 // and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
 // next_position_row(s) and δp_{k+1} last.
 #include "dalembert/model/metric_derivatives.hpp"
@@ -17,28 +19,44 @@ namespace dalembert {
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of a step of the methods written with the metric from (q0, p0),
 /// v0 = G(q0)⁻¹p0, by the implicit-function theorem on the step's equations at their solution x
-/// (implicit_step_derivative): equations(q0, v0, p0, x, width), generic in the scalar type, returns
-/// the residual and the next point (members residual, q1, p1). A 2n × 2n matrix, rows q_{k+1} then
-/// p_{k+1}, columns q_k then p_k.
-template <HasMetric S, class Unknowns, class Equations>
-Eigen::MatrixXd metric_method_step_derivative(const S& sys, const VecN<S>& q0, const VecN<S>& p0, const Unknowns& x,
-                                              Equations&& equations) {
-  constexpr int NX = Unknowns::RowsAtCompileTime, MaxNX = Unknowns::MaxRowsAtCompileTime;
-  constexpr int NZ = sum_of_sizes(multiple_of_size(2, S::n), NX);
-  constexpr int MaxNZ = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), MaxNX);
-  const int dn = coordinate_count(sys), nx = static_cast<int>(x.size()), width = 2 * dn + nx;
-  Vecd<NZ, MaxNZ> z(width);
-  z << q0, p0, x;
+/// (implicit_step_derivative): equations(q0, v0, p0, f, x, width), generic in the scalar type,
+/// returns the residual and the next point (members residual, q1, p1). by_state is 2n × 2n, rows
+/// q_{k+1} then p_{k+1}, columns q_k then p_k; with ByForce, by_force is the derivative by a
+/// constant external force f added to the model's over the step, at f = 0, from the same
+/// factorisation (2n × n).
+template <bool ByForce, HasMetric S, class Unknowns, class Equations>
+StepDerivatives metric_method_step_derivatives(const S& sys, const VecN<S>& q0, const VecN<S>& p0, const Unknowns& x,
+                                               Equations&& equations) {
+  constexpr int NX = Unknowns::RowsAtCompileTime, MaxNX = Unknowns::MaxRowsAtCompileTime, blocks = ByForce ? 3 : 2;
+  constexpr int NZ = sum_of_sizes(multiple_of_size(blocks, S::n), NX);
+  constexpr int MaxNZ = sum_of_sizes(multiple_of_size(blocks, max_n_of<S>()), MaxNX);
+  constexpr int NOut = sum_of_sizes(multiple_of_size(2, S::n), NX);
+  constexpr int MaxNOut = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), MaxNX);
+  const int dn = coordinate_count(sys), nx = static_cast<int>(x.size()), width = blocks * dn + nx;
+  Vecd<NZ, MaxNZ> z = Vecd<NZ, MaxNZ>::Zero(width);  // (q0, p0, [f = 0], x)
+  z.template head<S::n>(dn) = q0;
+  z.template segment<S::n>(dn, dn) = p0;
+  z.tail(nx) = x;
   const auto from_z = [&](const auto& y) {
     using U = typename std::decay_t<decltype(y)>::Scalar;
     const VecN<S, U> q = y.template head<S::n>(dn), p = y.template segment<S::n>(dn, dn);
     const VecN<S, U> v = MetricDerivatives<S, U>(sys, q).metric().partialPivLu().solve(p);
-    const auto e = equations(q, v, p, Vec<U, NX, MaxNX>(y.tail(nx)), width);
-    Vec<U, NZ, MaxNZ> out(width);
+    const auto f = [&] {
+      if constexpr (ByForce) {
+        return VecN<S, U>(y.template segment<S::n>(2 * dn, dn));
+      } else {
+        return NoConstantForce{};
+      }
+    }();
+    const auto e = equations(q, v, p, f, Vec<U, NX, MaxNX>(y.tail(nx)), width);
+    Vec<U, NOut, MaxNOut> out(nx + 2 * dn);
     out << e.residual, e.q1, e.p1;
     return out;
   };
-  return implicit_step_derivative<NZ, NZ, MaxNZ, MaxNZ>(from_z, z, nx).bottomRows(2 * dn);
+  const Eigen::MatrixXd D = implicit_step_derivative<NZ, NOut, MaxNZ, MaxNOut>(from_z, z, nx).bottomRows(2 * dn);
+  StepDerivatives out{D.leftCols(2 * dn), {}};
+  if constexpr (ByForce) out.by_force = D.middleCols(2 * dn, dn);
+  return out;
 }
 
 template <class Method, HasMetric S, class MethodState = MetricMethodState<S>>
@@ -74,12 +92,16 @@ class MetricMethod {
   Eigen::MatrixXd step_derivative(const State& s) const
     requires(!SteppedByTerms<S>)
   {
-    State next = s;
-    step(next);
-    const auto equations = [&](const auto& q0, const auto& v0, const auto& p0, const auto& x, int width) {
-      return method().step_equations(q0, v0, p0, x, s.t, width);
-    };
-    return metric_method_step_derivative(system_, s.q, s.p, method().unknowns_at(s, next), equations);
+    return derivatives<false>(s).by_state;
+  }
+
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f
+  /// added to the model's over the step, at f = 0 (2n × n), from one factorisation: the A and B of
+  /// the step's linearisation, for control. It takes a step of its own.
+  StepDerivatives step_derivatives(const State& s) const
+    requires(!SteppedByTerms<S>)
+  {
+    return derivatives<true>(s);
   }
 
   /// The same matrix on a locally coupled model, from the method's derivative by terms, a map
@@ -97,6 +119,15 @@ class MetricMethod {
 
  protected:
   const Method& method() const { return static_cast<const Method&>(*this); }
+
+  template <bool ByForce>
+  StepDerivatives derivatives(const State& s) const {
+    State next = s;
+    step(next);
+    const auto equations = [&](const auto& q0, const auto& v0, const auto& p0, const auto& f, const auto& x,
+                               int width) { return method().step_equations(q0, v0, p0, f, x, s.t, width); };
+    return metric_method_step_derivatives<ByForce>(system_, s.q, s.p, method().unknowns_at(s, next), equations);
+  }
 
   S system_;
   double h_;

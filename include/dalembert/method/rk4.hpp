@@ -3,10 +3,21 @@
 // baseline the papers compare with: the step is solve/runge_kutta4.hpp on the first-order field of
 // the system's kind (model/first_order_field.hpp), y = (q, v) for Lagrange–d'Alembert models with
 // q̈(q, v, t) the multiplier extension, (q, v, z) for contact systems, (g, Ω) for rigid bodies.
+// On a Lagrange–d'Alembert model the step's derivatives by (q_k, v_k) and by a constant external
+// force come from the same stages in dual numbers (step_derivatives).
+#include <type_traits>
+
 #include "dalembert/model/first_order_field.hpp"
 #include "dalembert/solve/runge_kutta4.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
+
+/// The field of a Lagrange–d'Alembert model stored densely (not a sum of local terms): RK4's step
+/// derivatives differentiate its stages in dual numbers.
+template <class F>
+concept DenseMechanicalField =
+    std::is_same_v<F, MechanicalField<typename F::System>> && !LocallyCoupled<typename F::System>;
 
 template <FirstOrderField F>
 class FieldRungeKutta4 {
@@ -42,7 +53,64 @@ class FieldRungeKutta4 {
 
   auto velocity(const State& s) const { return field_.velocity(s); }
 
+  /// ∂(q_{k+1}, v_{k+1})/∂(q_k, v_k) of the step from s, 2n × 2n, rows q_{k+1} then v_{k+1}, columns
+  /// q_k then v_k (RK4 carries the velocity, not the momentum), of a Lagrange–d'Alembert model.
+  Eigen::MatrixXd step_derivative(const State& s) const
+    requires DenseMechanicalField<F>
+  {
+    return derivatives<false>(s).by_state;
+  }
+
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f added
+  /// to the model's over the step, at f = 0 (2n × n): the A and B of the step's linearisation.
+  StepDerivatives step_derivatives(const State& s) const
+    requires DenseMechanicalField<F>
+  {
+    return derivatives<true>(s);
+  }
+
  private:
+  /// The step, explicit, in dual numbers: forward mode in the directions (q_k, v_k) and, with
+  /// ByForce, f, through the same stages, with q̈ = constrained_acceleration(q, v, t, f).
+  template <bool ByForce>
+  StepDerivatives derivatives(const State& s) const {
+    using S = typename F::System;
+    constexpr int N = S::n, MaxN = max_n_of<S>(), blocks = ByForce ? 3 : 2;
+    constexpr int NZ = multiple_of_size(blocks, N), MaxNZ = multiple_of_size(blocks, MaxN);
+    constexpr int NY = multiple_of_size(2, N), MaxNY = multiple_of_size(2, MaxN);
+    const S& sys = field_.system;
+    const int n = coordinate_count(sys);
+    Vecd<NZ, MaxNZ> z = Vecd<NZ, MaxNZ>::Zero(blocks * n);  // (q_k, v_k, [f = 0])
+    z.template head<N>(n) = s.q;
+    z.template segment<N>(n, n) = s.v;
+    const auto step_of = [&](const auto& w) {
+      using T = typename std::decay_t<decltype(w)>::Scalar;
+      using Y = Vec<T, NY, MaxNY>;
+      const auto f = [&] {
+        if constexpr (ByForce) {
+          return VecN<S, T>(w.template segment<N>(2 * n, n));
+        } else {
+          return NoConstantForce{};
+        }
+      }();
+      Y y = w.head(2 * n);
+      const auto rate = [&](double t, const Y& x) {
+        const VecN<S, T> q = x.template head<N>(n), v = x.template segment<N>(n, n);
+        Y dx(2 * n);
+        dx << v, constrained_acceleration(sys, q, v, t, f).acceleration;
+        return dx;
+      };
+      runge_kutta4_step(rate, y, grid_time(s.k, h_), h_);
+      return y;
+    };
+    Vecd<NY, MaxNY> next;
+    Matd<NY, NZ, MaxNY, MaxNZ> J;
+    ad::value_and_jacobian<NZ, NY, MaxNZ, MaxNY>(step_of, z, next, J);
+    StepDerivatives out{J.leftCols(2 * n), {}};
+    if constexpr (ByForce) out.by_force = J.rightCols(n);
+    return out;
+  }
+
   F field_;
   double h_;
 };

@@ -176,10 +176,11 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   }
 
  private:
-  /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h)
-  /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g).
-  template <class Y>
-  auto stage_rates(const Y& y, int i, double t0) const {
+  /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h) + f
+  /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g); f is
+  /// a constant external force added to the model's (none in a step).
+  template <class Y, class F = NoConstantForce>
+  auto stage_rates(const Y& y, int i, double t0, const F& f = {}) const {
     using T = typename Y::Scalar;
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
@@ -193,6 +194,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     if constexpr (HasExternalForce<S>) {
       if (has_external_force(system_)) R += system_.template force<T>(Q, V, t0 + pair_.c[i] * h_);
     }
+    add_constant_force(R, f);
     Vec<T, stage_size> rates(2 * dn + dm);
     rates << V, R, coefficient_product(M, V);
     return rates;
@@ -209,17 +211,18 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
   }
 
-  /// The stage equations from the start (q0, p0) at time t0, at the stages' unknowns x: the residual,
-  /// and the step point (q1, p1) the stages give. Generic in x's scalar U (with `width` derivatives)
-  /// and in the start's T, double in a step, U for its derivative.
+  /// The stage equations from the start (q0, p0) at time t0, at the stages' unknowns x, with a
+  /// constant external force f added to the model's: the residual, and the step point (q1, p1) the
+  /// stages give. Generic in x's scalar U (with `width` derivatives) and in the start's T, double in
+  /// a step, U for its derivative.
   template <class U>
   struct Equations {
     Vec<U, Dynamic, max_unknowns> residual;
     VecN<S, U> q1, p1;
   };
-  template <class T, class X>
+  template <class T, class X, class F = NoConstantForce>
   Equations<typename X::Scalar> equations(const VecN<S, T>& start_q, const VecN<S, T>& start_p, const X& x,
-                                          double t0, int width) const {
+                                          double t0, int width, const F& f = {}) const {
     using U = typename X::Scalar;
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
@@ -230,7 +233,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     for (int i = 0; i < st; ++i) {
       Q[i] = x.template segment<n>(i * block, dn);
       P[i] = x.template segment<n>(i * block + dn, dn);
-      const Vec<U, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i, t0);
+      const Vec<U, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i, t0, f);
       V[i] = rates.template segment<n>(0, dn);
       R[i] = rates.template segment<n>(dn, dn);
       constraint[i] = rates.template segment<m>(2 * dn, dm);
@@ -268,7 +271,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   }
 
   /// The stages at the solution of the step s → next, and the equations from a start (q0, p0) in any
-  /// scalar type: what the step's derivative differentiates (MetricMethod::step_derivative).
+  /// scalar type: what the step's derivatives differentiate (MetricMethod::step_derivatives).
   Vecd<Dynamic, max_unknowns> unknowns_at(const State& s, const State& next) const {
     const int dn = coordinate_count(system_), block = static_cast<int>(next.stage_increments.size()) / pair_.stages;
     Vecd<Dynamic, max_unknowns> x = next.stage_increments;
@@ -278,9 +281,9 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     }
     return x;
   }
-  template <class Q, class X>
-  auto step_equations(const Q& q0, const Q&, const Q& p0, const X& x, double t0, int width) const {
-    return equations(q0, p0, x, t0, width);
+  template <class Q, class F, class X>
+  auto step_equations(const Q& q0, const Q&, const Q& p0, const F& f, const X& x, double t0, int width) const {
+    return equations(q0, p0, x, t0, width, f);
   }
 
   void dense_step(State& s) const {

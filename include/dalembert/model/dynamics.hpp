@@ -348,11 +348,13 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
 }
 }  // namespace detail
 
-/// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous).
-template <Model S, class T>
+/// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous), with
+/// a constant external force f added to the model's (none by default).
+template <Model S, class T, class F = NoConstantForce>
 ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v,
-                                                         double t) {
-  if constexpr (LocallyCoupled<S> && std::is_same_v<T, double> && !HasExternalForce<S>) {
+                                                         double t, const F& f = {}) {
+  if constexpr (LocallyCoupled<S> && std::is_same_v<T, double> && !HasExternalForce<S> &&
+                std::is_same_v<F, NoConstantForce>) {
     return detail::constrained_acceleration_by_terms(sys, q, v);
   }
   const int m = constraint_count(sys);
@@ -361,6 +363,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   if constexpr (HasExternalForce<S>) {
     if (has_external_force(sys)) r += sys.template force<T>(q, v, t);
   }
+  add_constant_force(r, f);
   const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
   ConstrainedAccelerationOf<S, T> out;
   out.acceleration = W.solve(r);

@@ -22,6 +22,7 @@
 #include <array>
 #include <concepts>
 #include <string>
+#include <type_traits>
 
 #include "dalembert/core/types.hpp"
 
@@ -139,6 +140,17 @@ bool has_external_force(const S& sys) {
   } else {
     return HasExternalForce<S>;
   }
+}
+
+/// No constant external force: what the equations of a step add to the model's force in the step,
+/// where the step's derivative by such a force (StepDerivatives::by_force, solve/step_driver.hpp)
+/// adds a force f, a variable at f = 0.
+struct NoConstantForce {};
+
+/// force += factor · f, nothing for NoConstantForce.
+template <class Force, class F>
+void add_constant_force(Force& force, const F& f, double factor = 1.0) {
+  if constexpr (!std::is_same_v<F, NoConstantForce>) force += factor * f;
 }
 
 /// Whether sys's external force depends on the time. A model says so with

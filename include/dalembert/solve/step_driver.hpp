@@ -198,6 +198,13 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   return iterations;
 }
 
+/// The derivatives of a step's result with respect to where it starts and to a constant external
+/// force f over it (at f = 0): rows q_{k+1} then p_{k+1}.
+struct StepDerivatives {
+  Eigen::MatrixXd by_state;  ///< ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k), 2n × 2n, columns q_k then p_k
+  Eigen::MatrixXd by_force;  ///< ∂(q_{k+1}, p_{k+1})/∂f, 2n × n (empty unless asked for)
+};
+
 /// The derivative of a step's result with respect to the state it starts from, by the
 /// implicit-function theorem on the step's converged equations. equations(z), generic in its scalar
 /// type, takes z = (σ, x): σ the state's independent variables, x the step's unknowns at the
