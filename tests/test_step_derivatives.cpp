@@ -5,7 +5,7 @@
 // RK4 (by (q_k, v_k)) against central finite differences of the step on systems with constraints,
 // with an external force of (q, v, t), and without constraints, where the step is a symplectic
 // map, which its derivative shows to round-off; and the derivative by a constant external force
-// (step_derivatives of DLA, DEL, McLachlan–Perlmutter, the discrete gradient, SPARK and RK4)
+// (step_derivatives of DLA, MLA, DEL, McLachlan–Perlmutter, the discrete gradient, SPARK and RK4)
 // against central differences in the force. Each (method, model)
 // pair compiles the step's equations in dual numbers anew, so the models are the particle and the
 // sleigh for the position–momentum methods (the sleigh with a force, the vertical disk and the
@@ -249,6 +249,14 @@ TEST(StepDerivative, ByAConstantForceAgreesWithCentralDifferences) {
   EXPECT_LT(force_derivative_error("dla_sleigh", dla_of, models::ChaplyginSleigh{}, 0.1), 1e-8);
   EXPECT_LT(force_derivative_error("dla_dragged_pushed_sleigh", dla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
   EXPECT_LT(force_derivative_error("del_satellite", del_of, models::Satellite{}, 0.1), 1e-8);
+}
+
+// MLA's α-force is h times the total force at the midpoint, the constraint force included: f enters
+// it directly and through the multiplier that balances it (λ solves the constrained acceleration
+// with the model's force plus f), so ∂q_{k+1}/∂f differs from DLA's in the constrained directions.
+TEST(StepDerivative, MlaByAConstantForce) {
+  EXPECT_LT(force_derivative_error("mla_particle", mla_of, models::NonholonomicParticle{}, 0.1), 1e-8);
+  EXPECT_LT(force_derivative_error("mla_dragged_pushed_sleigh", mla_of, DraggedPushedSleigh{}, 0.1), 1e-8);
 }
 
 // The same for the methods written with the metric, on the sleigh with drag and a push of t: f is

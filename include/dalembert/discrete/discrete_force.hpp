@@ -103,26 +103,28 @@ TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const
 }
 
 /// The force of the multiplier-extended Lagrange–d'Alembert equations at any (q, v) and time t:
-/// the nonholonomic force F_nh = M(q)ᵀλ(q, v, t) plus the model's external force, if it has one.
-template <Model S, class T>
-VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t) {
+/// the nonholonomic force F_nh = M(q)ᵀλ(q, v, t) plus the model's external force, if it has one,
+/// and a constant external force f (none by default), which λ balances too.
+template <Model S, class T, class F = NoConstantForce>
+VecN<S, T> total_force(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t, const F& f = {}) {
   const int n = coordinate_count(sys);
-  VecN<S, T> F(n);
-  for (int i = 0; i < n; ++i) F[i] = ad::lift<T>(0.0);
+  VecN<S, T> total(n);
+  for (int i = 0; i < n; ++i) total[i] = ad::lift<T>(0.0);
   if constexpr (HasExternalForce<S>) {
-    if (has_external_force(sys)) F += sys.template force<T>(q, v, t);
+    if (has_external_force(sys)) total += sys.template force<T>(q, v, t);
   }
+  add_constant_force(total, f);
   if constexpr (S::m != 0) {
     if (constraint_count(sys) > 0) {
-      const auto a = constrained_acceleration(sys, q, v, t);
+      const auto a = constrained_acceleration(sys, q, v, t, f);
       if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // M(q) sparse, term by term
-        F += local::constraint_matrix(sys, q).transpose() * a.multiplier;
+        total += local::constraint_matrix(sys, q).transpose() * a.multiplier;
       } else {
-        F += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
+        total += sys.template constraint_matrix<T>(q).transpose() * a.multiplier;
       }
     }
   }
-  return F;
+  return total;
 }
 
 /// The α-rule discrete force (that of the examples of [ASMM22] §5.4 for α = ½): with q_α = (1−α) q0 + α q1,
@@ -138,13 +140,15 @@ class AlphaForce {
   int dimension() const { return coordinate_count(system_); }
   double alpha() const { return alpha_; }
 
-  template <class T>
-  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
-    return ((1.0 - alpha_) * h_) * force(q0, q1, t0);
+  /// F_d^∓, with a constant external force f added to the model's (none by default: the step's
+  /// derivative by such a force adds it).
+  template <class T, class F = NoConstantForce>
+  VecN<S, T> minus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0, const F& f = {}) const {
+    return ((1.0 - alpha_) * h_) * force(q0, q1, t0, f);
   }
-  template <class T>
-  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
-    return (alpha_ * h_) * force(q0, q1, t0);
+  template <class T, class F = NoConstantForce>
+  VecN<S, T> plus(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0, const F& f = {}) const {
+    return (alpha_ * h_) * force(q0, q1, t0, f);
   }
   /// Both from one evaluation of the force (one constrained acceleration).
   TwoSidedForceValues<n, max_n> values(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
@@ -153,11 +157,11 @@ class AlphaForce {
   }
 
  private:
-  template <class T>
-  VecN<S, T> force(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
+  template <class T, class F = NoConstantForce>
+  VecN<S, T> force(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0, const F& f = {}) const {
     const VecN<S, T> q = (1.0 - alpha_) * q0 + alpha_ * q1;
     const VecN<S, T> v = (q1 - q0) / h_;
-    return total_force(system_, q, v, t0 + alpha_ * h_);
+    return total_force(system_, q, v, t0 + alpha_ * h_, f);
   }
   S system_;
   double h_, alpha_;

@@ -78,20 +78,28 @@ struct KeepMomentum {
 /// No discrete constraint: the step ignores the model's constraints (DEL), so λ and ω drop out.
 struct NoDiscreteConstraint {};
 
-/// How a constant external force f (a covector) added over the step enters the discrete forces:
-/// F_d^− += minus · f and F_d^+ += plus · f (h/2 and h/2 for the midpoint force).
-struct ForceWeights {
-  double minus = 0.0, plus = 0.0;
-};
+/// The discrete forces of DLA and DEL with a constant external force f (a covector) added to the
+/// model's over the step: F_d^∓(q0, q1, f) = (h/2) [F(q_mid, v_d, t + h/2) + f], a callable generic
+/// in the scalar type that refers to `system` (position_momentum_step_derivatives).
+template <Model S>
+auto midpoint_forces_with_constant_force(const S& system, double h, double t) {
+  return [model_force = midpoint_external_force(system, h, t), h](const auto& q0, const auto& q1, const auto& f) {
+    using Q = std::decay_t<decltype(q0)>;
+    Q F = (0.5 * h) * f;
+    if constexpr (!std::is_same_v<std::decay_t<decltype(model_force)>, NoDiscreteForce>) F += model_force(q0, q1);
+    return F;
+  };
+}
 
 namespace detail {
 
 /// position_momentum_step_derivative, and with ByForce the derivative by f too: z = (q_k, p_k, [f],
-/// q_{k+1}, λ), f = 0 at the solution.
+/// q_{k+1}, λ), f = 0 at the solution, and the discrete forces minus(q_k, q_{k+1}, f) and
+/// plus(q_k, q_{k+1}, f).
 template <bool ByForce, Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish>
 StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
-                                              const Plus& plus, ForceWeights weights, const VecN<S>& q0,
-                                              const VecN<S>& p0, const VecN<S>& q1, const Multiplier& multiplier,
+                                              const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
+                                              const VecN<S>& q1, const Multiplier& multiplier,
                                               const Finish& finish) {
   constexpr bool constrained = !std::is_same_v<Dc, NoDiscreteConstraint>;
   constexpr int n = S::n, max_n = max_n_of<S>(), blocks = ByForce ? 4 : 3;
@@ -120,12 +128,13 @@ StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, con
         w, value, slots);
     Vec<T, NOut, MaxNOut> out(2 * dn + dm);
     VecN<S, T> first = momentum + slots.template head<n>(dn), next = slots.template segment<n>(dn, dn);
-    if constexpr (!std::is_same_v<Minus, NoDiscreteForce>) first += minus(x0, x1);
-    if constexpr (!std::is_same_v<Plus, NoDiscreteForce>) next += plus(x0, x1);
     if constexpr (ByForce) {
       const VecN<S, T> f = z.template segment<n>(2 * dn, dn);
-      first += weights.minus * f;
-      next += weights.plus * f;
+      first += minus(x0, x1, f);
+      next += plus(x0, x1, f);
+    } else {
+      if constexpr (!std::is_same_v<Minus, NoDiscreteForce>) first += minus(x0, x1);
+      if constexpr (!std::is_same_v<Plus, NoDiscreteForce>) next += plus(x0, x1);
     }
     if constexpr (constrained && m != 0) {
       if (dm > 0) {
@@ -168,18 +177,18 @@ Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld,
                                                   const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
                                                   const VecN<S>& q1, const Multiplier& multiplier,
                                                   const Finish& finish = {}) {
-  return detail::position_momentum_derivatives<false>(system, ld, dc, minus, plus, {}, q0, p0, q1, multiplier, finish)
+  return detail::position_momentum_derivatives<false>(system, ld, dc, minus, plus, q0, p0, q1, multiplier, finish)
       .by_state;
 }
 
-/// The same derivative and, with it, the derivative by a constant external force f added over the
-/// step as `weights` say, at f = 0 (one factorisation for both).
+/// The same derivative and, with it, the derivative by a constant external force f added to the
+/// model's over the step, at f = 0 (one factorisation for both): here `minus` and `plus` are the
+/// discrete forces with f, F_d^∓(q_k, q_{k+1}, f), generic in the scalar type.
 template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier>
 StepDerivatives position_momentum_step_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
-                                                   const Plus& plus, ForceWeights weights, const VecN<S>& q0,
-                                                   const VecN<S>& p0, const VecN<S>& q1,
-                                                   const Multiplier& multiplier) {
-  return detail::position_momentum_derivatives<true>(system, ld, dc, minus, plus, weights, q0, p0, q1, multiplier,
+                                                   const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
+                                                   const VecN<S>& q1, const Multiplier& multiplier) {
+  return detail::position_momentum_derivatives<true>(system, ld, dc, minus, plus, q0, p0, q1, multiplier,
                                                      KeepMomentum{});
 }
 

@@ -97,9 +97,8 @@ class DiscreteEulerLagrange {
   StepDerivatives step_derivatives(const State& s) const {
     State next = s;
     step(next);
-    const double h = step_size();
-    const auto force = midpoint_external_force(system_, h, s.t);
-    return position_momentum_step_derivatives(system_, discrete_lagrangian(), NoDiscreteConstraint{}, force, force, {0.5 * h, 0.5 * h},
+    const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);
+    return position_momentum_step_derivatives(system_, discrete_lagrangian(), NoDiscreteConstraint{}, forces, forces,
                                               s.q, s.p, next.q, 0);
   }
 

@@ -231,17 +231,26 @@ class DiscreteLagrangeDAlembert {
   }
 
   /// step_derivative(s) and the derivative of the step's result by a constant external force f
-  /// added over it, at f = 0 (2n × n; f enters as the model's force does, (h/2) f in each discrete
-  /// force): a step's linearisation in its state and an input, for control. DLA's.
+  /// added to the model's over it, at f = 0 (2n × n): a step's linearisation in its state and an
+  /// input, for control. f enters as the model's force does: DLA's (h/2) f in each discrete force;
+  /// MLA's α-force (1 − α) h and α h times the total force at q_α, f and the constraint force that
+  /// balances it included.
   StepDerivatives step_derivatives(const State& s) const
-    requires carries_multiplier
+    requires(carries_multiplier || alpha_force)
   {
     State next = s;
     step(next);
-    const double h = step_size();
-    const auto force = midpoint_external_force(system_, h, s.t);
-    return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, force, force,
-                                              {0.5 * h, 0.5 * h}, s.q, s.p, next.q, next.multiplier);
+    if constexpr (carries_multiplier) {
+      const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);
+      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, forces, forces, s.q, s.p,
+                                                next.q, next.multiplier);
+    } else {
+      const auto& fd = forced_.discrete_force();
+      const auto minus = [&](const auto& q0, const auto& q1, const auto& f) { return fd.minus(q0, q1, s.t, f); };
+      const auto plus = [&](const auto& q0, const auto& q1, const auto& f) { return fd.plus(q0, q1, s.t, f); };
+      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, minus, plus, s.q, s.p,
+                                                next.q, next.multiplier);
+    }
   }
 
   /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
