@@ -9,7 +9,7 @@
 //   step_equations(q0, v0, p0, f, x, t0, width)  its equations, generic in the scalar type, with the
 //                                                members residual, q1 and p1, and a constant
 //                                                external force f added to the model's (or
-//                                                NoConstantForce, solve/step_driver.hpp);
+//                                                NoConstantForce, model/model.hpp);
 // and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
 // next_position_row(s) and δp_{k+1} last.
 #include "dalembert/model/metric_derivatives.hpp"
