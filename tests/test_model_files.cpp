@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
 
@@ -853,6 +854,55 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
                                         ExactDiscreteFlow<Oscillator>(oscillator_file, 0.1), oscillator_q0,
                                         oscillator_v0, 3, 1e-4),
             1e-6);
+}
+
+// The derivative by a constant external force f (step_derivatives' by_force) on a model file, against
+// central differences in f: the dragged knife edge with f1, f2, f3 added to its force as parameters
+// (zero), bound at ±1e-5 for the differences; three steps of h = 0.1 in, every method that takes
+// the file's force and has step_derivatives. The bound instance is what `run` steps.
+TEST(ModelFiles, StepDerivativesByAConstantForce) {
+  const fs::path path =
+      fs::temp_directory_path() / ("dalembert_constant_force_" + std::to_string(::getpid()) + ".toml");
+  {
+    std::ifstream in(model_path("dragged-knife-edge"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string force = "force = [\"-c*x_t\", \"-c*y_t\", 0]";
+    ASSERT_NE(text.find(force), std::string::npos);
+    text.replace(text.find(force), force.size(), "force = [\"-c*x_t + f1\", \"-c*y_t + f2\", \"f3\"]");
+    const std::string parameters = "[parameters]\n";
+    ASSERT_NE(text.find(parameters), std::string::npos);
+    text.insert(text.find(parameters) + parameters.size(), "f1 = 0.0\nf2 = 0.0\nf3 = 0.0\n");
+    std::ofstream(path) << text;
+  }
+  const auto loaded = modelfile::load(path.string());
+  fs::remove(path);
+  using File = modelfile::BoundedFileModel;
+  const auto bound = modelfile::bind(loaded, {});
+  const File file(bound);
+  const File::Point<double> q0 = bound->q0, v0 = bound->v0;
+  const auto by_force_error = [&](const std::string& name, const auto& make) {
+    const auto method = make(file, 0.1);
+    auto s = method.initial_state(q0, v0);
+    for (int k = 0; k < 3; ++k) method.step(s);
+    const StepDerivatives d = method.step_derivatives(s);
+    Eigen::MatrixXd reference(6, 3);
+    for (int j = 0; j < 3; ++j) {
+      const std::string f = "f" + std::to_string(j + 1);
+      const File up(modelfile::bind(loaded, {{f, 1e-5}})), down(modelfile::bind(loaded, {{f, -1e-5}}));
+      auto s_up = s, s_down = s;
+      make(up, 0.1).step(s_up);
+      make(down, 0.1).step(s_down);
+      reference.col(j) << (s_up.q - s_down.q) / 2e-5, (s_up.p - s_down.p) / 2e-5;
+    }
+    const double error = (d.by_force - reference).cwiseAbs().maxCoeff() / d.by_force.cwiseAbs().maxCoeff();
+    test::report("model_file_force_derivative_" + name, error);
+    EXPECT_LT(error, 1e-8) << name;
+  };
+  by_force_error("dla", [](const File& f, double h) { return make_dla(f, h); });
+  by_force_error("mla", [](const File& f, double h) { return make_midpoint_mla(f, h); });
+  by_force_error("mp", [](const File& f, double h) { return McLachlanPerlmutter<File>(f, h); });
+  by_force_error("dg", [](const File& f, double h) { return DiscreteGradient<File>(f, h); });
+  by_force_error("spark", [](const File& f, double h) { return Spark<File>(f, h, 3); });
 }
 
 // Every method that takes a force converges to the file's closed form at its order, and the energy

@@ -12,7 +12,8 @@
 // particle for the others), and beyond them one model for each
 // case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
 // satellite), run-time sizes, terms (the chain). This file compiles at -O0 (tests/CMakeLists.txt).
-// Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences; the others:
+// Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences and
+// ModelFiles.StepDerivativesByAConstantForce; the others:
 // Exact.StepDerivativeAgreesWithCentralDifferences, Herglotz.StepDerivativeAgreesWithCentralDifferences
 // and DsocsPendulum.StepDerivativeAgreesWithCentralDifferences.
 #include <gtest/gtest.h>
