@@ -26,9 +26,10 @@ auto& momentum_of(State& s) {
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
 /// (q_k, p_k) moved by `relative_step` of its size (at least that much), the difference taken of the
-/// doubles reached; for a contact state, (q, p, z) throughout, for RK4's (q, v). A state that carries the velocity
-/// beside the momentum (the methods written with the metric) gets v_k = G(q_k)⁻¹p_k of the moved
-/// point (for `exact`, whose v_k only starts its Newton iteration, a start as good).
+/// doubles reached; for a contact state, (q, p, z) throughout, for RK4's (q, v). A state that
+/// carries the velocity beside the momentum (the methods written with the metric) gets
+/// v_k = G(q_k)⁻¹p_k of the moved point (for `exact`, whose v_k only starts its Newton iteration, a
+/// start as good).
 template <class Method>
 Eigen::MatrixXd step_by_central_differences(const Method& method, const typename Method::State& s,
                                             double relative_step = 1e-6) {

@@ -6,12 +6,12 @@
 // with an external force of (q, v, t), and without constraints, where the step is a symplectic
 // map, which its derivative shows to round-off; and the derivative by a constant external force
 // (step_derivatives of DLA, MLA, DEL, McLachlan–Perlmutter, the discrete gradient, SPARK and RK4)
-// against central differences in the force. Each (method, model)
-// pair compiles the step's equations in dual numbers anew, so the models are the particle and the
-// sleigh for the position–momentum methods (the sleigh with a force, the vertical disk and the
-// particle for the others), and beyond them one model for each
-// case that adds something: a force of (q, v, t), two constraints (the vertical disk), none (the
-// satellite), run-time sizes, terms (the chain). This file compiles at -O0 (tests/CMakeLists.txt).
+// against central differences in the force. Each (method, model) pair compiles the step's
+// equations in dual numbers anew, so the models are the particle and the sleigh for the
+// position–momentum methods (the sleigh with a force, the vertical disk and the particle for the
+// others), and beyond them one model for each case that adds something: a force of (q, v, t), two
+// constraints (the vertical disk), none (the satellite), run-time sizes, terms (the chain). This
+// file compiles at -O0 (tests/CMakeLists.txt).
 // Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences and
 // ModelFiles.StepDerivativesByAConstantForce; the others:
 // Exact.StepDerivativeAgreesWithCentralDifferences, Herglotz.StepDerivativeAgreesWithCentralDifferences
