@@ -41,13 +41,7 @@ StepDerivatives metric_method_step_derivatives(const S& sys, const VecN<S>& q0, 
     using U = typename std::decay_t<decltype(y)>::Scalar;
     const VecN<S, U> q = y.template head<S::n>(dn), p = y.template segment<S::n>(dn, dn);
     const VecN<S, U> v = MetricDerivatives<S, U>(sys, q).metric().partialPivLu().solve(p);
-    const auto f = [&] {
-      if constexpr (ByForce) {
-        return VecN<S, U>(y.template segment<S::n>(2 * dn, dn));
-      } else {
-        return NoConstantForce{};
-      }
-    }();
+    const auto f = constant_force_in<ByForce, VecN<S, U>>(y, 2 * dn, dn);
     const auto e = equations(q, v, p, f, Vec<U, NX, MaxNX>(y.tail(nx)), width);
     Vec<U, NOut, MaxNOut> out(nx + 2 * dn);
     out << e.residual, e.q1, e.p1;

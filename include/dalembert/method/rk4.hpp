@@ -86,13 +86,7 @@ class FieldRungeKutta4 {
     const auto step_of = [&](const auto& w) {
       using T = typename std::decay_t<decltype(w)>::Scalar;
       using Y = Vec<T, NY, MaxNY>;
-      const auto f = [&] {
-        if constexpr (ByForce) {
-          return VecN<S, T>(w.template segment<N>(2 * n, n));
-        } else {
-          return NoConstantForce{};
-        }
-      }();
+      const auto f = constant_force_in<ByForce, VecN<S, T>>(w, 2 * n, n);
       Y y = w.head(2 * n);
       const auto rate = [&](double t, const Y& x) {
         const VecN<S, T> q = x.template head<N>(n), v = x.template segment<N>(n, n);

@@ -147,6 +147,17 @@ bool has_external_force(const S& sys) {
 /// adds a force f, a variable at f = 0.
 struct NoConstantForce {};
 
+/// The constant force f of a step's derivative by it: the n entries of z from `first`, as a Force,
+/// when ByForce; NoConstantForce otherwise.
+template <bool ByForce, class Force, class Z>
+auto constant_force_in(const Z& z, int first, int n) {
+  if constexpr (ByForce) {
+    return Force(z.segment(first, n));
+  } else {
+    return NoConstantForce{};
+  }
+}
+
 /// force += factor · f, nothing for NoConstantForce.
 template <class Force, class F>
 void add_constant_force(Force& force, const F& f, double factor = 1.0) {
