@@ -125,7 +125,7 @@ TEST(ContactModel, RungeKutta4IsFourthOrder) {
   const double T = 5.0;
   std::vector<double> hs, errors;
   for (long N : {25, 50, 100, 200}) {
-    const ContactRungeKutta4<DampedOscillator> rk4(osc, T / N);
+    const RungeKutta4<DampedOscillator> rk4(osc, T / N);
     auto s = rk4.initial_state(x0.q, x0.v, x0.z);
     for (long k = 0; k < N; ++k) rk4.step(s);
     const auto exact = *osc.exact_solution(x0, T);

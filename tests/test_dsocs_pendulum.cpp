@@ -46,7 +46,7 @@ const std::vector<double>& reference_theta() {
   static const std::vector<double> theta = [] {
     const InertiaWheelPendulum p;
     const auto x0 = p.default_initial();
-    const SecondOrderReference<InertiaWheelPendulum> reference(p, reference_h);
+    const ReferenceSolver<InertiaWheelPendulum> reference(p, reference_h);
     auto s = reference.initial_state(x0.q, x0.v);
     std::vector<double> out{s.q[0]};
     for (long k = 0; k < 200000; ++k) {

@@ -176,7 +176,7 @@ TEST(FimLie, Rk4OnTheBodyEquationsIsFourthOrder) {
   const double T = 3.0;
   const auto ref = rigid_body_reference_solution(body, x0, T);
   const double order = test::measured_order(T, {15, 30, 60}, [&](double h, long n) {
-    const RigidBodyRungeKutta4<RigidBodyAttitudeConstraint> rk4(body, h);
+    const RungeKutta4<RigidBodyAttitudeConstraint> rk4(body, h);
     auto s = rk4.initial_state(x0.g, x0.omega);
     for (long k = 0; k < n; ++k) rk4.step(s);
     return (s.g - ref.g).cwiseAbs().maxCoeff();

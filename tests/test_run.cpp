@@ -198,11 +198,11 @@ static_assert(Method<McLachlanPerlmutter<Particle>> && Method<DiscreteGradient<P
 static_assert(Method<ExactDiscreteFlow<Particle>> && Method<RungeKutta4<Particle>> &&
               Method<ReferenceSolver<Particle>>);
 static_assert(Method<decltype(make_thesis_herglotz(a<ContactParticle>(), 0.1))> &&
-              Method<ContactRungeKutta4<ContactParticle>> && Method<ContactReferenceSolver<ContactParticle>>);
-static_assert(Method<RigidBodyMomentumEnergy<Suslov>> && Method<RigidBodyRungeKutta4<Suslov>> &&
-              Method<RigidBodyReference<Suslov>>);
+              Method<RungeKutta4<ContactParticle>> && Method<ReferenceSolver<ContactParticle>>);
+static_assert(Method<RigidBodyMomentumEnergy<Suslov>> && Method<RungeKutta4<Suslov>> &&
+              Method<ReferenceSolver<Suslov>>);
 static_assert(Method<decltype(make_dsocs(a<CurvatureParticle>(), 0.1))> &&
-              Method<SecondOrderReference<CurvatureParticle>>);
+              Method<ReferenceSolver<CurvatureParticle>>);
 static_assert(TwoStepMethod<DLA, VecN<Particle>> && TwoStepMethod<MLA, VecN<Particle>> &&
               TwoStepMethod<DEL, VecN<Pendulum>> && TwoStepMethod<ExactDiscreteFlow<Particle>, VecN<Particle>>);
 static_assert(!TwoStepMethod<RungeKutta4<Particle>, VecN<Particle>>);

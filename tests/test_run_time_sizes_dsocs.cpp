@@ -50,11 +50,11 @@ const auto dsocs_of_nonholonomic = [](const auto& sys) {
 };
 
 const auto reference = [](const auto& sys) {
-  return SecondOrderReference<std::decay_t<decltype(sys)>>(sys, 0.1, 1e-12);
+  return ReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1, 1e-12);
 };
 const auto reference_of_nonholonomic = [](const auto& sys) {
   using S = NonholonomicAsSecondOrder<std::decay_t<decltype(sys)>>;
-  return SecondOrderReference<S>(S{sys}, 0.1, 1e-12);
+  return ReferenceSolver<S>(S{sys}, 0.1, 1e-12);
 };
 
 }  // namespace

@@ -37,9 +37,9 @@ const auto exponential_herglotz = [](const auto& sys) {
   return make_herglotz(sys, ExponentialRule<std::decay_t<decltype(sys)>>(sys, 0.1));
 };
 const auto exact_herglotz = [](const auto& sys) { return make_exact_herglotz(sys, 0.1); };
-const auto contact_rk4 = [](const auto& sys) { return ContactRungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); };
+const auto contact_rk4 = [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); };
 const auto contact_reference = [](const auto& sys) {
-  return ContactReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1);
+  return ReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1);
 };
 
 }  // namespace

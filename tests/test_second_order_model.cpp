@@ -216,7 +216,7 @@ TEST(SecondOrderModel, ReferenceSolverReproducesTheIndependentReferenceTrajector
   const Row rows[] = {{50, 0.4389, 17.107, 4317.1, 5e-5, 5e-4, 0.05},      {100, 0.1552, 60.77, 3146.3, 5e-5, 5e-3, 0.05},
                       {200, -0.1614, 109.46, 1450.0, 5e-5, 5e-3, 0.05},    {500, -0.03895, 90.57, 262.94, 5e-6, 5e-3, 5e-3},
                       {1000, 0.002582, 84.157, 198.75, 5e-7, 5e-4, 5e-3},  {2000, 3.87e-4, 84.461, 195.47, 5e-7, 5e-4, 5e-3}};
-  const SecondOrderReference<InertiaWheelPendulum> reference(p, 50.0);
+  const ReferenceSolver<InertiaWheelPendulum> reference(p, 50.0);
   auto s = reference.initial_state(x0.q, x0.v);
   for (const Row& row : rows) {
     while (s.t < row.t - 1e-9) reference.step(s);

@@ -136,7 +136,7 @@ Outcome inertia_wheel_pendulum(const Context& ctx) {
       qc.push_back(c.q);
     }
   }
-  const SecondOrderReference<InertiaWheelPendulum> reference(p, 1.0);
+  const ReferenceSolver<InertiaWheelPendulum> reference(p, 1.0);
   auto r = reference.initial_state(x0.q, x0.v);
   std::vector<double> t, theta, psi, V, theta_closest, tr, theta_ref, psi_ref, V_ref;
   for (long k = 1; k <= N; ++k) {
@@ -173,7 +173,7 @@ Outcome inertia_wheel_pendulum(const Context& ctx) {
   const double h_ref = hs.back();
   std::vector<double> reference_theta{x0.q[0]};
   {
-    const SecondOrderReference<InertiaWheelPendulum> fine(p, h_ref);
+    const ReferenceSolver<InertiaWheelPendulum> fine(p, h_ref);
     auto f = fine.initial_state(x0.q, x0.v);
     for (long k = 0; k < std::lround(T / h_ref); ++k) {
       fine.step(f);

@@ -64,14 +64,9 @@ class FieldReference {
   double tolerance_;
 };
 
-template <Model S>
-using ReferenceSolver = FieldReference<MechanicalField<S>>;
-template <SecondOrderSystem S>
-using SecondOrderReference = FieldReference<SecondOrderField<S>>;
-template <ContactModel S>
-using ContactReferenceSolver = FieldReference<ContactField<S>>;
-template <RigidBodyModel B>
-using RigidBodyReference = FieldReference<RigidBodyField<B>>;
+/// The reference solver on a system of any kind (model/first_order_field.hpp).
+template <class S>
+using ReferenceSolver = FieldReference<FieldOf<S>>;
 
 /// The reference solution at t_end from the phase point x0 (one output interval of length t_end).
 template <FirstOrderField F>

@@ -109,11 +109,8 @@ class FieldRungeKutta4 {
   double h_;
 };
 
-template <Model S>
-using RungeKutta4 = FieldRungeKutta4<MechanicalField<S>>;
-template <ContactModel S>
-using ContactRungeKutta4 = FieldRungeKutta4<ContactField<S>>;
-template <RigidBodyModel B>
-using RigidBodyRungeKutta4 = FieldRungeKutta4<RigidBodyField<B>>;
+/// RK4 on a system of any kind (model/first_order_field.hpp).
+template <class S>
+using RungeKutta4 = FieldRungeKutta4<FieldOf<S>>;
 
 }  // namespace dalembert

@@ -168,4 +168,30 @@ struct RigidBodyField {
   const Vecd<3>& velocity(const Point& x) const { return x.omega; }
 };
 
+namespace detail {
+template <class S>
+struct field_of;  // a system of no kind has no field
+template <Model S>
+struct field_of<S> {
+  using type = MechanicalField<S>;
+};
+template <SecondOrderSystem S>
+struct field_of<S> {
+  using type = SecondOrderField<S>;
+};
+template <ContactModel S>
+struct field_of<S> {
+  using type = ContactField<S>;
+};
+template <RigidBodyModel B>
+struct field_of<B> {
+  using type = RigidBodyField<B>;
+};
+}  // namespace detail
+
+/// The first-order field of a system of any kind: what makes RK4 and the reference solver one name
+/// each over every kind (RungeKutta4<S>, ReferenceSolver<S>).
+template <class S>
+using FieldOf = typename detail::field_of<S>::type;
+
 }  // namespace dalembert

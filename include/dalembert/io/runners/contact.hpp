@@ -34,10 +34,10 @@ struct Contact {
       throw BadOption("q1", "starts a two-step method (herglotz, exact); " + o.method + " starts from (q0, v0)");
     const VecN<S> q0 = detail::point_of<S>(init.q0), v0 = detail::point_of<S>(init.v0);
     if (o.method == "rk4") {
-      const ContactRungeKutta4<S> method(sys, o.h);
+      const RungeKutta4<S> method(sys, o.h);
       return detail::observe_run(sys, method, method.initial_state(q0, v0, z0), o, o.method, std::nullopt);
     }
-    const ContactReferenceSolver<S> method(sys, o.h, o.reference_tolerance);
+    const ReferenceSolver<S> method(sys, o.h, o.reference_tolerance);
     return detail::observe_run(sys, method, method.initial_state(q0, v0, z0), o, o.method, std::nullopt);
   }
 

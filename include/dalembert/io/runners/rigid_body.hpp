@@ -84,10 +84,10 @@ struct RigidBody {
       return detail::observe_rigid_body_run(body, method, method.initial_state(g0, omega0), o, o.method);
     }
     if (o.method == "rk4") {
-      const RigidBodyRungeKutta4<B> method(body, o.h);
+      const RungeKutta4<B> method(body, o.h);
       return detail::observe_rigid_body_run(body, method, method.initial_state(g0, omega0), o, o.method);
     }
-    const RigidBodyReference<B> method(body, o.h, o.reference_tolerance);
+    const ReferenceSolver<B> method(body, o.h, o.reference_tolerance);
     return detail::observe_rigid_body_run(body, method, method.initial_state(g0, omega0), o, o.method);
   }
 };

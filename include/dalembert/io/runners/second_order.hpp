@@ -20,7 +20,7 @@ struct SecondOrder {
   template <SecondOrderCatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
     if (o.method == "reference")
-      return detail::run_one_step(sys, SecondOrderReference<S>(sys, o.h, o.reference_tolerance), init, o, o.method);
+      return detail::run_one_step(sys, ReferenceSolver<S>(sys, o.h, o.reference_tolerance), init, o, o.method);
     return run_dsocs(sys, init, o);
   }
 
