@@ -102,6 +102,13 @@ using OdeintState = std::conditional_t<K == Dynamic, std::vector<double>, std::a
 /// accumulated, so that rounding does not grow with the number of steps.
 constexpr double grid_time(long k, double h) { return static_cast<double>(k) * h; }
 
+/// What every method's state opens with: where it is on the time grid and what its last step cost.
+struct OnTheGrid {
+  long k = 0;          ///< the step index
+  double t = 0.0;      ///< t_k
+  int iterations = 0;  ///< Newton iterations of the last step (0 for the explicit methods)
+};
+
 /// Moves a method's state (members k and t) to the next grid point.
 template <class State>
 constexpr void advance(State& s, double h) {

@@ -22,9 +22,7 @@ namespace dalembert {
 /// p⁺_k = D2 L_d(q_{k−1}, q_k), MLA's F^{f+}L_d(q_{k−1}, q_k); its components on D are the momentum
 /// on D*) and what the next step starts Newton from.
 template <Model S>
-struct PositionMomentumState {
-  long k = 0;
-  double t = 0.0;
+struct PositionMomentumState : OnTheGrid {
   VecN<S> q;
   VecN<S> p;
   VecM<S> multiplier;     ///< λ of the last step
@@ -32,7 +30,6 @@ struct PositionMomentumState {
   VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
   VecN<S> p_low = no_low_part<VecN<S>>();  ///< p below its last bit, where the step's momenta come split
   double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
-  int iterations = 0;
 };
 
 /// The position–momentum start from v0 ∈ D: p_0 = ∂L/∂v(q0, v0), no multiplier yet, and v0 the

@@ -21,13 +21,10 @@ class DiscreteEulerLagrange {
   static constexpr int n = S::n;
   static_assert(Ld::n == n, "discrete Lagrangian and system must have the same dimension");
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     VecN<S> q;
     VecN<S> p;               ///< discrete momentum p_k = D2 L_d(q_{k−1}, q_k) = −D1 L_d(q_k, q_{k+1})
     VecN<S> last_velocity;   ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
-    int iterations = 0;      ///< Newton iterations of the last step
     VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
   };
 
@@ -40,7 +37,7 @@ class DiscreteEulerLagrange {
 
   /// Position–momentum start: p0 = ∂L/∂v(q0, v0).
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
-    return State{0, 0.0, q0, momentum(system_, q0, v0), v0, 0};
+    return State{{}, q0, momentum(system_, q0, v0), v0};
   }
 
   /// The momentum at q0 of a two-point start (q0 at t = 0), the forced discrete Legendre map
@@ -52,7 +49,7 @@ class DiscreteEulerLagrange {
   /// Two-point start from (q0, q1) as in the papers; the returned state is at k = 1.
   State initial_state_two_point(const VecN<S>& q0, const VecN<S>& q1) const {
     const double h = step_size();
-    return State{1, h, q1, forced_.legendre_maps(q0, q1, 0.0).plus, (q1 - q0) / h, 0};
+    return State{{.k = 1, .t = h}, q1, forced_.legendre_maps(q0, q1, 0.0).plus, (q1 - q0) / h};
   }
 
   // The step forms p_k + D1 L_d + F_d^− and its Jacobian directly rather than through the forced

@@ -40,8 +40,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
   using Base::options_, Base::h_, Base::system_;
 
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+  using Base::n, Base::m;
   /// The unknowns of a step, (q1, v1, λ), in the scalar type T.
   template <class T>
   using Unknowns = Vec<T, sum_of_sizes(multiple_of_size(2, n), m),

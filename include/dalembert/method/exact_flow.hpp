@@ -32,14 +32,11 @@ class ExactDiscreteFlow {
   static constexpr int n = S::n;
   static constexpr int m = S::m;
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     VecN<S> q;
     VecN<S> p;  ///< FL(q_k, v_k); E(q_k)ᵀp is the momentum on D* = F^+_{h,nh}l(q_{k−1}, q_k)
     VecN<S> v;  ///< v_k = R^{e+}(q_{k−1}, q_k) = R^{e−}(q_k, q_{k+1})
     double discrete_constraint = 0.0;  ///< |ω_e(q_{k−1}, q_k)|_inf
-    int iterations = 0;                ///< Newton iterations of the last step
     int shooting_iterations = 0;       ///< shooting iterations of the last residual evaluation
   };
 

@@ -119,9 +119,7 @@ class GeneratingFunctionIntegrator {
   /// Whether steps are assembled term by term (a locally coupled model).
   static constexpr bool by_terms = LdDerivatives::by_terms;
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     VecN<S> q;
     VecN<S> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
     VecN<S> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
@@ -129,7 +127,6 @@ class GeneratingFunctionIntegrator {
     VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     VecN<S> p_low = no_low_part<VecN<S>>();  ///< p below its last bit, where the step's momenta come split
     double discrete_constraint = 0.0;  ///< |M(q_α)(q_k − q_{k−1})/h|_inf of the last segment
-    int iterations = 0;
   };
 
   GeneratingFunctionIntegrator(const S& system, double h, double alpha = 0.5, bool symmetric = false,

@@ -68,9 +68,7 @@ class DiscreteHerglotz {
   static_assert(Ld::n == n && Dc::n == n && Dc::m == m, "inconsistent dimensions");
   using Sizes = FrozenAction<S>;  // the model's sizes, m included
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     VecN<S> q;
     VecN<S> p;              ///< p_k = D2 L_d(q_{k−1}, q_k, z_{k−1}) (post-momentum)
     double z = 0.0;         ///< action variable z_k
@@ -78,7 +76,6 @@ class DiscreteHerglotz {
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess of the next step
     double sigma = 1.0;     ///< σ_d(q_{k−1}, q_k, z_{k−1}) of the last step
     double discrete_constraint = 0.0;  ///< |ω(q_{k−1}, q_k)|_inf
-    int iterations = 0;
   };
 
   DiscreteHerglotz(const S& system, Ld discrete_lagrangian, Dc discrete_constraint, NewtonOptions options = {})

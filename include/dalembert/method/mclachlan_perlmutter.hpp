@@ -35,8 +35,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   using Base::options_, Base::h_, Base::system_;
 
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+  using Base::n, Base::m;
   /// The unknowns of a step, (v1, λ), in the scalar type T.
   template <class T>
   using Unknowns = Vec<T, sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>;

@@ -57,6 +57,8 @@ template <class Method, HasMetric S, class MethodState = MetricMethodState<S>>
 class MetricMethod {
  public:
   using State = MethodState;
+  static constexpr int n = S::n;
+  static constexpr int m = S::m;
 
   MetricMethod(const S& system, double h, NewtonOptions options) : system_(system), h_(h), options_(options) {}
 

@@ -48,9 +48,7 @@ class MomentumEnergyIntegrator {
   static constexpr bool by_terms = LdDerivatives::by_terms;
   static_assert(Ld::n == n, "discrete Lagrangian and system must have the same dimension");
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     VecN<S> q;
     VecN<S> p_minus;    ///< p⁻_k = −D1 L_d(q_k, q_{k+1})
     VecN<S> p_plus;     ///< p⁺_k = D2 L_d(q_{k−1}, q_k)  (at k = 0: R* p⁻_0)
@@ -58,7 +56,6 @@ class MomentumEnergyIntegrator {
     VecN<S> last_velocity;  ///< (q_k − q_{k−1})/h, the Newton initial guess
     VecN<S> q_low = no_low_part<VecN<S>>();  ///< q_k below the last bit of q (solve/below_last_bit.hpp)
     VecN<S> p_low = no_low_part<VecN<S>>();  ///< p⁻_k below its last bit, where the step's momenta come split
-    int iterations = 0;
   };
 
   MomentumEnergyIntegrator(const S& system, Ld discrete_lagrangian, FimStart start = FimStart::B,

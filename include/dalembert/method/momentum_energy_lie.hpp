@@ -26,15 +26,12 @@ class RigidBodyMomentumEnergy {
  public:
   static constexpr int m = B::m;
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     Matd<3, 3> g;
     Vecd<3> p;          ///< body pre-momentum p_k = L*_{g_k} p⁻_{k,k+1}
     Vecd<3> p_plus;     ///< body post-momentum μ⁺_k = Ad*_{W_{k−1}} p_{k−1}  (at k = 0: R* p_0)
     Vecd<3> p_average;  ///< p~_k = ½(μ⁺_k + p_k) = P* μ⁺_k
     Vecd<3> increment;  ///< Cayley coordinates of the last W (Newton initial guess)
-    int iterations = 0;
   };
 
   RigidBodyMomentumEnergy(const B& body, double h, FimStart start = FimStart::B, NewtonOptions options = {})

@@ -53,16 +53,13 @@ class DiscreteSecondOrderConstrained {
   using Vector = VecN<Ds>;      ///< positions, velocities, accelerations, residuals
   using Matrix = MatNN<Ds>;     ///< Jacobians of the step equations
 
-  struct State {
-    long k = 0;
-    double t = 0.0;
+  struct State : OnTheGrid {
     Vector q;
     Vector previous;   ///< q_{k−1} (k ≥ 1)
     Vector v;          ///< velocity estimate at t_k (see velocity())
     Vector a;          ///< acceleration estimate at t_k (see acceleration())
     Vector last_central_acceleration;  ///< (q_k − 2q_{k−1} + q_{k−2})/h², NaN until known
     double discrete_constraint = 0.0;   ///< |g_K(q_{k−2}, q_{k−1}, q_k)|_inf of the last solve
-    int iterations = 0;
     bool spurious = false;  ///< the last step took the spurious root (RootRule::closest only)
   };
 

@@ -115,8 +115,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   using Base::options_, Base::h_, Base::system_;
 
  public:
-  static constexpr int n = S::n;
-  static constexpr int m = S::m;
+  using Base::n, Base::m;
   static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
   static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;

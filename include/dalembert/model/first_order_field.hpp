@@ -47,11 +47,7 @@ auto phase_block(double* y, int offset, int n) {
 
 /// A continuous method's state: the phase point, and where it is on the grid.
 template <class Point>
-struct ContinuousState : Point {
-  long k = 0;
-  double t = 0.0;
-  int iterations = 0;  ///< always 0: the continuous methods are explicit
-};
+struct ContinuousState : Point, OnTheGrid {};
 
 /// The state at t = 0 of the phase point with the parts x0: (q0, v0), (q0, v0, z0) or (g0, Ω0).
 template <class State, class Point, class... Parts>

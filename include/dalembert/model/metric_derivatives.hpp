@@ -126,14 +126,11 @@ class MetricDerivatives {
 /// method/discrete_gradient.hpp, method/spark.hpp): the step point (q, v), v in D, its momentum
 /// p = G(q)v, and the multipliers of the last step, which start the next step's Newton.
 template <HasMetric S>
-struct MetricMethodState {
-  long k = 0;
-  double t = 0.0;
+struct MetricMethodState : OnTheGrid {
   VecN<S> q;
   VecN<S> v;
   VecN<S> p;
   VecM<S> multiplier;
-  int iterations = 0;
 };
 
 /// That state at k = 0 from (q0, v0), with no multipliers yet (a locally coupled model's momentum
