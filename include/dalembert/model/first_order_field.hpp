@@ -165,29 +165,21 @@ struct RigidBodyField {
 };
 
 namespace detail {
-template <class S>
-struct field_of;  // a system of no kind has no field
+// Declared only, for FieldOf's decltype: overload resolution picks the system's kind, and a system of
+// two kinds is ambiguous, of none unmatched (both compile errors).
 template <Model S>
-struct field_of<S> {
-  using type = MechanicalField<S>;
-};
+MechanicalField<S> field_of();
 template <SecondOrderSystem S>
-struct field_of<S> {
-  using type = SecondOrderField<S>;
-};
+SecondOrderField<S> field_of();
 template <ContactModel S>
-struct field_of<S> {
-  using type = ContactField<S>;
-};
+ContactField<S> field_of();
 template <RigidBodyModel B>
-struct field_of<B> {
-  using type = RigidBodyField<B>;
-};
+RigidBodyField<B> field_of();
 }  // namespace detail
 
 /// The first-order field of a system of any kind: what makes RK4 and the reference solver one name
 /// each over every kind (RungeKutta4<S>, ReferenceSolver<S>).
 template <class S>
-using FieldOf = typename detail::field_of<S>::type;
+using FieldOf = decltype(detail::field_of<S>());
 
 }  // namespace dalembert
