@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "test_files.hpp"
+
 namespace cli_test {
 
 namespace fs = std::filesystem;
@@ -29,15 +31,8 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-/// A scratch directory of this test process.
-inline fs::path scratch() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_cli_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+/// A scratch directory of this test process, removed when it ends.
+inline fs::path scratch() { return test_files::process_directory("dalembert_cli"); }
 
 /// Runs a shell command line with stdout and stderr captured.
 inline Result shell(const std::string& command) {

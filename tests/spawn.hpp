@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_files.hpp"
+
 extern char** environ;
 
 namespace spawn_test {
@@ -42,19 +44,12 @@ inline std::string slurp(const fs::path& p) {
 }
 
 /// Where a process's output goes: a directory of this test process.
-inline fs::path capture_directory() {
-  static const fs::path dir = [] {
-    auto d = fs::temp_directory_path() / ("dalembert_spawn_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
+inline fs::path capture_directory() { return test_files::process_directory("dalembert_spawn"); }
 
 /// A fresh, empty directory `name` for one test, under a directory of this process named after the
-/// test file's `suite` ("security", "run_outputs").
+/// test file's `suite` ("security", "run_outputs"), removed when the process ends.
 inline fs::path fresh_directory(const std::string& suite, const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("dalembert_" + suite + "_" + std::to_string(::getpid())) / name;
+  const fs::path d = test_files::process_directory("dalembert_" + suite) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -180,7 +180,7 @@ TEST_P(FuzzModelFile, EveryMutationIsRefusedOrRunsCleanly) {
   const std::string stem = GetParam();
   const std::string original = slurp(fs::path(DALEMBERT_SOURCE_DIR) / "models" / (stem + ".toml"));
   ASSERT_FALSE(original.empty());
-  const fs::path dir = fs::temp_directory_path() / ("dalembert_fuzz_" + std::to_string(::getpid())) / stem;
+  const fs::path dir = test_files::process_directory("dalembert_fuzz") / stem;
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::mt19937 random(20261125u + seed_offset() + static_cast<unsigned>(std::hash<std::string>{}(stem) % 1000));
