@@ -1,5 +1,5 @@
 // The automatic-differentiation layer: first and second derivatives against closed forms,
-// including nested duals mixed with plain double constants.
+// including nested duals mixed with plain double constants; linear solves in dual numbers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 
 using namespace dalembert;
 
@@ -329,4 +330,101 @@ TEST(AutoDiff, ConstantMetricDerivativesEqualTheGeneralPath) {
   EXPECT_DOUBLE_EQ(gradient[0].value(), 0.7 * -1.3);
   EXPECT_DOUBLE_EQ(gradient[1].value(), 0.5 * 0.7 * 0.7);
   EXPECT_DOUBLE_EQ(gradient[2].value(), -1.5 * std::sin(2.1));
+}
+
+namespace {
+
+/// A well-conditioned N × N matrix of values with a pivot to take (its first entry small).
+template <int N>
+Eigen::Matrix<double, N, N> value_matrix() {
+  Eigen::Matrix<double, N, N> A;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) A(i, j) = std::sin(1.0 + 3 * i + 7 * j) + (i == j ? 3.0 : 0.0);
+  A(0, 0) = 1e-3;
+  return A;
+}
+
+/// A deterministic derivative entry.
+double slope(int i, int j, int k) { return std::cos(0.5 + i + 2 * j + 5 * k); }
+
+}  // namespace
+
+// A solve in dual numbers from the value's factorisation, y_k = A0^-1 (b_k - A_k y0), against
+// Eigen's LU run in dual arithmetic: the same numbers to round-off, at a fixed width and at a
+// run-time width where a constant entry of b stores no derivatives (zeros), at the smallest size
+// that takes this way (sizes::value_factorised_lu). A wrong sign of A_k y0 is off by the size of y.
+TEST(DualLU, EqualsTheLuInDualArithmetic) {
+  constexpr int N = sizes::value_factorised_lu;
+  const Eigen::Matrix<double, N, N> A0 = value_matrix<N>();
+  using D = ad::Dual<double, 3>;
+  Eigen::Matrix<D, N, N> A;
+  Eigen::Matrix<D, N, 2> b;
+  using Dd = ad::Dual<double, Eigen::Dynamic>;
+  Eigen::Matrix<Dd, Eigen::Dynamic, Eigen::Dynamic> Ad(N, N);
+  Eigen::Matrix<Dd, Eigen::Dynamic, 1> bd(N);
+  for (int i = 0; i < N; ++i) {
+    for (int j = 0; j < N; ++j) {
+      A(i, j) = D(A0(i, j), Eigen::Vector3d(slope(i, j, 0), slope(i, j, 1), slope(i, j, 2)));
+      Ad(i, j) = Dd(A0(i, j), Eigen::VectorXd(Eigen::Vector3d(slope(i, j, 0), slope(i, j, 1), slope(i, j, 2))));
+    }
+    for (int c = 0; c < 2; ++c) b(i, c) = D(1.0 + i - c, Eigen::Vector3d(slope(i, c, 3), slope(i, c, 4), 0.0));
+    bd[i] = i == 2 ? Dd(0.5, Eigen::VectorXd()) : Dd(1.0 + i, Eigen::VectorXd(Eigen::Vector3d(slope(i, 0, 3), 0, 1)));
+  }
+  const auto largest_difference = [](const auto& x, const auto& y) {
+    double e = 0.0;
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      e = std::max(e, std::abs(x(i).value() - y(i).value()));
+      for (Eigen::Index k = 0; k < 3; ++k) e = std::max(e, std::abs(ad::derivative(x(i), k) - ad::derivative(y(i), k)));
+    }
+    return e;
+  };
+  const Eigen::Matrix<D, N, 2> y = DualLU<Eigen::Matrix<D, N, N>>(A).solve(b);
+  const Eigen::Matrix<D, N, 2> reference = A.partialPivLu().solve(b);
+  EXPECT_LT(largest_difference(y, reference), 1e-12);
+  EXPECT_GT(std::abs(y(0, 0).value()), 0.1);
+  const Eigen::Matrix<Dd, Eigen::Dynamic, 1> yd = dual_lu(Ad).solve(bd);
+  ASSERT_EQ(yd[2].derivatives().size(), 3);
+  // Eigen's dual LU pads the constant's missing derivatives with zeros in mixed operations only, so
+  // the reference pads them first
+  Eigen::Matrix<Dd, Eigen::Dynamic, 1> padded = bd;
+  padded[2].derivatives() = Eigen::VectorXd::Zero(3);
+  const Eigen::Matrix<Dd, Eigen::Dynamic, 1> reference_d = Ad.partialPivLu().solve(padded);
+  EXPECT_LT(largest_difference(yd, reference_d), 1e-12);
+}
+
+// Nested duals (the hyper-duals of second derivatives), where Eigen's LU does not compile, at any
+// size: the residual A y - b vanishes in every part, values, first and second derivatives, to
+// round-off.
+TEST(DualLU, SolvesNestedDualsExactly) {
+  const Eigen::Matrix<double, 5, 5> A0 = value_matrix<5>();
+  using D = ad::Dual<double, 2>;
+  using DD = ad::Dual<D, 3>;
+  const auto nested = [](double value, int i, int j) {
+    Eigen::Matrix<D, 3, 1> outer;
+    for (int k = 0; k < 3; ++k) outer[k] = D(slope(i, j, k), Eigen::Vector2d(slope(j, i, k + 3), slope(i, i, k)));
+    return DD(D(value, Eigen::Vector2d(slope(i, j, 6), slope(i, j, 7))), outer);
+  };
+  Eigen::Matrix<DD, 5, 5> A;
+  Eigen::Matrix<DD, 5, 1> b;
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 5; ++j) A(i, j) = nested(A0(i, j), i, j);
+    b[i] = nested(1.0 + i, i, 9);
+  }
+  const Eigen::Matrix<DD, 5, 1> y = DualLU<Eigen::Matrix<DD, 5, 5>>(A).solve(b);
+  const Eigen::Matrix<DD, 5, 1> residual = A * y - b;
+  double largest = 0.0, size = 0.0;
+  for (int i = 0; i < 5; ++i) {
+    const auto parts = [](const DD& x, auto&& f) {
+      f(x.value().value());
+      for (int k = 0; k < 2; ++k) f(x.value().derivatives()[k]);
+      for (int l = 0; l < 3; ++l) {
+        f(x.derivatives()[l].value());
+        for (int k = 0; k < 2; ++k) f(x.derivatives()[l].derivatives()[k]);
+      }
+    };
+    parts(residual[i], [&](double r) { largest = std::max(largest, std::abs(r)); });
+    parts(y[i], [&](double r) { size = std::max(size, std::abs(r)); });
+  }
+  EXPECT_LT(largest, 1e-12 * size);
+  EXPECT_GT(size, 1.0);
 }

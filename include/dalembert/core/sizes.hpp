@@ -23,4 +23,9 @@ inline constexpr int chunk_width = 8;
 /// one compiled type, in a bounded and an unbounded instance).
 inline constexpr int bounded_model_file = 8;
 
+/// A linear system of dual numbers with at least this many equations is solved from its value's LU
+/// factorisation and the derivative of the solve, a smaller one by Eigen's LU in dual arithmetic
+/// (docs/decisions.md, Linear solves in dual numbers: the value factorised once).
+inline constexpr int value_factorised_lu = 16;
+
 }  // namespace dalembert::sizes

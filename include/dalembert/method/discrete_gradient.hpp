@@ -29,6 +29,7 @@
 #include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -172,7 +173,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
       grad_q += excess * dq;
       grad_v += excess * dv;
     }
-    const VecN<S, U> drift = G.partialPivLu().solve(grad_v);  // Δq/h
+    const VecN<S, U> drift = DualLU<MatNN<S, U>>(G).solve(grad_v);  // Δq/h
     VecN<S, U> force = mid.gyroscopic(v_mid, drift) - grad_q;
     if constexpr (m != 0) {
       if (dm > 0) {

@@ -13,6 +13,7 @@
 // and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
 // next_position_row(s) and δp_{k+1} last.
 #include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -40,7 +41,7 @@ StepDerivatives metric_method_step_derivatives(const S& sys, const VecN<S>& q0, 
   const auto from_z = [&](const auto& y) {
     using U = typename std::decay_t<decltype(y)>::Scalar;
     const VecN<S, U> q = y.template head<S::n>(dn), p = y.template segment<S::n>(dn, dn);
-    const VecN<S, U> v = MetricDerivatives<S, U>(sys, q).metric().partialPivLu().solve(p);
+    const VecN<S, U> v = dual_lu(MetricDerivatives<S, U>(sys, q).metric()).solve(p);
     const auto f = constant_force_in<ByForce, VecN<S, U>>(y, 2 * dn, dn);
     const auto e = equations(q, v, p, f, Vec<U, NX, MaxNX>(y.tail(nx)), width);
     Vec<U, NOut, MaxNOut> out(nx + 2 * dn);

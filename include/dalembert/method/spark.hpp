@@ -30,6 +30,7 @@
 #include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -184,7 +185,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
     const MetricDerivatives<S, T> at(system_, Q);
-    const VecN<S, T> V = at.metric().partialPivLu().solve(P);
+    const VecN<S, T> V = dual_lu(at.metric()).solve(P);
     VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
     const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
     if constexpr (m != 0) {
@@ -206,7 +207,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int dn = coordinate_count(system_);
     const VecN<S, T> q1 = z.template segment<n>(0, dn);
     const MatNN<S, T> G1 = dense_metric(system_, q1);
-    const VecN<S, T> v1 = G1.partialPivLu().solve(z.template segment<n>(dn, dn));
+    const VecN<S, T> v1 = DualLU<MatNN<S, T>>(G1).solve(z.template segment<n>(dn, dn));
     return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
   }
 

@@ -20,6 +20,7 @@
 #include "dalembert/core/tangent.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/model.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -364,7 +365,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
     if (has_external_force(sys)) r += sys.template force<T>(q, v, t);
   }
   add_constant_force(r, f);
-  const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
+  const DualLU<MatNN<S, T>> W(d.W);
   ConstrainedAccelerationOf<S, T> out;
   out.acceleration = W.solve(r);
   out.multiplier.resize(m);

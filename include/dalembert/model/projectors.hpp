@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/small_lu.hpp"
 
 namespace dalembert {
@@ -66,7 +67,7 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   });
   using MatMM = Mat<T, M, M, MaxM, MaxM>;
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-  const Eigen::PartialPivLU<MatNN<S, T>> G(dense_metric(sys, q));
+  const DualLU<MatNN<S, T>> G(dense_metric(sys, q));
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
   const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(VecM<S, T>(curvature + Mq * G.solve(r)));
@@ -185,7 +186,7 @@ VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const Vec
   } else {
     if (constraint_count(sys) == 0) return p;
     const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-    const auto G = dense_metric(sys, q).partialPivLu();
+    const DualLU<MatNN<S, T>> G(dense_metric(sys, q));
     const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
     const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
     const VecM<S, T> lambda = C.partialPivLu().solve(VecM<S, T>(Mq * G.solve(p)));

@@ -1,0 +1,154 @@
+#pragma once
+// A linear solve inside differentiated code: A y = b with A and b of dual numbers
+// (core/autodiff.hpp), A = A₀ + Σ_k A_k ε_k, b = b₀ + Σ_k b_k ε_k. Its solution is the value's
+// solution and the derivative of the solve,
+//   y₀ = A₀⁻¹ b₀,   y_k = A₀⁻¹ (b_k − A_k y₀),
+// so one LU factorisation of the value A₀ serves the value and every derivative: O(n³) once and
+// O(n²) per derivative. Eigen's LU run in dual arithmetic repeats the elimination's O(n³) work for
+// every derivative, and at a run-time width allocates at every operation (docs/decisions.md,
+// *Linear solves in dual numbers: the value factorised once*). Nested duals recurse: the value of a
+// hyper-dual matrix is a matrix of duals, factorised the same way. Below sizes::value_factorised_lu
+// rows Eigen's LU in dual arithmetic costs less and is kept (at a size known at compile time without
+// this code), except for nested duals, for which it does not compile. A matrix of doubles (or of any
+// other scalar) is factorised by Eigen's LU as before.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <optional>
+#include <type_traits>
+
+#include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/sizes.hpp"
+
+namespace dalembert {
+
+/// LU with partial pivoting of a square matrix, for A.solve(b) with b a vector or a matrix of the
+/// same scalar: Eigen's PartialPivLU, but for dual numbers one factorisation of the value.
+template <class Matrix, class Scalar = typename Matrix::Scalar>
+class DualLU {
+ public:
+  explicit DualLU(const Matrix& A) : lu_(A) {}
+  template <class B>
+  typename B::PlainObject solve(const B& b) const {
+    return lu_.solve(b);
+  }
+
+ private:
+  Eigen::PartialPivLU<Matrix> lu_;
+};
+
+#if !defined(DALEMBERT_AD_CERES)
+template <class Matrix, class Derivatives>
+  requires(Matrix::MaxRowsAtCompileTime == Eigen::Dynamic || Matrix::MaxRowsAtCompileTime >= sizes::value_factorised_lu ||
+           !std::is_same_v<typename Derivatives::Scalar, double>)
+class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
+  using T = Eigen::AutoDiffScalar<Derivatives>;
+  using V = typename Derivatives::Scalar;  ///< the value's scalar: double, or a dual for nested ones
+  static constexpr int Rows = Matrix::RowsAtCompileTime, MaxRows = Matrix::MaxRowsAtCompileTime;
+  static constexpr int Width = Derivatives::RowsAtCompileTime, MaxWidth = Derivatives::MaxRowsAtCompileTime;
+  using ValueMatrix = Eigen::Matrix<V, Rows, Rows, 0, MaxRows, MaxRows>;
+  using ValueVector = Eigen::Matrix<V, Rows, 1, 0, MaxRows, 1>;
+  static constexpr bool first_order = std::is_same_v<V, double>;
+  /// b_k − A_k y₀ for every derivative k, a row for each equation (the derivatives of one entry
+  /// are contiguous, as in the dual numbers).
+  using ByDerivative = Eigen::Matrix<V, Rows, Width, (MaxWidth == 1 && MaxRows != 1) ? Eigen::ColMajor : Eigen::RowMajor,
+                                     MaxRows, MaxWidth>;
+
+ public:
+  /// A named matrix is referenced (it must outlive the factorisation), a temporary one kept.
+  explicit DualLU(const Matrix& A) : A_(A) { factorise(); }
+  explicit DualLU(Matrix&& A) : kept_(std::move(A)), A_(kept_) { factorise(); }
+  DualLU(const DualLU&) = delete;
+  DualLU& operator=(const DualLU&) = delete;
+
+  template <class B>
+  typename B::PlainObject solve(const B& b) const {
+    if constexpr (first_order) {
+      if (small_) return small_->solve(b);
+    }
+    typename B::PlainObject y(b.rows(), b.cols());
+    for (Eigen::Index c = 0; c < b.cols(); ++c) solve_column(b.col(c), y.col(c));
+    return y;
+  }
+
+ private:
+  void factorise() {
+    if constexpr (first_order) {
+      if (A_.rows() < sizes::value_factorised_lu) {
+        small_.emplace(A_);
+        return;
+      }
+    }
+    A0_ = values(A_);
+    value_.emplace(A0_);
+  }
+
+  static ValueMatrix values(const Matrix& A) {
+    ValueMatrix A0(A.rows(), A.cols());
+    for (Eigen::Index j = 0; j < A.cols(); ++j)
+      for (Eigen::Index i = 0; i < A.rows(); ++i) A0(i, j) = A(i, j).value();
+    return A0;
+  }
+
+  /// The number of derivatives: the width, or at a run-time width the largest stored (a constant
+  /// may store none, which counts as zeros).
+  template <class Column>
+  Eigen::Index width_of(const Column& b) const {
+    if constexpr (Width != Eigen::Dynamic) {
+      return Width;
+    } else {
+      Eigen::Index w = 0;
+      for (Eigen::Index i = 0; i < b.rows(); ++i) w = std::max(w, b(i).derivatives().size());
+      for (Eigen::Index j = 0; j < A_.cols(); ++j)
+        for (Eigen::Index i = 0; i < A_.rows(); ++i) w = std::max(w, A_(i, j).derivatives().size());
+      return w;
+    }
+  }
+
+  template <class Column, class Out>
+  void solve_column(const Column& b, Out&& y) const {
+    const Eigen::Index n = A_.rows(), width = width_of(b);
+    ValueVector y0(n);
+    for (Eigen::Index i = 0; i < n; ++i) y0[i] = b(i).value();
+    y0 = value_->solve(y0);
+    ByDerivative r(n, width);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const T bi = b(i);  // a copy: an expression's coefficient may be a temporary
+      const Eigen::Index stored = bi.derivatives().size();
+      if constexpr (Width != Eigen::Dynamic) {
+        r.row(i) = bi.derivatives().transpose();
+      } else {
+        r.row(i).head(stored) = bi.derivatives().transpose();
+        r.row(i).tail(width - stored).setZero();
+      }
+      for (Eigen::Index j = 0; j < n; ++j) {
+        const auto& a = A_(i, j).derivatives();
+        if constexpr (Width != Eigen::Dynamic) {
+          r.row(i) -= y0[j] * a.transpose();
+        } else {
+          r.row(i).head(a.size()) -= y0[j] * a.transpose();
+        }
+      }
+    }
+    r = value_->solve(r);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      y(i).value() = y0[i];
+      y(i).derivatives() = r.row(i).transpose();
+    }
+  }
+
+  Matrix kept_;
+  const Matrix& A_;
+  /// Below the size, Eigen's LU in dual arithmetic (which does not compile for nested duals).
+  std::optional<std::conditional_t<first_order, Eigen::PartialPivLU<Matrix>, ValueMatrix>> small_;
+  ValueMatrix A0_;
+  std::optional<DualLU<ValueMatrix>> value_;
+};
+#endif
+
+/// DualLU of a matrix, its type deduced.
+template <class Matrix>
+DualLU<std::decay_t<Matrix>> dual_lu(Matrix&& A) {
+  return DualLU<std::decay_t<Matrix>>(std::forward<Matrix>(A));
+}
+
+}  // namespace dalembert
