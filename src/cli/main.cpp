@@ -5,6 +5,8 @@
 // Exit status: 0 success, 2 bad input (message on stderr), 3 numerical failure (partial output kept)
 // or, with run --strict, warnings; 4 internal error; 128 + signal for a run stopped by SIGINT or
 // SIGTERM (its rows kept).
+#include <malloc.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cmath>
@@ -206,6 +208,12 @@ int main(int argc, char** argv) {
   // A write beyond `ulimit -f` fails with EFBIG, reported like a full disk, instead of killing the
   // process with SIGXFSZ and leaving its temporary files behind.
   ::signal(SIGXFSZ, SIG_IGN);
+  // Steps on the heap (model files beyond the bounded size, the chain) allocate and free blocks of
+  // tens to hundreds of KB at every step; by default glibc gives the top of its heap back to the
+  // kernel and maps large blocks afresh each time, and the page faults then cost more than the
+  // steps. Kept instead (docs/decisions.md, Steps on the heap: glibc keeps its memory).
+  ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  ::mallopt(M_TRIM_THRESHOLD, 64 << 20);
   CLI::App app{"dalembert: structure-preserving integrators for nonholonomic mechanics", "dalembert"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "dalembert " + support::full_version(),
