@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <optional>
 #include <type_traits>
+#include <variant>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/sizes.hpp"
@@ -38,7 +39,8 @@ class DualLU {
 
 #if !defined(DALEMBERT_AD_CERES)
 template <class Matrix, class Derivatives>
-  requires(Matrix::MaxRowsAtCompileTime == Eigen::Dynamic || Matrix::MaxRowsAtCompileTime >= sizes::value_factorised_lu ||
+  requires(Matrix::MaxRowsAtCompileTime == Eigen::Dynamic ||
+           Matrix::MaxRowsAtCompileTime >= sizes::value_factorised_lu ||
            !std::is_same_v<typename Derivatives::Scalar, double>)
 class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
   using T = Eigen::AutoDiffScalar<Derivatives>;
@@ -50,8 +52,8 @@ class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
   static constexpr bool first_order = std::is_same_v<V, double>;
   /// b_k − A_k y₀ for every derivative k, a row for each equation (the derivatives of one entry
   /// are contiguous, as in the dual numbers).
-  using ByDerivative = Eigen::Matrix<V, Rows, Width, (MaxWidth == 1 && MaxRows != 1) ? Eigen::ColMajor : Eigen::RowMajor,
-                                     MaxRows, MaxWidth>;
+  static constexpr int ByDerivativeOrder = (MaxWidth == 1 && MaxRows != 1) ? Eigen::ColMajor : Eigen::RowMajor;
+  using ByDerivative = Eigen::Matrix<V, Rows, Width, ByDerivativeOrder, MaxRows, MaxWidth>;
 
  public:
   /// A named matrix is referenced (it must outlive the factorisation), a temporary one kept.
@@ -138,8 +140,9 @@ class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
 
   Matrix kept_;
   const Matrix& A_;
-  /// Below the size, Eigen's LU in dual arithmetic (which does not compile for nested duals).
-  std::optional<std::conditional_t<first_order, Eigen::PartialPivLU<Matrix>, ValueMatrix>> small_;
+  /// Below the size, Eigen's LU in dual arithmetic (none for nested duals, where it does not compile).
+  [[no_unique_address]] std::conditional_t<first_order, std::optional<Eigen::PartialPivLU<Matrix>>, std::monostate>
+      small_;
   ValueMatrix A0_;
   std::optional<DualLU<ValueMatrix>> value_;
 };
