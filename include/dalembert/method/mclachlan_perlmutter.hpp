@@ -17,7 +17,7 @@
 // the start (q0, p0) too, and the step's derivative by its start comes from the same equations by
 // the implicit-function theorem (step_derivative).
 // A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
-// equations assembled term by term, and Newton factorises a sparse Jacobian (step_by_terms).
+// equations assembled term by term, and Newton factorises a sparse Jacobian (EquationsByTerms).
 #include <stdexcept>
 #include <type_traits>
 
@@ -44,6 +44,27 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   using typename Base::State;
 
   McLachlanPerlmutter(const S& system, double h, NewtonOptions options = {}) : Base(system, h, options) {}
+
+  /// One step from s: Newton on (v1, λ) from (v_k, λ_k), then q1 = q½ + (h/2) v1, p1 = G(q1) v1; the
+  /// equations dense or, on a locally coupled model, term by term with a sparse Jacobian.
+  void step(State& s) const {
+    const int dn = coordinate_count(system_), dm = constraint_count(system_);
+    const double h = h_;
+    using StepEquations = std::conditional_t<SteppedByTerms<S>, EquationsByTerms, DenseEquations>;
+    StepEquations at(*this, s);
+    const auto residual = [&](const Unknowns<double>& x, Unknowns<double>& F) { at.residual(x, F); };
+    const auto jacobian = [&](const Unknowns<double>& x, typename StepEquations::Jacobian& J) { at.jacobian(x, J); };
+    Unknowns<double> x(dn + dm);
+    x << s.v, s.multiplier;
+    const NewtonReport r = solve_step<typename StepEquations::Jacobian>(
+        s, h, SeparateEquations{residual, jacobian}, x, s.p.template lpNorm<Eigen::Infinity>(), options_);
+    s.v = x.template head<n>(dn);
+    s.q = at.q_half() + (0.5 * h) * s.v;
+    s.p = at.next_momentum(s.q, s.v);
+    s.multiplier = x.template segment<m>(dn, dm);
+    advance(s, h);
+    s.iterations = r.iterations;
+  }
 
   /// ∂/∂(q_k, p_k) of the step by terms from s, as a map (solve/step_driver.hpp): D * (δq_k, δp_k) is
   /// (δv_{k+1}, δλ, δq_{k+1}, δp_{k+1}). By the implicit-function theorem on the step's equations by
@@ -203,151 +224,110 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     return equations(Start<typename Q::Scalar>(*this, q0, v0, p0), x, t0, width, f);
   }
 
-  void dense_step(State& s) const {
-    constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const double h = h_;
-    const Start<double> start(*this, s.q, s.v, s.p);
-    const auto residual = [&](const auto& x) { return equations(start, x, s.t, dn + dm).residual; };
-    const auto evaluate = [&](const Unknowns<double>& x, Unknowns<double>& F, Matd<N, N, MaxN, MaxN>& J) {
-      ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
-    };
-    Unknowns<double> x(dn + dm);
-    x << s.v, s.multiplier;
-    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x,
-                                                              s.p.template lpNorm<Eigen::Infinity>(), options_);
-    s.v = x.template head<n>(dn);
-    s.q = start.q_half + (0.5 * h) * s.v;
-    s.p = metric_matrix(system_, s.q) * s.v;
-    s.multiplier = x.template segment<m>(dn, dm);
-    advance(s, h);
-    s.iterations = r.iterations;
-  }
-
-  /// H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p, of a locally coupled model at one point q, term
-  /// by term. When no term's metric varies at q (the chain) it is ∇V(q), found once; otherwise each
-  /// call solves G(q) w = p with a sparse LU factorised once.
-  class HamiltonianGradientByTerms {
+  /// The step's equations on a model stepped densely: the residual with its Jacobian, by forward
+  /// automatic differentiation in the n + m unknowns; p1 = G(q1) v1.
+  class DenseEquations {
    public:
-    HamiltonianGradientByTerms(const S& sys, const Eigen::VectorXd& q) : system_(sys), q_(q) {
-      const int dn = coordinate_count(sys);
-      constant_part_.setZero(dn);
-      sys.visit_terms([&](const auto& term, const auto& indices) {
-        using Term = std::decay_t<decltype(term)>;
-        constexpr int K = Term::n;
-        const MetricDerivatives<Term> at(term, local::gather(q, indices));
-        local::scatter_add(at.potential_gradient_plus_half_quadratic(Vecd<K>(Vecd<K>::Zero())), indices,
-                           constant_part_);
-        for (int k = 0; k < K; ++k)
-          for (int i = 0; i < K; ++i)
-            for (int j = 0; j < K; ++j) metric_varies_ = metric_varies_ || at.metric_derivative(k, i, j) != 0.0;
-      });
-      if (!metric_varies_) return;
-      local::Triplets entries;
-      local::add_metric_and_constraints(sys, q, dn, entries, false);
-      Eigen::SparseMatrix<double> G(dn, dn);
-      G.setFromTriplets(entries.begin(), entries.end());
-      metric_lu_.compute(G);
-    }
+    static constexpr int N = sum_of_sizes(n, m), MaxN = sum_of_sizes(max_n_of<S>(), max_m_of<S>());
+    using Jacobian = Matd<N, N, MaxN, MaxN>;
 
-    Eigen::VectorXd operator()(const Eigen::VectorXd& p) const {
-      if (!metric_varies_) return constant_part_;
-      const Eigen::VectorXd w = metric_lu_.solve(p);
-      Eigen::VectorXd out = Eigen::VectorXd::Zero(p.size());
-      system_.visit_terms([&](const auto& term, const auto& indices) {
-        using Term = std::decay_t<decltype(term)>;
-        const MetricDerivatives<Term> at(term, local::gather(q_, indices));
-        local::scatter_add(at.potential_gradient_plus_half_quadratic(local::gather(w, indices), -1.0), indices, out);
-      });
-      return out;
+    DenseEquations(const McLachlanPerlmutter& mp, const State& s) : mp_(mp), t0_(s.t), start_(mp, s.q, s.v, s.p) {}
+    const VecN<S>& q_half() const { return start_.q_half; }
+    /// F at x; the Jacobian there is kept for jacobian(), which Newton asks for at the x of the latest
+    /// residual.
+    void residual(const Unknowns<double>& x, Unknowns<double>& F) {
+      const int width = static_cast<int>(x.size());
+      const auto equations = [&](const auto& y) { return mp_.equations(start_, y, t0_, width).residual; };
+      ad::value_and_jacobian<N, N, MaxN, MaxN>(equations, x, F, latest_);
+    }
+    void jacobian(const Unknowns<double>&, Jacobian& J) const { J = latest_; }
+    VecN<S> next_momentum(const VecN<S>& q1, const VecN<S>& v1) const {
+      return metric_matrix(mp_.system_, q1) * v1;
     }
 
    private:
-    const S& system_;
-    const Eigen::VectorXd& q_;
-    Eigen::VectorXd constant_part_;  ///< ∇V(q), H_q when no metric varies
-    bool metric_varies_ = false;
-    Eigen::SparseLU<Eigen::SparseMatrix<double>> metric_lu_;
+    const McLachlanPerlmutter& mp_;
+    double t0_;
+    Start<double> start_;
+    Jacobian latest_;
   };
 
-  /// What the residual of step_by_terms needs at the end point q1 = q½ + (h/2) v1.
-  struct EndPoint {
-    Eigen::VectorXd p;           ///< p1 = G(q1) v1
-    Eigen::VectorXd constraint;  ///< M(q1) v1
-    local::Triplets by_v1;       ///< ∂p1/∂v1 in rows 0..n−1, ∂(M(q1) v1)/∂v1 in rows n..n+m−1
+  /// The same equations on a locally coupled model, term by term, with a sparse Jacobian
+  /// [∂p1/∂v1, −h M(q½)ᵀ; ∂(M(q1) v1)/∂v1, 0]. It leaves out (h/2) ∂H_q(q½, p1)/∂v1, which is zero when
+  /// no term's metric varies (the chain) and otherwise of size h |v| and dense (G(q½)⁻¹ couples the
+  /// terms): Newton then converges linearly to the same solution. p1 = G(q1) v1 is the latest
+  /// residual's, which Newton evaluates at the solution.
+  class EquationsByTerms {
+   public:
+    using Jacobian = Eigen::SparseMatrix<double>;
+
+    EquationsByTerms(const McLachlanPerlmutter& mp, const State& s)
+        : mp_(mp), q_half_(s.q + (0.5 * mp.h_) * s.v), M_half_(local::constraint_matrix(mp.system_, q_half_)),
+          H_q_(mp.system_, q_half_), known_(-s.p + (0.5 * mp.h_) * H_q_(s.p)) {}
+    EquationsByTerms(const EquationsByTerms&) = delete;  // H_q_ refers to q_half_
+    const Eigen::VectorXd& q_half() const { return q_half_; }
+    void residual(const Eigen::VectorXd& x, Eigen::VectorXd& F) {
+      const int dn = static_cast<int>(q_half_.size());
+      const double h = mp_.h_;
+      evaluate_end_point(x.head(dn));
+      F.head(dn) = p1_ + known_ + (0.5 * h) * H_q_(p1_) - h * (M_half_.transpose() * x.tail(x.size() - dn));
+      F.tail(x.size() - dn) = constraint_;
+    }
+    void jacobian(const Eigen::VectorXd&, Jacobian& J) {
+      const int dn = static_cast<int>(q_half_.size());
+      entries_ = by_v1_;
+      for (int k = 0; k < M_half_.outerSize(); ++k)
+        for (Jacobian::InnerIterator it(M_half_, k); it; ++it)
+          entries_.emplace_back(it.col(), dn + it.row(), -mp_.h_ * it.value());
+      J.setFromTriplets(entries_.begin(), entries_.end());
+    }
+    const Eigen::VectorXd& next_momentum(const Eigen::VectorXd&, const Eigen::VectorXd&) const { return p1_; }
+
+   private:
+    /// At v1, term by term: each term's G_e(q1) v1 and M_e(q1) v1, q1 = q½ + (h/2) v1, with their
+    /// derivatives along its own velocities (automatic differentiation at the term's fixed size):
+    /// ∂p1/∂v1 in the rows 0..n−1 of by_v1_, ∂(M(q1) v1)/∂v1 in the rows n..n+m−1.
+    void evaluate_end_point(const Eigen::VectorXd& v1) {
+      const int dn = static_cast<int>(v1.size());
+      const double h = mp_.h_;
+      p1_.setZero(dn);
+      constraint_.resize(constraint_count(mp_.system_));
+      by_v1_.clear();
+      int row = dn;
+      mp_.system_.visit_terms([&](const auto& term, const auto& indices) {
+        using Term = std::decay_t<decltype(term)>;
+        constexpr int K = Term::n, R = K + Term::m;
+        const Vecd<K> qe = local::gather(q_half_, indices);
+        Vecd<R> value;
+        Matd<R, K> by_v;
+        ad::value_and_jacobian<K, R>(
+            [&](const auto& v) {
+              using T = typename std::decay_t<decltype(v)>::Scalar;
+              const Vec<T, K> q1 = ad::constants<T>(qe, K) + (0.5 * h) * v;
+              Vec<T, R> out;
+              out.template head<K>() = dense_metric(term, q1) * v;
+              if constexpr (Term::m > 0) out.template tail<Term::m>() = term.template constraint_matrix<T>(q1) * v;
+              return out;
+            },
+            local::gather(v1, indices), value, by_v);
+        local::scatter_add(value.template head<K>(), indices, p1_);
+        for (int i = 0; i < K; ++i)
+          for (int j = 0; j < K; ++j) by_v1_.emplace_back(indices[i], indices[j], by_v(i, j));
+        for (int r = K; r < R; ++r, ++row) {
+          constraint_[row - dn] = value[r];
+          for (int j = 0; j < K; ++j) by_v1_.emplace_back(row, indices[j], by_v(r, j));
+        }
+      });
+    }
+
+    const McLachlanPerlmutter& mp_;
+    Eigen::VectorXd q_half_;
+    Eigen::SparseMatrix<double> M_half_;
+    local::HamiltonianGradient<S> H_q_;
+    Eigen::VectorXd known_;  ///< −p0 + (h/2) H_q(q½, p0)
+    Eigen::VectorXd p1_, constraint_;
+    local::Triplets by_v1_, entries_;
   };
-
-  /// Fills e at v1, term by term: each term's G_e(q1) v1 and M_e(q1) v1 with their derivatives along
-  /// its own velocities (automatic differentiation at the term's fixed size).
-  void evaluate_end_point(const Eigen::VectorXd& q_half, const Eigen::VectorXd& v1, EndPoint& e) const {
-    const int dn = coordinate_count(system_);
-    const double h = h_;
-    e.p.setZero(dn);
-    e.constraint.resize(constraint_count(system_));
-    e.by_v1.clear();
-    int row = dn;
-    system_.visit_terms([&](const auto& term, const auto& indices) {
-      using Term = std::decay_t<decltype(term)>;
-      constexpr int K = Term::n, R = K + Term::m;
-      const Vecd<K> qe = local::gather(q_half, indices);
-      Vecd<R> value;
-      Matd<R, K> by_v;
-      ad::value_and_jacobian<K, R>(
-          [&](const auto& v) {
-            using T = typename std::decay_t<decltype(v)>::Scalar;
-            const Vec<T, K> q1 = ad::constants<T>(qe, K) + (0.5 * h) * v;
-            Vec<T, R> out;
-            out.template head<K>() = dense_metric(term, q1) * v;
-            if constexpr (Term::m > 0) out.template tail<Term::m>() = term.template constraint_matrix<T>(q1) * v;
-            return out;
-          },
-          local::gather(v1, indices), value, by_v);
-      local::scatter_add(value.template head<K>(), indices, e.p);
-      for (int i = 0; i < K; ++i)
-        for (int j = 0; j < K; ++j) e.by_v1.emplace_back(indices[i], indices[j], by_v(i, j));
-      for (int r = K; r < R; ++r, ++row) {
-        e.constraint[row - dn] = value[r];
-        for (int j = 0; j < K; ++j) e.by_v1.emplace_back(row, indices[j], by_v(r, j));
-      }
-    });
-  }
-
-  /// The step of the same equations with sparse derivatives, unknowns (v1, λ). The Jacobian
-  /// [∂p1/∂v1, −h M(q½)ᵀ; ∂(M(q1) v1)/∂v1, 0] leaves out (h/2) ∂H_q(q½, p1)/∂v1, which is zero when no
-  /// term's metric varies (the chain) and otherwise of size h |v| and dense (G(q½)⁻¹ couples the
-  /// terms): Newton then converges linearly to the same solution.
-  void step_by_terms(State& s) const {
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const double h = h_;
-    const Eigen::VectorXd q_half = s.q + (0.5 * h) * s.v;
-    const Eigen::SparseMatrix<double> M_half = local::constraint_matrix(system_, q_half);
-    const HamiltonianGradientByTerms H_q(system_, q_half);
-    const Eigen::VectorXd known = -s.p + (0.5 * h) * H_q(s.p);
-    EndPoint end;  // of the latest residual evaluation, which Newton makes at the solution
-    const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& F) {
-      evaluate_end_point(q_half, x.head(dn), end);
-      F.head(dn) = end.p + known + (0.5 * h) * H_q(end.p) - h * (M_half.transpose() * x.tail(dm));
-      F.tail(dm) = end.constraint;
-    };
-    local::Triplets entries;
-    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      entries = end.by_v1;
-      for (int k = 0; k < M_half.outerSize(); ++k)
-        for (Eigen::SparseMatrix<double>::InnerIterator it(M_half, k); it; ++it)
-          entries.emplace_back(it.col(), dn + it.row(), -h * it.value());
-      J.setFromTriplets(entries.begin(), entries.end());
-    };
-    Eigen::VectorXd x(dn + dm);
-    x << s.v, s.multiplier;
-    const NewtonReport r = solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x,
-                                                                   s.p.template lpNorm<Eigen::Infinity>(), options_);
-    s.v = x.head(dn);
-    s.q = q_half + (0.5 * h) * s.v;
-    s.p = end.p;
-    s.multiplier = x.tail(dm);
-    advance(s, h);
-    s.iterations = r.iterations;
-  }
 
   /// A x for a matrix of doubles and a vector of any scalar (x's derivatives keep their width).
   template <class Matrix, class Vector>

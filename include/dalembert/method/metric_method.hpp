@@ -4,7 +4,8 @@
 // from (q0, v0), the step (by terms for a locally coupled model, model/local_terms.hpp) and the
 // derivatives of a step from the method's own equations (metric_method_step_derivatives). A method
 // derives from MetricMethod<Method, S, State> and gives
-//   dense_step(State&), step_by_terms(State&)    its step, in both storages;
+//   dense_step(State&), step_by_terms(State&)    its step, in both storages (or step(State&) with
+//                                                the storage a policy of its equations);
 //   unknowns_at(s, next)                         its unknowns at the solution of the step s → next;
 //   step_equations(q0, v0, p0, f, x, t0, width)  its equations, generic in the scalar type, with the
 //                                                members residual, q1 and p1, and a constant
@@ -120,7 +121,7 @@ class MetricMethod {
   template <bool ByForce>
   StepDerivatives derivatives(const State& s) const {
     State next = s;
-    step(next);
+    method().step(next);
     const auto equations = [&](const auto& q0, const auto& v0, const auto& p0, const auto& f, const auto& x,
                                int width) { return method().step_equations(q0, v0, p0, f, x, s.t, width); };
     return metric_method_step_derivatives<ByForce>(system_, s.q, s.p, method().unknowns_at(s, next), equations);

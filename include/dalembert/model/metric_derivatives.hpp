@@ -9,7 +9,8 @@
 // A metric returned with double entries is constant (model/model.hpp): then ∂G = 0, only V is
 // differentiated, and the sums over ∂_k G_ij below are zero without being formed. A model that
 // knows only at run time that its metric is constant says so with metric_is_constant() (model
-// files, from their kernels' Taylor terms), and takes the same shortcut.
+// files, from their kernels' Taylor terms), and takes the same shortcut. For a locally coupled model,
+// H_q term by term (local::HamiltonianGradient).
 #include <type_traits>
 #include <utility>
 
@@ -121,6 +122,52 @@ class MetricDerivatives {
   std::conditional_t<constant_metric, char, MatNN<S>> constant_G_;  ///< a metric constant at run time
   Along V_;
 };
+
+namespace local {
+/// H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p, of a locally coupled model at one point q, term by
+/// term. When no term's metric varies at q (the chain) it is ∇V(q), found once; otherwise each call
+/// solves G(q) w = p with a sparse LU factorised once. q must outlive it.
+template <LocallyCoupled S>
+class HamiltonianGradient {
+ public:
+  HamiltonianGradient(const S& sys, const Eigen::VectorXd& q) : system_(sys), q_(q) {
+    const int dn = coordinate_count(sys);
+    constant_part_.setZero(dn);
+    sys.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      constexpr int K = Term::n;
+      const MetricDerivatives<Term> at(term, gather(q, indices));
+      scatter_add(at.potential_gradient_plus_half_quadratic(Vecd<K>(Vecd<K>::Zero())), indices, constant_part_);
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < K; ++i)
+          for (int j = 0; j < K; ++j) metric_varies_ = metric_varies_ || at.metric_derivative(k, i, j) != 0.0;
+    });
+    if (!metric_varies_) return;
+    Triplets entries;
+    add_metric_and_constraints(sys, q, dn, entries, false);
+    metric_lu_.compute(sparse_matrix(dn, dn, entries));
+  }
+
+  Eigen::VectorXd operator()(const Eigen::VectorXd& p) const {
+    if (!metric_varies_) return constant_part_;
+    const Eigen::VectorXd w = metric_lu_.solve(p);
+    Eigen::VectorXd out = Eigen::VectorXd::Zero(p.size());
+    system_.visit_terms([&](const auto& term, const auto& indices) {
+      using Term = std::decay_t<decltype(term)>;
+      const MetricDerivatives<Term> at(term, gather(q_, indices));
+      scatter_add(at.potential_gradient_plus_half_quadratic(gather(w, indices), -1.0), indices, out);
+    });
+    return out;
+  }
+
+ private:
+  const S& system_;
+  const Eigen::VectorXd& q_;
+  Eigen::VectorXd constant_part_;  ///< ∇V(q), H_q when no metric varies
+  bool metric_varies_ = false;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> metric_lu_;
+};
+}  // namespace local
 
 /// The state of the one-step methods written with the metric (method/mclachlan_perlmutter.hpp,
 /// method/discrete_gradient.hpp, method/spark.hpp): the step point (q, v), v in D, its momentum
