@@ -603,6 +603,46 @@ TEST(ModelFiles, ConstraintCurvatureEqualsDuals) {
   EXPECT_LT(worst, 1e-14);
 }
 
+/// V and ∇V of a model file from its Taylor terms (FileModel::potential_with_gradient) against V
+/// differentiated along q in duals, what MetricDerivatives does without it: at doubles, and at a q
+/// carrying n seeded directions and one of arbitrary entries, where ∇V's derivatives are products
+/// of the Hessian.
+template <class File>
+double potential_gradient_difference(const File& file, const Eigen::VectorXd& q) {
+  double difference = 0.0, scale = 0.0;
+  const auto against_duals = [&](const auto& at) {
+    using T = typename std::decay_t<decltype(at)>::Scalar;
+    constexpr int max_n = max_n_of<File>();
+    const int n = static_cast<int>(at.size());
+    VecN<File, ad::Dual<T, Eigen::Dynamic, max_n>> along(n);
+    for (int i = 0; i < n; ++i) along[i] = ad::variable<Eigen::Dynamic, max_n>(at[i], i, n);
+    const auto V = file.potential(along);
+    VecN<File, T> gradient;
+    compare_numbers(file.potential_with_gradient(at, gradient), ad::value(V), difference, scale);
+    for (int k = 0; k < n; ++k) compare_numbers(gradient[k], ad::derivative(V, k), difference, scale);
+  };
+  against_duals(VecN<File>(q));
+  const int n = static_cast<int>(q.size());
+  VecN<File, ad::Dual<double, Eigen::Dynamic, Eigen::Dynamic>> seeded(n);
+  for (int i = 0; i < n; ++i) {
+    seeded[i] = ad::variable<Eigen::Dynamic, Eigen::Dynamic>(q[i], i, n + 1);
+    seeded[i].derivatives()[n] = 0.3 - 0.7 * i;
+  }
+  against_duals(seeded);
+  return difference / scale;
+}
+
+TEST(ModelFiles, PotentialGradientEqualsDuals) {
+  const auto file = [](const std::string& stem) { return modelfile::bind(modelfile::load(model_path(stem)), {}); };
+  double worst = potential_gradient_difference(modelfile::BoundedFileModel(file("double-pendulum")), Vecd<2>(1.1, -0.4));
+  worst = std::max(worst, potential_gradient_difference(modelfile::UnboundedFileModel(file("chaotic-oscillator")),
+                                                        chaotic_oscillator_point(0.0)));
+  worst = std::max(worst, potential_gradient_difference(modelfile::BoundedFileModel(file("chaplygin-sleigh-spring")),
+                                                        Vecd<3>(0.3, -0.2, 0.7)));
+  test::report("model_file_potential_gradient_direct_vs_duals", worst);
+  EXPECT_LT(worst, 1e-14);
+}
+
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
   const InterpretedCopy interpreted("chaplygin-sleigh");
   const auto a = interpreted.entry->run({}, {}, options("dla", 0.1, 50));

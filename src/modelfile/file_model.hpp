@@ -590,6 +590,52 @@ class FileModel {
     return mechanics<T>(q, [&](const auto& value) { return value(bound_->model->layout.potential); });
   }
 
+  /// V(q), and ∇V(q) in `gradient`, at q of doubles or of first-order duals, from the potential's
+  /// Taylor terms at q's values: ∇V's derivatives are its Hessian applied to q's derivatives, a
+  /// product, where differentiating V along q in duals would nest them (model/metric_derivatives.hpp
+  /// takes this).
+  template <class T>
+    requires(std::is_same_v<T, double> || detail::is_plain_dual_v<T>)
+  T potential_with_gradient(const Point<T>& q, Point<T>& gradient) const {
+    require_mechanical("potential");
+    const LoadedModel& model = *bound_->model;
+    const int N = dimension();
+    double* x = detail::scratch(0, N);
+    for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
+    double* c = detail::scratch(1, model.layout.mechanics_size);
+    constexpr int order = std::is_same_v<T, double> ? 1 : 2;
+    model.evaluator->mechanics(order, x, bound_->parameters.data(), c);
+    const TaylorTerms& f = model.layout.potential;
+    const double* k = c + f.offset;
+    gradient.resize(N);
+    if constexpr (std::is_same_v<T, double>) {
+      const double V = *k++;
+      gradient.setZero();
+      for (int i : f.first) gradient[i] = *k++;
+      return V;
+    } else {
+      using Derivatives = typename T::DerType;
+      const Eigen::Index width = detail::outer_width(N, [&](int i) -> const T& { return q[i]; });
+      T V(*k++, Derivatives::Zero(width));
+      for (int i = 0; i < N; ++i) gradient[i] = T(0.0, Derivatives::Zero(width));
+      // a constant among q's entries may store no derivatives
+      const auto add = [&](T& to, double factor, const T& along) {
+        if (along.derivatives().size() > 0) to.derivatives() += factor * along.derivatives();
+      };
+      for (int i : f.first) {
+        const double ci = *k++;
+        gradient[i].value() = ci;
+        add(V, ci, q[i]);
+      }
+      for (const auto& [i, j] : f.second) {  // c_ij δq_i δq_j
+        const double cij = *k++;
+        add(gradient[i], cij, q[j]);
+        add(gradient[j], cij, q[i]);
+      }
+      return V;
+    }
+  }
+
   PhasePoint<n, max_n> default_initial() const { return {bound_->q0, bound_->v0}; }
 
   /// The file's closed form, where it gives one that holds for these parameters and is finite at t.

@@ -9,8 +9,10 @@
 // A metric returned with double entries is constant (model/model.hpp): then ∂G = 0, only V is
 // differentiated, and the sums over ∂_k G_ij below are zero without being formed. A model that
 // knows only at run time that its metric is constant says so with metric_is_constant() (model
-// files, from their kernels' Taylor terms), and takes the same shortcut. For a locally coupled model,
-// H_q term by term (local::HamiltonianGradient).
+// files, from their kernels' Taylor terms), and takes the same shortcut. A model that gives V with
+// ∇V at q (potential_with_gradient: model files, from their Taylor terms) is not differentiated
+// along q for them: at a q of duals, ∇V's derivatives are then a Hessian–vector product, not duals
+// nested two deep. For a locally coupled model, H_q term by term (local::HamiltonianGradient).
 #include <type_traits>
 #include <utility>
 
@@ -32,9 +34,13 @@ class MetricDerivatives {
                      double>;
 
   MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
-    VecN<S, Along> x(n_);
-    for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
     if constexpr (requires { sys.metric_is_constant(); }) constant_at_run_time_ = sys.metric_is_constant();
+    constexpr bool model_gradient = requires(VecN<S, T>& gradient) { sys.potential_with_gradient(q, gradient); };
+    VecN<S, Along> x;  // q with duals along itself, where G or V is differentiated in them
+    if (!constant() || !model_gradient) {
+      x.resize(n_);
+      for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
+    }
     if (constant()) {
       VecN<S> at(n_);
       for (int i = 0; i < n_; ++i) at[i] = ad::plain(q[i]);
@@ -46,7 +52,14 @@ class MetricDerivatives {
     } else if constexpr (!constant_metric) {
       G_ = dense_metric(sys, x);
     }
-    V_ = sys.template potential<Along>(x);
+    if constexpr (model_gradient) {
+      V_ = sys.potential_with_gradient(q, potential_gradient_);
+    } else {
+      const Along V = sys.template potential<Along>(x);
+      V_ = ad::value(V);
+      potential_gradient_.resize(n_);
+      for (int k = 0; k < n_; ++k) potential_gradient_[k] = ad::derivative(V, k);
+    }
   }
 
   int dimension() const { return n_; }
@@ -59,7 +72,7 @@ class MetricDerivatives {
         for (int i = 0; i < n_; ++i) G(i, j) = ad::value(G_(i, j));
     return G;
   }
-  T potential() const { return ad::value(V_); }
+  T potential() const { return V_; }
   /// ∂_k G_ij
   T metric_derivative(int k, int i, int j) const {
     if constexpr (!constant_metric) {
@@ -75,13 +88,13 @@ class MetricDerivatives {
     VecN<S, U> out(n_);
     for (int k = 0; k < n_; ++k) {
       if (constant()) {  // 0 · w[k]: the quadratic term's zero, with w's derivatives' width
-        out[k] = 0.0 * w[k] + ad::derivative(V_, k);
+        out[k] = 0.0 * w[k] + potential_gradient_[k];
       } else if constexpr (!constant_metric) {
         U quadratic = w[0] * (w[0] * metric_derivative(k, 0, 0));
         for (int i = 0; i < n_; ++i)
           for (int j = 0; j < n_; ++j)
             if (i != 0 || j != 0) quadratic += w[i] * (w[j] * metric_derivative(k, i, j));
-        out[k] = (0.5 * quadratic_sign) * quadratic + ad::derivative(V_, k);
+        out[k] = (0.5 * quadratic_sign) * quadratic + potential_gradient_[k];
       }
     }
     return out;
@@ -120,7 +133,8 @@ class MetricDerivatives {
   bool constant_at_run_time_ = false;
   std::conditional_t<constant_metric, MatNN<S>, MatNN<S, Along>> G_;
   std::conditional_t<constant_metric, char, MatNN<S>> constant_G_;  ///< a metric constant at run time
-  Along V_;
+  T V_;
+  VecN<S, T> potential_gradient_;  ///< ∇V(q)
 };
 
 namespace local {
