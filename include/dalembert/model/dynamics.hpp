@@ -423,7 +423,9 @@ MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
 /// The velocity v ∈ D_q whose momentum has the same components on D as p: Eᵀ ∂L/∂v(q, v) = Eᵀ p.
 /// This is the velocity of the constrained momentum on D* (the inverse of the nonholonomic
 /// Legendre map); without constraints it is the inverse Legendre map. Mechanical models solve one
-/// linear system; general Lagrangians use Newton on v = E u.
+/// linear system, EᵀG E u = Eᵀp with v = E u: part of every step's output, so small systems take
+/// the small systems' LU and larger ones Eigen's LDLT (half the work of an LU); general Lagrangians
+/// use Newton on v = E u.
 template <Model S>
 VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (LocallyCoupled<S>) return local::velocity_in_distribution(sys, q, p);
@@ -431,7 +433,10 @@ VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& 
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
     if (is_mechanical(sys)) {
       const MatNN<S> G = sys.template metric<double>(q);
-      return E * (E.transpose() * G * E).ldlt().solve(E.transpose() * p);
+      const MatKK<S> EtGE = E.transpose() * G * E;
+      const VecK<S> Etp = E.transpose() * p;
+      if (EtGE.rows() <= sizes::small_lu_max) return E * solve_small_system(EtGE, Etp);
+      return E * EtGE.ldlt().solve(Etp);
     }
   }
   VecK<S> u = VecK<S>::Zero(E.cols());
