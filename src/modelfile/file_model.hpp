@@ -615,10 +615,10 @@ class FileModel {
       return V;
     } else {
       using Derivatives = typename T::DerType;
-      const Eigen::Index width = detail::outer_width(N, [&](int i) -> const T& { return q[i]; });
+      Eigen::Index width = 0;  // a constant among q's entries may store no derivatives
+      for (int i = 0; i < N; ++i) width = std::max(width, q[i].derivatives().size());
       T V(*k++, Derivatives::Zero(width));
       for (int i = 0; i < N; ++i) gradient[i] = T(0.0, Derivatives::Zero(width));
-      // a constant among q's entries may store no derivatives
       const auto add = [&](T& to, double factor, const T& along) {
         if (along.derivatives().size() > 0) to.derivatives() += factor * along.derivatives();
       };
