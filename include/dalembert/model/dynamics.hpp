@@ -349,6 +349,88 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
 }
 }  // namespace detail
 
+/// The metric G(q) as a dense matrix in the scalar type T (models may return a constant diagonal
+/// matrix with double entries).
+template <HasMetric S, class T>
+MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
+  const auto G = sys.template metric<T>(q);
+  using Scalar = typename std::decay_t<decltype(G)>::Scalar;
+  if constexpr (std::is_same_v<Scalar, T>) {
+    return MatNN<S, T>(G);
+  } else {
+    return MatNN<S>(G).template cast<T>();
+  }
+}
+
+namespace detail {
+/// The acceleration and multipliers of W q̈ = r + Mᵀλ, M q̈ = −a (a: the curvature (∂(M v)/∂q) v),
+/// by the multipliers' Schur complement: f = W⁻¹ r, C = M W⁻¹ Mᵀ, λ = −C⁻¹(a + M f), q̈ = f + W⁻¹Mᵀλ.
+/// curvature(), called only when there are constraints, gives a.
+template <class S, class T, class Curvature>
+ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const MatNN<S, T>& W_matrix, const MatMN<S, T>& Mq,
+                                                          const VecN<S, T>& r, Curvature&& curvature) {
+  const int m = static_cast<int>(Mq.rows());
+  const DualLU<MatNN<S, T>> W(W_matrix);
+  ConstrainedAccelerationOf<S, T> out;
+  out.acceleration = W.solve(r);
+  out.multiplier.resize(m);
+  if constexpr (S::m != 0) {
+    if (m > 0) {
+      const MatNM<S, T> WinvMt = solve_by_columns(W, Mq.transpose());
+      const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * WinvMt;
+      const VecM<S, T> rhs = curvature() + Mq * out.acceleration;
+      out.multiplier = -Eigen::PartialPivLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);
+      out.acceleration += WinvMt * out.multiplier;
+    }
+  }
+  return out;
+}
+
+/// Of a mechanical model L = ½ vᵀG(q)v − V(q): r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v
+/// and the curvature (∂(M v)/∂q) v, from one pass of first-order duals along q through G v, V and
+/// M v (no second derivatives of L). Inlined where it is called, as the code it replaced was: GF's
+/// force takes it at every Newton iteration.
+template <class S, class T>
+struct MechanicalRates {
+  VecN<S, T> r;
+  VecM<S, T> curvature;
+};
+template <HasMetric S, class T>
+[[gnu::always_inline]] inline MechanicalRates<S, T> mechanical_rates(const S& sys, const VecN<S, T>& q,
+                                                                     const VecN<S, T>& v) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  return ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+    MechanicalRates<S, T> out{VecN<S, T>(n), VecM<S, T>(m)};
+    using D = ad::Dual<T, W, MaxW>;  // derivatives along q
+    VecN<S, D> qd(n);
+    for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
+    const VecN<S, D> vd = ad::constants<D>(v, n);
+    const VecN<S, D> Gv = coefficient_product(sys.template metric<D>(qd), vd);
+    const D V = sys.template potential<D>(qd);
+    const VecM<S, D> Mv = coefficient_product(sys.template constraint_matrix<D>(qd), vd);
+    for (int i = 0; i < n; ++i) {
+      T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
+      for (int j = 0; j < n; ++j) {
+        half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], i);
+        dGv_v += ad::derivative(Gv[i], j) * v[j];
+      }
+      out.r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
+    }
+    for (int a = 0; a < m; ++a) {
+      out.curvature[a] = ad::lift<T>(0.0);
+      for (int j = 0; j < n; ++j) out.curvature[a] += ad::derivative(Mv[a], j) * v[j];
+    }
+    return out;
+  });
+}
+
+/// Whether constrained_acceleration takes a compiled mechanical model's first derivatives of G, V
+/// and M (mechanical_rates) rather than L's second derivatives: a model file gives those from its
+/// kernels, and a locally coupled model's are summed term by term.
+template <class S>
+constexpr bool acceleration_from_metric = HasMetric<S> && !LocallyCoupled<S> && !GivesLagrangianDerivatives<S, double>;
+}  // namespace detail
+
 /// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous), with
 /// a constant external force f added to the model's (none by default).
 template <Model S, class T, class F = NoConstantForce>
@@ -358,28 +440,24 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
                 std::is_same_v<F, NoConstantForce>) {
     return detail::constrained_acceleration_by_terms(sys, q, v);
   }
-  const int m = constraint_count(sys);
-  const auto d = lagrangian_derivatives(sys, q, v);
-  VecN<S, T> r = d.Lq - d.B * v;
-  if constexpr (HasExternalForce<S>) {
-    if (has_external_force(sys)) r += sys.template force<T>(q, v, t);
-  }
-  add_constant_force(r, f);
-  const DualLU<MatNN<S, T>> W(d.W);
-  ConstrainedAccelerationOf<S, T> out;
-  out.acceleration = W.solve(r);
-  out.multiplier.resize(m);
-  if constexpr (S::m != 0) {
-    if (m > 0) {
-      const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-      const MatNM<S, T> WinvMt = solve_by_columns(W, Mq.transpose());
-      const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * WinvMt;
-      const VecM<S, T> rhs = constraint_curvature(sys, q, v) + Mq * out.acceleration;
-      out.multiplier = -Eigen::PartialPivLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);
-      out.acceleration += WinvMt * out.multiplier;
+  const auto with_forces = [&](VecN<S, T>& r) {
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(sys)) r += sys.template force<T>(q, v, t);
+    }
+    add_constant_force(r, f);
+  };
+  const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+  if constexpr (detail::acceleration_from_metric<S>) {
+    if (is_mechanical(sys)) {
+      auto rates = detail::mechanical_rates(sys, q, v);
+      with_forces(rates.r);
+      return detail::saddle_point_acceleration<S>(dense_metric(sys, q), Mq, rates.r, [&] { return rates.curvature; });
     }
   }
-  return out;
+  const auto d = lagrangian_derivatives(sys, q, v);
+  VecN<S, T> r = d.Lq - d.B * v;
+  with_forces(r);
+  return detail::saddle_point_acceleration<S>(d.W, Mq, r, [&] { return constraint_curvature(sys, q, v); });
 }
 
 /// q̈(q, v, t) of the constrained dynamics (the vector field used by RK4 and the reference solver).

@@ -17,60 +17,22 @@
 
 namespace dalembert {
 
-/// The metric G(q) as a dense matrix in the scalar type T (models may return a constant diagonal
-/// matrix with double entries).
-template <HasMetric S, class T>
-MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
-  const auto G = sys.template metric<T>(q);
-  using Scalar = typename std::decay_t<decltype(G)>::Scalar;
-  if constexpr (std::is_same_v<Scalar, T>) {
-    return MatNN<S, T>(G);
-  } else {
-    return MatNN<S>(G).template cast<T>();
-  }
-}
-
 /// Λ~(q, v) = −M(q)ᵀλ(q, v) of a mechanical model, by [dLMS04] (27) (printed there with the wrong sign),
 /// λ = −C⁻¹(M a0 + (∂(Mv)/∂q) v) with the unconstrained acceleration a0 = G⁻¹(∂L/∂q − (∂(Gv)/∂q) v),
-/// computed from one pass of first derivatives of G, V and M. It equals the multiplier of
-/// constrained_acceleration(), which needs second derivatives of L: differentiating that once more
-/// would nest three levels of duals, and Eigen's AutoDiffScalar cannot build a three-level dual
-/// from a double (T(0.0), 0.5 * x in model code), so the mechanical path keeps the nesting at two.
+/// from one pass of first derivatives of G, V and M (detail::mechanical_rates): the multiplier of
+/// constrained_acceleration() without the acceleration. L's second derivatives, differentiated once
+/// more, would nest three levels of duals, and Eigen's AutoDiffScalar cannot build a three-level dual
+/// from a double (T(0.0), 0.5 * x in model code); this path keeps the nesting at two.
 template <HasMetric S, class T>
 VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  constexpr int M = S::m, MaxM = max_m_of<S>();
-  const int n = coordinate_count(sys), m = constraint_count(sys);
-  // r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v and the curvature (∂(M v)/∂q) v
-  const auto [r, curvature] = ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-    VecN<S, T> r(n);
-    VecM<S, T> curvature(m);
-    using D = ad::Dual<T, W, MaxW>;  // derivatives along q
-    VecN<S, D> qd(n);
-    for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
-    const VecN<S, D> vd = ad::constants<D>(v, n);
-    const VecN<S, D> Gv = coefficient_product(sys.template metric<D>(qd), vd);
-    const D V = sys.template potential<D>(qd);
-    const VecM<S, D> Mv = coefficient_product(sys.template constraint_matrix<D>(qd), vd);
-    for (int i = 0; i < n; ++i) {
-      T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
-      for (int j = 0; j < n; ++j) {
-        half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], i);
-        dGv_v += ad::derivative(Gv[i], j) * v[j];
-      }
-      r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
-    }
-    for (int a = 0; a < m; ++a) {
-      curvature[a] = ad::lift<T>(0.0);
-      for (int j = 0; j < n; ++j) curvature[a] += ad::derivative(Mv[a], j) * v[j];
-    }
-    return std::pair{r, curvature};
-  });
-  using MatMM = Mat<T, M, M, MaxM, MaxM>;
+  using MatMM = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
+  const auto rates = detail::mechanical_rates(sys, q, v);
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   const DualLU<MatNN<S, T>> G(dense_metric(sys, q));
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
-  const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(VecM<S, T>(curvature + Mq * G.solve(r)));
+  const VecM<S, T> rhs = rates.curvature + Mq * G.solve(rates.r);
+  const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(rhs);
   return -(Mq.transpose() * lambda);
 }
 
