@@ -95,8 +95,8 @@ TEST(Limits, ASignalEndsAStepUnderWayWithinASecond) {
   // as interrupted, with the rows of the steps completed before (here, the initial row). The model
   // file is compiled into the cache first, so that the signal finds the step under way.
   const fs::path cache_run = spawn_test::fresh_directory("limits", "cache");
-  const std::vector<std::string> one_step = {"run",  two_skates_file().string(), "--method", "dla",
-                                             "--h", "0.1", "--steps", "1"};
+  const std::vector<std::string> one_step = {"run", two_skates_file().string(), "--method", "dla",
+                                            "--h", "0.1", "--steps", "1"};
   ASSERT_EQ(dalembert(with_outputs(one_step, cache_run)).status, 0);
   fs::remove_all(cache_run);
   for (const auto& hang : kHangs) {
