@@ -643,6 +643,91 @@ TEST(ModelFiles, PotentialGradientEqualsDuals) {
   EXPECT_LT(worst, 1e-14);
 }
 
+namespace {
+/// A constant metric with entries off its diagonal, and a constraint.
+constexpr const char* coupled_masses = R"toml(
+name = "coupled-masses"
+summary = "a constant metric that is not diagonal"
+coordinates = ["x", "y", "phi"]
+lagrangian = "(2*x_t^2 + x_t*y_t + y_t^2 + phi_t^2)/2 - (x^2 + 2*y^2)/2 - cos(phi)"
+constraints = ["sin(phi)*x_t - cos(phi)*y_t"]
+
+[initial]
+q = [0.3, -0.2, 0.7]
+v = [0.7648421872844885, 0.644217687237691, 0.4]
+)toml";
+
+/// The acceleration and multipliers from L's second derivatives, W = L_vv and r = L_q − L_vq v: what
+/// constrained_acceleration computes for a model file whose metric varies.
+template <class File, class T>
+ConstrainedAccelerationOf<File, T> acceleration_from_lagrangian(const File& file, const VecN<File, T>& q,
+                                                                const VecN<File, T>& v) {
+  const auto d = lagrangian_derivatives(file, q, v);
+  const VecN<File, T> r = d.Lq - d.B * v;
+  const MatMN<File, T> M = file.template constraint_matrix<T>(q);
+  return detail::saddle_point_acceleration<File>(DualLU<MatNN<File, T>>(d.W), M, r,
+                                                 [&] { return constraint_curvature(file, q, v); });
+}
+
+/// The largest relative difference between constrained_acceleration of a file with a constant
+/// metric (G and ∇V: W = G in doubles, r = −∇V) and the same from L's second derivatives, at (q, v)
+/// and with (q, v) carrying a chunk of directions of arbitrary entries (the Jacobian of `mla`'s
+/// force takes such chunks).
+template <class File>
+double constant_metric_acceleration_difference(const File& file, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
+  EXPECT_TRUE(file.metric_is_constant());
+  double difference = 0.0, scale = 0.0;
+  const auto compare = [&](const auto& at_q, const auto& at_v) {
+    const auto a = constrained_acceleration(file, at_q, at_v, 0.0), b = acceleration_from_lagrangian(file, at_q, at_v);
+    for (Eigen::Index i = 0; i < b.acceleration.size(); ++i)
+      compare_numbers(a.acceleration[i], b.acceleration[i], difference, scale);
+    EXPECT_EQ(a.multiplier.size(), b.multiplier.size());
+    for (Eigen::Index r = 0; r < b.multiplier.size(); ++r)
+      compare_numbers(a.multiplier[r], b.multiplier[r], difference, scale);
+  };
+  compare(VecN<File>(q), VecN<File>(v));
+  constexpr int W = sizes::chunk_width;
+  using D = ad::Dual<double, W>;
+  const int n = static_cast<int>(q.size());
+  VecN<File, D> qx(n), vx(n);
+  for (int i = 0; i < n; ++i) {
+    qx[i] = D(q[i], Vecd<W>::NullaryExpr([&](Eigen::Index k) { return std::sin(1.0 + i + 3.0 * k); }));
+    vx[i] = D(v[i], Vecd<W>::NullaryExpr([&](Eigen::Index k) { return std::cos(0.5 + 2.0 * i - k); }));
+  }
+  compare(qx, vx);
+  return difference / scale;
+}
+}  // namespace
+
+// A model file whose metric is constant takes its constrained acceleration from G in doubles and
+// ∇V (constrained_acceleration, model/dynamics.hpp), without L's second derivatives: the same
+// numbers, values and derivatives, as from those, on files with a diagonal metric (the oscillator of
+// 11 coordinates on the heap, the knife edge, two skates with two constraints) and with one that is
+// not diagonal, each at three points off the constraint distribution. A sign of ∇V or a misplaced
+// derivative is off by the size of the acceleration.
+TEST(ModelFiles, ConstantMetricAccelerationEqualsTheLagrangiansDerivatives) {
+  const auto file = [](const std::string& stem) { return modelfile::bind(modelfile::load(model_path(stem)), {}); };
+  const auto coupled = modelfile::bind(modelfile::load_text(coupled_masses, "coupled-masses"), {});
+  double worst = 0.0;
+  for (int point = 0; point < 3; ++point) {
+    const double s = 0.4 * point;
+    const auto line = [&](int n, double from, double to) { return Eigen::VectorXd::LinSpaced(n, from + s, to - s); };
+    worst = std::max(worst, constant_metric_acceleration_difference(
+                                modelfile::UnboundedFileModel(file("chaotic-oscillator")),
+                                chaotic_oscillator_point(0.1 * point), line(11, -0.9, 1.3)));
+    worst = std::max(worst, constant_metric_acceleration_difference(modelfile::BoundedFileModel(file("knife-edge")),
+                                                                    line(3, 0.3, -0.5), line(3, 1.2, -0.4)));
+    worst = std::max(worst, constant_metric_acceleration_difference(modelfile::BoundedFileModel(file("two-skates")),
+                                                                    line(6, -0.7, 0.8), line(6, 0.5, -1.1)));
+    worst = std::max(worst, constant_metric_acceleration_difference(modelfile::BoundedFileModel(coupled),
+                                                                    line(3, 0.3, -0.2), line(3, 0.4, -0.5)));
+    worst = std::max(worst, constant_metric_acceleration_difference(modelfile::UnboundedFileModel(coupled),
+                                                                    line(3, -0.6, 0.9), line(3, 1.3, 0.2)));
+  }
+  test::report("model_file_constant_metric_acceleration_vs_lagrangian_derivatives", worst);
+  EXPECT_LT(worst, 1e-13);
+}
+
 TEST(ModelFiles, InterpretedWithoutACompilerGivesTheSameTrajectory) {
   const InterpretedCopy interpreted("chaplygin-sleigh");
   const auto a = interpreted.entry->run({}, {}, options("dla", 0.1, 50));

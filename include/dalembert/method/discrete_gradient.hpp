@@ -162,18 +162,23 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const VecN<S, U> dq = q1 - q0, dv = v1 - v0;
     const VecN<S, U> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
     const MetricDerivatives<S, U> mid(system_, q_mid);
-    const MatNN<S, U> G = mid.metric();
+    const MatNN<S, U> G = mid.constant() ? MatNN<S, U>() : mid.metric();  // a varying metric, in U
+    const auto metric_times = [&](const VecN<S, U>& w) -> VecN<S, U> {
+      if (mid.constant()) return mid.metric_product(w);
+      return coefficient_product(G, w);
+    };
     VecN<S, U> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid);
-    VecN<S, U> grad_v = coefficient_product(G, v_mid);
+    VecN<S, U> grad_v = metric_times(v_mid);
     const U squared_step = dq.squaredNorm() + dv.squaredNorm();
     if (ad::plain(squared_step) > 0) {  // at rest the midpoint gradient is already exact
-      const U E1 = 0.5 * v1.dot(VecN<S, U>(coefficient_product(dense_metric(system_, q1), v1))) +
-                   system_.template potential<U>(q1);
+      const VecN<S, U> G1v1 =
+          mid.constant() ? metric_times(v1) : VecN<S, U>(coefficient_product(dense_metric(system_, q1), v1));
+      const U E1 = 0.5 * v1.dot(G1v1) + system_.template potential<U>(q1);
       const U excess = (E1 - E0 - grad_q.dot(dq) - grad_v.dot(dv)) / squared_step;
       grad_q += excess * dq;
       grad_v += excess * dv;
     }
-    const VecN<S, U> drift = DualLU<MatNN<S, U>>(G).solve(grad_v);  // Δq/h
+    const VecN<S, U> drift = mid.metric_solve(grad_v);  // Δq/h
     VecN<S, U> force = mid.gyroscopic(v_mid, drift) - grad_q;
     if constexpr (m != 0) {
       if (dm > 0) {
@@ -190,7 +195,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     }
     add_constant_force(force, f);
     Unknowns<U> r(2 * dn + dm);
-    r << dq - h * drift, coefficient_product(G, dv) - h * force,
+    r << dq - h * drift, metric_times(dv) - h * force,
         VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(q1), v1));
     return r;
   }

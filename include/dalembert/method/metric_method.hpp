@@ -42,7 +42,7 @@ StepDerivatives metric_method_step_derivatives(const S& sys, const VecN<S>& q0, 
   const auto from_z = [&](const auto& y) {
     using U = typename std::decay_t<decltype(y)>::Scalar;
     const VecN<S, U> q = y.template head<S::n>(dn), p = y.template segment<S::n>(dn, dn);
-    const VecN<S, U> v = dual_lu(MetricDerivatives<S, U>(sys, q).metric()).solve(p);
+    const VecN<S, U> v = MetricDerivatives<S, U>(sys, q).metric_solve(p);
     const auto f = constant_force_in<ByForce, VecN<S, U>>(y, 2 * dn, dn);
     const auto e = equations(q, v, p, f, Vec<U, NX, MaxNX>(y.tail(nx)), width);
     Vec<U, NOut, MaxNOut> out(nx + 2 * dn);

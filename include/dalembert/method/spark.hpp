@@ -185,7 +185,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
     const MetricDerivatives<S, T> at(system_, Q);
-    const VecN<S, T> V = dual_lu(at.metric()).solve(P);
+    const VecN<S, T> V = at.metric_solve(P);
     VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
     const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
     if constexpr (m != 0) {

@@ -366,11 +366,11 @@ namespace detail {
 /// The acceleration and multipliers of W q̈ = r + Mᵀλ, M q̈ = −a (a: the curvature (∂(M v)/∂q) v),
 /// by the multipliers' Schur complement: f = W⁻¹ r, C = M W⁻¹ Mᵀ, λ = −C⁻¹(a + M f), q̈ = f + W⁻¹Mᵀλ.
 /// curvature(), called only when there are constraints, gives a.
-template <class S, class T, class Curvature>
-ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const MatNN<S, T>& W_matrix, const MatMN<S, T>& Mq,
+/// W is a factorisation of W: DualLU, or ConstantLU for a constant W.
+template <class S, class T, class Factorisation, class Curvature>
+ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const Factorisation& W, const MatMN<S, T>& Mq,
                                                           const VecN<S, T>& r, Curvature&& curvature) {
   const int m = static_cast<int>(Mq.rows());
-  const DualLU<MatNN<S, T>> W(W_matrix);
   ConstrainedAccelerationOf<S, T> out;
   out.acceleration = W.solve(r);
   out.multiplier.resize(m);
@@ -429,6 +429,15 @@ template <HasMetric S, class T>
 /// kernels, and a locally coupled model's are summed term by term.
 template <class S>
 constexpr bool acceleration_from_metric = HasMetric<S> && !LocallyCoupled<S> && !GivesLagrangianDerivatives<S, double>;
+
+/// A model that knows at run time whether its metric is constant and gives ∇V with its derivatives
+/// (a model file, from its Taylor terms): with a constant metric, W = G in doubles and r = −∇V, and
+/// neither L's second derivatives nor their derivatives are needed.
+template <class S, class T>
+concept ConstantMetricAtRunTime = HasMetric<S> && requires(const S& sys, const VecN<S, T>& q, VecN<S, T>& gradient) {
+  { sys.metric_is_constant() } -> std::convertible_to<bool>;
+  sys.potential_with_gradient(q, gradient);
+};
 }  // namespace detail
 
 /// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous), with
@@ -446,18 +455,33 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
     }
     add_constant_force(r, f);
   };
-  const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+  MatMN<S, T> Mq;  // M(q), evaluated only where there are constraints
+  if (constraint_count(sys) > 0) Mq = sys.template constraint_matrix<T>(q);
   if constexpr (detail::acceleration_from_metric<S>) {
     if (is_mechanical(sys)) {
       auto rates = detail::mechanical_rates(sys, q, v);
       with_forces(rates.r);
-      return detail::saddle_point_acceleration<S>(dense_metric(sys, q), Mq, rates.r, [&] { return rates.curvature; });
+      return detail::saddle_point_acceleration<S>(DualLU<MatNN<S, T>>(dense_metric(sys, q)), Mq, rates.r,
+                                                  [&] { return rates.curvature; });
+    }
+  }
+  const auto curvature = [&] { return constraint_curvature(sys, q, v); };
+  if constexpr (detail::ConstantMetricAtRunTime<S, T>) {
+    if (sys.metric_is_constant()) {  // a model file's constant metric: W = G in doubles, r = −∇V
+      const int n = coordinate_count(sys);
+      VecN<S> q_value(n);
+      for (int i = 0; i < n; ++i) q_value[i] = ad::plain(q[i]);
+      VecN<S, T> r(n);
+      sys.potential_with_gradient(q, r);
+      r = -r;
+      with_forces(r);
+      return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, q_value)), Mq, r, curvature);
     }
   }
   const auto d = lagrangian_derivatives(sys, q, v);
   VecN<S, T> r = d.Lq - d.B * v;
   with_forces(r);
-  return detail::saddle_point_acceleration<S>(d.W, Mq, r, [&] { return constraint_curvature(sys, q, v); });
+  return detail::saddle_point_acceleration<S>(DualLU<MatNN<S, T>>(d.W), Mq, r, curvature);
 }
 
 /// q̈(q, v, t) of the constrained dynamics (the vector field used by RK4 and the reference solver).

@@ -19,6 +19,7 @@
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 
 namespace dalembert {
 
@@ -73,6 +74,30 @@ class MetricDerivatives {
     return G;
   }
   T potential() const { return V_; }
+  /// Whether the metric is constant: its derivatives are zero, and it is a matrix of doubles.
+  bool constant() const { return constant_metric || constant_at_run_time_; }
+  /// G(q) w. A constant metric's doubles multiply w where they are not zero (a diagonal metric: n
+  /// products), in the order of a matrix product and to its bit; a varying metric as a matrix of T.
+  template <class U>
+  VecN<S, U> metric_product(const VecN<S, U>& w) const {
+    if (!constant()) return coefficient_product(metric(), w);
+    const MatNN<S>& G = constant_G();
+    VecN<S, U> out(n_);
+    for (int i = 0; i < n_; ++i) out[i] = 0.0 * w[i];  // zero, with w's derivatives' width
+    for (int j = 0; j < n_; ++j)
+      for (int i = 0; i < n_; ++i)
+        if (G(i, j) != 0.0) out[i] += G(i, j) * w[j];
+    return out;
+  }
+  /// G(q)⁻¹ b: a metric constant at run time (a model file's) factorised in doubles (ConstantLU),
+  /// any other as a matrix of T (DualLU).
+  template <class B>
+  typename B::PlainObject metric_solve(const B& b) const {
+    if constexpr (!constant_metric) {
+      if (constant_at_run_time_) return ConstantLU<MatNN<S>>(constant_G_).solve(b);
+    }
+    return dual_lu(metric()).solve(b);
+  }
   /// ∂_k G_ij
   T metric_derivative(int k, int i, int j) const {
     if constexpr (!constant_metric) {
@@ -119,7 +144,6 @@ class MetricDerivatives {
   }
 
  private:
-  bool constant() const { return constant_metric || constant_at_run_time_; }
   /// G of a constant metric, in doubles.
   const MatNN<S>& constant_G() const {
     if constexpr (constant_metric) {

@@ -148,6 +148,64 @@ class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
 };
 #endif
 
+/// LU with partial pivoting of a matrix of doubles, for A.solve(b) with b of doubles or of dual
+/// numbers (nested ones recurse): a constant matrix has no derivatives A_k, so y₀ = A⁻¹ b₀ and
+/// y_k = A⁻¹ b_k, the value and every derivative the columns of one solve. DualLU of the same matrix
+/// in dual numbers would subtract the products A_k y₀ of zeros. A diagonal matrix (a constant
+/// metric of masses and moments of inertia) is not factorised: b is divided by its diagonal, which
+/// is what the LU's substitutions compute for it, to the bit.
+template <class ValueMatrix>
+class ConstantLU {
+  static constexpr int Rows = ValueMatrix::RowsAtCompileTime, MaxRows = ValueMatrix::MaxRowsAtCompileTime;
+
+ public:
+  explicit ConstantLU(const ValueMatrix& A) : diagonal_(A.diagonal()) {
+    diagonal_only_ = A.isDiagonal(0.0);
+    if (!diagonal_only_) lu_.compute(A);
+  }
+
+  template <class B>
+  typename B::PlainObject solve(const B& b) const {
+    if constexpr (std::is_same_v<typename B::Scalar, double>) {
+      if (diagonal_only_) return typename B::PlainObject(b.array().colwise() / diagonal_.array());
+      return lu_.solve(b);
+    } else {
+      typename B::PlainObject y(b.rows(), b.cols());
+      for (Eigen::Index c = 0; c < b.cols(); ++c) solve_column(b.col(c), y.col(c));
+      return y;
+    }
+  }
+
+ private:
+  template <class Column, class Out>
+  void solve_column(const Column& b, Out&& y) const {
+    using Derivatives = typename Column::Scalar::DerType;
+    using V = typename Derivatives::Scalar;
+    constexpr int Width = Derivatives::RowsAtCompileTime, MaxWidth = Derivatives::MaxRowsAtCompileTime;
+    constexpr int Columns = Width == Eigen::Dynamic ? Eigen::Dynamic : Width + 1;
+    constexpr int MaxColumns = MaxWidth == Eigen::Dynamic ? Eigen::Dynamic : MaxWidth + 1;
+    const Eigen::Index n = b.rows();
+    Eigen::Index width = 0;  // at a run-time width the largest stored: a constant may store none
+    for (Eigen::Index i = 0; i < n; ++i) width = std::max(width, b(i).derivatives().size());
+    Eigen::Matrix<V, Rows, Columns, Eigen::ColMajor, MaxRows, MaxColumns> x(n, width + 1);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const auto bi = b(i);  // a copy: an expression's coefficient may be a temporary
+      const Eigen::Index stored = bi.derivatives().size();
+      x(i, 0) = bi.value();
+      for (Eigen::Index k = 0; k < width; ++k) x(i, k + 1) = k < stored ? bi.derivatives()[k] : V(0.0);
+    }
+    x = solve(x);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      y(i).value() = x(i, 0);
+      y(i).derivatives() = x.row(i).tail(width).transpose();
+    }
+  }
+
+  Eigen::Matrix<double, Rows, 1, Eigen::ColMajor, MaxRows, 1> diagonal_;
+  bool diagonal_only_ = false;
+  Eigen::PartialPivLU<ValueMatrix> lu_;
+};
+
 /// DualLU of a matrix, its type deduced.
 template <class Matrix>
 DualLU<std::decay_t<Matrix>> dual_lu(Matrix&& A) {
