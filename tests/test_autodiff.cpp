@@ -489,4 +489,10 @@ TEST(ConstantLU, SolvesTheValueAndEachDerivative) {
     for (int l = 0; l < 2; ++l) first_order(x.derivatives()[l], f);
   };
   EXPECT_LT(largest_residual(yn, bn, nested), 1e-13);
+
+  // One coordinate (the harmonic oscillator): the value and its derivatives are one row.
+  const ConstantLU<Eigen::Matrix<double, 1, 1>> scalar(Eigen::Matrix<double, 1, 1>(4.0));
+  const Eigen::Matrix<D, 1, 1> y1 = scalar.solve(Eigen::Matrix<D, 1, 1>(D(2.0, Eigen::Vector3d(1.0, -8.0, 0.5))));
+  EXPECT_EQ(y1[0].value(), 0.5);
+  EXPECT_EQ(y1[0].derivatives(), Eigen::Vector3d(0.25, -2.0, 0.125));
 }

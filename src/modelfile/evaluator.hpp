@@ -45,6 +45,7 @@ struct Layout {
   /// the entries G(i, j), i ≤ j, that are not identically zero, and of V, as functions of q.
   bool mechanical = false;
   std::vector<ConstraintEntry> metric;
+  bool constant_metric = false;              ///< mechanical, and no entry of G has a term in q
   TaylorTerms potential;
   int mechanics_size = 0;
   /// External force: the Taylor coefficients of each component F_i(q, v) over x = (q, v), the

@@ -242,12 +242,7 @@ class FileModel {
   /// Whether G(q) is constant: no entry of the metric has a term in q. The methods written with the
   /// metric then differentiate V alone (model/metric_derivatives.hpp), as for a compiled model whose
   /// metric has double entries.
-  bool metric_is_constant() const {
-    const Layout& layout = bound_->model->layout;
-    return layout.mechanical && std::all_of(layout.metric.begin(), layout.metric.end(), [](const ConstraintEntry& e) {
-             return e.terms.first.empty() && e.terms.second.empty() && e.terms.third.empty();
-           });
-  }
+  bool metric_is_constant() const { return bound_->model->layout.constant_metric; }
 
   template <class T>
   T lagrangian(const Point<T>& q, const Point<T>& v) const {

@@ -611,6 +611,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
         if (!G[i][j].is_zero())
           layout.metric.push_back({i, j, taylor_terms(G[i][j], s.q, mechanics_coefficients, d, lagrangian_source)});
     layout.potential = taylor_terms(V, s.q, mechanics_coefficients, d, lagrangian_source);
+    layout.constant_metric = std::all_of(layout.metric.begin(), layout.metric.end(), [](const ConstraintEntry& e) {
+      return e.terms.first.empty() && e.terms.second.empty() && e.terms.third.empty();
+    });
   }
   layout.mechanics_size = static_cast<int>(mechanics_coefficients.size());
   std::vector<std::pair<int, ex>> force_coefficients;

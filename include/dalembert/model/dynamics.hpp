@@ -349,6 +349,28 @@ ConstrainedAccelerationOf<S> constrained_acceleration_by_terms(const S& sys, con
 }
 }  // namespace detail
 
+/// Whether S returns its metric with double entries, as a constant metric may (model/model.hpp):
+/// G is then the same matrix of doubles at every q and in every scalar type.
+template <HasMetric S>
+constexpr bool metric_in_doubles = [] {
+  using Along = ad::Dual<double, S::n, max_n_of<S>()>;
+  using G = decltype(std::declval<const S&>().template metric<Along>(std::declval<const VecN<S, Along>&>()));
+  return std::is_same_v<typename std::decay_t<G>::Scalar, double>;
+}();
+
+/// The values of a vector of (possibly nested) dual numbers.
+template <Model S, class T>
+VecN<S> plain_values(const S& sys, const VecN<S, T>& x) {
+  if constexpr (std::is_same_v<T, double>) {
+    return x;
+  } else {
+    const int n = coordinate_count(sys);
+    VecN<S> values(n);
+    for (int i = 0; i < n; ++i) values[i] = ad::plain(x[i]);
+    return values;
+  }
+}
+
 /// The metric G(q) as a dense matrix in the scalar type T (models may return a constant diagonal
 /// matrix with double entries).
 template <HasMetric S, class T>
@@ -461,21 +483,24 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
     if (is_mechanical(sys)) {
       auto rates = detail::mechanical_rates(sys, q, v);
       with_forces(rates.r);
-      return detail::saddle_point_acceleration<S>(DualLU<MatNN<S, T>>(dense_metric(sys, q)), Mq, rates.r,
-                                                  [&] { return rates.curvature; });
+      const auto curvature = [&] { return rates.curvature; };
+      if constexpr (metric_in_doubles<S>) {  // a constant metric, factorised (or divided by) in doubles
+        return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q))),
+                                                    Mq, rates.r, curvature);
+      } else {
+        return detail::saddle_point_acceleration<S>(DualLU<MatNN<S, T>>(dense_metric(sys, q)), Mq, rates.r, curvature);
+      }
     }
   }
   const auto curvature = [&] { return constraint_curvature(sys, q, v); };
   if constexpr (detail::ConstantMetricAtRunTime<S, T>) {
     if (sys.metric_is_constant()) {  // a model file's constant metric: W = G in doubles, r = −∇V
-      const int n = coordinate_count(sys);
-      VecN<S> q_value(n);
-      for (int i = 0; i < n; ++i) q_value[i] = ad::plain(q[i]);
-      VecN<S, T> r(n);
+      VecN<S, T> r(coordinate_count(sys));
       sys.potential_with_gradient(q, r);
       r = -r;
       with_forces(r);
-      return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, q_value)), Mq, r, curvature);
+      return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q))), Mq, r,
+                                                  curvature);
     }
   }
   const auto d = lagrangian_derivatives(sys, q, v);

@@ -29,10 +29,7 @@ class MetricDerivatives {
   static constexpr int N = S::n, MaxN = max_n_of<S>();
   using Along = ad::Dual<T, N, MaxN>;  ///< derivatives along q
   /// Whether S returns its metric with double entries, as a constant metric may (model/model.hpp).
-  static constexpr bool constant_metric =
-      std::is_same_v<typename std::decay_t<decltype(std::declval<const S&>().template metric<Along>(
-                         std::declval<const VecN<S, Along>&>()))>::Scalar,
-                     double>;
+  static constexpr bool constant_metric = metric_in_doubles<S>;
 
   MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
     if constexpr (requires { sys.metric_is_constant(); }) constant_at_run_time_ = sys.metric_is_constant();
@@ -43,8 +40,7 @@ class MetricDerivatives {
       for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
     }
     if (constant()) {
-      VecN<S> at(n_);
-      for (int i = 0; i < n_; ++i) at[i] = ad::plain(q[i]);
+      const VecN<S> at = plain_values(sys, q);
       if constexpr (constant_metric) {
         G_ = dense_metric(sys, at);
       } else {

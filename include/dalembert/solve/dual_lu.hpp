@@ -187,7 +187,8 @@ class ConstantLU {
     const Eigen::Index n = b.rows();
     Eigen::Index width = 0;  // at a run-time width the largest stored: a constant may store none
     for (Eigen::Index i = 0; i < n; ++i) width = std::max(width, b(i).derivatives().size());
-    Eigen::Matrix<V, Rows, Columns, Eigen::ColMajor, MaxRows, MaxColumns> x(n, width + 1);
+    constexpr int Order = MaxRows == 1 ? Eigen::RowMajor : Eigen::ColMajor;  // Eigen's rule for one row
+    Eigen::Matrix<V, Rows, Columns, Order, MaxRows, MaxColumns> x(n, width + 1);
     for (Eigen::Index i = 0; i < n; ++i) {
       const auto bi = b(i);  // a copy: an expression's coefficient may be a temporary
       const Eigen::Index stored = bi.derivatives().size();
