@@ -392,6 +392,27 @@ TEST(DualLU, EqualsTheLuInDualArithmetic) {
   EXPECT_LT(largest_difference(yd, reference_d), 1e-12);
 }
 
+// A matrix of doubles of at most sizes::small_lu_max rows, fixed at compile time, is factorised by
+// SmallLU: against Eigen's PartialPivLU with two right-hand sides, one row included, where the
+// first pivot must be exchanged (A(0, 0) = 1e-3). A row exchange forgotten in the substitution is
+// off by the size of y.
+template <int N>
+void expect_small_double_lu_equals_eigens() {
+  const Eigen::Matrix<double, N, N> A = value_matrix<N>();
+  Eigen::Matrix<double, N, 2> b;
+  for (int i = 0; i < N; ++i)
+    for (int c = 0; c < 2; ++c) b(i, c) = 1.0 + i - 2 * c;
+  const Eigen::Matrix<double, N, 2> y = DualLU<Eigen::Matrix<double, N, N>>(A).solve(b);
+  const Eigen::Matrix<double, N, 2> reference = A.partialPivLu().solve(b);
+  EXPECT_LT((y - reference).cwiseAbs().maxCoeff(), 1e-13 * reference.cwiseAbs().maxCoeff()) << N << " rows";
+  EXPECT_GT(reference.cwiseAbs().maxCoeff(), 1.0) << N << " rows";
+}
+TEST(DualLU, SmallMatricesOfDoublesEqualEigensLu) {
+  expect_small_double_lu_equals_eigens<1>();
+  expect_small_double_lu_equals_eigens<3>();
+  expect_small_double_lu_equals_eigens<sizes::small_lu_max>();
+}
+
 // Nested duals (the hyper-duals of second derivatives), where Eigen's LU does not compile, at any
 // size: the residual A y - b vanishes in every part, values, first and second derivatives, to
 // round-off.

@@ -401,7 +401,7 @@ ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const Factorisation& W
       const MatNM<S, T> WinvMt = solve_by_columns(W, Mq.transpose());
       const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * WinvMt;
       const VecM<S, T> rhs = curvature() + Mq * out.acceleration;
-      out.multiplier = -Eigen::PartialPivLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);
+      out.multiplier = -DualLU<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rhs);
       out.acceleration += WinvMt * out.multiplier;
     }
   }

@@ -32,7 +32,7 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
   const VecM<S, T> rhs = rates.curvature + Mq * G.solve(rates.r);
-  const VecM<S, T> lambda = -Eigen::PartialPivLU<MatMM>(C).solve(rhs);
+  const VecM<S, T> lambda = -DualLU<MatMM>(C).solve(rhs);
   return -(Mq.transpose() * lambda);
 }
 

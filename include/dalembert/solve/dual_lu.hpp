@@ -19,22 +19,34 @@
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/sizes.hpp"
+#include "dalembert/solve/small_lu.hpp"
 
 namespace dalembert {
 
 /// LU with partial pivoting of a square matrix, for A.solve(b) with b a vector or a matrix of the
-/// same scalar: Eigen's PartialPivLU, but for dual numbers one factorisation of the value.
+/// same scalar: Eigen's PartialPivLU, but for dual numbers one factorisation of the value, and for
+/// doubles at a small size known at compile time SmallLU, which the compiler unrolls and inlines
+/// where Eigen's is a call (docs/decisions.md, Newton's small linear systems).
 template <class Matrix, class Scalar = typename Matrix::Scalar>
 class DualLU {
+  static constexpr int Rows = Matrix::RowsAtCompileTime;
+  static constexpr bool small = std::is_same_v<Scalar, double> && Rows > 0 && Rows <= sizes::small_lu_max;
+
  public:
   explicit DualLU(const Matrix& A) : lu_(A) {}
   template <class B>
   typename B::PlainObject solve(const B& b) const {
-    return lu_.solve(b);
+    if constexpr (small) {
+      typename B::PlainObject y(b.rows(), b.cols());
+      for (Eigen::Index c = 0; c < b.cols(); ++c) y.col(c) = lu_.solve(b.col(c));
+      return y;
+    } else {
+      return lu_.solve(b);
+    }
   }
 
  private:
-  Eigen::PartialPivLU<Matrix> lu_;
+  std::conditional_t<small, SmallLU<(small ? Rows : 1)>, Eigen::PartialPivLU<Matrix>> lu_;
 };
 
 #if !defined(DALEMBERT_AD_CERES)
