@@ -28,9 +28,9 @@
 #include <type_traits>
 
 #include "dalembert/method/metric_method.hpp"
+#include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
-#include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
@@ -206,8 +206,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     using T = typename Z::Scalar;
     const int dn = coordinate_count(system_);
     const VecN<S, T> q1 = z.template segment<n>(0, dn);
-    const MatNN<S, T> G1 = dense_metric(system_, q1);
-    const VecN<S, T> v1 = DualLU<MatNN<S, T>>(G1).solve(z.template segment<n>(dn, dn));
+    const VecN<S, T> v1 = metric_factorisation(system_, q1).solve(z.template segment<n>(dn, dn));
     return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
   }
 

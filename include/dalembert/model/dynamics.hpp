@@ -384,6 +384,18 @@ MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
   }
 }
 
+/// A factorisation of G(q), for G(q)⁻¹ b with b of doubles or dual numbers: a metric with double
+/// entries (constant at compile time) in doubles (ConstantLU: the value and each derivative of b are
+/// the columns of one solve, a diagonal G is divided by), any other as a matrix of T (DualLU).
+template <HasMetric S, class T>
+auto metric_factorisation(const S& sys, const VecN<S, T>& q) {
+  if constexpr (metric_in_doubles<S>) {
+    return ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q)));
+  } else {
+    return DualLU<MatNN<S, T>>(dense_metric(sys, q));
+  }
+}
+
 namespace detail {
 /// The acceleration and multipliers of W q̈ = r + Mᵀλ, M q̈ = −a (a: the curvature (∂(M v)/∂q) v),
 /// by the multipliers' Schur complement: f = W⁻¹ r, C = M W⁻¹ Mᵀ, λ = −C⁻¹(a + M f), q̈ = f + W⁻¹Mᵀλ.
@@ -484,12 +496,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
       auto rates = detail::mechanical_rates(sys, q, v);
       with_forces(rates.r);
       const auto curvature = [&] { return rates.curvature; };
-      if constexpr (metric_in_doubles<S>) {  // a constant metric, factorised (or divided by) in doubles
-        return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q))),
-                                                    Mq, rates.r, curvature);
-      } else {
-        return detail::saddle_point_acceleration<S>(DualLU<MatNN<S, T>>(dense_metric(sys, q)), Mq, rates.r, curvature);
-      }
+      return detail::saddle_point_acceleration<S>(metric_factorisation(sys, q), Mq, rates.r, curvature);
     }
   }
   const auto curvature = [&] { return constraint_curvature(sys, q, v); };

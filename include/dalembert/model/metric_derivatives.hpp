@@ -85,13 +85,11 @@ class MetricDerivatives {
         if (G(i, j) != 0.0) out[i] += G(i, j) * w[j];
     return out;
   }
-  /// G(q)⁻¹ b: a metric constant at run time (a model file's) factorised in doubles (ConstantLU),
-  /// any other as a matrix of T (DualLU).
+  /// G(q)⁻¹ b: a constant metric (a model file's, or a compiled model's with double entries)
+  /// factorised in doubles (ConstantLU), any other as a matrix of T (DualLU).
   template <class B>
   typename B::PlainObject metric_solve(const B& b) const {
-    if constexpr (!constant_metric) {
-      if (constant_at_run_time_) return ConstantLU<MatNN<S>>(constant_G_).solve(b);
-    }
+    if (constant()) return ConstantLU<MatNN<S>>(constant_G()).solve(b);
     return dual_lu(metric()).solve(b);
   }
   /// ∂_k G_ij

@@ -28,7 +28,7 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   using MatMM = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
   const auto rates = detail::mechanical_rates(sys, q, v);
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-  const DualLU<MatNN<S, T>> G(dense_metric(sys, q));
+  const auto G = metric_factorisation(sys, q);
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
   const VecM<S, T> rhs = rates.curvature + Mq * G.solve(rates.r);
@@ -139,8 +139,8 @@ VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   }
 }
 
-/// P* p as project_momentum, generically in the scalar type and dense, with Eigen's LU: for the
-/// derivative of a step through the projection (discrete/position_momentum_derivative.hpp).
+/// P* p as project_momentum, generically in the scalar type and dense: for the derivative of a step
+/// through the projection (discrete/position_momentum_derivative.hpp).
 template <HasMetric S, class T>
 VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const VecN<S, T>& p) {
   if constexpr (S::m == 0) {
@@ -148,7 +148,7 @@ VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const Vec
   } else {
     if (constraint_count(sys) == 0) return p;
     const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
-    const DualLU<MatNN<S, T>> G(dense_metric(sys, q));
+    const auto G = metric_factorisation(sys, q);
     const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
     const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
     const VecM<S, T> lambda = C.partialPivLu().solve(VecM<S, T>(Mq * G.solve(p)));

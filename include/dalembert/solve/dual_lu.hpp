@@ -9,8 +9,9 @@
 // *Linear solves in dual numbers: the value factorised once*). Nested duals recurse: the value of a
 // hyper-dual matrix is a matrix of duals, factorised the same way. Below sizes::value_factorised_lu
 // rows Eigen's LU in dual arithmetic costs less and is kept (at a size known at compile time without
-// this code), except for nested duals, for which it does not compile. A matrix of doubles (or of any
-// other scalar) is factorised by Eigen's LU as before.
+// this code), except for nested duals, for which it does not compile. A matrix of doubles is
+// factorised by SmallLU at a size of at most sizes::small_lu_max known at compile time, by Eigen's LU
+// otherwise.
 #include <Eigen/Dense>
 #include <algorithm>
 #include <optional>
