@@ -28,6 +28,7 @@
 #include "dalembert/core/tangent.hpp"
 #include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/constant_metric.hpp"
 #include "dalembert/models/catalogue_entry.hpp"
 #include "dalembert/models/contact_entry.hpp"
 #include "modelfile/model.hpp"
@@ -229,6 +230,9 @@ class FileModel {
   explicit FileModel(std::shared_ptr<const BoundModel> model) : bound_(std::move(model)) {
     if (MaxN != Eigen::Dynamic && dimension() > MaxN)
       throw std::logic_error("FileModel<" + std::to_string(MaxN) + "> for a model with n = " + std::to_string(dimension()));
+    if (is_mechanical() && metric_is_constant())
+      constant_metric_ = std::make_shared<const ConstantMetric<Mat<double, n, n, max_n, max_n>>>(
+          metric<double>(Point<double>::Zero(dimension())));
   }
 
   int dimension() const { return bound_->model->n(); }
@@ -243,6 +247,8 @@ class FileModel {
   /// metric then differentiate V alone (model/metric_derivatives.hpp), as for a compiled model whose
   /// metric has double entries.
   bool metric_is_constant() const { return bound_->model->layout.constant_metric; }
+  /// G evaluated and factorised once, while it is constant (model/constant_metric.hpp); null otherwise.
+  const ConstantMetric<Mat<double, n, n, max_n, max_n>>* constant_metric() const { return constant_metric_.get(); }
 
   template <class T>
   T lagrangian(const Point<T>& q, const Point<T>& v) const {
@@ -735,6 +741,7 @@ class FileModel {
   }
 
   std::shared_ptr<const BoundModel> bound_;
+  std::shared_ptr<const ConstantMetric<Mat<double, n, n, max_n, max_n>>> constant_metric_;
 };
 
 /// The two instances (src/modelfile/run.hpp): within a bound (no heap allocation per step) and

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include <Eigen/LU>
@@ -18,6 +19,7 @@
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/core/tangent.hpp"
+#include "dalembert/model/constant_metric.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/solve/dual_lu.hpp"
@@ -384,13 +386,35 @@ MatNN<S, T> dense_metric(const S& sys, const VecN<S, T>& q) {
   }
 }
 
+/// G(q)⁻¹ b for a model whose metric may be constant at run time (GivesConstantMetric): the model's
+/// own factorisation while the metric is constant, else G(q) factorised as a matrix of T.
+template <class S, class T>
+class RunTimeMetricFactorisation {
+ public:
+  RunTimeMetricFactorisation(const S& sys, const VecN<S, T>& q) : constant_(sys.constant_metric()) {
+    if (!constant_) varying_.emplace(dense_metric(sys, q));
+  }
+  template <class B>
+  typename B::PlainObject solve(const B& b) const {
+    if (constant_) return constant_->solve(b);
+    return varying_->solve(b);
+  }
+
+ private:
+  const ConstantMetric<MatNN<S>>* constant_;
+  std::optional<DualLU<MatNN<S, T>>> varying_;
+};
+
 /// A factorisation of G(q), for G(q)⁻¹ b with b of doubles or dual numbers: a metric with double
 /// entries (constant at compile time) in doubles (ConstantLU: the value and each derivative of b are
-/// the columns of one solve, a diagonal G is divided by), any other as a matrix of T (DualLU).
+/// the columns of one solve, a diagonal G is divided by), a metric constant at run time by the
+/// model's factorisation, any other as a matrix of T (DualLU).
 template <HasMetric S, class T>
 auto metric_factorisation(const S& sys, const VecN<S, T>& q) {
   if constexpr (metric_in_doubles<S>) {
     return ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q)));
+  } else if constexpr (GivesConstantMetric<S>) {
+    return RunTimeMetricFactorisation<S, T>(sys, q);
   } else {
     return DualLU<MatNN<S, T>>(dense_metric(sys, q));
   }
@@ -464,14 +488,14 @@ template <HasMetric S, class T>
 template <class S>
 constexpr bool acceleration_from_metric = HasMetric<S> && !LocallyCoupled<S> && !GivesLagrangianDerivatives<S, double>;
 
-/// A model that knows at run time whether its metric is constant and gives ∇V with its derivatives
-/// (a model file, from its Taylor terms): with a constant metric, W = G in doubles and r = −∇V, and
+/// A model that gives its metric when it is constant at run time and ∇V with its derivatives (a
+/// model file, from its Taylor terms): with a constant metric, W = G in doubles and r = −∇V, and
 /// neither L's second derivatives nor their derivatives are needed.
 template <class S, class T>
-concept ConstantMetricAtRunTime = HasMetric<S> && requires(const S& sys, const VecN<S, T>& q, VecN<S, T>& gradient) {
-  { sys.metric_is_constant() } -> std::convertible_to<bool>;
-  sys.potential_with_gradient(q, gradient);
-};
+concept ConstantMetricAtRunTime =
+    HasMetric<S> && GivesConstantMetric<S> && requires(const S& sys, const VecN<S, T>& q, VecN<S, T>& gradient) {
+      sys.potential_with_gradient(q, gradient);
+    };
 }  // namespace detail
 
 /// At (q, v) and the time t, at which an external force is evaluated (the rest is autonomous), with
@@ -501,13 +525,12 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   }
   const auto curvature = [&] { return constraint_curvature(sys, q, v); };
   if constexpr (detail::ConstantMetricAtRunTime<S, T>) {
-    if (sys.metric_is_constant()) {  // a model file's constant metric: W = G in doubles, r = −∇V
+    if (const auto* G = sys.constant_metric()) {  // a model file's constant metric: W = G, r = −∇V
       VecN<S, T> r(coordinate_count(sys));
       sys.potential_with_gradient(q, r);
       r = -r;
       with_forces(r);
-      return detail::saddle_point_acceleration<S>(ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q))), Mq, r,
-                                                  curvature);
+      return detail::saddle_point_acceleration<S>(G->factorisation(), Mq, r, curvature);
     }
   }
   const auto d = lagrangian_derivatives(sys, q, v);

@@ -8,8 +8,9 @@
 // T is double, or a dual number when a Jacobian is taken through the point q.
 // A metric returned with double entries is constant (model/model.hpp): then ∂G = 0, only V is
 // differentiated, and the sums over ∂_k G_ij below are zero without being formed. A model that
-// knows only at run time that its metric is constant says so with metric_is_constant() (model
-// files, from their kernels' Taylor terms), and takes the same shortcut. A model that gives V with
+// knows only at run time that its metric is constant gives it, evaluated and factorised once
+// (constant_metric(), model/constant_metric.hpp: model files, from their kernels' Taylor terms),
+// and takes the same shortcut. A model that gives V with
 // ∇V at q (potential_with_gradient: model files, from their Taylor terms) is not differentiated
 // along q for them: at a q of duals, ∇V's derivatives are then a Hessian–vector product, not duals
 // nested two deep. For a locally coupled model, H_q term by term (local::HamiltonianGradient).
@@ -17,6 +18,7 @@
 #include <utility>
 
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/model/constant_metric.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/dual_lu.hpp"
@@ -32,22 +34,17 @@ class MetricDerivatives {
   static constexpr bool constant_metric = metric_in_doubles<S>;
 
   MetricDerivatives(const S& sys, const VecN<S, T>& q) : n_(coordinate_count(sys)) {
-    if constexpr (requires { sys.metric_is_constant(); }) constant_at_run_time_ = sys.metric_is_constant();
+    if constexpr (GivesConstantMetric<S>) constant_at_run_time_ = sys.constant_metric();
     constexpr bool model_gradient = requires(VecN<S, T>& gradient) { sys.potential_with_gradient(q, gradient); };
     VecN<S, Along> x;  // q with duals along itself, where G or V is differentiated in them
     if (!constant() || !model_gradient) {
       x.resize(n_);
       for (int i = 0; i < n_; ++i) x[i] = ad::variable<N, MaxN>(q[i], i, n_);
     }
-    if (constant()) {
-      const VecN<S> at = plain_values(sys, q);
-      if constexpr (constant_metric) {
-        G_ = dense_metric(sys, at);
-      } else {
-        constant_G_ = dense_metric(sys, at);
-      }
-    } else if constexpr (!constant_metric) {
-      G_ = dense_metric(sys, x);
+    if constexpr (constant_metric) {
+      G_ = dense_metric(sys, plain_values(sys, q));
+    } else {
+      if (!constant()) G_ = dense_metric(sys, x);
     }
     if constexpr (model_gradient) {
       V_ = sys.potential_with_gradient(q, potential_gradient_);
@@ -71,11 +68,17 @@ class MetricDerivatives {
   }
   T potential() const { return V_; }
   /// Whether the metric is constant: its derivatives are zero, and it is a matrix of doubles.
-  bool constant() const { return constant_metric || constant_at_run_time_; }
+  bool constant() const {
+    if constexpr (GivesConstantMetric<S>) return constant_at_run_time_ != nullptr;
+    return constant_metric;
+  }
   /// G(q) w. A constant metric's doubles multiply w where they are not zero (a diagonal metric: n
   /// products), in the order of a matrix product and to its bit; a varying metric as a matrix of T.
   template <class U>
   VecN<S, U> metric_product(const VecN<S, U>& w) const {
+    if constexpr (GivesConstantMetric<S>) {
+      if (constant_at_run_time_) return constant_at_run_time_->product(w);
+    }
     if (!constant()) return coefficient_product(metric(), w);
     const MatNN<S>& G = constant_G();
     VecN<S, U> out(n_);
@@ -85,17 +88,20 @@ class MetricDerivatives {
         if (G(i, j) != 0.0) out[i] += G(i, j) * w[j];
     return out;
   }
-  /// G(q)⁻¹ b: a constant metric (a model file's, or a compiled model's with double entries)
-  /// factorised in doubles (ConstantLU), any other as a matrix of T (DualLU).
+  /// G(q)⁻¹ b: a constant metric (a model file's, factorised once, or a compiled model's with
+  /// double entries) factorised in doubles (ConstantLU), any other as a matrix of T (DualLU).
   template <class B>
   typename B::PlainObject metric_solve(const B& b) const {
+    if constexpr (GivesConstantMetric<S>) {
+      if (constant_at_run_time_) return constant_at_run_time_->solve(b);
+    }
     if (constant()) return ConstantLU<MatNN<S>>(constant_G()).solve(b);
     return dual_lu(metric()).solve(b);
   }
   /// ∂_k G_ij
   T metric_derivative(int k, int i, int j) const {
     if constexpr (!constant_metric) {
-      if (!constant_at_run_time_) return ad::derivative(G_(i, j), k);
+      if (!constant()) return ad::derivative(G_(i, j), k);
     }
     return ad::lift<T>(0.0);
   }
@@ -143,14 +149,13 @@ class MetricDerivatives {
     if constexpr (constant_metric) {
       return G_;
     } else {
-      return constant_G_;
+      return constant_at_run_time_->matrix();
     }
   }
 
   int n_;
-  bool constant_at_run_time_ = false;
+  const ConstantMetric<MatNN<S>>* constant_at_run_time_ = nullptr;  ///< the model's, while G is constant
   std::conditional_t<constant_metric, MatNN<S>, MatNN<S, Along>> G_;
-  std::conditional_t<constant_metric, char, MatNN<S>> constant_G_;  ///< a metric constant at run time
   T V_;
   VecN<S, T> potential_gradient_;  ///< ∇V(q)
 };
