@@ -227,18 +227,22 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const double h = h_;
     const double E0 = energy_of(s.q, s.v);
     const auto residual = [&](const auto& x) { return equations(s.q, s.v, E0, x, s.t, 2 * dn + dm); };
-    const auto evaluate = [&](const Unknowns<double>& x, Unknowns<double>& F, Matd<N, N, MaxN, MaxN>& J) {
+    // F and J are evaluated together, and Newton's last evaluation is at its solution
+    // (solve/newton.hpp), where the correction below takes them.
+    Unknowns<double> F(2 * dn + dm);
+    Matd<N, N, MaxN, MaxN> J(2 * dn + dm, 2 * dn + dm);
+    const auto residual_at = [&](const Unknowns<double>& x, Unknowns<double>& out) {
       ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
+      out = F;
     };
+    const auto jacobian_at = [&](const Unknowns<double>&, Matd<N, N, MaxN, MaxN>& out) { out = J; };
     Unknowns<double> x(2 * dn + dm);
     x << s.q + h * s.v, s.v, s.multiplier;
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, JointEquations{evaluate}, x, scale, options_);
+    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, SeparateEquations{residual_at, jacobian_at}, x,
+                                                                scale, options_);
     // A step's energy error is of the size of the residual Newton stops at (its tolerance, 1e-13 by
     // default): one more correction, quadratically convergent from there, takes it to round-off.
-    Unknowns<double> F(x.size());
-    Matd<N, N, MaxN, MaxN> J(x.size(), x.size());
-    evaluate(x, F, J);
     const Unknowns<double> correction = J.partialPivLu().solve(F);
     if (correction.allFinite()) x -= correction;
     s.q = x.template head<n>(dn);
@@ -390,8 +394,10 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), size = 2 * dn + dm + 2;
     const double h = h_;
     local::Triplets entries;  // of the latest evaluation, which Newton makes at the solution
-    const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& F) {
-      equations_by_terms(s.q, s.v, x, F, entries);
+    Eigen::VectorXd F(size);  // the same
+    const auto residual = [&](const Eigen::VectorXd& x, Eigen::VectorXd& out) {
+      equations_by_terms(s.q, s.v, x, out, entries);
+      F = out;
     };
     const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
       J.setFromTriplets(entries.begin(), entries.end());
@@ -401,9 +407,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
     const NewtonReport r =
         solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x, scale, options_);
-    Eigen::VectorXd F(size);
     Eigen::SparseMatrix<double> J(size, size);
-    residual(x, F);
     jacobian(x, J);
     const Eigen::SparseLU<Eigen::SparseMatrix<double>> lu(J);
     if (lu.info() == Eigen::Success) {
