@@ -356,7 +356,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     }
     s.q = y.q1;
     s.p = y.p1;
-    s.v = metric_matrix(system_, s.q).partialPivLu().solve(s.p);
+    s.v = metric_factorisation(system_, s.q).solve(s.p);
     s.multiplier = x.template segment<m>((st - 1) * block + 2 * dn, dm);
     advance(s, h);
     s.iterations = iterations;

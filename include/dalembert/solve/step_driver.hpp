@@ -118,19 +118,21 @@ DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, dou
   }
 }
 
-/// A factorised Jacobian kept from step to step for chord iterations (chord_solve), and the steps
-/// left before it is tried again after it failed: on a system whose Jacobian changes fast (a rolling
-/// disk) a failed try costs more than it saves.
+/// A factorised Jacobian kept from step to step for chord iterations (chord_solve), the steps it
+/// has served since it was computed, and the steps left before one is tried again after a failure
+/// at its first reuse: on a system whose Jacobian changes fast (a rolling disk at large steps) such
+/// a try costs more than it saves.
 template <class JacobianMatrix>
 struct KeptJacobian {
   Eigen::PartialPivLU<JacobianMatrix> factorisation;
+  int uses = 0;
   int skip = 0;
 };
 
 /// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
 /// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
-/// First on the kept Jacobian (unless it failed within the last 8 steps), then on one computed
-/// afresh at the guess; a chord solve fails when it contracts by less than a factor 5 from one
+/// First on the kept Jacobian (unless one failed at its first reuse within the last 8 steps), then
+/// on one computed afresh at the guess, which the next step tries; a chord solve fails when it contracts by less than a factor 5 from one
 /// correction to the next (or diverges), and if both fail the damped Newton with a fresh Jacobian at
 /// every iterate decides (its failure is the step's SolverError). Chord iterations stop just below
 /// the tolerance, an error that would add up over long runs as a random walk of the energy: one more
@@ -147,6 +149,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
     JacobianMatrix J;
     jacobian(y, J);
     kept.factorisation.compute(J);
+    kept.uses = 0;
   };
   const auto chord = [&](Unknowns& y) {
     double last_correction = std::numeric_limits<double>::infinity();
@@ -175,8 +178,12 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   if (try_kept) {
     Unknowns y = x;
     converged = chord(y);
-    if (converged) x = y;
-    if (!converged) kept.skip = 8;
+    if (converged) {
+      x = y;
+      ++kept.uses;
+    } else if (kept.uses == 0) {
+      kept.skip = 8;
+    }
   }
   if (!converged) {
     factorise_at(x);
