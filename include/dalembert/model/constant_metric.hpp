@@ -3,7 +3,8 @@
 // doubles and factorised once for the model's lifetime, where a compiled model's constant metric is
 // a constant the compiler folds. Without it every evaluation of the methods written with the metric
 // evaluated G through the model, scanned its n² entries for a product and factorised it for a
-// solve (docs/decisions.md, Catalogue models with a constant metric).
+// solve (docs/decisions.md, A model file's constant metric, once per model).
+#include <concepts>
 #include <vector>
 
 #include "dalembert/model/model.hpp"

@@ -10,10 +10,10 @@
 // differentiated, and the sums over ∂_k G_ij below are zero without being formed. A model that
 // knows only at run time that its metric is constant gives it, evaluated and factorised once
 // (constant_metric(), model/constant_metric.hpp: model files, from their kernels' Taylor terms),
-// and takes the same shortcut. A model that gives V with
-// ∇V at q (potential_with_gradient: model files, from their Taylor terms) is not differentiated
-// along q for them: at a q of duals, ∇V's derivatives are then a Hessian–vector product, not duals
-// nested two deep. For a locally coupled model, H_q term by term (local::HamiltonianGradient).
+// and takes the same shortcut. A model that gives V with ∇V at q (potential_with_gradient: model
+// files, from their Taylor terms) is not differentiated along q for them: at a q of duals, ∇V's
+// derivatives are then a Hessian–vector product, not duals nested two deep. For a locally coupled
+// model, H_q term by term (local::HamiltonianGradient).
 #include <type_traits>
 #include <utility>
 

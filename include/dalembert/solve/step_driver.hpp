@@ -132,9 +132,10 @@ struct KeptJacobian {
 /// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
 /// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
 /// First on the kept Jacobian (unless one failed at its first reuse within the last 8 steps), then
-/// on one computed afresh at the guess, which the next step tries; a chord solve fails when it contracts by less than a factor 5 from one
-/// correction to the next (or diverges), and if both fail the damped Newton with a fresh Jacobian at
-/// every iterate decides (its failure is the step's SolverError). Chord iterations stop just below
+/// on one computed afresh at the guess, which the next step tries; a chord solve fails when it
+/// contracts by less than a factor 5 from one correction to the next (or diverges), and if both
+/// fail the damped Newton with a fresh Jacobian at every iterate decides (its failure is the step's
+/// SolverError). Chord iterations stop just below
 /// the tolerance, an error that would add up over long runs as a random walk of the energy: one more
 /// correction divides it by the contraction factor. residual(y) returns F(y); jacobian(y, J) fills
 /// J at y. Leaves the solution in x and the factorisation it ended with in `kept`; returns the
