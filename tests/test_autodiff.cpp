@@ -11,6 +11,7 @@
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
+#include "dalembert/model/constant_metric.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
@@ -411,6 +412,39 @@ TEST(DualLU, SmallMatricesOfDoublesEqualEigensLu) {
   expect_small_double_lu_equals_eigens<1>();
   expect_small_double_lu_equals_eigens<3>();
   expect_small_double_lu_equals_eigens<sizes::small_lu_max>();
+}
+
+// A metric constant at run time (a model file's, model/constant_metric.hpp), evaluated and
+// factorised once: its product over the entries that are not zero is G w, its solve G⁻¹ b, for w
+// and b of doubles and of dual numbers (values and derivatives), to round-off. G is not symmetric
+// and has zeros, so that a row taken for a column or a skipped entry shows.
+TEST(ConstantMetric, ProductAndSolveAreGsForDoublesAndDuals) {
+  Eigen::MatrixXd G(3, 3);
+  G << 2.0, 0.5, 0.0, 0.25, 3.0, 0.0, 0.0, -1.0, 1.5;
+  const ConstantMetric<Eigen::MatrixXd> metric(G);
+  const Eigen::VectorXd w = Eigen::Vector3d(0.7, -1.3, 2.1);
+  const Eigen::VectorXd Gw = G * w;
+  EXPECT_LT((metric.product(w) - Gw).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_LT((G * metric.solve(w) - w).cwiseAbs().maxCoeff(), 1e-14);
+  EXPECT_GT(Gw.cwiseAbs().minCoeff(), 0.1);
+  using D = ad::Dual<double, Eigen::Dynamic>;
+  Eigen::Matrix<D, Eigen::Dynamic, 1> wd(3);
+  for (int i = 0; i < 3; ++i) wd[i] = D(w[i], Eigen::VectorXd(Eigen::Vector2d(0.1 * (i + 1), -0.4 + i)));
+  const Eigen::Matrix<D, Eigen::Dynamic, 1> product = metric.product(wd), solution = metric.solve(wd);
+  double product_error = 0.0, solve_error = 0.0;
+  for (int k = -1; k < 2; ++k) {  // the values, then each derivative
+    Eigen::VectorXd part(3), product_part(3), solution_part(3);
+    for (int i = 0; i < 3; ++i) {
+      part[i] = k < 0 ? wd[i].value() : wd[i].derivatives()[k];
+      product_part[i] = k < 0 ? product[i].value() : product[i].derivatives()[k];
+      solution_part[i] = k < 0 ? solution[i].value() : solution[i].derivatives()[k];
+    }
+    product_error = std::max(product_error, (product_part - G * part).cwiseAbs().maxCoeff());
+    solve_error = std::max(solve_error, (G * solution_part - part).cwiseAbs().maxCoeff());
+  }
+  EXPECT_LT(product_error, 1e-14);  // entries of size about 5: a few units in their last place
+  EXPECT_LT(solve_error, 1e-14);
+  EXPECT_EQ(product[2].derivatives().size(), 2);
 }
 
 // Nested duals (the hyper-duals of second derivatives), where Eigen's LU does not compile, at any

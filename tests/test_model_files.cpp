@@ -426,13 +426,21 @@ TEST(ModelFiles, TrapezoidRuleDerivativesEqualHyperDuals) {
   test::report("model_file_trapezoid_largest_trajectory_difference", largest);
 }
 
-// A model file whose metric has no term in q says so (FileModel::metric_is_constant), and the
-// methods written with the metric then differentiate V alone, as for a compiled constant metric;
-// their steps stay the catalogue's (SameTrajectoriesAsTheCatalogue: mclachlan-perlmutter,
-// discrete-gradient and spark among them).
+// A model file whose metric has no term in q says so (FileModel::metric_is_constant) and gives it,
+// evaluated and factorised once (FileModel::constant_metric: G itself), and the methods written with
+// the metric then differentiate V alone, as for a compiled constant metric; their steps stay the
+// catalogue's (SameTrajectoriesAsTheCatalogue: mclachlan-perlmutter, discrete-gradient and spark
+// among them).
 TEST(ModelFiles, ConstantMetricsAreKnownAtRunTime) {
   const auto constant = [](const std::string& stem) {
-    return modelfile::UnboundedFileModel(modelfile::bind(modelfile::load(model_path(stem)), {})).metric_is_constant();
+    const modelfile::UnboundedFileModel file(modelfile::bind(modelfile::load(model_path(stem)), {}));
+    const auto* G = file.constant_metric();
+    EXPECT_EQ(G != nullptr, file.metric_is_constant()) << stem;
+    if (G) {
+      const Eigen::VectorXd q = Eigen::VectorXd::LinSpaced(file.dimension(), 0.3, -0.7);
+      EXPECT_EQ(G->matrix(), file.metric<double>(q)) << stem;
+    }
+    return file.metric_is_constant();
   };
   for (const std::string stem : {"particle", "knife-edge", "vertical-disk", "two-skates", "chaotic-oscillator"})
     EXPECT_TRUE(constant(stem)) << stem;
