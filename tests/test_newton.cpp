@@ -8,7 +8,9 @@
 
 #include <Eigen/LU>
 
+#include "dalembert/core/sizes.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 using namespace dalembert;
 
@@ -191,6 +193,40 @@ double worst_small_lu_difference_from_eigen() {
   return worst;
 }
 }  // namespace
+
+// A kept factorisation whose corrections shrink by 0.3 each (K = I / 0.7 for F(y) = y − b): too slow
+// below sizes::patient_chord_unknowns unknowns, where chord_solve takes a fresh Jacobian, and slow
+// enough from there on, where it goes on with the kept one (docs/decisions.md, SPARK's Newton).
+TEST(ChordSolve, GoesOnWithASlowlyContractingFactorisationOnlyOnLargeSystems) {
+  for (const int n : {sizes::patient_chord_unknowns - 1, sizes::patient_chord_unknowns}) {
+    SCOPED_TRACE(n);
+    struct {
+      long k = 0;
+    } state;
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(n, 1.0, 2.0);
+    const auto residual = [&](const Eigen::VectorXd& y) -> Eigen::VectorXd { return y - b; };
+    int jacobians = 0;
+    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::MatrixXd& J) {
+      J = Eigen::MatrixXd::Identity(n, n);
+      ++jacobians;
+    };
+    KeptJacobian<Eigen::MatrixXd> kept;
+    kept.factorisation.compute(Eigen::MatrixXd(Eigen::MatrixXd::Identity(n, n) / 0.7));
+    kept.uses = 1;
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(n);
+    const int corrections = chord_solve(state, 0.1, residual, jacobian, x, 1.0, NewtonOptions{}, kept);
+    EXPECT_LE((x - b).lpNorm<Eigen::Infinity>(), 1e-13);
+    if (n < sizes::patient_chord_unknowns) {
+      EXPECT_EQ(jacobians, 1);  // after two corrections on the kept one, the second 0.3 of the first
+      EXPECT_EQ(corrections, 3);
+      EXPECT_EQ(kept.uses, 0);
+    } else {
+      EXPECT_EQ(jacobians, 0);
+      EXPECT_GE(corrections, 26);  // 2 · 0.3^k ≤ 1e-13
+      EXPECT_EQ(kept.uses, 2);
+    }
+  }
+}
 
 TEST(SmallLU, FactorsAsEigenDoesAndSolvesToRoundOff) {
   const double worst = std::max({worst_small_lu_difference_from_eigen<1>(), worst_small_lu_difference_from_eigen<2>(),

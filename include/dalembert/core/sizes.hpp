@@ -28,4 +28,11 @@ inline constexpr int bounded_model_file = 8;
 /// (docs/decisions.md, Linear solves in dual numbers: the value factorised once).
 inline constexpr int value_factorised_lu = 16;
 
+/// Chord iterations on a kept factorisation (solve/step_driver.hpp, chord_solve) of at least this
+/// many unknowns go on while a correction is at most half the one before; on fewer they take a
+/// fresh factorisation once it is more than a fifth. A factorisation costs about N³, a correction
+/// about N² and a residual, so the larger the system the more slow corrections one saves
+/// (docs/decisions.md, SPARK's Newton: chord iterations on a Jacobian kept across steps).
+inline constexpr int patient_chord_unknowns = 64;
+
 }  // namespace dalembert::sizes

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/core/sizes.hpp"
 #include "dalembert/core/types.hpp"
 #include "dalembert/solve/below_last_bit.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -133,18 +134,19 @@ struct KeptJacobian {
 /// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
 /// First on the kept Jacobian (unless one failed at its first reuse within the last 8 steps), then
 /// on one computed afresh at the guess, which the next step tries; a chord solve fails when it
-/// contracts by less than a factor 5 from one correction to the next (or diverges), and if both
-/// fail the damped Newton with a fresh Jacobian at every iterate decides (its failure is the step's
-/// SolverError). Chord iterations stop just below
-/// the tolerance, an error that would add up over long runs as a random walk of the energy: one more
-/// correction divides it by the contraction factor. residual(y) returns F(y); jacobian(y, J) fills
-/// J at y. Leaves the solution in x and the factorisation it ended with in `kept`; returns the
-/// number of corrections.
+/// contracts by less than a factor 5 from one correction to the next (a factor 2 from
+/// sizes::patient_chord_unknowns unknowns on) or diverges, and if both fail the damped Newton with
+/// a fresh Jacobian at every iterate decides (its failure is the step's SolverError). Chord
+/// iterations stop just below the tolerance, an error that would add up over long runs as a random
+/// walk of the energy: one more correction divides it by the contraction factor. residual(y)
+/// returns F(y); jacobian(y, J) fills J at y. Leaves the solution in x and the factorisation it
+/// ended with in `kept`; returns the number of corrections.
 template <class State, class Unknowns, class JacobianMatrix, class Residual, class Jacobian>
 int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobian, Unknowns& x, double scale,
                 const NewtonOptions& options, KeptJacobian<JacobianMatrix>& kept) {
   constexpr int N = Unknowns::RowsAtCompileTime, MaxN = Unknowns::MaxRowsAtCompileTime;
   const double threshold = options.tolerance * std::max(1.0, scale);
+  const double slowest_contraction = x.size() >= sizes::patient_chord_unknowns ? 0.5 : 0.2;
   int iterations = 0;
   const auto factorise_at = [&](const Unknowns& y) {
     JacobianMatrix J;
@@ -168,7 +170,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
       // angle) has grown large over a long run.
       if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
         return std::isfinite(size);
-      if (size > 0.2 * last_correction) return false;
+      if (size > slowest_contraction * last_correction) return false;
       last_correction = size;
     }
     return false;
