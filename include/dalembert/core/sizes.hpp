@@ -35,4 +35,10 @@ inline constexpr int value_factorised_lu = 16;
 /// (docs/decisions.md, SPARK's Newton: chord iterations on a Jacobian kept across steps).
 inline constexpr int patient_chord_unknowns = 64;
 
+/// The discrete gradient's step of at least this many unknowns (2n + m) solves by chord iterations
+/// on a factorisation kept from step to step, ended by one Newton correction; a smaller one by
+/// Newton with a Jacobian at every iterate, which is faster where the Jacobian costs little more
+/// than the residual (docs/decisions.md, Newton: a fresh Jacobian at every iterate, no reuse).
+inline constexpr int discrete_gradient_chord_unknowns = 14;
+
 }  // namespace dalembert::sizes

@@ -17,15 +17,20 @@
 // holds at every step point. M̃ differs from M(q̄) by O(h²) (M(q̄)Δq = O(h³) between two points of
 // D), the scheme is symmetric, and it is of order 2 (docs/methods.md). Unknowns (q1, v1, λ), 2n + m;
 // the Jacobian comes from forward automatic differentiation of the residual, and Newton takes one
-// correction beyond its tolerance so that the energy is conserved to round-off. The equations are
-// written once, generic in the scalar type of the start (q0, v0) too, and the step's derivative by its
-// start comes from the same equations by the implicit-function theorem (step_derivative).
+// correction beyond its tolerance so that the energy is conserved to round-off. From
+// sizes::discrete_gradient_chord_unknowns unknowns on, where the Jacobian costs far more than the
+// residual, chord iterations on a factorisation kept from step to step (as SPARK's) solve to the
+// tolerance, and that last correction is Newton's, with a Jacobian at the chord's solution. The
+// equations are written once, generic in the scalar type of the start (q0, v0) too, and the step's
+// derivative by its start comes from the same equations by the implicit-function theorem
+// (step_derivative).
 // A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
 // equations assembled term by term (step_by_terms): multiplied through by G(q̄), and with the two
 // scalars that couple all coordinates, c and σ = λ·M(q̄)Δq/|Δq|² (M̃ᵀλ = M(q̄)ᵀλ − σΔq), as two more
 // unknowns, the Jacobian is sparse but for their two rows and columns, and Newton is exact.
 #include <type_traits>
 
+#include "dalembert/core/sizes.hpp"
 #include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
@@ -34,9 +39,18 @@
 
 namespace dalembert {
 
+/// The discrete gradient's state: that of the methods written with the metric, and the factorised
+/// Jacobian kept from step to step for the chord iterations of large systems.
 template <HasMetric S>
-class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
-  using Base = MetricMethod<DiscreteGradient<S>, S>;
+struct DiscreteGradientState : MetricMethodState<S> {
+  static constexpr int unknowns = sum_of_sizes(multiple_of_size(2, S::n), S::m),
+                       max_unknowns = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>());
+  KeptJacobian<Matd<unknowns, unknowns, max_unknowns, max_unknowns>> kept_jacobian;
+};
+
+template <HasMetric S>
+class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGradientState<S>> {
+  using Base = MetricMethod<DiscreteGradient<S>, S, DiscreteGradientState<S>>;
   friend Base;
   using Base::options_, Base::h_, Base::system_;
 
@@ -226,23 +240,39 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
     const double E0 = energy_of(s.q, s.v);
-    const auto residual = [&](const auto& x) { return equations(s.q, s.v, E0, x, s.t, 2 * dn + dm); };
-    // F and J are evaluated together, and Newton's last evaluation is at its solution
-    // (solve/newton.hpp), where the correction below takes them.
-    Unknowns<double> F(2 * dn + dm);
-    Matd<N, N, MaxN, MaxN> J(2 * dn + dm, 2 * dn + dm);
-    const auto residual_at = [&](const Unknowns<double>& x, Unknowns<double>& out) {
-      ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
-      out = F;
-    };
-    const auto jacobian_at = [&](const Unknowns<double>&, Matd<N, N, MaxN, MaxN>& out) { out = J; };
-    Unknowns<double> x(2 * dn + dm);
+    const int size = 2 * dn + dm;
+    const auto residual = [&](const auto& x) { return equations(s.q, s.v, E0, x, s.t, size); };
+    Unknowns<double> x(size);
     x << s.q + h * s.v, s.v, s.multiplier;
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
-    const NewtonReport r = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, SeparateEquations{residual_at, jacobian_at}, x,
-                                                                scale, options_);
-    // A step's energy error is of the size of the residual Newton stops at (its tolerance, 1e-13 by
-    // default): one more correction, quadratically convergent from there, takes it to round-off.
+    // F and J at the solution to the tolerance, for the correction below: from the chord's solution,
+    // or Newton's last evaluation, which is there (solve/newton.hpp).
+    Unknowns<double> F(size);
+    Matd<N, N, MaxN, MaxN> J(size, size);
+    int iterations = 0;
+    constexpr bool may_chord = N == Dynamic || N >= sizes::discrete_gradient_chord_unknowns;
+    if (may_chord && size >= sizes::discrete_gradient_chord_unknowns) {
+      if constexpr (may_chord) {
+        const auto jacobian = [&](const Unknowns<double>& y, Matd<N, N, MaxN, MaxN>& out) {
+          out.resize(size, size);
+          ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, y, F, out);
+        };
+        iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
+        ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, x, F, J);
+      }
+    } else {
+      const auto residual_at = [&](const Unknowns<double>& y, Unknowns<double>& out) {
+        ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, y, F, J);
+        out = F;
+      };
+      const auto jacobian_at = [&](const Unknowns<double>&, Matd<N, N, MaxN, MaxN>& out) { out = J; };
+      iterations = solve_step<Matd<N, N, MaxN, MaxN>>(s, h, SeparateEquations{residual_at, jacobian_at}, x, scale,
+                                                      options_)
+                       .iterations;
+    }
+    // A step's energy error is of the size of the residual the iterations stop at (Newton's
+    // tolerance, 1e-13 by default): one Newton correction, quadratically convergent from there,
+    // takes it to round-off.
     const Unknowns<double> correction = J.partialPivLu().solve(F);
     if (correction.allFinite()) x -= correction;
     s.q = x.template head<n>(dn);
@@ -250,7 +280,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S> {
     s.p = metric_matrix(system_, s.q) * s.v;
     s.multiplier = x.template segment<m>(2 * dn, dm);
     advance(s, h);
-    s.iterations = r.iterations + 1;
+    s.iterations = iterations + 1;
   }
 
   /// One term's share of the equations, at its unknowns y = (q1, v1, λ) (λ: the term's constraint
