@@ -12,7 +12,8 @@
 //    velocity (q_{k+1} − q_k)/h (the next guess), the other unknowns (the multipliers), the time
 //    grid and the iteration count;
 //  - for a step whose Jacobian is most of its cost and changes by O(h) from step to step (SPARK's
-//    stages), chord iterations on a factorisation kept from step to step;
+//    stages, the discrete gradient's larger steps), chord iterations on a factorisation kept from
+//    step to step;
 //  - the derivative of a step with respect to the state it starts from, by the implicit-function
 //    theorem on the converged equations (implicit_step_derivative), or for equations with a sparse
 //    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative; by the
