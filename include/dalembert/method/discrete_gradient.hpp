@@ -253,6 +253,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
     constexpr bool may_chord = N == Dynamic || N >= sizes::discrete_gradient_chord_unknowns;
     if (may_chord && size >= sizes::discrete_gradient_chord_unknowns) {
       if constexpr (may_chord) {
+        // The chord takes the Jacobian alone; the residual evaluated with it goes to F, overwritten below.
         const auto jacobian = [&](const Unknowns<double>& y, Matd<N, N, MaxN, MaxN>& out) {
           out.resize(size, size);
           ad::value_and_jacobian<N, N, MaxN, MaxN>(residual, y, F, out);
