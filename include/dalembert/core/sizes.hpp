@@ -33,7 +33,7 @@ inline constexpr int value_factorised_lu = 16;
 /// fresh factorisation once it is more than a fifth. A factorisation costs about N³, a correction
 /// about N² and a residual, so the larger the system the more slow corrections one saves
 /// (docs/decisions.md, SPARK's Newton: chord iterations on a Jacobian kept across steps).
-inline constexpr int patient_chord_unknowns = 64;
+inline constexpr int patient_chord_unknowns = 56;
 
 /// The discrete gradient's step of at least this many unknowns (2n + m) solves by chord iterations
 /// on a factorisation kept from step to step, ended by one Newton correction; a smaller one by

@@ -14,13 +14,14 @@
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
 // every step point to Newton's tolerance. Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux
 // and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
-// Unknowns (Q_i, P_i, Λ_i), s(2n + m), by chord iterations on a Jacobian kept from step to step and
-// renewed when they contract slowly; the Jacobian is assembled from the forward automatic
-// derivatives of each stage's rates.
+// Unknowns (Q_i, P_i, Λ_i) less Q_1, which is q0 (IIIA's first row is zero): s(2n + m) − n, by chord
+// iterations on a Jacobian kept from step to step and renewed when they contract slowly; the
+// Jacobian is assembled from the forward automatic derivatives of each stage's rates.
 // A locally coupled model without external force (model/local_terms.hpp) is stepped term by term
 // (step_by_terms): with the stage velocities V_i and the end velocity v1 as unknowns too, through
 // G(Q_i)V_i = P_i and G(q1)v1 = p1, no equation needs G⁻¹, every one is a sum of the terms', and
 // Newton factorises a sparse Jacobian.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -98,13 +99,14 @@ inline LobattoPair lobatto_pair(int stages) {
 /// SPARK's state; the multiplier is Λ of the last stage of the last step.
 template <HasMetric S>
 struct SparkState : MetricMethodState<S> {
-  /// At most 5 stages of 2n + m unknowns for a model of fixed sizes; on the heap for a model of
-  /// run-time size, whose bound would make each dual number of the stages' derivatives several KB.
+  /// At most 5 stages of 2n + m unknowns less Q_1 for a model of fixed sizes; on the heap for a model
+  /// of run-time size, whose bound would make each dual number of the stages' derivatives several KB.
   static constexpr int max_unknowns =
-      (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m);
-  /// The last step's stages less its start, (Q_i − q, P_i − p, Λ_i): the next step's initial guess
-  /// (empty before the first step).
-  Vecd<Dynamic, max_unknowns> stage_increments;
+      (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m) - S::n;
+  /// The stages less their start, (Q_i − q, P_i − p, Λ_i) in the step's order of unknowns, of the last
+  /// three steps, the last first: the next step's initial guess extrapolates them (those of steps
+  /// not yet taken are empty).
+  std::array<Vecd<Dynamic, max_unknowns>, 3> stage_increments;
   /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
   KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
 };
@@ -120,6 +122,8 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
   static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;
+  /// The first stage's unknowns (P_1, Λ_1): its Q_1 is the start.
+  static constexpr int first_stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : S::n + S::m;
   static constexpr int phase_size = S::n == Dynamic ? Dynamic : 2 * S::n;
 
   using typename Base::State;
@@ -213,7 +217,10 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   /// The stage equations from the start (q0, p0) at time t0, at the stages' unknowns x, with a
   /// constant external force f added to the model's: the residual, and the step point (q1, p1) the
   /// stages give. Generic in x's scalar U (with `width` derivatives) and in the start's T, double in
-  /// a step, U for its derivative.
+  /// a step, U for its derivative. The unknowns are (P_1, Λ_1, Q_2, P_2, Λ_2, …, Q_s, P_s, Λ_s):
+  /// Q_1 = q0 is not one (IIIA's first row is zero). With block = 2n + m and the stages counted from
+  /// 0 as in the code, stage i's P_i is at i·block, its Λ_i at i·block + n and its Q_i (i > 0) at
+  /// i·block − n; its equations are in the same rows.
   template <class U>
   struct Equations {
     Vec<U, Dynamic, max_unknowns> residual;
@@ -226,18 +233,23 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
     const double h = h_;
+    const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), p0 = ad::in_scalar<U>(start_p, width);
     // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
     std::array<VecN<S, U>, LobattoPair::max_stages> Q, P, V, R;
     std::array<VecM<S, U>, LobattoPair::max_stages> constraint;  // g(Q_i, P_i)
     for (int i = 0; i < st; ++i) {
-      Q[i] = x.template segment<n>(i * block, dn);
-      P[i] = x.template segment<n>(i * block + dn, dn);
-      const Vec<U, stage_size> rates = stage_rates(x.template segment<stage_size>(i * block, block), i, t0, f);
+      Vec<U, stage_size> y(block);
+      if (i == 0)
+        y << q0, x.template segment<first_stage_size>(0, dn + dm);
+      else
+        y = x.template segment<stage_size>(i * block - dn, block);
+      Q[i] = y.template segment<n>(0, dn);
+      P[i] = y.template segment<n>(dn, dn);
+      const Vec<U, stage_size> rates = stage_rates(y, i, t0, f);
       V[i] = rates.template segment<n>(0, dn);
       R[i] = rates.template segment<n>(dn, dn);
       constraint[i] = rates.template segment<m>(2 * dn, dm);
     }
-    const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), p0 = ad::in_scalar<U>(start_p, width);
     Equations<U> e;
     e.q1 = q0;
     e.p1 = p0;
@@ -245,15 +257,15 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
       e.q1 += (h * pair_.b[j]) * V[j];
       e.p1 += (h * pair_.b[j]) * R[j];
     }
-    e.residual.resize(st * block);
+    e.residual.resize(st * block - dn);
     for (int i = 0; i < st; ++i) {
       VecN<S, U> rq = Q[i] - q0, rp = P[i] - p0;
       for (int j = 0; j < st; ++j) {
         if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * V[j];
         if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * R[j];
       }
-      e.residual.template segment<n>(i * block, dn) = rq;
-      e.residual.template segment<n>(i * block + dn, dn) = rp;
+      if (i > 0) e.residual.template segment<n>(i * block - dn, dn) = rq;
+      e.residual.template segment<n>(i * block, dn) = rp;
       if (dm == 0) continue;
       VecM<S, U> condition;
       if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
@@ -264,7 +276,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         z << e.q1, e.p1;
         condition = end_constraint(z);
       }
-      e.residual.template segment<m>(i * block + 2 * dn, dm) = condition;
+      e.residual.template segment<m>(i * block + dn, dm) = condition;
     }
     return e;
   }
@@ -272,11 +284,12 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   /// The stages at the solution of the step s → next, and the equations from a start (q0, p0) in any
   /// scalar type: what the step's derivatives differentiate (MetricMethod::step_derivatives).
   Vecd<Dynamic, max_unknowns> unknowns_at(const State& s, const State& next) const {
-    const int dn = coordinate_count(system_), block = static_cast<int>(next.stage_increments.size()) / pair_.stages;
-    Vecd<Dynamic, max_unknowns> x = next.stage_increments;
+    const int dn = coordinate_count(system_);
+    const int block = (static_cast<int>(next.stage_increments.front().size()) + dn) / pair_.stages;
+    Vecd<Dynamic, max_unknowns> x = next.stage_increments.front();
     for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
-      x.segment(i * block, dn) += s.q;
-      x.segment(i * block + dn, dn) += s.p;
+      if (i > 0) x.segment(i * block - dn, dn) += s.q;
+      x.segment(i * block, dn) += s.p;
     }
     return x;
   }
@@ -294,14 +307,25 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     };
     using Unknowns = Vecd<Dynamic, max_unknowns>;
     using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
-    // Initial guess: the last step's stages moved to the new start (their momenta are then off by
-    // O(h²), against O(h) for P_i = p0), or, at the first step, the start drifting with v0.
-    const bool warm = s.stage_increments.size() == st * block;
-    Unknowns x = warm ? s.stage_increments : Unknowns(Unknowns::Zero(st * block));
+    // Initial guess: the stages' increments over their start extrapolated from the last three steps
+    // by a quadratic (from fewer, by a line or a constant: the last step's stages moved to the new
+    // start), or, at the first step, the start drifting with v0. The increments change smoothly from
+    // step to step, and a guess closer by O(h²) saves chord corrections (docs/decisions.md, SPARK's
+    // Newton). The unknowns are in the order of `equations`.
+    const int size = st * block - dn;
+    const auto& [last, before, earlier] = s.stage_increments;
+    const bool warm = last.size() == size;
+    Unknowns x = Unknowns::Zero(size);
+    if (warm && earlier.size() == size)
+      x = 3.0 * (last - before) + earlier;
+    else if (warm && before.size() == size)
+      x = 2.0 * last - before;
+    else if (warm)
+      x = last;
     for (int i = 0; i < st; ++i) {
-      x.template segment<n>(i * block, dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
-      x.template segment<n>(i * block + dn, dn) += s.p;
-      if (!warm) x.template segment<m>(i * block + 2 * dn, dm) = s.multiplier;
+      if (i > 0) x.template segment<n>(i * block - dn, dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
+      x.template segment<n>(i * block, dn) += s.p;
+      if (!warm) x.template segment<m>(i * block + dn, dm) = s.multiplier;
     }
     // Chord iterations on a factorised Jacobian kept from step to step (solve/step_driver.hpp): the
     // Jacobian of all stages, by automatic differentiation, is most of a step's cost, and it changes
@@ -312,15 +336,17 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     // whole Jacobian, for a quarter of the work of differentiating the residual in all s(2n + m)
     // directions at s = 4.
     const auto jacobian = [&](const Unknowns& x, Jacobian& J) {
-      const int size = st * block;
       J.setZero(size, size);
       std::array<Matd<stage_size, stage_size>, LobattoPair::max_stages> D;  // ∂(V, R, g)/∂(Q, P, Λ) of each stage
       VecN<S> q1 = s.q, p1 = s.p;
       for (int j = 0; j < st; ++j) {
-        Vecd<stage_size> rates(block);
-        ad::value_and_jacobian<stage_size, stage_size>(
-            [&](const auto& y) { return stage_rates(y, j, s.t); },
-            Vecd<stage_size>(x.template segment<stage_size>(j * block, block)), rates, D[j]);
+        Vecd<stage_size> y(block), rates(block);
+        if (j == 0)
+          y << s.q, x.template segment<first_stage_size>(0, dn + dm);
+        else
+          y = x.template segment<stage_size>(j * block - dn, block);
+        ad::value_and_jacobian<stage_size, stage_size>([&](const auto& w) { return stage_rates(w, j, s.t); }, y,
+                                                       rates, D[j]);
         q1 += (h * pair_.b[j]) * rates.template segment<n>(0, dn);
         p1 += (h * pair_.b[j]) * rates.template segment<n>(dn, dn);
       }
@@ -332,16 +358,20 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         ad::value_and_jacobian<phase_size, m>([&](const auto& w) { return end_constraint(w); }, z, g1, E);
       }
       for (int i = 0; i < st; ++i) {
-        J.block(i * block, i * block, 2 * dn, 2 * dn).setIdentity();
+        if (i > 0) J.block(i * block - dn, i * block - dn, dn, dn).setIdentity();
+        J.block(i * block, i * block, dn, dn).setIdentity();
         for (int j = 0; j < st; ++j) {
-          const auto dV = D[j].topRows(dn), dR = D[j].middleRows(dn, dn), dg = D[j].bottomRows(dm);
-          J.block(i * block, j * block, dn, block) -= (h * pair_.a[i][j]) * dV;
-          J.block(i * block + dn, j * block, dn, block) -= (h * pair_.a_hat[i][j]) * dR;
+          // Stage j's columns: all of D[j] from j·block − n, or for stage 1 those of (P_1, Λ_1) from 0.
+          const int first = j == 0 ? dn : 0, column = j == 0 ? 0 : j * block - dn, width = block - first;
+          const auto dV = D[j].block(0, first, dn, width), dR = D[j].block(dn, first, dn, width);
+          const auto dg = D[j].block(2 * dn, first, dm, width);
+          if (i > 0) J.block(i * block - dn, column, dn, width) -= (h * pair_.a[i][j]) * dV;
+          J.block(i * block, column, dn, width) -= (h * pair_.a_hat[i][j]) * dR;
           if (dm == 0) continue;
           if (i + 1 < st) {
-            J.block(i * block + 2 * dn, j * block, dm, block) = pair_.a[i + 1][j] * dg;
+            J.block(i * block + dn, column, dm, width) = pair_.a[i + 1][j] * dg;
           } else {
-            J.block(i * block + 2 * dn, j * block, dm, block) =
+            J.block(i * block + dn, column, dm, width) =
                 (h * pair_.b[j]) * (E.leftCols(dn) * dV + E.rightCols(dn) * dR);
           }
         }
@@ -349,15 +379,17 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     };
     const int iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
     const auto y = equations(s.q, s.p, x, s.t, static_cast<int>(x.size()));
-    s.stage_increments = x;
+    std::rotate(s.stage_increments.begin(), s.stage_increments.end() - 1, s.stage_increments.end());
+    Vecd<Dynamic, max_unknowns>& increments = s.stage_increments.front();
+    increments = x;
     for (int i = 0; i < st; ++i) {
-      s.stage_increments.template segment<n>(i * block, dn) -= s.q;
-      s.stage_increments.template segment<n>(i * block + dn, dn) -= s.p;
+      if (i > 0) increments.template segment<n>(i * block - dn, dn) -= s.q;
+      increments.template segment<n>(i * block, dn) -= s.p;
     }
     s.q = y.q1;
     s.p = y.p1;
     s.v = metric_factorisation(system_, s.q).solve(s.p);
-    s.multiplier = x.template segment<m>((st - 1) * block + 2 * dn, dm);
+    s.multiplier = x.template segment<m>((st - 1) * block + dn, dm);
     advance(s, h);
     s.iterations = iterations;
   }
