@@ -247,3 +247,27 @@ TEST(SmallLU, SwapsRowsForAZeroPivotAndShowsASingularMatrix) {
   const Vecd<3> pivots = singular.matrixLU().diagonal().cwiseAbs();
   EXPECT_LT(pivots.minCoeff(), 1e-15 * pivots.maxCoeff());
 }
+
+// A step's first guess from the increments of the last steps (SPARK's stages, the discrete
+// gradient's unknowns on its chord path): exact on a quadratic sequence once three steps are known,
+// a line through two and a constant from one before; none for another number of unknowns.
+TEST(StepIncrements, ExtrapolateAQuadraticExactlyFromThreeSteps) {
+  const auto at = [](double k) { return Eigen::Vector2d(1.0 + 2.0 * k - 0.5 * k * k, -3.0 + k * k).eval(); };
+  StepIncrements<Eigen::VectorXd> increments;
+  Eigen::VectorXd x(2);
+  EXPECT_FALSE(increments.extrapolate(x));
+  increments.record(at(0));
+  ASSERT_TRUE(increments.extrapolate(x));
+  EXPECT_EQ(x, at(0));
+  increments.record(at(1));
+  ASSERT_TRUE(increments.extrapolate(x));
+  EXPECT_EQ(x, (2.0 * at(1) - at(0)).eval());
+  for (int k = 2; k <= 5; ++k) {
+    increments.record(at(k));
+    ASSERT_TRUE(increments.extrapolate(x));
+    EXPECT_LT((x - at(k + 1)).lpNorm<Eigen::Infinity>(), 1e-13) << k;
+  }
+  EXPECT_EQ(increments.last(), at(5));
+  Eigen::VectorXd other(3);
+  EXPECT_FALSE(increments.extrapolate(other));
+}

@@ -39,13 +39,15 @@
 
 namespace dalembert {
 
-/// The discrete gradient's state: that of the methods written with the metric, and the factorised
-/// Jacobian kept from step to step for the chord iterations of large systems.
+/// The discrete gradient's state: that of the methods written with the metric, and for the chord
+/// iterations of large systems the factorised Jacobian kept from step to step and the increments of
+/// the last steps' unknowns, (q1 − q0, v1 − v0, λ), from which the next step's guess is extrapolated.
 template <HasMetric S>
 struct DiscreteGradientState : MetricMethodState<S> {
   static constexpr int unknowns = sum_of_sizes(multiple_of_size(2, S::n), S::m),
                        max_unknowns = sum_of_sizes(multiple_of_size(2, max_n_of<S>()), max_m_of<S>());
   KeptJacobian<Matd<unknowns, unknowns, max_unknowns, max_unknowns>> kept_jacobian;
+  StepIncrements<Vec<double, unknowns, max_unknowns>> increments;
 };
 
 template <HasMetric S>
@@ -242,16 +244,24 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
     const double E0 = energy_of(s.q, s.v);
     const int size = 2 * dn + dm;
     const auto residual = [&](const auto& x) { return equations(s.q, s.v, E0, x, s.t, size); };
+    constexpr bool may_chord = N == Dynamic || N >= sizes::discrete_gradient_chord_unknowns;
+    const bool chord = may_chord && size >= sizes::discrete_gradient_chord_unknowns;
+    // First guess: for the chord iterations the last steps' increments extrapolated (StepIncrements,
+    // solve/step_driver.hpp); for Newton, and at the first step, q drifting with v, v and λ as they are.
     Unknowns<double> x(size);
-    x << s.q + h * s.v, s.v, s.multiplier;
+    if (chord && s.increments.extrapolate(x)) {
+      x.template head<n>(dn) += s.q;
+      x.template segment<n>(dn, dn) += s.v;
+    } else {
+      x << s.q + h * s.v, s.v, s.multiplier;
+    }
     const double scale = std::max(s.v.template lpNorm<Eigen::Infinity>(), s.p.template lpNorm<Eigen::Infinity>());
     // F and J at the solution to the tolerance, for the correction below: from the chord's solution,
     // or Newton's last evaluation, which is there (solve/newton.hpp).
     Unknowns<double> F(size);
     Matd<N, N, MaxN, MaxN> J(size, size);
     int iterations = 0;
-    constexpr bool may_chord = N == Dynamic || N >= sizes::discrete_gradient_chord_unknowns;
-    if (may_chord && size >= sizes::discrete_gradient_chord_unknowns) {
+    if (chord) {
       if constexpr (may_chord) {
         // The chord takes the Jacobian alone; the residual evaluated with it goes to F, overwritten below.
         const auto jacobian = [&](const Unknowns<double>& y, Matd<N, N, MaxN, MaxN>& out) {
@@ -276,6 +286,12 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
     // takes it to round-off.
     const Unknowns<double> correction = J.partialPivLu().solve(F);
     if (correction.allFinite()) x -= correction;
+    if (chord) {
+      Unknowns<double> increments = x;
+      increments.template head<n>(dn) -= s.q;
+      increments.template segment<n>(dn, dn) -= s.v;
+      s.increments.record(std::move(increments));
+    }
     s.q = x.template head<n>(dn);
     s.v = x.template segment<n>(dn, dn);
     s.p = metric_matrix(system_, s.q) * s.v;

@@ -21,7 +21,6 @@
 // (step_by_terms): with the stage velocities V_i and the end velocity v1 as unknowns too, through
 // G(Q_i)V_i = P_i and G(q1)v1 = p1, no equation needs G⁻¹, every one is a sum of the terms', and
 // Newton factorises a sparse Jacobian.
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -104,9 +103,8 @@ struct SparkState : MetricMethodState<S> {
   static constexpr int max_unknowns =
       (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m) - S::n;
   /// The stages less their start, (Q_i − q, P_i − p, Λ_i) in the step's order of unknowns, of the last
-  /// three steps, the last first: the next step's initial guess extrapolates them (those of steps
-  /// not yet taken are empty).
-  std::array<Vecd<Dynamic, max_unknowns>, 3> stage_increments;
+  /// steps: the next step's initial guess extrapolates them.
+  StepIncrements<Vecd<Dynamic, max_unknowns>> stage_increments;
   /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
   KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
 };
@@ -285,8 +283,8 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   /// scalar type: what the step's derivatives differentiate (MetricMethod::step_derivatives).
   Vecd<Dynamic, max_unknowns> unknowns_at(const State& s, const State& next) const {
     const int dn = coordinate_count(system_);
-    const int block = (static_cast<int>(next.stage_increments.front().size()) + dn) / pair_.stages;
-    Vecd<Dynamic, max_unknowns> x = next.stage_increments.front();
+    const int block = (static_cast<int>(next.stage_increments.last().size()) + dn) / pair_.stages;
+    Vecd<Dynamic, max_unknowns> x = next.stage_increments.last();
     for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
       if (i > 0) x.segment(i * block - dn, dn) += s.q;
       x.segment(i * block, dn) += s.p;
@@ -307,21 +305,12 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     };
     using Unknowns = Vecd<Dynamic, max_unknowns>;
     using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
-    // Initial guess: the stages' increments over their start extrapolated from the last three steps
-    // by a quadratic (from fewer, by a line or a constant: the last step's stages moved to the new
-    // start), or, at the first step, the start drifting with v0. The increments change smoothly from
-    // step to step, and a guess closer by O(h²) saves chord corrections (docs/decisions.md, SPARK's
-    // Newton). The unknowns are in the order of `equations`.
+    // Initial guess: the stages' increments over their start extrapolated from the last steps
+    // (StepIncrements), or, at the first step, the start drifting with v0. The unknowns are in the
+    // order of `equations`.
     const int size = st * block - dn;
-    const auto& [last, before, earlier] = s.stage_increments;
-    const bool warm = last.size() == size;
     Unknowns x = Unknowns::Zero(size);
-    if (warm && earlier.size() == size)
-      x = 3.0 * (last - before) + earlier;
-    else if (warm && before.size() == size)
-      x = 2.0 * last - before;
-    else if (warm)
-      x = last;
+    const bool warm = s.stage_increments.extrapolate(x);
     for (int i = 0; i < st; ++i) {
       if (i > 0) x.template segment<n>(i * block - dn, dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
       x.template segment<n>(i * block, dn) += s.p;
@@ -379,13 +368,12 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     };
     const int iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
     const auto y = equations(s.q, s.p, x, s.t, static_cast<int>(x.size()));
-    std::rotate(s.stage_increments.begin(), s.stage_increments.end() - 1, s.stage_increments.end());
-    Vecd<Dynamic, max_unknowns>& increments = s.stage_increments.front();
-    increments = x;
+    Unknowns increments = x;
     for (int i = 0; i < st; ++i) {
       if (i > 0) increments.template segment<n>(i * block - dn, dn) -= s.q;
       increments.template segment<n>(i * block, dn) -= s.p;
     }
+    s.stage_increments.record(std::move(increments));
     s.q = y.q1;
     s.p = y.p1;
     s.v = metric_factorisation(system_, s.q).solve(s.p);

@@ -19,6 +19,7 @@
 //    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative; by the
 //    momentum of a step differentiated by the velocity, SparseStepDerivativeByVelocity).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -129,6 +130,40 @@ struct KeptJacobian {
   Eigen::PartialPivLU<JacobianMatrix> factorisation;
   int uses = 0;
   int skip = 0;
+};
+
+/// A step's unknowns less what they start from (their increments) over the last three steps, the
+/// last first, and the next step's first guess from them: a quadratic through the three (a line or a
+/// constant while fewer are known). Where the increments change smoothly from step to step, that
+/// guess is off by O(h³) of their size where the last step's is off by O(h), and chord iterations
+/// from it take fewer corrections and keep their factorisation longer (docs/decisions.md, SPARK's
+/// Newton, (6)).
+template <class Vector>
+class StepIncrements {
+ public:
+  /// Writes the extrapolated increments of a step of x.size() unknowns to x; false, and x unchanged,
+  /// while no step of that size is known.
+  bool extrapolate(Vector& x) const {
+    const auto& [last, before, earlier] = steps_;
+    const auto size = x.size();
+    if (last.size() != size) return false;
+    if (earlier.size() == size)
+      x = 3.0 * (last - before) + earlier;
+    else if (before.size() == size)
+      x = 2.0 * last - before;
+    else
+      x = last;
+    return true;
+  }
+  /// The last step's increments (empty before the first step).
+  const Vector& last() const { return steps_.front(); }
+  void record(Vector increments) {
+    std::rotate(steps_.begin(), steps_.end() - 1, steps_.end());
+    steps_.front() = std::move(increments);
+  }
+
+ private:
+  std::array<Vector, 3> steps_;
 };
 
 /// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
