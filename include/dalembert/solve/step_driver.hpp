@@ -13,7 +13,7 @@
 //    grid and the iteration count;
 //  - for a step whose Jacobian is most of its cost and changes by O(h) from step to step (SPARK's
 //    stages, the discrete gradient's larger steps), chord iterations on a factorisation kept from
-//    step to step;
+//    step to step, from a guess extrapolated from the last steps' increments (StepIncrements);
 //  - the derivative of a step with respect to the state it starts from, by the implicit-function
 //    theorem on the converged equations (implicit_step_derivative), or for equations with a sparse
 //    Jacobian as a map applied to a direction with one sparse solve (SparseStepDerivative; by the
