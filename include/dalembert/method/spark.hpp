@@ -232,49 +232,51 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
     const double h = h_;
     const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), p0 = ad::in_scalar<U>(start_p, width);
-    // The stage values, their velocities V_i and momentum rates R_i, then the step point (q1, p1).
-    std::array<VecN<S, U>, LobattoPair::max_stages> Q, P, V, R;
-    std::array<VecM<S, U>, LobattoPair::max_stages> constraint;  // g(Q_i, P_i)
+    // Each stage's rates (V_i, R_i, g(Q_i, P_i)), then the step point (q1, p1). Stage i > 0 reads its
+    // (Q_i, P_i, Λ_i) where they lie in x; the first stage's start is q0 with (P_1, Λ_1).
+    std::array<Vec<U, stage_size>, LobattoPair::max_stages> rates;
     for (int i = 0; i < st; ++i) {
-      Vec<U, stage_size> y(block);
-      if (i == 0)
+      if (i == 0) {
+        Vec<U, stage_size> y(block);
         y << q0, x.template segment<first_stage_size>(0, dn + dm);
-      else
-        y = x.template segment<stage_size>(i * block - dn, block);
-      Q[i] = y.template segment<n>(0, dn);
-      P[i] = y.template segment<n>(dn, dn);
-      const Vec<U, stage_size> rates = stage_rates(y, i, t0, f);
-      V[i] = rates.template segment<n>(0, dn);
-      R[i] = rates.template segment<n>(dn, dn);
-      constraint[i] = rates.template segment<m>(2 * dn, dm);
+        rates[i] = stage_rates(y, i, t0, f);
+      } else {
+        rates[i] = stage_rates(x.template segment<stage_size>(i * block - dn, block), i, t0, f);
+      }
     }
+    const auto V = [&](int j) { return rates[j].template segment<n>(0, dn); };
+    const auto R = [&](int j) { return rates[j].template segment<n>(dn, dn); };
+    const auto constraint = [&](int j) { return rates[j].template segment<m>(2 * dn, dm); };
     Equations<U> e;
     e.q1 = q0;
     e.p1 = p0;
     for (int j = 0; j < st; ++j) {
-      e.q1 += (h * pair_.b[j]) * V[j];
-      e.p1 += (h * pair_.b[j]) * R[j];
+      e.q1 += (h * pair_.b[j]) * V(j);
+      e.p1 += (h * pair_.b[j]) * R(j);
     }
     e.residual.resize(st * block - dn);
     for (int i = 0; i < st; ++i) {
-      VecN<S, U> rq = Q[i] - q0, rp = P[i] - p0;
-      for (int j = 0; j < st; ++j) {
-        if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * V[j];
-        if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * R[j];
+      // Q_i − q0 − h Σ_j a_ij V_j (none for Q_1 = q0) and P_i − p0 − h Σ_j â_ij R_j, in their rows
+      if (i > 0) {
+        auto rq = e.residual.template segment<n>(i * block - dn, dn);
+        rq = x.template segment<n>(i * block - dn, dn) - q0;
+        for (int j = 0; j < st; ++j)
+          if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * V(j);
       }
-      if (i > 0) e.residual.template segment<n>(i * block - dn, dn) = rq;
-      e.residual.template segment<n>(i * block, dn) = rp;
+      auto rp = e.residual.template segment<n>(i * block, dn);
+      rp = x.template segment<n>(i * block, dn) - p0;
+      for (int j = 0; j < st; ++j)
+        if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * R(j);
       if (dm == 0) continue;
-      VecM<S, U> condition;
+      auto condition = e.residual.template segment<m>(i * block + dn, dm);
       if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
-        condition = pair_.a[i + 1][0] * constraint[0];
-        for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * constraint[j];
+        condition = pair_.a[i + 1][0] * constraint(0);
+        for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * constraint(j);
       } else {  // g(q1, p1)
         Vec<U, phase_size> z(2 * dn);
         z << e.q1, e.p1;
         condition = end_constraint(z);
       }
-      e.residual.template segment<m>(i * block + dn, dm) = condition;
     }
     return e;
   }
