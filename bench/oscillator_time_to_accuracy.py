@@ -13,11 +13,16 @@ M(q) a + (dM/dt) v = 0. The reference q(T) is DOP853 at tolerances of 1e-13 on t
 checked against `dalembert run --method reference` (Bulirsch–Stoer).
 
 For each method of `dalembert run` the number of steps N (h = T/N) doubles from 4 until
-|q_N − q(T)|∞ ≤ target, then is bisected to the fewest that reach it; the time is the median over
---repeats runs of that N of the summary's wall_time_seconds (the steps, without the process's
-start or the cached model's loading). For scipy the tolerance rtol = atol runs down a quarter of a
-decade at a time until the error is reached, and the time is the median of solve_ivp's wall time
-at that tolerance. One core: run it under `taskset -c 1`.
+|q_N − q(T)|∞ ≤ target, then is bisected to the fewest that reach it; its time is the summary's
+wall_time_seconds at that N (the steps, without the process's start or the cached model's loading).
+For scipy the tolerance rtol = atol runs down a quarter of a decade at a time until the error is
+reached, and its time is solve_ivp's wall time at that tolerance. The times are medians over
+--repeats rounds, each of which times every solver in turn. One core: run it under `taskset -c 1`.
+
+--figure PATH also sweeps each method's N (doubling from 4) and each scipy solver's tolerance (half a
+decade at a time from 1e-3) until the error is below 1e-11 or a run takes 2 s, and draws the error
+against the time (work against precision) into PATH, with the points in a CSV beside it
+(matplotlib: Debian's /usr/bin/python3).
 """
 import argparse
 import csv
@@ -95,13 +100,75 @@ def fewest_steps(error_at, target):
     return high
 
 
+def sweep(build, reference, t_end, repeats, directory):
+    """(solver, setting, error, seconds) along each method's N and each scipy solver's tolerance."""
+    points = []
+    for label, method, options in METHODS:
+        steps = 4
+        while steps <= 1 << 17:
+            try:
+                q, _ = dalembert_run(build, method, options, steps, t_end, directory)
+            except subprocess.CalledProcessError:  # Newton's failure at a large step: a larger N
+                steps *= 2
+                continue
+            error = np.max(np.abs(q - reference))
+            seconds = statistics.median(dalembert_run(build, method, options, steps, t_end, directory)[1]
+                                        for _ in range(repeats))
+            points.append((label, steps, error, seconds))
+            if error < 1e-11 or seconds > 2.0:
+                break
+            steps *= 2
+        print(f"{label}: swept", file=sys.stderr)
+    for method in ("DOP853", "Radau"):
+        for exponent in np.arange(3.0, 13.01, 0.5):
+            tolerance = 10.0**-exponent
+            q, _ = scipy_final_position(method, tolerance, t_end)
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                scipy_final_position(method, tolerance, t_end)
+                times.append(time.perf_counter() - start)
+            error = np.max(np.abs(q - reference))
+            points.append((f"scipy {method}", tolerance, error, statistics.median(times)))
+            if error < 1e-11 or points[-1][3] > 2.0:
+                break
+        print(f"scipy {method}: swept", file=sys.stderr)
+    return points
+
+
+def draw(path, points, target):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(figsize=(7, 5))
+    labels = list(dict.fromkeys(p[0] for p in points))
+    colours = list(plt.get_cmap("tab10").colors) + ["black", "0.55"]
+    for index, label in enumerate(labels):
+        # errors above 1 (rk4 and SPARK-3 at the largest steps) say nothing about precision
+        line = [(p[3], p[2]) for p in points if p[0] == label and 0 < p[2] <= 1]
+        style = "--" if label.startswith("scipy") else "-"
+        axes.loglog([t * 1e3 for t, _ in line], [e for _, e in line], style, marker="o", markersize=3,
+                    color=colours[index % len(colours)], label=label)
+    axes.axhline(target, color="k", linewidth=0.8, linestyle=":")
+    axes.set_xlabel("time of the run (ms)")
+    axes.set_ylabel("|q_N − q(T)|∞ at T = 10")
+    axes.set_title("Chaotic oscillator, 11 coordinates: work against precision")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default="build")
     parser.add_argument("--target", type=float, default=1e-8)
     parser.add_argument("--t-end", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--figure", help="also sweep every solver and draw error against time here (a .png)")
     arguments = parser.parse_args()
+    if arguments.repeats < 1:
+        parser.error(f"--repeats must be at least 1, got {arguments.repeats}")
     t_end, target = arguments.t_end, arguments.target
 
     reference, _ = scipy_final_position("DOP853", 1e-13, t_end)
@@ -109,7 +176,8 @@ def main():
         check, _ = dalembert_run(arguments.build, "reference", [], 100, t_end, directory)
         print(f"reference: DOP853 at 1e-13; |q - q_dalembert_reference|inf = "
               f"{np.max(np.abs(check - reference)):.1e}", file=sys.stderr)
-        rows = []
+        # First each solver's setting: the fewest steps, the loosest tolerance that reach the target.
+        settings = []  # (label, timed run, setting's text, error)
         for label, method, options in METHODS:
             def error_at(steps):
                 try:
@@ -118,27 +186,34 @@ def main():
                     return np.inf
                 return np.max(np.abs(q - reference))
             steps = fewest_steps(error_at, target)
-            times = [dalembert_run(arguments.build, method, options, steps, t_end, directory)[1]
-                     for _ in range(arguments.repeats)]
-            rows.append((label, f"N = {steps}", error_at(steps), statistics.median(times)))
-            print(rows[-1], file=sys.stderr)
+            settings.append((label, lambda method=method, options=options, steps=steps: dalembert_run(
+                arguments.build, method, options, steps, t_end, directory)[1], f"N = {steps}", error_at(steps)))
+            print(settings[-1][0], settings[-1][2], file=sys.stderr)
+        for method in ("DOP853", "Radau"):
+            exponent = 4.0
+            while True:
+                tolerance = 10.0**-exponent
+                q, evaluations = scipy_final_position(method, tolerance, t_end)
+                if np.max(np.abs(q - reference)) <= target or exponent > 13:
+                    break
+                exponent += 0.25
 
-    for method in ("DOP853", "Radau"):
-        exponent = 4.0
-        while True:
-            tolerance = 10.0**-exponent
-            q, evaluations = scipy_final_position(method, tolerance, t_end)
-            if np.max(np.abs(q - reference)) <= target or exponent > 13:
-                break
-            exponent += 0.25
-        times = []
+            def scipy_seconds(method=method, tolerance=tolerance):
+                start = time.perf_counter()
+                scipy_final_position(method, tolerance, t_end)
+                return time.perf_counter() - start
+            settings.append((f"scipy {method}", scipy_seconds, f"tol = {tolerance:.1e}, {evaluations} evaluations",
+                             np.max(np.abs(q - reference))))
+            print(settings[-1][0], settings[-1][2], file=sys.stderr)
+        # Then the times, every solver in turn in each round, so that the machine's changes of speed
+        # reach them all alike.
+        times = {label: [] for label, *_ in settings}
         for _ in range(arguments.repeats):
-            start = time.perf_counter()
-            scipy_final_position(method, tolerance, t_end)
-            times.append(time.perf_counter() - start)
-        rows.append((f"scipy {method}", f"tol = {tolerance:.1e}, {evaluations} evaluations",
-                     np.max(np.abs(q - reference)), statistics.median(times)))
-        print(rows[-1], file=sys.stderr)
+            for label, seconds, *_ in settings:
+                times[label].append(seconds())
+        rows = [(label, setting, error, statistics.median(times[label])) for label, _, setting, error in settings]
+        if arguments.figure:
+            points = sweep(arguments.build, reference, t_end, arguments.repeats, directory)
 
     best = min(rows[:-3], key=lambda row: row[3])  # the structure-preserving methods: not rk4, scipy
     print(f"Error |q_N - q(T)|inf <= {target:g} at T = {t_end:g}, {MODEL}, median of {arguments.repeats}\n")
@@ -146,6 +221,13 @@ def main():
     print("|---|---|---|---|---|")
     for label, setting, error, seconds in rows:
         print(f"| {label} | {setting} | {error:.1e} | {1e3 * seconds:.2f} | {seconds / best[3]:.1f} |")
+    if arguments.figure:
+        with open(os.path.splitext(arguments.figure)[0] + ".csv", "w", newline="") as out:
+            writer = csv.writer(out)
+            writer.writerow(["solver", "steps_or_tolerance", "error", "seconds"])
+            writer.writerows((label, setting, f"{error:.3e}", f"{seconds:.6f}")
+                             for label, setting, error, seconds in points)
+        draw(arguments.figure, points, target)
 
 
 if __name__ == "__main__":
