@@ -4,19 +4,19 @@ by default of 11, 21 and 31 coordinates, its ratio to `dla`'s step and how it gr
 of coordinates n (docs/benchmarks.md, "Model files").
 
     python3 bench/oscillator_steps.py [--dalembert build/dalembert] [--rounds 5] [--methods rk4,mla,...]
-    /usr/bin/python3 bench/oscillator_steps.py --sizes 3,5,11,21,31,41,61 --rounds 3 \\
+    /usr/bin/python3 bench/oscillator_steps.py --sizes 3,5,11,21,31,41,61 --rounds 5 \\
         --csv docs/figures/oscillator_steps.csv --figure docs/figures/oscillator_steps.png
 
 A method's step is the CPU time of `dalembert run FILE --method M --h 0.01 --steps S` with no rows
 written, less that of a run of one step (the start: loading the cached model, up to about 1 s at 61
 coordinates), over S − 1. S is set once per method and file, before the rounds, so that the steps
 take at least 0.2 s of a run (from 1000 steps up): the start's spread then stays small beside them.
-In each round the methods run in turn, `dla` first, on core 1
-(taskset), so that a ratio compares runs close in time; the table gives medians over the rounds of
-the times and of the ratios, with the ratios' range, and the exponent p of a least-squares fit of
-the step's time to n^p over the sizes from 11 coordinates on. The model cache is a private
-temporary directory, filled before the timed runs. --figure draws the medians against n on
-logarithmic axes (matplotlib: Debian's /usr/bin/python3).
+In each round the methods run in turn, `dla` first, on core 1 (taskset), so that a ratio compares
+runs close in time; the table gives medians over the rounds of the times and of the ratios, with
+the ratios' range, and the exponent p of a least-squares fit of the step's time to n^p over the
+sizes from 11 coordinates on. The model cache is a private temporary directory, filled before the
+timed runs. --figure draws the medians against n on logarithmic axes (matplotlib: Debian's
+/usr/bin/python3).
 """
 import argparse
 import csv
@@ -145,7 +145,7 @@ def main():
         with open(args.csv, "w", newline="") as out:
             writer = csv.writer(out)
             writer.writerow(["method", "coordinates", "round", "steps", "step_us"])
-            writer.writerows((m, n, r, steps, "%.3f" % t) for m, n, r, steps, t in samples)
+            writer.writerows((m, n, r, count, "%.3f" % t) for m, n, r, count, t in samples)
     if args.figure:
         draw(args.figure, sizes, medians)
 
