@@ -163,11 +163,13 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   struct Start {
     Start(const McLachlanPerlmutter& mp, const VecN<S, T>& q0, const VecN<S, T>& v0, const VecN<S, T>& p0)
         : v0(v0), q_half(q0 + (0.5 * mp.h_) * v0), at_half(mp.system_, q_half),
-          G_half_inverse(at_half.metric().partialPivLu().inverse()),
+          G_half_inverse(at_half.constant() ? MatNN<S, T>() : MatNN<S, T>(at_half.metric().partialPivLu().inverse())),
           M_half(mp.system_.template constraint_matrix<T>(q_half)), known(-p0 + (0.5 * mp.h_) * H_q(p0)) {}
-    /// H_q(q½, p) for the momentum p of the velocity w = G(q½)⁻¹p
+    /// H_q(q½, p) for the momentum p of the velocity w = G(q½)⁻¹p. With a constant metric H_q is ∇V
+    /// and w enters only with the width of its derivatives, which p has: no n² product with G⁻¹.
     template <class U>
     VecN<S, U> H_q(const VecN<S, U>& p) const {
+      if (at_half.constant()) return at_half.potential_gradient_plus_half_quadratic(p, -1.0);
       return at_half.potential_gradient_plus_half_quadratic(times(G_half_inverse, p), -1.0);
     }
     VecN<S, T> v0, q_half;
@@ -195,7 +197,10 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     const VecN<S, U> v1 = x.template head<n>(dn);
     const VecM<S, U> lambda = x.template segment<m>(dn, dm);
     e.q1 = lift(start.q_half) + (0.5 * h) * v1;
-    e.p1 = coefficient_product(dense_metric(system_, e.q1), v1);
+    // A constant metric multiplies in doubles over its entries that are not zero, to the bit of the
+    // dense product; a varying one is evaluated at q1 in U.
+    e.p1 = start.at_half.constant() ? start.at_half.metric_product(v1)
+                                    : VecN<S, U>(coefficient_product(dense_metric(system_, e.q1), v1));
     VecN<S, U> momentum_residual = e.p1 + lift(start.known) + (0.5 * h) * start.H_q(e.p1);
     if constexpr (m != 0) {
       if (dm > 0) momentum_residual -= h * transpose_times(start.M_half, lambda);
