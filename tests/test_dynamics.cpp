@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "dalembert/method/reference.hpp"
 #include "dalembert/method/rk4.hpp"
@@ -85,6 +86,56 @@ TEST(Dynamics, MultiplierExtensionKeepsEveryConstraintLevelSet) {
   const Vecd<3> q0(0.0, 0.5, 0.0), v0(1.0, 0.3, 0.9);  // M v0 = 0.9 − 0.5 = 0.4
   const auto end = reference_solution(particle, q0, v0, 5.0);
   EXPECT_NEAR((constraint_matrix(particle, end.q) * end.v)[0], 0.4, 1e-10);
+}
+
+/// The largest difference, relative to the largest entry, between constrained_acceleration of a
+/// mechanical model (first derivatives of G v and V along the non-cyclic coordinates and of M v
+/// along q: detail::mechanical_rates) and the saddle point [W −Mᵀ; M 0](q̈, λ) = (r, −(∂(M v)/∂q) v)
+/// solved with W and r = L_q − B v from L's second derivatives, at random points off D.
+template <class S>
+double mechanical_path_against_lagrangian(const S& sys, std::mt19937& rng) {
+  constexpr int n = S::n, m = S::m;
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  double worst = 0.0;
+  for (int k = 0; k < 20; ++k) {
+    Vecd<n> q, v;
+    for (int i = 0; i < n; ++i) q[i] = uniform(rng), v[i] = uniform(rng);
+    const auto a = constrained_acceleration(sys, q, v, 0.0);
+    const auto d = lagrangian_derivatives(sys, q, v);
+    Matd<n + m, n + m> K = Matd<n + m, n + m>::Zero();
+    Vecd<n + m> rhs;
+    K.template topLeftCorner<n, n>() = d.W;
+    rhs.template head<n>() = d.Lq - d.B * v;
+    if constexpr (m > 0) {
+      const Matd<m, n> M = constraint_matrix(sys, q);
+      K.template topRightCorner<n, m>() = -M.transpose();
+      K.template bottomLeftCorner<m, n>() = M;
+      rhs.template tail<m>() = -constraint_curvature(sys, q, v);
+    }
+    const Vecd<n + m> expected = K.fullPivLu().solve(rhs);
+    Vecd<n + m> got;
+    got << a.acceleration, a.multiplier;
+    worst = std::max(worst, (got - expected).template lpNorm<Eigen::Infinity>() /
+                                std::max(1.0, expected.template lpNorm<Eigen::Infinity>()));
+  }
+  return worst;
+}
+
+TEST(Dynamics, MechanicalPathEqualsTheLagrangiansSecondDerivatives) {
+  // The particle, knife edge and sleigh declare cyclic coordinates (x and y of the sleigh enter r
+  // through ∂_θ(G v) alone), the vertical disk all four (r = 0), the pendulum none and no constraint.
+  std::mt19937 rng(7);
+  NonholonomicParticle particle;
+  particle.potential_coefficient = 1.0;
+  KnifeEdge knife;
+  knife.spring = 0.5;
+  ChaplyginSleigh sleigh;
+  sleigh.offset = 0.7;
+  EXPECT_LT(mechanical_path_against_lagrangian(particle, rng), 1e-13);
+  EXPECT_LT(mechanical_path_against_lagrangian(knife, rng), 1e-13);
+  EXPECT_LT(mechanical_path_against_lagrangian(sleigh, rng), 1e-13);
+  EXPECT_LT(mechanical_path_against_lagrangian(VerticalDisk{}, rng), 1e-13);
+  EXPECT_LT(mechanical_path_against_lagrangian(Pendulum{}, rng), 1e-13);
 }
 
 template <class S>

@@ -9,6 +9,7 @@
 // constraint functions, and D in particular, is invariant. All functions are generic in the scalar
 // type so that the reference and shooting solvers can differentiate through them.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -444,42 +445,102 @@ ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const Factorisation& W
   return out;
 }
 
-/// Of a mechanical model L = ½ vᵀG(q)v − V(q): r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v
-/// and the curvature (∂(M v)/∂q) v, from one pass of first-order duals along q through G v, V and
-/// M v (no second derivatives of L). Inlined where it is called, as the code it replaced was: GF's
-/// force takes it at every Newton iteration.
+/// Of a mechanical model L = ½ vᵀG(q)v − V(q): r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v,
+/// the curvature (∂(M v)/∂q) v and M(q), from first-order duals along q (no second derivatives of
+/// L): G v and V along the coordinates they depend on (noncyclic_coordinates, model/model.hpp; a
+/// sleigh's θ alone), M v along all of them, M(q) from the values of that pass. Inlined where it is
+/// called, as the code it replaced was: GF's force takes it at every Newton iteration.
 template <class S, class T>
 struct MechanicalRates {
   VecN<S, T> r;
-  VecM<S, T> curvature;
+  VecM<S, T> curvature;  ///< empty without constraints, as Mq
+  MatMN<S, T> Mq;
 };
+
+/// The identity, as direction_of and coordinate_of where every coordinate is differentiated along.
+struct EveryCoordinate {
+  int operator[](int i) const { return i; }
+};
+
+/// r from G v and V in duals qd whose derivative c is along coordinate coordinate_of[c], where
+/// direction_of[i] is the derivative along coordinate i (−1 at a cyclic one, along which ∂G and ∇V
+/// vanish).
+template <HasMetric S, class T, class D, class Directions, class Coordinates>
+[[gnu::always_inline]] inline VecN<S, T> metric_potential_rate(const S& sys, const VecN<S, D>& qd, const VecN<S, T>& v,
+                                                               int directions, const Directions& direction_of,
+                                                               const Coordinates& coordinate_of) {
+  const int n = coordinate_count(sys);
+  const VecN<S, D> Gv = coefficient_product(sys.template metric<D>(qd), ad::constants<D>(v, directions));
+  const D V = sys.template potential<D>(qd);
+  VecN<S, T> r(n);
+  for (int i = 0; i < n; ++i) {
+    T dGv_v = ad::lift<T>(0.0);
+    for (int c = 0; c < directions; ++c) dGv_v += ad::derivative(Gv[i], c) * v[coordinate_of[c]];
+    const int c_i = direction_of[i];
+    if (c_i < 0) {
+      r[i] = -dGv_v;
+      continue;
+    }
+    T half_dGvv = ad::lift<T>(0.0);
+    for (int j = 0; j < n; ++j) half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], c_i);
+    r[i] = half_dGvv - ad::derivative(V, c_i) - dGv_v;
+  }
+  return r;
+}
+
 template <HasMetric S, class T>
 [[gnu::always_inline]] inline MechanicalRates<S, T> mechanical_rates(const S& sys, const VecN<S, T>& q,
                                                                      const VecN<S, T>& v) {
   const int n = coordinate_count(sys), m = constraint_count(sys);
-  return ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-    MechanicalRates<S, T> out{VecN<S, T>(n), VecM<S, T>(m)};
-    using D = ad::Dual<T, W, MaxW>;  // derivatives along q
-    VecN<S, D> qd(n);
-    for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
-    const VecN<S, D> vd = ad::constants<D>(v, n);
-    const VecN<S, D> Gv = coefficient_product(sys.template metric<D>(qd), vd);
-    const D V = sys.template potential<D>(qd);
-    const VecM<S, D> Mv = coefficient_product(sys.template constraint_matrix<D>(qd), vd);
-    for (int i = 0; i < n; ++i) {
-      T half_dGvv = ad::lift<T>(0.0), dGv_v = ad::lift<T>(0.0);
-      for (int j = 0; j < n; ++j) {
-        half_dGvv += 0.5 * v[j] * ad::derivative(Gv[j], i);
-        dGv_v += ad::derivative(Gv[i], j) * v[j];
+  MechanicalRates<S, T> out;
+  if constexpr (S::n != Eigen::Dynamic) {
+    constexpr auto coordinate_of = noncyclic_coordinates<S>();
+    constexpr int k = static_cast<int>(coordinate_of.size());
+    if constexpr (k == 0) {  // G constant and V = 0: r = 0
+      out.r = VecN<S, T>::Constant(n, ad::lift<T>(0.0));
+    } else {
+      constexpr auto direction_of = [] {
+        std::array<int, S::n> d{};
+        d.fill(-1);
+        int c = 0;
+        for (const int i : noncyclic_coordinates<S>()) d[i] = c++;
+        return d;
+      }();
+      using D = ad::Dual<T, k>;
+      VecN<S, D> qd = ad::constants<D>(q, k);
+      for (int c = 0; c < k; ++c) qd[coordinate_of[c]] = ad::variable<k>(q[coordinate_of[c]], c);
+      out.r = metric_potential_rate(sys, qd, v, k, direction_of, coordinate_of);
+    }
+  } else {
+    out.r = ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+      using D = ad::Dual<T, W, MaxW>;
+      VecN<S, D> qd(n);
+      for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
+      return metric_potential_rate(sys, qd, v, n, EveryCoordinate{}, EveryCoordinate{});
+    });
+  }
+  if constexpr (S::m != 0) {
+    if (m == 0) return out;
+    ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
+      using D = ad::Dual<T, W, MaxW>;
+      VecN<S, D> qd(n);
+      for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
+      const auto Md = sys.template constraint_matrix<D>(qd);
+      const VecM<S, D> Mv = coefficient_product(Md, ad::constants<D>(v, n));
+      const auto value = [](const auto& x) {  // an entry of a constant M may be a double
+        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, D>) return ad::value(x);
+        else return ad::lift<T>(x);
+      };
+      out.curvature.resize(m);
+      out.Mq.resize(m, n);
+      for (int a = 0; a < m; ++a) {
+        out.curvature[a] = ad::lift<T>(0.0);
+        for (int j = 0; j < n; ++j) out.curvature[a] += ad::derivative(Mv[a], j) * v[j];
+        for (int j = 0; j < n; ++j) out.Mq(a, j) = value(Md(a, j));
       }
-      out.r[i] = half_dGvv - ad::derivative(V, i) - dGv_v;
-    }
-    for (int a = 0; a < m; ++a) {
-      out.curvature[a] = ad::lift<T>(0.0);
-      for (int j = 0; j < n; ++j) out.curvature[a] += ad::derivative(Mv[a], j) * v[j];
-    }
-    return out;
-  });
+    });
+  }
+  return out;
 }
 
 /// Whether constrained_acceleration takes a compiled mechanical model's first derivatives of G, V
@@ -513,16 +574,16 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
     }
     add_constant_force(r, f);
   };
-  MatMN<S, T> Mq;  // M(q), evaluated only where there are constraints
-  if (constraint_count(sys) > 0) Mq = sys.template constraint_matrix<T>(q);
   if constexpr (detail::acceleration_from_metric<S>) {
     if (is_mechanical(sys)) {
       auto rates = detail::mechanical_rates(sys, q, v);
       with_forces(rates.r);
       const auto curvature = [&] { return rates.curvature; };
-      return detail::saddle_point_acceleration<S>(metric_factorisation(sys, q), Mq, rates.r, curvature);
+      return detail::saddle_point_acceleration<S>(metric_factorisation(sys, q), rates.Mq, rates.r, curvature);
     }
   }
+  MatMN<S, T> Mq;  // M(q), evaluated only where there are constraints
+  if (constraint_count(sys) > 0) Mq = sys.template constraint_matrix<T>(q);
   const auto curvature = [&] { return constraint_curvature(sys, q, v); };
   if constexpr (detail::ConstantMetricAtRunTime<S, T>) {
     if (const auto* G = sys.constant_metric()) {  // a model file's constant metric: W = G, r = −∇V

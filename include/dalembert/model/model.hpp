@@ -242,9 +242,10 @@ constexpr bool increasing_and_below(const std::array<int, K>& indices, int n) {
 /// the model declares its cyclic (ignorable) coordinates, those that enter L only through their
 /// velocities (the sleigh's x and y, the knife edge's blade angle):
 ///   static constexpr std::array<int, 2> cyclic_coordinates = {0, 1};
-/// The structured α-rule derivatives (discrete/discrete_lagrangian.hpp) differentiate G and V
-/// along the coordinates returned here alone: a sleigh's Jacobian then needs hyper-duals in one
-/// direction instead of three. A declaration is a promise about G and V at every q, which nothing
+/// The structured α-rule derivatives (discrete/discrete_lagrangian.hpp) and the mechanical path of
+/// the constrained acceleration (model/dynamics.hpp) differentiate G and V along the coordinates
+/// returned here alone: a sleigh's Jacobian then needs hyper-duals in one direction instead of
+/// three. A declaration is a promise about G and V at every q, which nothing
 /// checks at run time; check_derivatives (diagnostics/derivative_check.hpp) compares it with
 /// differences of L, and the tests do so for every catalogue declaration.
 template <class S>

@@ -27,7 +27,7 @@ template <HasMetric S, class T>
 VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
   using MatMM = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
   const auto rates = detail::mechanical_rates(sys, q, v);
-  const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
+  const MatMN<S, T>& Mq = rates.Mq;
   const auto G = metric_factorisation(sys, q);
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
   const MatMM C = Mq * GinvMt;
