@@ -496,7 +496,7 @@ template <HasMetric S, class T>
   if constexpr (S::n != Eigen::Dynamic) {
     constexpr auto coordinate_of = noncyclic_coordinates<S>();
     constexpr int k = static_cast<int>(coordinate_of.size());
-    if constexpr (k == 0) {  // G constant and V = 0: r = 0
+    if constexpr (k == 0) {  // G and V constant: r = 0
       out.r = VecN<S, T>::Constant(n, ad::lift<T>(0.0));
     } else {
       constexpr auto direction_of = [] {
