@@ -88,16 +88,23 @@ struct TwoSidedForceDerivatives {
   Matd<N, N, MaxN, MaxN> minus_q1;    ///< ∂F_d^−/∂q1
 };
 
+/// F_d^−(q0, q1) into minus and ∂F_d^−/∂q1 into minus_q1.
 template <DiscreteForce Fd>
-TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1,
-                                                              double t0) {
-  TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> d;
+void differentiate_minus(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1, double t0, VecN<Fd>& minus,
+                         Matd<Fd::n, Fd::n, max_n_of<Fd>(), max_n_of<Fd>()>& minus_q1) {
   ad::value_and_jacobian<Fd::n, Fd::n, max_n_of<Fd>(), max_n_of<Fd>()>(
       [&](const auto& x1) {
         using D = typename std::decay_t<decltype(x1)>::Scalar;
         return VecN<Fd, D>(f.minus(VecN<Fd, D>(ad::constants<D>(q0, x1.size())), x1, t0));
       },
-      q1, d.minus, d.minus_q1);
+      q1, minus, minus_q1);
+}
+
+template <DiscreteForce Fd>
+TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> differentiate(const Fd& f, const VecN<Fd>& q0, const VecN<Fd>& q1,
+                                                              double t0) {
+  TwoSidedForceDerivatives<Fd::n, max_n_of<Fd>()> d;
+  differentiate_minus(f, q0, q1, t0, d.minus, d.minus_q1);
   d.plus = f.plus(q0, q1, t0);
   return d;
 }
@@ -361,10 +368,16 @@ class WithForces {
   }
 
   /// −∂F^{f−}L_d/∂q1 = D12 L_d + ∂F_d^−/∂q1 alone: the block of a step's Jacobian that Newton asks
-  /// for, without the maps.
+  /// for, without the maps (and without F_d^+, which for MLA's α-force is another constrained
+  /// acceleration).
   auto minus_map_jacobian(const VecN<Ld>& q0, const VecN<Ld>& q1, double t0) const {
     auto d = differentiate(ld_, q0, q1);
-    if (!is_zero_force(fd_)) d.D12 += differentiate(fd_, q0, q1, t0).minus_q1;
+    if (!is_zero_force(fd_)) {
+      VecN<Ld> minus(coordinate_count(ld_));
+      Matd<n, n, max_n, max_n> minus_q1(coordinate_count(ld_), coordinate_count(ld_));
+      differentiate_minus(fd_, q0, q1, t0, minus, minus_q1);
+      d.D12 += minus_q1;
+    }
     return std::move(d.D12);
   }
 
