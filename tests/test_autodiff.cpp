@@ -393,6 +393,47 @@ TEST(DualLU, EqualsTheLuInDualArithmetic) {
   EXPECT_LT(largest_difference(yd, reference_d), 1e-12);
 }
 
+namespace {
+/// The largest error of DualLU's solve of A y = b, with A = A0 + A1 ε and b = b0 + b1 ε, b0 zero
+/// but in its last entry, against y0 = A0⁻¹b0, y1 = A0⁻¹(b1 − A1 y0) from the doubles' LU.
+template <int Rows, int MaxRows>
+double zero_entries_solve_error(int n) {
+  using D = ad::Dual<double, 1>;
+  const Eigen::MatrixXd A0 = Eigen::MatrixXd::Identity(n, n) * 3.0 + Eigen::MatrixXd::Constant(n, n, 0.25);
+  Eigen::MatrixXd A1(n, n);
+  Eigen::VectorXd b0 = Eigen::VectorXd::Zero(n), b1(n);
+  b0[n - 1] = 0.5;
+  for (int i = 0; i < n; ++i) {
+    b1[i] = slope(i, 0, 1);
+    for (int j = 0; j < n; ++j) A1(i, j) = slope(i, j, 2);
+  }
+  Eigen::Matrix<D, Rows, Rows, 0, MaxRows, MaxRows> A(n, n);
+  Eigen::Matrix<D, Rows, 1, 0, MaxRows, 1> b(n);
+  for (int i = 0; i < n; ++i) {
+    b[i] = D(b0[i], Vecd<1>(b1[i]));
+    for (int j = 0; j < n; ++j) A(i, j) = D(A0(i, j), Vecd<1>(A1(i, j)));
+  }
+  const Eigen::Matrix<D, Rows, 1, 0, MaxRows, 1> y = DualLU<decltype(A)>(A).solve(b);
+  const Eigen::VectorXd y0 = A0.partialPivLu().solve(b0), y1 = A0.partialPivLu().solve(b1 - A1 * y0);
+  double error = 0.0;
+  for (int i = 0; i < n; ++i)
+    error = std::max({error, std::abs(y[i].value() - y0[i]), std::abs(ad::derivative(y[i], 0) - y1[i])});
+  return error;
+}
+}  // namespace
+
+// A right-hand side whose entries have the value zero but derivatives: Eigen's triangular solve of
+// a vector of a size not known at compile time to be at most 8 skips such an entry and loses its
+// derivatives (they were off by their size, and a model file's acceleration Jacobian with them on
+// a straight sliding sleigh); DualLU keeps them at every kind of size.
+TEST(DualLU, KeepsTheDerivativesOfEntriesWhoseValueIsZero) {
+  EXPECT_LT((zero_entries_solve_error<3, 3>(3)), 1e-14);                            // Eigen's, unrolled
+  EXPECT_LT((zero_entries_solve_error<Eigen::Dynamic, 8>(5)), 1e-14);                // bounded
+  EXPECT_LT((zero_entries_solve_error<Eigen::Dynamic, Eigen::Dynamic>(3)), 1e-14);   // run time
+  EXPECT_LT((zero_entries_solve_error<12, 12>(12)), 1e-14);                          // fixed, not unrolled
+  EXPECT_LT((zero_entries_solve_error<Eigen::Dynamic, Eigen::Dynamic>(20)), 1e-14);  // value factorised
+}
+
 // A matrix of doubles of at most sizes::small_lu_max rows, fixed at compile time, is factorised by
 // SmallLU: against Eigen's PartialPivLU with two right-hand sides, one row included, where the
 // first pivot must be exchanged (A(0, 0) = 1e-3). A row exchange forgotten in the substitution is

@@ -28,6 +28,12 @@ inline constexpr int bounded_model_file = 8;
 /// (docs/decisions.md, Linear solves in dual numbers: the value factorised once).
 inline constexpr int value_factorised_lu = 16;
 
+/// Eigen unrolls the triangular solves of a vector whose size is known at compile time and at most
+/// this one; its other triangular solves skip a right-hand side entry whose value is zero, which in
+/// dual numbers loses the entry's derivatives. DualLU leaves Eigen's LU in dual arithmetic its
+/// solves up to this size only (solve/dual_lu.hpp).
+inline constexpr int unrolled_triangular_solve = 8;
+
 /// Chord iterations on a kept factorisation (solve/step_driver.hpp, chord_solve) of at least this
 /// many unknowns go on while a correction is at most half the one before; on fewer they take a
 /// fresh factorisation once it is more than a fifth. A factorisation costs about N³, a correction

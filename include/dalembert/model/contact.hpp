@@ -243,7 +243,7 @@ ConstrainedAccelerationOf<FrozenAction<S>, T> herglotz_acceleration(const S& sys
   using Sizes = FrozenAction<S>;  // the model's sizes, m included
   constexpr int m = Sizes::m;
   const VecN<S, T> r = d.Lq - d.B * v - d.Lvz * d.L + d.Lv * d.Lz;
-  const Eigen::PartialPivLU<MatNN<S, T>> W(d.W);
+  const LuKeepingDerivatives<MatNN<S, T>> W(d.W);
   ConstrainedAccelerationOf<Sizes, T> out;
   out.acceleration = W.solve(r);
   out.multiplier.resize(contact_constraint_count(sys));
@@ -262,7 +262,7 @@ ConstrainedAccelerationOf<FrozenAction<S>, T> herglotz_acceleration(const S& sys
           q, Mv, dMv);
       const MatNM<Sizes, T> WinvMt = solve_by_columns(W, Mq.transpose());
       const Mat<T, m, m, Sizes::max_m, Sizes::max_m> C = Mq * WinvMt;
-      out.multiplier = -Eigen::PartialPivLU<Mat<T, m, m, Sizes::max_m, Sizes::max_m>>(C).solve(
+      out.multiplier = -LuKeepingDerivatives<Mat<T, m, m, Sizes::max_m, Sizes::max_m>>(C).solve(
           VecM<Sizes, T>(dMv * v + Mq * out.acceleration));
       out.acceleration += WinvMt * out.multiplier;
     }

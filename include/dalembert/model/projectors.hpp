@@ -151,7 +151,8 @@ VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const Vec
     const auto G = metric_factorisation(sys, q);
     const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
     const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
-    const VecM<S, T> lambda = C.partialPivLu().solve(VecM<S, T>(Mq * G.solve(p)));
+    const VecM<S, T> lambda = LuKeepingDerivatives<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(
+        VecM<S, T>(Mq * G.solve(p)));
     return p - Mq.transpose() * lambda;
   }
 }

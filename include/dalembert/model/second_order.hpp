@@ -114,7 +114,7 @@ Mat<T, N, difference_of_sizes(N, Mr), MaxN, MaxN> kernel_frame(const Mat<T, Mr, 
     F.resize(rows, k);
     for (int j = 0; j < rows; ++j) P.col(j) = M.col(columns[j]);
     for (int j = 0; j < k; ++j) F.col(j) = M.col(columns[rows + j]);
-    const Mat<T, Mr, K, MaxMr, MaxN> X = -Eigen::PartialPivLU<Mat<T, Mr, Mr, MaxMr, MaxMr>>(P).solve(F);
+    const Mat<T, Mr, K, MaxMr, MaxN> X = -LuKeepingDerivatives<Mat<T, Mr, Mr, MaxMr, MaxMr>>(P).solve(F);
     for (int j = 0; j < k; ++j) {
       for (int i = 0; i < rows; ++i) E(columns[i], j) = X(i, j);
       E(columns[rows + j], j) = T(1.0);

@@ -8,8 +8,11 @@
 // every derivative, and at a run-time width allocates at every operation (docs/decisions.md,
 // *Linear solves in dual numbers: the value factorised once*). Nested duals recurse: the value of a
 // hyper-dual matrix is a matrix of duals, factorised the same way. Below sizes::value_factorised_lu
-// rows Eigen's LU in dual arithmetic costs less and is kept (at a size known at compile time without
-// this code), except for nested duals, for which it does not compile. A matrix of doubles is
+// rows Eigen's LU in dual arithmetic costs less and is kept, except for nested duals, for which it
+// does not compile. Its triangular solves are Eigen's only where Eigen unrolls them, at a size known
+// at compile time of at most sizes::unrolled_triangular_solve: beyond, Eigen skips a right-hand
+// side entry whose value is zero, and with it the entry's derivatives, so the substitution is
+// written out here (in Eigen's order of operations). A matrix of doubles is
 // factorised by SmallLU at a size of at most sizes::small_lu_max known at compile time, by Eigen's LU
 // otherwise.
 #include <Eigen/Dense>
@@ -52,8 +55,8 @@ class DualLU {
 
 #if !defined(DALEMBERT_AD_CERES)
 template <class Matrix, class Derivatives>
-  requires(Matrix::MaxRowsAtCompileTime == Eigen::Dynamic ||
-           Matrix::MaxRowsAtCompileTime >= sizes::value_factorised_lu ||
+  requires(Matrix::RowsAtCompileTime == Eigen::Dynamic ||
+           Matrix::RowsAtCompileTime > sizes::unrolled_triangular_solve ||
            !std::is_same_v<typename Derivatives::Scalar, double>)
 class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
   using T = Eigen::AutoDiffScalar<Derivatives>;
@@ -78,7 +81,7 @@ class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
   template <class B>
   typename B::PlainObject solve(const B& b) const {
     if constexpr (first_order) {
-      if (small_) return small_->solve(b);
+      if (small_) return substitute(*small_, b);
     }
     typename B::PlainObject y(b.rows(), b.cols());
     for (Eigen::Index c = 0; c < b.cols(); ++c) solve_column(b.col(c), y.col(c));
@@ -95,6 +98,25 @@ class DualLU<Matrix, Eigen::AutoDiffScalar<Derivatives>> {
     }
     A0_ = values(A_);
     value_.emplace(A0_);
+  }
+
+  /// b solved with the factors of Eigen's LU in dual arithmetic: P b, then L's and U's substitutions
+  /// in the order of Eigen's column-major triangular solve of a vector, without its skipping of an
+  /// entry whose value is zero.
+  template <class B>
+  static typename B::PlainObject substitute(const Eigen::PartialPivLU<Matrix>& lu, const B& b) {
+    typename B::PlainObject y = lu.permutationP() * b;
+    const Matrix& LU = lu.matrixLU();
+    const Eigen::Index n = LU.rows();
+    for (Eigen::Index c = 0; c < y.cols(); ++c) {
+      for (Eigen::Index j = 0; j < n; ++j)  // L, unit diagonal: column j updates the rows below
+        for (Eigen::Index i = j + 1; i < n; ++i) y(i, c) -= y(j, c) * LU(i, j);
+      for (Eigen::Index j = n - 1; j >= 0; --j) {  // U: y_j final, then column j updates the rows above
+        y(j, c) /= LU(j, j);
+        for (Eigen::Index i = 0; i < j; ++i) y(i, c) -= y(j, c) * LU(i, j);
+      }
+    }
+    return y;
   }
 
   static ValueMatrix values(const Matrix& A) {
@@ -219,6 +241,12 @@ class ConstantLU {
   bool diagonal_only_ = false;
   Eigen::PartialPivLU<ValueMatrix> lu_;
 };
+
+/// Eigen's LU for a matrix of doubles, where a computation keeps Eigen's rounding, and DualLU for
+/// dual numbers, whose derivatives Eigen's own triangular solve may lose (above).
+template <class Matrix>
+using LuKeepingDerivatives = std::conditional_t<std::is_same_v<typename Matrix::Scalar, double>,
+                                                Eigen::PartialPivLU<Matrix>, DualLU<Matrix>>;
 
 /// DualLU of a matrix, its type deduced.
 template <class Matrix>
