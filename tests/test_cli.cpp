@@ -198,3 +198,40 @@ TEST(Cli, SolverFailureMidRunKeepsEveryCompletedStep) {
   ASSERT_EQ(t.size(), 5u);
   EXPECT_EQ(t[4].rfind("1.1,", 0), 0u) << t[4];
 }
+
+TEST(Cli, SteadyGivesTheEigenvaluesOfASteadyMotion) {
+  // The sleigh sliding straight at speed u: 0, 0 and −m a u/(I + m a²) = −0.4 u (docs/methods.md,
+  // Steady motions and their stability); from its file: CliModelFiles.SteadyMotionsAreTheCatalogues.
+  const auto eigenvalues = [](const std::string& args) {
+    const auto r = dalembert("steady " + args + " --json");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+  };
+  for (const double u : {1.0, -2.0}) {
+    const auto j = eigenvalues("chaplygin-sleigh --q0 0,0,0 --v0 " + std::to_string(u) + ",0,0");
+    ASSERT_EQ(j["eigenvalues"].size(), 3u);
+    EXPECT_EQ(j["symmetric"], nlohmann::json({"x", "y"}));
+    const double rate = -0.4 * u;  // sorted by real part, largest first
+    const auto& first = j["eigenvalues"][u > 0 ? 2 : 0];
+    EXPECT_NEAR(first[0].get<double>(), rate, 1e-12);
+    EXPECT_EQ(first[1].get<double>(), 0.0);
+    EXPECT_EQ(j["growing_modes"], u > 0 ? 0 : 1);
+    EXPECT_NEAR(j["largest_real_part"].get<double>(), std::max(0.0, rate), 1e-12);
+  }
+  // the particle at rest at the bottom of V = c (x² + y²): ±i√(2c), each twice
+  const auto particle = eigenvalues("particle --param potential=2 --q0 0,0,0 --v0 0,0,0");
+  ASSERT_EQ(particle["eigenvalues"].size(), 4u);
+  for (const auto& x : particle["eigenvalues"]) {
+    EXPECT_NEAR(x[0].get<double>(), 0.0, 1e-12);
+    EXPECT_NEAR(std::abs(x[1].get<double>()), 2.0, 1e-12);
+  }
+  const auto text = dalembert("steady chaplygin-sleigh --q0 0,0,0 --v0 -1,0,0");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("unstable: 1 growing mode(s)"), std::string::npos) << text.out;
+  // what is not a steady motion, not a symmetry, or not a model with steady motions
+  expect_bad_input("steady chaplygin-sleigh --q0 0,0,0 --v0 1,0,0.5",
+                   "not a steady motion: the velocity of coordinate 2 is 0.5, not 0");
+  expect_bad_input("steady chaplygin-sleigh --q0 0,0,0 --v0 1,0,0 --symmetric x,q", "has no coordinate 'q'");
+  expect_bad_input("steady chaplygin-sleigh --q0 0,0,0 --v0 1,0,0 --symmetric x,y,theta", "it is not a symmetry");
+  expect_bad_input("steady suslov", "suslov is not one");
+}

@@ -6,6 +6,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -455,4 +457,36 @@ TEST(CliModelFiles, FilesOfAnySizeRunWithoutTheBuildTree) {
     std::getline(last, cell, ',');
     EXPECT_NEAR(std::stod(cell), 0.1 * (i + 1), 1e-14) << "x" << i;
   }
+}
+
+// A file's steady motion is the catalogue's: the sleigh sliding straight, whose Jacobian of the
+// acceleration (θ̇ = 0, λ = 0) lost a derivative in Eigen's triangular solve at run-time sizes
+// (docs/decisions.md, Linear solves in dual numbers), and the particle at rest in its well.
+TEST(CliModelFiles, SteadyMotionsAreTheCatalogues) {
+  const auto eigenvalues = [](const std::string& args) {
+    const Result r = cli_test::dalembert("steady " + args + " --json");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    return nlohmann::json::parse(r.out.empty() ? "{}" : r.out)["eigenvalues"];
+  };
+  const auto largest_difference = [](const nlohmann::json& a, const nlohmann::json& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double d = 0.0;
+    for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+      for (int k = 0; k < 2; ++k) d = std::max(d, std::abs(a[i][k].get<double>() - b[i][k].get<double>()));
+    return d;
+  };
+  std::ostringstream backwards;  // at speed −2 along a heading of 0.4, exactly in D
+  backwards.precision(17);
+  backwards << "--q0 0.3,-1,0.4 --v0 " << -2 * std::cos(0.4) << "," << -2 * std::sin(0.4) << ",0 --param a=0.7";
+  for (const std::string& start : {std::string("--q0 0,0,0 --v0 1,0,0"), backwards.str()}) {
+    const auto file = eigenvalues(model("chaplygin-sleigh") + " --symmetric x,y " + start);
+    const auto catalogue = eigenvalues("chaplygin-sleigh " + start);
+    EXPECT_LT(largest_difference(file, catalogue), 1e-12) << start << "\n" << file << "\n" << catalogue;
+  }
+  const std::string at_rest = " --q0 0,0,0 --v0 0,0,0 --param potential=1";
+  EXPECT_LT(largest_difference(eigenvalues(model("particle") + " --symmetric z" + at_rest),
+                               eigenvalues("particle" + at_rest)),
+            1e-12);
+  cli_test::expect_bad_input("steady " + model("chaplygin-sleigh") + " --q0 0,0,0 --v0 1,0,0",
+                             "declares no symmetric (cyclic) coordinates: name them with --symmetric");
 }

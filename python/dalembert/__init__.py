@@ -34,7 +34,8 @@ from ._model import model_text
 __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
-           "ensemble", "load", "System", "Result", "Comparison", "Convergence", "Ensemble", "BadInput", "SolverError"]
+           "ensemble", "load", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "BadInput",
+           "SolverError"]
 
 
 def __dir__():
@@ -91,9 +92,32 @@ class System:
                                _finite(t, "t"))
         return None if q is None else np.array(q)
 
+    def steady_motion(self, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
+                      symmetric: Optional[Sequence[str]] = None) -> "SteadyMotion":
+        """The eigenvalues of the steady motion through (q0, v0) on the linearised constraint
+        (docs/methods.md, Steady motions and their stability), largest real part first. The
+        coordinates named in `symmetric` are its symmetry; by default those a catalogue system
+        declares cyclic (a model file declares none). BadInput when (q0, v0) is not a steady motion
+        or a coordinate is not a symmetry."""
+        if symmetric is None:
+            names = []
+        elif isinstance(symmetric, str) or not all(isinstance(x, str) for x in symmetric):
+            raise BadInput("symmetric must be a list of coordinate names, got %r" % (symmetric,))
+        else:
+            names = list(symmetric)
+        sym, values, rows = self._handle.steady(self._given, _vector(q0, "q0", self.n),
+                                                _vector(v0, "v0", self.n), names)
+        eigenvalues = np.array(sorted(values, key=lambda x: (-x.real, -x.imag)), dtype=complex)
+        return SteadyMotion(eigenvalues, list(sym), np.array(rows, dtype=float).reshape(len(values), len(values)))
+
     def __repr__(self):
         given = "".join(", %s=%r" % kv for kv in self._given)
         return "dalembert.System(%r%s)" % (self._source, given)
+
+
+SteadyMotion = collections.namedtuple("SteadyMotion", "eigenvalues symmetric on_constraint")
+SteadyMotion.__doc__ = """System.steady_motion's result: the eigenvalues (complex, largest real part
+first), the symmetric coordinates by name, and the linearised field on the linearised constraint."""
 
 
 def system(name: str, **parameters: float) -> System:

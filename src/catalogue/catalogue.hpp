@@ -35,6 +35,14 @@ struct SystemDescription {
 
 using ParameterValues = std::vector<std::pair<std::string, double>>;
 
+/// Entry::steady's result: a steady motion's eigenvalues on the linearised constraint
+/// (dalembert/diagnostics/steady_motions.hpp).
+struct SteadyMotion {
+  std::vector<std::string> symmetric;  ///< the symmetric coordinates, by name
+  Eigen::MatrixXd on_constraint;       ///< the linearised field on the linearised constraint
+  Eigen::VectorXcd eigenvalues;        ///< its eigenvalues
+};
+
 struct Entry {
   std::string name;
   std::function<SystemDescription(const ParameterValues&)> describe;
@@ -43,6 +51,11 @@ struct Entry {
   /// The closed-form positions q(t) from (q0, v0) (defaults filled in as for run), if the system
   /// has a closed form for these parameters; std::nullopt otherwise or for two-point starts.
   std::function<std::optional<Eigen::VectorXd>(const ParameterValues&, InitialData, double t)> exact;
+  /// The steady motion through (q0, v0) (defaults filled in as for run) and its eigenvalues, the
+  /// coordinates named in `symmetric` (the model's declared cyclic ones when empty) its symmetry;
+  /// empty for a system that is not a Lagrange–d'Alembert model of compiled sizes or a model file.
+  std::function<SteadyMotion(const ParameterValues&, InitialData, const std::vector<std::string>& symmetric)>
+      steady;
   /// A model file's text as it was read (a run's provenance holds it and its SHA-256); none for a
   /// compiled system.
   std::optional<std::string> source_text;

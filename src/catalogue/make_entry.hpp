@@ -9,6 +9,7 @@
 #include <Eigen/SVD>
 
 #include "catalogue/catalogue.hpp"
+#include "catalogue/steady_motion.hpp"
 #include "dalembert/model/rigid_body.hpp"
 #include "dalembert/models/contact_entry.hpp"
 #include "support/named_velocities.hpp"
@@ -290,6 +291,18 @@ std::optional<Eigen::VectorXd> closed_form_positions(const ParameterValues& valu
   }
 }
 
+/// Entry::steady of a Lagrange–d'Alembert model: the start prepared as for run (defaults, sizes,
+/// regularity, v0 in D), symmetric in the coordinates named or else in those it declares cyclic.
+template <class S>
+SteadyMotion steady_motion(const ParameterValues& values, InitialData init, const std::vector<std::string>& symmetric) {
+  const S sys = configure<S>(values);
+  prepare_start(sys, values, init, 1.0);  // h only converts a start from (q0, q1), which steady has not
+  std::vector<int> declared;
+  if constexpr (requires { S::cyclic_coordinates; })
+    declared.assign(S::cyclic_coordinates.begin(), S::cyclic_coordinates.end());
+  return steady_motion_of(sys, name_of(sys), coordinate_names_of(sys), init.q0, init.v0, symmetric, declared);
+}
+
 }  // namespace detail
 
 /// The catalogue entry of a compiled system of any kind: Lagrange–d'Alembert (CatalogueSystem),
@@ -322,6 +335,8 @@ Entry make_entry() {
     return detail::with_projection(run(sys, init, options), given_v0, init);
   };
   e.exact = detail::closed_form_positions<S>;
+  if constexpr (CatalogueSystem<S> && !ContactCatalogueSystem<S> && !SecondOrderCatalogueSystem<S>)
+    e.steady = detail::steady_motion<S>;
   return e;
 }
 

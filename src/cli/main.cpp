@@ -1,4 +1,4 @@
-// The dalembert command: list, describe, run (the contract: docs/architecture.md, README.md), the
+// The dalembert command: list, describe, run, steady (the contract: docs/architecture.md, README.md), the
 // studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble (cli/ensemble_command.cpp);
 // `dalembert --version` prints `dalembert VERSION`: the release (dalembert/version.hpp) and the
 // commit the binary was built from (support/build_identity.hpp).
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -199,6 +200,53 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   return 0;
 }
 
+/// The eigenvalues of the steady motion through (q0, v0) on the linearised constraint
+/// (docs/methods.md, Steady motions and their stability): as text, or JSON with `json`.
+int steady_command(const std::string& name, const RunArguments& a, const std::vector<std::string>& symmetric,
+                   bool json) {
+  const catalogue::Entry& entry = catalogue::find(name);
+  if (!entry.steady)
+    throw BadInput("steady motions are those of Lagrange-d'Alembert models of compiled sizes or from a file; " + name +
+                   " is not one");
+  InitialData init = a.initial();
+  const catalogue::SteadyMotion motion = entry.steady(a.parameters(), init, symmetric);
+  std::vector<std::complex<double>> values(motion.eigenvalues.data(),
+                                           motion.eigenvalues.data() + motion.eigenvalues.size());
+  std::sort(values.begin(), values.end(), [](const auto& x, const auto& y) {
+    return x.real() != y.real() ? x.real() > y.real() : x.imag() > y.imag();
+  });
+  double scale = 1.0;
+  for (const auto& x : values) scale = std::max(scale, std::abs(x));
+  const double largest = values.empty() ? 0.0 : values.front().real();
+  const auto growing = std::count_if(values.begin(), values.end(), [&](const auto& x) { return x.real() > 1e-9 * scale; });
+  if (json) {
+    nlohmann::ordered_json j;
+    j["system"] = name;
+    j["symmetric"] = motion.symmetric;
+    j["eigenvalues"] = nlohmann::ordered_json::array();
+    for (const auto& x : values) j["eigenvalues"].push_back({x.real(), x.imag()});
+    j["largest_real_part"] = largest;
+    j["growing_modes"] = growing;
+    std::cout << j.dump(2) << '\n';
+    return 0;
+  }
+  std::string symmetric_list;
+  for (const auto& c : motion.symmetric) symmetric_list += (symmetric_list.empty() ? "" : ", ") + c;
+  std::cout << "steady motion of " << name << ", symmetric in " << symmetric_list << "\neigenvalues on the linearised "
+            << "constraint (" << values.size() << "):\n";
+  std::cout.precision(12);
+  for (const auto& x : values) {
+    std::cout << "  " << x.real();
+    if (x.imag() != 0) std::cout << (x.imag() > 0 ? " + " : " - ") << std::abs(x.imag()) << "i";
+    std::cout << '\n';
+  }
+  std::cout << (growing ? "unstable: " + std::to_string(growing) + " growing mode(s)"
+                        : "no growing mode: linearly stable or neutral (eigenvalues on the imaginary axis "
+                          "leave the question to higher order)")
+            << '\n';
+  return 0;
+}
+
 }  // namespace
 }  // namespace dalembert::cli
 
@@ -256,6 +304,20 @@ int main(int argc, char** argv) {
   run->add_flag("--strict", run_strict,
                 "exit with status 3 if the run has warnings (they are in the summary either way)");
 
+  std::string steady_system;
+  RunArguments steady_arguments;
+  std::vector<std::string> steady_symmetric;
+  bool steady_json = false;
+  auto* steady = app.add_subcommand(
+      "steady", "the eigenvalues of a steady motion (relative equilibrium) on the linearised constraint");
+  steady->add_option("SYSTEM", steady_system, "catalogue system or model file (.toml)")->required();
+  steady_arguments.add_to(*steady, kInitialData | kParameters);
+  steady->add_option("--symmetric", steady_symmetric,
+                     "the coordinates the system does not depend on, by name (default: those it declares cyclic)")
+      ->delimiter(',')
+      ->type_name("NAME,...");
+  steady->add_flag("--json", steady_json, "machine-readable output");
+
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
 
@@ -299,6 +361,7 @@ int main(int argc, char** argv) {
                            run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
                            show_progress(run_progress, run_quiet), run_strict,
                            std::vector<std::string>(argv, argv + argc));
+      if (*steady) return steady_command(steady_system, steady_arguments, steady_symmetric, steady_json);
       if (const int status = run_study_command(*studies); status >= 0) return status;
       if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
     } catch (const BadInput& e) {

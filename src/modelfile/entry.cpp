@@ -5,6 +5,8 @@
 #include <mutex>
 #include <sstream>
 
+#include "catalogue/steady_motion.hpp"
+#include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
 #include "modelfile/run.hpp"
 #include "support/named_velocities.hpp"
@@ -136,6 +138,21 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     const auto x = model->solution(x0, bound->parameters, t);
     if (!x) return std::nullopt;
     return Eigen::VectorXd(x->head(model->n()));
+  };
+  e.steady = [model](const catalogue::ParameterValues& values, InitialData init,
+                     const std::vector<std::string>& symmetric) {
+    const ModelSpec& spec = model->spec;
+    const std::string system = "the model file " + spec.path;
+    if (model->layout.contact) throw BadInput("steady motions are those of Lagrange-d'Alembert models; " + system +
+                                              " is a contact system");
+    if (model->layout.lagrangian_depends_on_time)
+      throw BadInput("a steady motion needs an autonomous system; the Lagrangian of " + system + " depends on t");
+    const auto bound = bind(model, values);
+    fill_initial(*bound, init);
+    if (init.project_v0) init.v0 = project_velocity(bound, init.q0, init.v0);
+    check_initial_point(*bound, init.q0, init.v0, InitialSource::CommandLine, 0.0);
+    const UnboundedFileModel file_model(bound);
+    return catalogue::steady_motion_of(file_model, system, spec.coordinates, init.q0, init.v0, symmetric, {});
   };
   return e;
 }

@@ -5,6 +5,7 @@
 //
 // Nothing here calls back into Python during a run: rows are stored by the recorder in C++ and
 // handed over once, as one numpy array that owns them.
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -404,6 +405,21 @@ PYBIND11_MODULE(_core, m) {
              const auto q = s.entry->exact(p, initial_data(q0, v0, std::nullopt, std::nullopt), t);
              if (!q) return std::nullopt;
              return std::vector<double>(q->data(), q->data() + q->size());
+           })
+      .def("steady",
+           [](const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+              const std::vector<std::string>& symmetric) {
+             if (!s.entry->steady)
+               throw BadInput("steady motions are those of Lagrange-d'Alembert models of compiled sizes or from a "
+                              "file; " + s.entry->name + " is not one");
+             const catalogue::SteadyMotion m =
+                 s.entry->steady(p, initial_data(q0, v0, std::nullopt, std::nullopt), symmetric);
+             const std::vector<std::complex<double>> values(m.eigenvalues.data(),
+                                                            m.eigenvalues.data() + m.eigenvalues.size());
+             std::vector<std::vector<double>> rows(m.on_constraint.rows());
+             for (Eigen::Index i = 0; i < m.on_constraint.rows(); ++i)
+               for (Eigen::Index j = 0; j < m.on_constraint.cols(); ++j) rows[i].push_back(m.on_constraint(i, j));
+             return py::make_tuple(m.symmetric, values, rows);
            })
       .def_property_readonly("source_text", [](const System& s) { return s.entry->source_text; })
       .def("compare", &run_comparison)

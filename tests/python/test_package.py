@@ -223,3 +223,24 @@ def test_a_model_file_takes_parameters_by_keyword(source_dir):
     disk = dalembert.model_file(source_dir / "models" / "rolling-disk.toml", C=0.6)
     assert disk.n == 5 and disk.constraints == 2 and disk.parameters["C"] == 0.6
     assert dalembert.run(disk, h=0.01, steps=10).summary["max_constraint_residual"] < 1e-14
+
+
+def test_a_steady_motion_s_eigenvalues_are_those_of_the_command_line(cli, source_dir):
+    # The sleigh sliding straight backwards at speed 1: 0.4 (= m a u / (I + m a^2)), 0, 0.
+    sleigh = dalembert.system("chaplygin-sleigh")
+    s = sleigh.steady_motion(q0=[0, 0, 0], v0=[-1, 0, 0])
+    assert s.symmetric == ["x", "y"]
+    assert s.eigenvalues.dtype == complex and s.eigenvalues.shape == (3,) and s.on_constraint.shape == (3, 3)
+    assert abs(s.eigenvalues[0] - 0.4) < 1e-12 and np.all(np.abs(s.eigenvalues[1:]) < 1e-12)
+    j = cli_json(cli, "steady", "chaplygin-sleigh", "--q0", "0,0,0", "--v0", "-1,0,0", "--json")
+    assert np.array_equal(s.eigenvalues, [complex(re, im) for re, im in j["eigenvalues"]])
+    # the same from its model file, whose symmetric coordinates are named
+    from_file = dalembert.model_file(str(source_dir / "models" / "chaplygin-sleigh.toml"))
+    f = from_file.steady_motion(q0=[0, 0, 0], v0=[-1, 0, 0], symmetric=["x", "y"])
+    assert np.max(np.abs(f.eigenvalues - s.eigenvalues)) < 1e-12
+    with pytest.raises(dalembert.BadInput, match="declares no symmetric"):
+        from_file.steady_motion(q0=[0, 0, 0], v0=[-1, 0, 0])
+    with pytest.raises(dalembert.BadInput, match="not a steady motion: the velocity of coordinate 2 is 0.5"):
+        sleigh.steady_motion(q0=[0, 0, 0], v0=[1, 0, 0.5])
+    with pytest.raises(dalembert.BadInput, match="symmetric must be a list of coordinate names"):
+        sleigh.steady_motion(q0=[0, 0, 0], v0=[1, 0, 0], symmetric="x")

@@ -254,10 +254,11 @@ double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   }
 }
 
-namespace detail {
-/// (∂(M v)/∂q) v by differentiating M(q) v along q: a second level of duals inside T.
+/// ∂(M(q) v)/∂q at a fixed v, m × n, by differentiating M(q) v along q: a second level of duals
+/// inside T.
 template <Model S, class T>
-VecM<S, T> constraint_curvature_by_duals(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+Mat<T, S::m, S::n, max_m_of<S>(), max_n_of<S>()> constraint_derivative_by_position(const S& sys, const VecN<S, T>& q,
+                                                                                   const VecN<S, T>& v) {
   VecM<S, T> Mv;
   Mat<T, S::m, S::n, max_m_of<S>(), max_n_of<S>()> dMv;
   ad::value_and_jacobian<S::n, S::m, max_n_of<S>(), max_m_of<S>()>(
@@ -267,7 +268,14 @@ VecM<S, T> constraint_curvature_by_duals(const S& sys, const VecN<S, T>& q, cons
         return VecM<S, D>(coefficient_product(sys.template constraint_matrix<D>(qd), vd));
       },
       q, Mv, dMv);
-  return dMv * v;
+  return dMv;
+}
+
+namespace detail {
+/// (∂(M v)/∂q) v by differentiating M(q) v along q.
+template <Model S, class T>
+VecM<S, T> constraint_curvature_by_duals(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  return constraint_derivative_by_position(sys, q, v) * v;
 }
 }  // namespace detail
 

@@ -1,0 +1,207 @@
+// Steady motions and their stability (diagnostics/steady_motions.hpp, issue 54): the eigenvalues of
+// the linearised dynamics on the linearised constraint against closed forms, continuous to
+// round-off and from discrete methods' steps at their orders.
+//  - The Chaplygin sleigh sliding straight at speed u along its blade: with the body's velocity u
+//    and angular velocity ω, u̇ = a ω², ω̇ = −m a u ω / (I + m a²), so the eigenvalues on the
+//    constraint are 0 (the heading), 0 (the speed) and −m a u / (I + m a²): stable forwards,
+//    unstable backwards.
+//  - The nonholonomic particle at rest at the bottom of V = c (x² + y²): ±i √(2c), each twice
+//    (the constraint ż = y ẋ is ż = 0 to first order there).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "dalembert/diagnostics/steady_motions.hpp"
+#include "dalembert/method/discrete_gradient.hpp"
+#include "dalembert/method/dla.hpp"
+#include "dalembert/method/rk4.hpp"
+#include "dalembert/method/spark.hpp"
+#include "dalembert/models/chaplygin_sleigh.hpp"
+#include "dalembert/models/particle.hpp"
+#include "test_support.hpp"
+
+using namespace dalembert;
+
+namespace {
+
+models::ChaplyginSleigh sleigh(double m, double I, double a) {
+  models::ChaplyginSleigh s;
+  s.mass = m;
+  s.inertia = I;
+  s.offset = a;
+  return s;
+}
+
+/// The straight motion of the sleigh at speed u with heading θ.
+PhasePoint<3> straight(double u, double theta) {
+  return {Vecd<3>(0.3, -0.2, theta), Vecd<3>(u * std::cos(theta), u * std::sin(theta), 0.0)};
+}
+
+const std::span<const int> sleigh_symmetry(models::ChaplyginSleigh::cyclic_coordinates);    // x, y
+const std::span<const int> particle_symmetry(models::NonholonomicParticle::cyclic_coordinates);  // z
+
+double decay_rate(const models::ChaplyginSleigh& s, double u) {
+  return -s.mass * s.offset * u / (s.inertia + s.mass * s.offset * s.offset);
+}
+
+/// The eigenvalues sorted by real part, then imaginary part.
+std::vector<std::complex<double>> sorted(const Eigen::VectorXcd& values) {
+  std::vector<std::complex<double>> out(values.data(), values.data() + values.size());
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) {
+    return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag();
+  });
+  return out;
+}
+
+/// The sleigh's eigenvalue that is not zero, and the largest of the other two.
+std::pair<std::complex<double>, double> sleigh_rate_and_rest(const Eigen::VectorXcd& values) {
+  int largest = 0;
+  for (int i = 1; i < values.size(); ++i)
+    if (std::abs(values[i]) > std::abs(values[largest])) largest = i;
+  double rest = 0.0;
+  for (int i = 0; i < values.size(); ++i)
+    if (i != largest) rest = std::max(rest, std::abs(values[i]));
+  return {values[largest], rest};
+}
+
+}  // namespace
+
+TEST(SteadyMotions, SleighStraightMotionDecaysForwardsAndGrowsBackwards) {
+  double worst = 0.0;
+  for (const auto& s : {sleigh(1.0, 1.0, 0.5), sleigh(2.0, 0.5, 0.7), sleigh(0.7, 1.3, 0.2)}) {
+    for (const double u : {1.0, -1.0, 2.5, -0.4}) {
+      for (const double theta : {0.0, 0.4, -2.0}) {
+        const PhasePoint<3> x = straight(u, theta);
+        const SteadyMotionLinearisation L = steady_motion_linearisation(s, x.q, x.v);
+        ASSERT_EQ(L.eigenvalues.size(), 3);  // 2n − s − m = 6 − 2 − 1
+        const double expected = decay_rate(s, u);
+        const auto [rate, rest] = sleigh_rate_and_rest(L.eigenvalues);
+        worst = std::max({worst, std::abs(rate - expected) / std::abs(expected), rest / std::abs(expected)});
+        EXPECT_EQ(rate.real() < 0, u > 0) << "forwards stable, backwards unstable";
+        // K A = 0: the field maps every variation into the linearised constraint.
+        EXPECT_LT((L.constraint * L.field).cwiseAbs().maxCoeff(), 1e-14 * (1 + L.field.cwiseAbs().maxCoeff()));
+      }
+    }
+  }
+  test::report("steady_sleigh_eigenvalue_error", worst);
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(SteadyMotions, ParticleAtTheBottomOfItsWellOscillates) {
+  for (const double c : {0.5, 1.0, 3.0}) {
+    models::NonholonomicParticle p;
+    p.potential_coefficient = c;
+    const SteadyMotionLinearisation L = steady_motion_linearisation(p, Vecd<3>::Zero(), Vecd<3>::Zero());
+    ASSERT_EQ(L.eigenvalues.size(), 4);  // 6 − 1 − 1
+    const double omega = std::sqrt(2.0 * c);
+    const auto values = sorted(L.eigenvalues);
+    for (const auto& value : values) {
+      EXPECT_LT(std::abs(value.real()), 1e-13 * omega);
+      EXPECT_NEAR(std::abs(value.imag()), omega, 1e-13 * omega);
+    }
+  }
+}
+
+TEST(SteadyMotions, WhatIsNotASteadyMotionOrASymmetryIsRefused) {
+  const auto s = sleigh(1.0, 1.0, 0.5);
+  PhasePoint<3> turning = straight(1.0, 0.3);
+  turning.v[2] = 0.5;  // θ̇ ≠ 0: θ, not symmetric, moves
+  EXPECT_THROW(steady_motion_linearisation(s, turning.q, turning.v), std::invalid_argument);
+  const PhasePoint<3> x = straight(1.0, 0.3);
+  const std::vector<int> heading_too = {0, 1, 2};  // the constraint depends on θ
+  EXPECT_THROW(steady_motion_linearisation(s, x.q, x.v, heading_too), std::invalid_argument);
+  const std::vector<int> out_of_range = {0, 3};
+  EXPECT_THROW(steady_motion_linearisation(s, x.q, x.v, out_of_range), std::invalid_argument);
+  models::NonholonomicParticle p;
+  p.potential_coefficient = 1.0;
+  EXPECT_THROW(steady_motion_linearisation(p, Vecd<3>(0.1, 0.0, 0.0), Vecd<3>::Zero()), std::invalid_argument)
+      << "off the bottom of the well the particle accelerates";
+}
+
+namespace {
+
+/// |λ_h − λ| of the sleigh's decay rate from `method_of`'s step at h and h/2, and the others' largest
+/// |λ_h| at h/2.
+template <class MethodOf>
+std::tuple<double, double, double> sleigh_discrete_errors(const MethodOf& method_of, double h) {
+  const auto s = sleigh(2.0, 0.5, 0.7);
+  const PhasePoint<3> x = straight(1.5, 0.4);
+  const double expected = decay_rate(s, 1.5);
+  std::vector<double> errors;
+  double rest = 0.0;
+  for (const double step : {h, h / 2}) {
+    const auto method = method_of(s, step);
+    const auto state = method.initial_state(x.q, x.v);
+    const SteadyMotionLinearisation L =
+        discrete_steady_motion_linearisation(method, state, sleigh_symmetry);
+    EXPECT_EQ(L.eigenvalues.size(), 3);
+    const auto [rate, others] = sleigh_rate_and_rest(L.eigenvalues);
+    errors.push_back(std::abs(rate - expected));
+    rest = others;
+  }
+  return {errors[0], errors[1], rest};
+}
+
+const auto dla_of = [](const auto& system, double h) { return make_dla(system, h); };
+const auto rk4_of = [](const auto& system, double h) {
+  return RungeKutta4<std::decay_t<decltype(system)>>(system, h);
+};
+const auto dg_of = [](const auto& system, double h) {
+  return DiscreteGradient<std::decay_t<decltype(system)>>(system, h);
+};
+const auto spark3_of = [](const auto& system, double h) {
+  return Spark<std::decay_t<decltype(system)>>(system, h, 3);
+};
+
+}  // namespace
+
+TEST(SteadyMotions, DiscreteSleighRatesConvergeAtEachMethodsOrder) {
+  const auto check = [](const char* name, const auto& method_of, int order) {
+    const auto [coarse, fine, rest] = sleigh_discrete_errors(method_of, 0.2);
+    const double observed = std::log2(coarse / fine);
+    test::report(std::string("steady_sleigh_order_") + name, observed);
+    EXPECT_GT(observed, order - 0.2) << name << ": errors " << coarse << ", " << fine;
+    EXPECT_LT(observed, order + 0.5) << name << ": errors " << coarse << ", " << fine;
+    EXPECT_LT(rest, 1e-9) << name << ": the heading and the speed stay neutral";
+  };
+  check("dla", dla_of, 2);
+  check("rk4", rk4_of, 4);
+  check("discrete_gradient", dg_of, 2);
+  check("spark3", spark3_of, 4);
+}
+
+TEST(SteadyMotions, DiscreteParticleFrequenciesConvergeAtEachMethodsOrder) {
+  models::NonholonomicParticle p;
+  p.potential_coefficient = 1.0;
+  const double omega = std::sqrt(2.0);
+  const auto error_at = [&](const auto& method_of, double h) {
+    const auto method = method_of(p, h);
+    const auto state = method.initial_state(Vecd<3>::Zero(), Vecd<3>::Zero());
+    const SteadyMotionLinearisation L =
+        discrete_steady_motion_linearisation(method, state, particle_symmetry);
+    EXPECT_EQ(L.eigenvalues.size(), 4);
+    double worst = 0.0;
+    for (const auto& value : L.eigenvalues) worst = std::max(worst, std::abs(std::abs(value.imag()) - omega));
+    for (const auto& mu : L.multipliers) worst = std::max(worst, std::abs(std::abs(mu) - 1.0) / h);
+    return worst;
+  };
+  const auto check = [&](const char* name, const auto& method_of, int order, bool on_the_circle) {
+    const double coarse = error_at(method_of, 0.2), fine = error_at(method_of, 0.1);
+    const double observed = std::log2(coarse / fine);
+    test::report(std::string("steady_particle_order_") + name, observed);
+    EXPECT_GT(observed, order - 0.2) << name << ": errors " << coarse << ", " << fine;
+    if (on_the_circle) {  // a symmetric method's multipliers stay on the unit circle
+      const auto method = method_of(p, 0.1);
+      const auto at_rest = method.initial_state(Vecd<3>::Zero(), Vecd<3>::Zero());
+      const auto L = discrete_steady_motion_linearisation(method, at_rest, particle_symmetry);
+      for (const auto& mu : L.multipliers) EXPECT_NEAR(std::abs(mu), 1.0, 1e-12) << name;
+    }
+  };
+  check("dla", dla_of, 2, true);
+  check("rk4", rk4_of, 4, false);
+  check("discrete_gradient", dg_of, 2, true);
+  check("spark3", spark3_of, 4, true);
+}
