@@ -1,6 +1,8 @@
 // Steady motions and their stability (diagnostics/steady_motions.hpp, issue 54): the eigenvalues of
 // the linearised dynamics on the linearised constraint against closed forms, continuous to
-// round-off and from discrete methods' steps at their orders.
+// round-off and from discrete methods' steps at their orders. Compiled in one unit with
+// test_step_derivatives.cpp, whose steps' derivatives on the same models it shares (the names at
+// file scope differ).
 //  - The Chaplygin sleigh sliding straight at speed u along its blade: with the body's velocity u
 //    and angular velocity ω, u̇ = a ω², ω̇ = −m a u ω / (I + m a²), so the eigenvalues on the
 //    constraint are 0 (the heading), 0 (the speed) and −m a u / (I + m a²): stable forwards,
@@ -12,6 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "dalembert/diagnostics/steady_motions.hpp"
@@ -145,14 +151,14 @@ std::tuple<double, double, double> sleigh_discrete_errors(const MethodOf& method
   return {errors[0], errors[1], rest};
 }
 
-const auto dla_of = [](const auto& system, double h) { return make_dla(system, h); };
-const auto rk4_of = [](const auto& system, double h) {
+const auto steady_dla_of = [](const auto& system, double h) { return make_dla(system, h); };
+const auto steady_rk4_of = [](const auto& system, double h) {
   return RungeKutta4<std::decay_t<decltype(system)>>(system, h);
 };
-const auto dg_of = [](const auto& system, double h) {
+const auto steady_dg_of = [](const auto& system, double h) {
   return DiscreteGradient<std::decay_t<decltype(system)>>(system, h);
 };
-const auto spark3_of = [](const auto& system, double h) {
+const auto steady_spark3_of = [](const auto& system, double h) {
   return Spark<std::decay_t<decltype(system)>>(system, h, 3);
 };
 
@@ -167,10 +173,10 @@ TEST(SteadyMotions, DiscreteSleighRatesConvergeAtEachMethodsOrder) {
     EXPECT_LT(observed, order + 0.5) << name << ": errors " << coarse << ", " << fine;
     EXPECT_LT(rest, 1e-9) << name << ": the heading and the speed stay neutral";
   };
-  check("dla", dla_of, 2);
-  check("rk4", rk4_of, 4);
-  check("discrete_gradient", dg_of, 2);
-  check("spark3", spark3_of, 4);
+  check("dla", steady_dla_of, 2);
+  check("rk4", steady_rk4_of, 4);
+  check("discrete_gradient", steady_dg_of, 2);
+  check("spark3", steady_spark3_of, 4);
 }
 
 TEST(SteadyMotions, DiscreteParticleFrequenciesConvergeAtEachMethodsOrder) {
@@ -200,8 +206,8 @@ TEST(SteadyMotions, DiscreteParticleFrequenciesConvergeAtEachMethodsOrder) {
       for (const auto& mu : L.multipliers) EXPECT_NEAR(std::abs(mu), 1.0, 1e-12) << name;
     }
   };
-  check("dla", dla_of, 2, true);
-  check("rk4", rk4_of, 4, false);
-  check("discrete_gradient", dg_of, 2, true);
-  check("spark3", spark3_of, 4, true);
+  check("dla", steady_dla_of, 2, true);
+  check("rk4", steady_rk4_of, 4, false);
+  check("discrete_gradient", steady_dg_of, 2, true);
+  check("spark3", steady_spark3_of, 4, true);
 }
