@@ -34,8 +34,8 @@ from ._model import model_text
 __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
-           "ensemble", "load", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "BadInput",
-           "SolverError"]
+           "ensemble", "load", "stepper", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion",
+           "Stepper", "BadInput", "SolverError"]
 
 
 def __dir__():
@@ -140,20 +140,21 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
           force: Optional[Sequence[Expr]] = None, action: Optional[str] = None, q0: Optional[Sequence[Expr]] = None,
           v0: Optional[Sequence[Expr]] = None, z0: Expr = None, solution: Optional[Sequence[Expr]] = None,
           valid_when_zero: Optional[Sequence[Expr]] = None, derived: Optional[Mapping[str, Expr]] = None,
-          name: str = "model", summary: Optional[str] = None) -> System:
+          inputs: Optional[Sequence[str]] = None, name: str = "model", summary: Optional[str] = None) -> System:
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
     (linear in the velocities), parameters ({name: value}, or value (value, description)), force
     (n expressions in q, v), action (the action variable of a contact system), q0, v0, z0 (default
-    initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}).
-    Expressions are strings in the model files' syntax, numbers, or sympy expressions.
+    initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}),
+    inputs (names the force may use linearly, set per step by a stepper). Expressions are strings in
+    the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
     """
     text = model_text(coordinates=coordinates, lagrangian=lagrangian, metric=metric, potential=potential,
                       constraints=constraints, parameters=parameters, force=force, action=action, q0=q0, v0=v0,
-                      z0=z0, solution=solution, valid_when_zero=valid_when_zero, derived=derived, name=name,
-                      summary=summary)
+                      z0=z0, solution=solution, valid_when_zero=valid_when_zero, derived=derived,
+                      inputs=inputs, name=name, summary=summary)
     handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
     return System(handle, {}, "model " + str(name), text)
 
@@ -442,6 +443,25 @@ def run(system: Union[System, str], method: str = "dla", *, h: float, steps: Opt
         error.result = result
         raise error
     return result
+
+
+Stepper = _core.Stepper
+
+
+def stepper(system: Union[System, str], method: str = "dla", *, h: float, q0: Optional[ArrayLike] = None,
+            v0: Optional[ArrayLike] = None, t0: float = 0.0, project_v0: bool = False,
+            **method_options: Any) -> Stepper:
+    """A Stepper: `method` (dla, mla, mclachlan-perlmutter, discrete-gradient, spark or rk4) with
+    step h on the model file `system`, whose inputs (inputs = [...] in the file) enter its force,
+    from (q0, v0) (defaults: the file's), with the method options of run. The state after each step
+    is the method's: positions and momenta, or positions and velocities for rk4."""
+    system = _as_system(system)
+    if not isinstance(project_v0, bool):
+        raise BadInput("project_v0 must be True or False, got %r" % (project_v0,))
+    options = _options(method, h, None, None, 1, method_options, check_steps=False)
+    options["t0"] = _finite(t0, "t0")
+    options["project_v0"] = project_v0
+    return Stepper(system._handle, system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n), options)
 
 
 def _on_main_thread():

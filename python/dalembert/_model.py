@@ -88,7 +88,7 @@ def _parameter(value, name):
 
 def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), parameters=None,
                force=None, action=None, q0=None, v0=None, z0=None, solution=None, valid_when_zero=None,
-               derived=None, name="model", summary=None):
+               derived=None, inputs=None, name="model", summary=None):
     """The TOML text of a model file with these keys (docs/model-files.md)."""
     lines = ["name = " + json.dumps(str(name))]
     if summary is not None:
@@ -110,6 +110,8 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
         lines.append("constraints = " + _expressions(constraints, "constraints"))
     if force is not None:
         lines.append("force = " + _expressions(force, "force"))
+    if inputs:
+        lines.append("inputs = " + _names(inputs, "inputs"))
     if action is not None:
         lines.append("action = " + json.dumps(str(action)))
     if parameters:

@@ -44,8 +44,9 @@ void complete_initial_velocity(const BoundModel& bound, InitialData& init) {
   init.v0 = support::complete_named_velocity(M, model.spec.coordinates, init.v0_names, init.v0, system, init.q0);
 }
 
-/// (q0, v0) of a run: the file's initial data where the command line gives none.
-void fill_initial(const BoundModel& bound, InitialData& init) {
+}  // namespace
+
+void fill_initial_data(const BoundModel& bound, InitialData& init) {
   const ModelSpec& spec = bound.model->spec;
   if (init.q0.size() == 0) init.q0 = bound.q0;
   check_size(spec, "--q0", init.q0);
@@ -54,6 +55,8 @@ void fill_initial(const BoundModel& bound, InitialData& init) {
   check_size(spec, "--v0", init.v0);
   if (init.q1) check_size(spec, "--q1", *init.q1);
 }
+
+namespace {
 
 catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const LoadedModel> model) {
   catalogue::Entry e;
@@ -94,7 +97,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
                      " is not one (it has no action = \"...\")");
     if (model->layout.contact && !init.z0) init.z0 = bound->z0;
     const bool velocity_from_file = init.v0.size() == 0;
-    fill_initial(*bound, init);
+    fill_initial_data(*bound, init);
     const Eigen::VectorXd given_v0 = init.v0;
     if (init.project_v0) {
       if (model->layout.contact)
@@ -131,7 +134,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
                     double t) -> std::optional<Eigen::VectorXd> {
     if (init.q1) return std::nullopt;
     const auto bound = bind(model, values);
-    fill_initial(*bound, init);
+    fill_initial_data(*bound, init);
     if (init.project_v0 && !model->layout.contact) init.v0 = project_velocity(bound, init.q0, init.v0);
     Eigen::VectorXd x0(2 * model->n());
     x0 << init.q0, init.v0;
@@ -148,7 +151,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     if (model->layout.lagrangian_depends_on_time)
       throw BadInput("a steady motion needs an autonomous system; the Lagrangian of " + system + " depends on t");
     const auto bound = bind(model, values);
-    fill_initial(*bound, init);
+    fill_initial_data(*bound, init);
     if (init.project_v0) init.v0 = project_velocity(bound, init.q0, init.v0);
     check_initial_point(*bound, init.q0, init.v0, InitialSource::CommandLine, 0.0);
     const UnboundedFileModel file_model(bound);
@@ -157,7 +160,22 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   return e;
 }
 
+/// The loaded model of each entry made here (entries live as long as the process).
+std::mutex models_mutex;
+std::map<const catalogue::Entry*, std::shared_ptr<const LoadedModel>> models_of_entries;
+
+void remember(const catalogue::Entry& entry, std::shared_ptr<const LoadedModel> model) {
+  const std::lock_guard lock(models_mutex);
+  models_of_entries[&entry] = std::move(model);
+}
+
 }  // namespace
+
+std::shared_ptr<const LoadedModel> loaded_model_of(const catalogue::Entry& entry) {
+  const std::lock_guard lock(models_mutex);
+  const auto it = models_of_entries.find(&entry);
+  return it == models_of_entries.end() ? nullptr : it->second;
+}
 
 bool is_model_file_name(const std::string& name) {
   std::error_code error;
@@ -172,7 +190,9 @@ const catalogue::Entry& model_file_entry(const std::string& path) {
   const std::string key = error ? path : canonical.string();
   const std::lock_guard lock(mutex);
   if (const auto it = loaded.find(key); it != loaded.end()) return *it->second;
-  auto entry = std::make_unique<catalogue::Entry>(make_entry(path, load(path)));
+  const auto model = load(path);
+  auto entry = std::make_unique<catalogue::Entry>(make_entry(path, model));
+  remember(*entry, model);
   return *loaded.emplace(key, std::move(entry)).first->second;
 }
 
@@ -182,7 +202,9 @@ const catalogue::Entry& model_text_entry(const std::string& text, const std::str
   const std::lock_guard lock(mutex);
   auto key = std::make_pair(label, text);
   if (const auto it = loaded.find(key); it != loaded.end()) return *it->second;
-  auto entry = std::make_unique<catalogue::Entry>(make_entry(label, load_text(text, label)));
+  const auto model = load_text(text, label);
+  auto entry = std::make_unique<catalogue::Entry>(make_entry(label, model));
+  remember(*entry, model);
   return *loaded.emplace(std::move(key), std::move(entry)).first->second;
 }
 

@@ -5,11 +5,20 @@
 #include <string>
 
 #include "catalogue/catalogue.hpp"
+#include "modelfile/model.hpp"
 
 namespace dalembert::modelfile {
 
 /// Whether `name` is meant as a model file: it ends in .toml, contains a '/', or names a file.
 bool is_model_file_name(const std::string& name);
+
+/// (q0, v0) of a run: the file's initial data where `init` gives none, v0 completed from the
+/// constraints where init.v0_names names some of its entries; sizes checked (BadInput).
+void fill_initial_data(const BoundModel& bound, InitialData& init);
+
+/// The loaded model behind an entry of model_file_entry or model_text_entry; null for the
+/// catalogue's compiled systems.
+std::shared_ptr<const LoadedModel> loaded_model_of(const catalogue::Entry& entry);
 
 /// The entry of the model file at `path`, loaded (and compiled or found in the cache) on first use
 /// and kept for the life of the process. Throws ModelFileError for mistakes in the file.

@@ -154,7 +154,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",
                                                       "force",      "action",      "initial",     "solution",
-                                                      "derived"};
+                                                      "derived",    "inputs"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
@@ -229,6 +229,20 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
       if (initial_name(c) == p.name || initial_name(velocity_name(c)) == p.name)
         r.fail(p.line, "parameter '" + p.name + "' is the name of an initial value in closed-form solutions");
 
+  // Inputs: names like the parameters', after them; value 0 unless a run gives one (--param).
+  if (const auto* inputs = root.get("inputs")) {
+    spec.inputs_line = line_of(*inputs);
+    for (const auto& node : r.array(*inputs, "inputs", "[\"tau\"]")) {
+      ParameterSpec u{r.string(node, "inputs"), 0.0, "input: enters the force, 0 unless given", line_of(node), 0};
+      claim(u.name, u.line, "input");
+      for (const auto& c : spec.coordinates)
+        if (initial_name(c) == u.name || initial_name(velocity_name(c)) == u.name)
+          r.fail(u.line, "input '" + u.name + "' is the name of an initial value in closed-form solutions");
+      spec.parameters.push_back(u);
+      ++spec.input_count;
+    }
+  }
+
   // The Lagrangian: an expression, or a metric (with an optional potential).
   const auto* lagrangian = root.get("lagrangian");
   const auto* metric = root.get("metric");
@@ -277,6 +291,8 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
                                "the system has " + std::to_string(n) + " coordinates (" + list_names(spec.coordinates) +
                                    "): one component of the force per coordinate");
   }
+  if (spec.input_count > 0 && spec.force.empty())
+    r.fail(spec.inputs_line, "inputs enter the force, but the model file has no 'force' (e.g. force = [0, \"tau\"])");
 
   spec.initial_q.assign(n, Expression{"0", 0, "initial.q"});
   spec.initial_v.assign(n, Expression{"0", 0, "initial.v"});
@@ -347,6 +363,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     };
     if (!spec.lagrangian) refuse(spec.action_line, "a metric instead of a lagrangian");
     if (!spec.force.empty()) refuse(spec.force_line, "an external force");
+    if (spec.input_count > 0) refuse(spec.inputs_line, "inputs");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
   }

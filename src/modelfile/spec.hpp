@@ -46,7 +46,11 @@ struct ModelSpec {
   std::string summary;
   std::vector<std::string> coordinates;
   long coordinates_line = 0;
+  /// The parameters, then the inputs: an input (`inputs = ["tau"]`) is a parameter of value 0 that
+  /// only the force may use, linearly, and that a stepper sets before each step (docs/control.md).
   std::vector<ParameterSpec> parameters;
+  int input_count = 0;  ///< the last input_count entries of `parameters`
+  long inputs_line = 0;
   std::optional<Expression> lagrangian;
   std::optional<Expression> potential;
   std::vector<std::vector<Expression>> metric;  ///< n×n, or n×1 for a diagonal metric
@@ -75,6 +79,8 @@ struct ModelSpec {
 
   int n() const { return static_cast<int>(coordinates.size()); }
   int m() const { return static_cast<int>(constraints.size()); }
+  /// Where the inputs start among the parameters.
+  int first_input() const { return static_cast<int>(parameters.size()) - input_count; }
 };
 
 /// Reads and checks the shape of a model file; throws ModelFileError (or BadInput if unreadable).

@@ -98,9 +98,10 @@ struct Symbols {
   realsymbol t{"t"};
   std::optional<realsymbol> z;  ///< the action variable of a contact system
   std::vector<std::string> q_names, v_names, p_names;
+  std::size_t first_input;  ///< p[first_input...] are the inputs, which only the force may use
   std::string renamed_suffix = "_dalembert_name";  ///< of a name GiNaC's parser takes for a constant
 
-  explicit Symbols(const ModelSpec& spec) {
+  explicit Symbols(const ModelSpec& spec) : first_input(static_cast<std::size_t>(spec.first_input())) {
     if (spec.action) z = realsymbol(*spec.action);
     for (const auto& c : spec.coordinates) {
       q.emplace_back(c);
@@ -156,7 +157,7 @@ const GiNaC::prototype_table& model_functions() {
   return table;
 }
 
-enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8, kAction = 16 };
+enum Allow { kCoordinates = 1, kVelocities = 2, kTime = 4, kInitialValues = 8, kAction = 16, kInputs = 32 };
 
 std::string join(const std::vector<std::string>& names) {
   std::string s;
@@ -174,7 +175,8 @@ class ExpressionParser {
     GiNaC::symtab table;
     table["pi"] = GiNaC::Pi;
     const auto key = [this](const std::string& name) { return s_.key(name); };
-    for (std::size_t i = 0; i < s_.p.size(); ++i) table[key(s_.p_names[i])] = s_.p[i];
+    for (std::size_t i = 0; i < s_.p.size(); ++i)
+      if (i < s_.first_input || (allow & kInputs)) table[key(s_.p_names[i])] = s_.p[i];
     if (allow & kCoordinates)
       for (std::size_t i = 0; i < s_.q.size(); ++i) table[key(s_.q_names[i])] = s_.q[i];
     if (allow & kVelocities)
@@ -248,6 +250,8 @@ class ExpressionParser {
     };
     if (has(s_.v_names)) return ": velocities are not allowed here";
     if (has(s_.q_names)) return ": coordinates are not allowed here";
+    const auto inputs = s_.p_names.begin() + static_cast<std::ptrdiff_t>(s_.first_input);
+    if (std::find(inputs, s_.p_names.end(), name) != s_.p_names.end()) return ": inputs are allowed only in the force";
     if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
       return ": the time is not allowed here (the constraints, the metric and the Lagrangian of a contact system do "
@@ -463,7 +467,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const ExpressionParser parse(spec, s);
   Derivatives d(parse);
   const auto points = sample_points(s);
-  const std::string params = s.p_names.empty() ? "no parameters" : "parameters: " + join(s.p_names);
+  const std::vector<std::string> parameter_names(s.p_names.begin(),
+                                                 s.p_names.begin() + static_cast<std::ptrdiff_t>(s.first_input));
+  const std::vector<std::string> input_names(s.p_names.begin() + static_cast<std::ptrdiff_t>(s.first_input),
+                                             s.p_names.end());
+  const std::string params = parameter_names.empty() ? "no parameters" : "parameters: " + join(parameter_names);
   const std::string in_qv = "coordinates: " + join(s.q_names) + "; velocities: " + join(s.v_names) + "; " + params;
   const std::string in_q = "coordinates: " + join(s.q_names) + "; " + params;
 
@@ -562,12 +570,26 @@ SymbolicModel analyse(const ModelSpec& spec) {
   }
 
   // The external force: any functions of q, v and t (the time enters the kernel as an argument, not
-  // as a variable of the Taylor coefficients).
+  // as a variable of the Taylor coefficients), and the inputs, linearly with coefficients of the
+  // parameters alone: a step's derivative by an input is then its derivative by a constant force
+  // (docs/control.md).
   std::vector<ex> force;
   bool file_force_has_time = false;
+  const std::string in_force = in_qv + "; t" + (input_names.empty() ? "" : "; inputs: " + join(input_names));
   for (const auto& e : spec.force) {
-    force.push_back(parse(e, kCoordinates | kVelocities | kTime, in_qv + "; t"));
+    force.push_back(parse(e, kCoordinates | kVelocities | kTime | kInputs, in_force));
     file_force_has_time = file_force_has_time || force.back().has(s.t);
+    for (std::size_t k = s.first_input; k < s.p.size(); ++k) {
+      const ex coefficient = force.back().diff(s.p[k]);
+      std::vector<realsymbol> state(s.q);
+      state.insert(state.end(), s.v.begin(), s.v.end());
+      state.push_back(s.t);
+      state.insert(state.end(), s.p.begin() + static_cast<std::ptrdiff_t>(s.first_input), s.p.end());
+      for (const auto& x : state)
+        if (!vanishes(coefficient.diff(x), points))
+          parse.fail(e, "input '" + s.p_names[k] + "' must enter linearly, with a coefficient of the parameters "
+                        "alone, but its coefficient depends on " + x.get_name());
+    }
   }
   if (!time_part.force.empty()) {
     if (force.empty()) force.assign(n, 0);

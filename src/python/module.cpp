@@ -29,6 +29,7 @@
 #include "cli/output.hpp"
 #include "ensemble/ensemble.hpp"
 #include "modelfile/entry.hpp"
+#include "modelfile/stepper.hpp"
 #include "support/build_identity.hpp"
 
 namespace py = pybind11;
@@ -321,6 +322,96 @@ py::dict run_ensemble_ranges(const System& s, const Parameters& fixed,
   return run_plan(plan, threads, catch_interrupt);
 }
 
+/// A vector as a 1-D numpy array (a copy).
+py::array_t<double> to_numpy(const Eigen::VectorXd& x) {
+  py::array_t<double> a(x.size());
+  std::copy(x.data(), x.data() + x.size(), a.mutable_data());
+  return a;
+}
+
+/// A matrix as a 2-D numpy array in row-major order (a copy).
+py::array_t<double> to_numpy(const Eigen::MatrixXd& x) {
+  py::array_t<double> a({x.rows(), x.cols()});
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(a.mutable_data(), x.rows(),
+                                                                                    x.cols()) = x;
+  return a;
+}
+
+using InputArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+/// The stepper's input u: None is zero for every input; otherwise a number or a 1-D array (its size
+/// and values are checked by the stepper).
+Eigen::VectorXd input_of(const modelfile::Stepper& stepper, const std::optional<InputArray>& u) {
+  if (!u) return Eigen::VectorXd::Zero(static_cast<Eigen::Index>(stepper.input_names().size()));
+  if (u->ndim() > 1)
+    throw BadInput("u must be one value per input, got an array of " + std::to_string(u->ndim()) + " dimensions");
+  return Eigen::Map<const Eigen::VectorXd>(u->data(), u->ndim() == 0 ? 1 : u->shape(0));  // a number: one input
+}
+
+modelfile::Stepper make_stepper(const System& s, const Parameters& p, const OptionalVector& q0,
+                                const OptionalVector& v0, const py::dict& options) {
+  const auto model = modelfile::loaded_model_of(*s.entry);
+  if (!model)
+    throw BadInput("a stepper steps model files (docs/control.md); " + s.entry->name +
+                   " is a compiled catalogue system: write it as a model file");
+  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  init.project_v0 = options.contains("project_v0") && options["project_v0"].cast<bool>();
+  return modelfile::Stepper(model, p, init, run_options(options));
+}
+
+void bind_stepper(py::module_& m) {
+  using modelfile::Stepper;
+  py::class_<Stepper>(m, "Stepper",
+                      "A model file stepped one step at a time with inputs, for closed loops (docs/control.md): "
+                      "step(u, count), jacobians(u) -> (A, B), reset(q0, v0); state = (q, p), or (q, v) for rk4, "
+                      "as state_names says; input_force: the force of a unit of each input (n x inputs).")
+      .def(py::init(&make_stepper))
+      .def(
+          "step",
+          [](Stepper& st, const std::optional<InputArray>& u, long count) {
+            const Eigen::VectorXd input = input_of(st, u);
+            if (count == 1) return void(st.step(input));  // the closed loop's call: as little as possible
+            const auto threading = py::module_::import("threading");
+            const StopOnInterrupt interrupt(threading.attr("current_thread")().is(threading.attr("main_thread")()));
+            long taken = 0;
+            {
+              const py::gil_scoped_release unlocked;
+              taken = st.step(input, count, interrupt.flag());
+            }
+            if (taken < count) {  // Ctrl-C: the state is that of the last completed step
+              const std::string message =
+                  "interrupted after " + std::to_string(taken) + " of " + std::to_string(count) + " steps";
+              PyErr_SetString(PyExc_KeyboardInterrupt, message.c_str());
+              throw py::error_already_set();
+            }
+          },
+          py::arg("u") = py::none(), py::arg("count") = 1,
+          "Steps `count` times with the inputs u held (None: zero), from the current state.")
+      .def(
+          "jacobians",
+          [](const Stepper& st, const std::optional<InputArray>& u) {
+            const modelfile::StepJacobians J = st.jacobians(input_of(st, u));
+            return py::make_tuple(to_numpy(J.A), to_numpy(J.B));
+          },
+          py::arg("u") = py::none(),
+          "(A, B) = (dx_{k+1}/dx_k, dx_{k+1}/du_k) of the step step(u) would take from the current state.")
+      .def(
+          "reset",
+          [](Stepper& st, const OptionalVector& q0, const OptionalVector& v0) {
+            st.reset(initial_data(q0, v0, std::nullopt, std::nullopt));
+          },
+          py::arg("q0") = py::none(), py::arg("v0") = py::none(),
+          "Back to t = 0 from (q0, v0) (defaults: the model's initial data).")
+      .def_property_readonly("state", [](const Stepper& st) { return to_numpy(st.state()); })
+      .def_property_readonly("q", [](const Stepper& st) { return to_numpy(st.q()); })
+      .def_property_readonly("v", [](const Stepper& st) { return to_numpy(st.v()); })
+      .def_property_readonly("t", &Stepper::t)
+      .def_property_readonly("steps", &Stepper::steps)
+      .def_property_readonly("input_names", &Stepper::input_names)
+      .def_property_readonly("state_names", &Stepper::state_names)
+      .def_property_readonly("input_force", [](const Stepper& st) { return to_numpy(st.input_force()); });
+}
+
 }  // namespace
 }  // namespace dalembert::python
 
@@ -426,6 +517,9 @@ PYBIND11_MODULE(_core, m) {
       .def("convergence", &run_convergence)
       .def("ensemble", &run_ensemble)
       .def("ensemble_ranges", &run_ensemble_ranges);
+
+  bind_stepper(m);
+  m.attr("stepper_methods") = modelfile::Stepper::method_names();
 
   m.def("find", [](const std::string& name) {
     const py::gil_scoped_release unlocked;  // a model file may be compiled

@@ -1,0 +1,75 @@
+"""dalembert.stepper (docs/control.md): (A, B) against central differences of the stepper's own steps,
+the LQR example (examples/python/steer_sleigh.py) holding an unstable steady motion, and the
+refusals."""
+import math
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dalembert
+
+
+@pytest.fixture(scope="module")
+def sleigh(source_dir):
+    return dalembert.model_file(str(source_dir / "models" / "steered-sleigh.toml"))
+
+
+START = dict(q0=[0.1, -0.2, 0.3], v0=[-0.8 * math.cos(0.3), -0.8 * math.sin(0.3), 0.25])
+
+
+@pytest.mark.parametrize("method", ["dla", "mla", "mclachlan-perlmutter", "discrete-gradient", "spark", "rk4"])
+def test_b_against_central_differences(sleigh, method):
+    s = dalembert.stepper(sleigh, method, h=0.1, **START)
+    A, B = s.jacobians(0.2)
+    assert A.shape == (6, 6) and B.shape == (6, 1)
+    states = []
+    for u in (0.2 + 1e-5, 0.2 - 1e-5):
+        s.reset(**START)
+        s.step([u])
+        states.append(s.state)
+    B_fd = (states[0] - states[1]) / 2e-5
+    assert np.max(np.abs(B[:, 0] - B_fd)) / np.max(np.abs(B)) < 1e-7
+
+
+def test_state_and_names(sleigh):
+    s = dalembert.stepper(sleigh, "rk4", h=0.1, **START)
+    assert s.input_names == ["tau"]
+    assert s.state_names == ["x", "y", "theta", "x_t", "y_t", "theta_t"]  # rk4 carries the velocity
+    assert np.array_equal(s.input_force, [[0.0], [0.0], [1.0]])
+    s.step(0.1, count=10)
+    assert s.steps == 10 and s.t == pytest.approx(1.0, abs=1e-15)
+    assert np.array_equal(s.state, np.concatenate([s.q, s.v]))
+
+
+def test_lqr_holds_the_backward_sleigh_straight(source_dir):
+    out = subprocess.run([sys.executable, str(source_dir / "examples" / "python" / "steer_sleigh.py")],
+                         capture_output=True, text=True, check=True).stdout
+    mu, exact = map(float, re.search(r"unstable multiplier of A: (\S+), exp\(lambda h\) = (\S+)", out).groups())
+    # the discrete rate log(mu)/h converges to the closed form 0.4 at dla's order 2; at h = 0.05
+    assert abs(math.log(mu) / 0.05 - 0.4) < 1e-3
+    assert exact == pytest.approx(math.exp(0.4 * 0.05), rel=1e-9)
+    closed = [float(x) for x in re.search(r"closed-loop multipliers \[(.*)\]", out).group(1).split()]
+    assert max(closed) < 0.99
+    final = {label: (float(th), float(w)) for label, th, w in
+             re.findall(r"(with LQR|without): theta = (\S+), theta_t = (\S+)", out)}
+    assert abs(final["with LQR"][0]) < 1e-3 and abs(final["with LQR"][1]) < 1e-4
+    assert abs(final["without"][0]) > 1.0  # it turns round and slides forwards
+
+
+def test_refusals(sleigh):
+    with pytest.raises(dalembert.BadInput, match="a stepper steps model files"):
+        dalembert.stepper("chaplygin-sleigh", h=0.1)
+    with pytest.raises(dalembert.BadInput, match="gf has no stepper"):
+        dalembert.stepper(sleigh, "gf", h=0.1)
+    s = dalembert.stepper(sleigh, h=0.1)
+    before = s.state
+    with pytest.raises(dalembert.BadInput, match=r"u has 2 value\(s\) but the model file .* has 1 input\(s\) \(tau\)"):
+        s.step([0.1, 0.2])
+    with pytest.raises(dalembert.BadInput, match=r"u\[0\] \(tau\) = (nan|-?inf) is not finite"):
+        s.step(float("nan"))
+    with pytest.raises(dalembert.BadInput, match="u must be one value per input"):
+        s.step([[0.1]])
+    assert np.array_equal(s.state, before) and s.steps == 0
