@@ -8,73 +8,91 @@
 // initial data must satisfy the linearised constraint M(q0)δv0 + (∂M/∂q·δq0) v0 = 0; since M q̇ is a
 // first integral of the extension, this linearised constraint is then zero along the whole field
 // (reported in `linearised_constraint`, a check of the data and of the integration).
+//
+// With the field comes the variation of the momentum p = ∂L/∂v(q, q̇),
+//   δp = ∂²L/∂v∂q W + ∂²L/∂v² Ẇ,
+// which is what the tangent maps of the position–momentum methods' steps carry (discrete Jacobi
+// fields, docs/jacobi-fields.md). Any size: fixed, bounded or known at run time (model files).
 #include <vector>
-
-#include <boost/numeric/odeint.hpp>
 
 #include "dalembert/discrete/shooting.hpp"
 
 namespace dalembert {
 
-template <int N, int M>
+template <int N, int MaxN = N>
 struct JacobiSample {
   double t = 0.0;
-  Vecd<N> q, v;           ///< the trajectory c(t), ċ(t)
-  Vecd<N> W, W_dot;       ///< the Jacobi field and its derivative
+  Vecd<N, MaxN> q, v;                  ///< the trajectory c(t), ċ(t)
+  Vecd<N, MaxN> W, W_dot;              ///< the Jacobi field and its derivative
+  Vecd<N, MaxN> dp;                    ///< the variation of the momentum ∂L/∂v along the field
   double linearised_constraint = 0.0;  ///< |M(q)Ẇ + (∂M/∂q·W) q̇|_inf
 };
+template <class S>
+using JacobiSampleOf = JacobiSample<S::n, max_n_of<S>()>;
+
+/// |M(q)δv + (∂M/∂q·δq) v|_inf: the constraint functions g(q, v) = M(q)v linearised along (δq, δv),
+/// zero exactly when (δq, δv) is tangent to the constraint manifold M(q)v = 0.
+template <Model S>
+double linearised_constraint(const S& sys, const VecN<S>& q, const VecN<S>& v, const VecN<S>& dq,
+                             const VecN<S>& dv) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  if (m == 0) return 0.0;
+  using D = ad::Dual<double, 1>;
+  VecN<S, D> qd(n), vd(n);
+  for (int i = 0; i < n; ++i) {
+    qd[i] = D(q[i], Vec<double, 1>(dq[i]));
+    vd[i] = D(v[i], Vec<double, 1>(dv[i]));
+  }
+  const VecM<S, D> g = sys.template constraint_matrix<D>(qd) * vd;
+  double worst = 0.0;
+  for (int a = 0; a < m; ++a) worst = std::max(worst, std::abs(ad::derivative(g[a], 0)));
+  return worst;
+}
 
 /// The Jacobi field along the trajectory from (q0, v0) with initial variation (dq0, dv0), sampled
 /// at `times` (increasing, ≥ 0). Integration by Bulirsch–Stoer with absolute and relative
-/// tolerance `tolerance`.
+/// tolerance `tolerance`, in the library's bounded adaptive loop: an interval that needs more than
+/// `max_substeps` substeps throws IntegrationLimit. The model's force must not depend on t.
 template <Model S>
-std::vector<JacobiSample<S::n, S::m>> jacobi_field(const S& sys, const Vecd<S::n>& q0, const Vecd<S::n>& v0,
-                                                   const Vecd<S::n>& dq0, const Vecd<S::n>& dv0,
-                                                   const std::vector<double>& times, double tolerance = 1e-12) {
-  constexpr int n = S::n, m = S::m;
-  namespace odeint = boost::numeric::odeint;
-  using State = std::array<double, 4 * n>;  // q, q̇, W, Ẇ
-  State x;
-  const auto put = [](State& s, int block, const Vecd<n>& v) { Eigen::Map<Vecd<n>>{s.data() + block * n} = v; };
-  const auto get = [](const State& s, int block) { return Vecd<n>(Eigen::Map<const Vecd<n>>(s.data() + block * n)); };
-  put(x, 0, q0);
-  put(x, 1, v0);
-  put(x, 2, dq0);
-  put(x, 3, dv0);
+std::vector<JacobiSampleOf<S>> jacobi_field(const S& sys, const VecN<S>& q0, const VecN<S>& v0, const VecN<S>& dq0,
+                                            const VecN<S>& dv0, const std::vector<double>& times,
+                                            double tolerance = 1e-12, long max_substeps = 100000) {
+  constexpr int n = S::n;
+  const int d = coordinate_count(sys);
+  using State = OdeintState<n == Dynamic ? Dynamic : 4 * n>;  // q, q̇, W, Ẇ
+  State x{};
+  if constexpr (n == Dynamic) x.assign(4 * d, 0.0);
+  const auto block = [d](auto& s, int k) { return Eigen::Map<Vec<double, n>>(s.data() + k * d, d); };
+  const auto get = [d](const State& s, int k) { return VecN<S>(Eigen::Map<const Vec<double, n>>(s.data() + k * d, d)); };
+  block(x, 0) = q0;
+  block(x, 1) = v0;
+  block(x, 2) = dq0;
+  block(x, 3) = dv0;
   const auto rhs = [&](const State& y, State& dy, double) {
     const auto J = acceleration_jacobian(sys, get(y, 0), get(y, 1));
-    put(dy, 0, get(y, 1));
-    put(dy, 1, J.acceleration);
-    put(dy, 2, get(y, 3));
-    put(dy, 3, Vecd<n>(J.B * get(y, 2) + J.F * get(y, 3)));
+    block(dy, 0) = get(y, 1);
+    block(dy, 1) = J.acceleration;
+    block(dy, 2) = get(y, 3);
+    block(dy, 3) = J.B * get(y, 2) + J.F * get(y, 3);
   };
-  // The constraint functions g(q, v) = M(q)v linearised along (W, Ẇ).
-  const auto linearised = [&](const State& y) -> double {
-    if constexpr (m == 0) {
-      return 0.0;
-    } else {
-      using D = ad::Dual<double, 1>;
-      Vec<D, n> q, v;
-      for (int i = 0; i < n; ++i) {
-        q[i] = D(y[i], Vec<double, 1>(y[2 * n + i]));
-        v[i] = D(y[n + i], Vec<double, 1>(y[3 * n + i]));
-      }
-      const Vec<D, m> g = sys.template constraint_matrix<D>(q) * v;
-      double worst = 0.0;
-      for (int a = 0; a < m; ++a) worst = std::max(worst, std::abs(ad::derivative(g[a], 0)));
-      return worst;
-    }
-  };
-  std::vector<JacobiSample<n, m>> out;
+  std::vector<JacobiSampleOf<S>> out;
   out.reserve(times.size());
-  odeint::bulirsch_stoer<State> stepper(tolerance, tolerance);
-  double t = 0.0;
+  double t = 0.0, dt = 0.0;
   for (double ti : times) {
     if (ti > t) {
-      odeint::integrate_adaptive(stepper, rhs, x, t, ti, ti - t);
+      bulirsch_stoer_interval(rhs, x, t, ti, tolerance, dt, max_substeps);
       t = ti;
     }
-    out.push_back({ti, get(x, 0), get(x, 1), get(x, 2), get(x, 3), linearised(x)});
+    JacobiSampleOf<S> s;
+    s.t = ti;
+    s.q = get(x, 0);
+    s.v = get(x, 1);
+    s.W = get(x, 2);
+    s.W_dot = get(x, 3);
+    const auto L = lagrangian_derivatives(sys, s.q, s.v);  // B = ∂²L/∂v∂q, W = ∂²L/∂v²
+    s.dp = L.B * s.W + L.W * s.W_dot;
+    s.linearised_constraint = linearised_constraint(sys, s.q, s.v, s.W, s.W_dot);
+    out.push_back(std::move(s));
   }
   return out;
 }
