@@ -34,8 +34,9 @@ from ._model import model_text
 __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
-           "ensemble", "load", "stepper", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion",
-           "Stepper", "BadInput", "SolverError"]
+           "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
+           "conjugate_points", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "Stepper",
+           "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint", "BadInput", "SolverError"]
 
 
 def __dir__():
@@ -462,6 +463,125 @@ def stepper(system: Union[System, str], method: str = "dla", *, h: float, q0: Op
     options["t0"] = _finite(t0, "t0")
     options["project_v0"] = project_v0
     return Stepper(system._handle, system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n), options)
+
+
+JacobiField = collections.namedtuple("JacobiField", "t q v W W_dot dp linearised_constraint")
+JacobiField.__doc__ = """jacobi_field's result, one row per sample time: the trajectory q, v, the
+Jacobi field W and its derivative W_dot, the momentum's variation dp = d2L/dvdq W + d2L/dv2 W_dot,
+and the linearised constraint |M(q) W_dot + (dM/dq . W) v|_inf (zero up to the tolerance)."""
+
+
+def jacobi_field(system: Union[System, str], *, dq0: ArrayLike, dv0: ArrayLike, times: ArrayLike,
+                 q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None, project_v0: bool = False,
+                 project_dv0: bool = False, tolerance: float = 1e-12) -> JacobiField:
+    """The nonholonomic Jacobi field W(t) along the trajectory of the model file `system` from
+    (q0, v0) (defaults: the file's; project_v0 projects v0 onto the constraint), with initial
+    variation (dq0, dv0), sampled at `times` (increasing, >= 0) and integrated to the absolute and
+    relative `tolerance` (docs/jacobi-fields.md). (dq0, dv0) must satisfy the linearised constraint
+    M(q0) dv0 + (dM/dq . dq0) v0 = 0 (BadInput otherwise); project_dv0 replaces dv0 by the nearest
+    variation that does, in the kinetic metric. Ctrl-C raises KeyboardInterrupt."""
+    system = _as_system(system)
+    for name, flag in (("project_v0", project_v0), ("project_dv0", project_dv0)):
+        if not isinstance(flag, bool):
+            raise BadInput("%s must be True or False, got %r" % (name, flag))
+    t = np.atleast_1d(np.asarray(times))
+    if t.ndim != 1 or not np.issubdtype(t.dtype, np.number) or np.iscomplexobj(t) or t.dtype == np.bool_:
+        raise BadInput("times must be a list of numbers, got %r" % (times,))
+    d = _core.jacobi_field(system._handle, system._given, _vector(q0, "q0", system.n), _vector(v0, "v0", system.n),
+                           project_v0, _required(_vector(dq0, "dq0", system.n), "dq0"),
+                           _required(_vector(dv0, "dv0", system.n), "dv0"), project_dv0, t.astype(float).tolist(),
+                           _finite(tolerance, "tolerance"), _on_main_thread())
+    return JacobiField(**d)
+
+
+DiscreteJacobiField = collections.namedtuple("DiscreteJacobiField", "t x dx")
+DiscreteJacobiField.__doc__ = """discrete_jacobi_field's result, one row per step from the start: the
+times t, the stepper's states x and their variations dx = A_{k-1} ... A_0 dx_0 (columns as the
+stepper's state_names)."""
+
+
+def discrete_jacobi_field(stepper: "Stepper", *, dq0: ArrayLike, dv0: ArrayLike, steps: int,
+                          u: Optional[ArrayLike] = None) -> DiscreteJacobiField:
+    """The discrete Jacobi field of a stepper just reset: dx_0 = stepper.start_tangent(dq0, dv0)
+    and dx_{k+1} = A_k dx_k with A_k = dx_{k+1}/dx_k of each of `steps` steps taken with the inputs
+    u held (docs/jacobi-fields.md). It steps the stepper. It converges to (W, dp) of jacobi_field
+    (to (W, W_dot) for rk4) at the method's order as h -> 0."""
+    if not isinstance(stepper, Stepper):
+        raise TypeError("expected a dalembert.Stepper, got %r" % (stepper,))
+    if stepper.steps != 0:
+        raise BadInput("the stepper has taken %d step(s): a discrete Jacobi field starts from its reset "
+                       "(call stepper.reset() first)" % stepper.steps)
+    steps = _whole(steps, "steps", 0, 10**9)
+    n = len(stepper.q)
+    dx = stepper.start_tangent(_required(_vector(dq0, "dq0", n), "dq0"), _required(_vector(dv0, "dv0", n), "dv0"))
+    ts, xs, dxs = [stepper.t], [stepper.state], [dx]
+    for _ in range(steps):
+        A, _ = stepper.jacobians(u)
+        stepper.step(u)
+        dx = A @ dx
+        ts.append(stepper.t)
+        xs.append(stepper.state)
+        dxs.append(dx)
+    return DiscreteJacobiField(np.array(ts), np.array(xs), np.array(dxs))
+
+
+ExponentialMap = collections.namedtuple("ExponentialMap", "q v directions differential")
+ExponentialMap.__doc__ = """exponential_map's result: q = exp_h(v) and v its velocity there, the
+directions w in D(q0) (columns) and the differential T_v exp_h . w (columns, n x directions)."""
+
+
+def exponential_map(system: Union[System, str], v: ArrayLike, *, q0: Optional[ArrayLike] = None, h: float = 1.0,
+                    directions: Optional[ArrayLike] = None, project_v: bool = False,
+                    tolerance: float = 1e-12) -> ExponentialMap:
+    """The nonholonomic exponential map of the model file `system` at q0 (default: the file's):
+    exp_h(v) = q(h) of the trajectory from (q0, v), v in D(q0) (project_v projects it), and its
+    differential along the columns of `directions`, each in D(q0) (default: an orthonormal basis
+    of D(q0)), each column the Jacobi field from (0, w) at h (docs/jacobi-fields.md)."""
+    system = _as_system(system)
+    if not isinstance(project_v, bool):
+        raise BadInput("project_v must be True or False, got %r" % (project_v,))
+    W = None
+    if directions is not None:
+        W = np.asarray(directions)
+        if W.ndim != 2 or W.shape[0] != system.n or not np.issubdtype(W.dtype, np.number) or np.iscomplexobj(W) \
+                or W.dtype == np.bool_:
+            raise BadInput("directions must be an array of %d rows (one column per direction), got %r"
+                           % (system.n, directions))
+        W = W.astype(float)
+    d = _core.exponential_map(system._handle, system._given, _vector(q0, "q0", system.n),
+                              _required(_vector(v, "v", system.n), "v"), project_v, _finite(h, "h"), W,
+                              _finite(tolerance, "tolerance"), _on_main_thread())
+    return ExponentialMap(**d)
+
+
+ConjugatePoint = collections.namedtuple("ConjugatePoint",
+                                        "t multiplicity directions smallest_singular_value relative_size")
+ConjugatePoint.__doc__ = """A point conjugate to q0 at time t: the Jacobi fields from (0, w), w in the
+span of `directions` (n x multiplicity, orthonormal, in D(q0)), vanish there; the smallest singular
+value of the exponential map's differential on D(q0) at t, and its size relative to the largest met."""
+
+
+def conjugate_points(system: Union[System, str], *, t_end: float, q0: Optional[ArrayLike] = None,
+                     v0: Optional[ArrayLike] = None, project_v0: bool = False, samples: int = 400,
+                     tolerance: float = 1e-12) -> list:
+    """The points conjugate to q0 along the trajectory of the model file `system` from (q0, v0)
+    (defaults: the file's) in (0, t_end]: where the exponential map's differential restricted to
+    D(q0) loses rank, located by golden-section search to 1e-12 in t from `samples` samples
+    (docs/jacobi-fields.md). A list of ConjugatePoint, earliest first."""
+    system = _as_system(system)
+    if not isinstance(project_v0, bool):
+        raise BadInput("project_v0 must be True or False, got %r" % (project_v0,))
+    points = _core.conjugate_points(system._handle, system._given, _vector(q0, "q0", system.n),
+                                    _vector(v0, "v0", system.n), project_v0, _finite(t_end, "t_end"),
+                                    _whole(samples, "samples", 3, 1000000), _finite(tolerance, "tolerance"),
+                                    _on_main_thread())
+    return [ConjugatePoint(**p) for p in points]
+
+
+def _required(x, what):
+    if x is None:
+        raise BadInput("%s is required" % what)
+    return x
 
 
 def _on_main_thread():

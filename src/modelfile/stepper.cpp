@@ -88,7 +88,8 @@ Stepper::Stepper(std::shared_ptr<const LoadedModel> model, const ParameterOverri
   for (int i = spec.first_input(); i < static_cast<int>(spec.parameters.size()); ++i)
     input_names_.push_back(spec.parameters[static_cast<std::size_t>(i)].name);
   for (const auto& c : spec.coordinates) state_names_.push_back(c);
-  for (const auto& c : spec.coordinates) state_names_.push_back(o.method == "rk4" ? velocity_name(c) : "p_" + c);
+  state_is_velocity_ = o.method == "rk4";
+  for (const auto& c : spec.coordinates) state_names_.push_back(state_is_velocity_ ? velocity_name(c) : "p_" + c);
 
   const UnboundedFileModel file(bound_);
   const auto engine = [](auto method) -> std::unique_ptr<Engine> {
@@ -179,6 +180,26 @@ void Stepper::reset(InitialData init) {
   if (init.project_v0) init.v0 = project_velocity(bound_, init.q0, init.v0);
   check_initial_point(*bound_, init.q0, init.v0, InitialSource::CommandLine);
   engine_->reset(init.q0, init.v0);
+  start_q0_ = std::move(init.q0);
+  start_v0_ = std::move(init.v0);
+}
+
+Eigen::VectorXd Stepper::start_tangent(const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0) const {
+  const Eigen::Index n = start_q0_.size();
+  for (const auto& [x, name] : {std::pair{&dq0, "dq0"}, std::pair{&dv0, "dv0"}}) {
+    if (x->size() != n)
+      throw BadInput(std::string(name) + " has " + std::to_string(x->size()) + " entries but the model has " +
+                     std::to_string(n) + " coordinates");
+    if (!x->allFinite()) throw BadInput(std::string(name) + " has an entry that is not finite");
+  }
+  Eigen::VectorXd dx(2 * n);
+  if (state_is_velocity_) {
+    dx << dq0, dv0;
+  } else {
+    const auto L = lagrangian_derivatives(UnboundedFileModel(bound_), start_q0_, start_v0_);
+    dx << dq0, L.B * dq0 + L.W * dv0;  // B = ∂²L/∂v∂q, W = ∂²L/∂v²
+  }
+  return dx;
 }
 
 Eigen::VectorXd Stepper::state() const { return engine_->state(); }

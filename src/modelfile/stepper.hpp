@@ -56,6 +56,10 @@ class Stepper {
   StepJacobians jacobians(const Eigen::VectorXd& u) const;
   /// Back to t = 0 from init (the file's initial data where it gives none).
   void reset(InitialData init);
+  /// The variation of the state that reset() made for a variation (δq0, δv0) of its (q0, v0) (after
+  /// any projection): (δq0, δp0) with δp0 = ∂²L/∂v∂q δq0 + ∂²L/∂v² δv0, or (δq0, δv0) for rk4. The
+  /// start of a discrete Jacobi field, δx_{k+1} = A_k δx_k (docs/jacobi-fields.md).
+  Eigen::VectorXd start_tangent(const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0) const;
 
   Eigen::VectorXd state() const;
   Eigen::VectorXd q() const;
@@ -73,6 +77,8 @@ class Stepper {
   std::shared_ptr<BoundModel> bound_;  ///< what the method's model reads; its inputs set per step
   std::vector<std::string> input_names_, state_names_;
   Eigen::MatrixXd input_force_;
+  Eigen::VectorXd start_q0_, start_v0_;  ///< of the last reset
+  bool state_is_velocity_ = false;       ///< (q, v) rather than (q, p)
   std::unique_ptr<Engine> engine_;
 };
 

@@ -29,6 +29,7 @@
 #include "cli/output.hpp"
 #include "ensemble/ensemble.hpp"
 #include "modelfile/entry.hpp"
+#include "modelfile/jacobi_field.hpp"
 #include "modelfile/stepper.hpp"
 #include "support/build_identity.hpp"
 
@@ -359,6 +360,105 @@ modelfile::Stepper make_stepper(const System& s, const Parameters& p, const Opti
   return modelfile::Stepper(model, p, init, run_options(options));
 }
 
+/// Runs `compute` with the GIL released and Ctrl-C (on the main thread) asking it to stop; an
+/// Interrupted becomes KeyboardInterrupt.
+template <class Compute>
+auto interruptible(bool on_main_thread, Compute&& compute) {
+  std::string interrupted;
+  decltype(compute(nullptr)) result{};
+  {
+    const StopOnInterrupt interrupt(on_main_thread);
+    const py::gil_scoped_release unlocked;
+    try {
+      result = compute(interrupt.flag());
+    } catch (const Interrupted& e) {
+      interrupted = e.what();
+    }
+  }
+  if (!interrupted.empty()) {
+    PyErr_SetString(PyExc_KeyboardInterrupt, interrupted.c_str());
+    throw py::error_already_set();
+  }
+  return result;
+}
+
+std::shared_ptr<const modelfile::LoadedModel> model_file_of(const System& s, const std::string& what) {
+  auto model = modelfile::loaded_model_of(*s.entry);
+  if (!model)
+    throw BadInput(what + " are computed for model files (docs/jacobi-fields.md); " + s.entry->name +
+                   " is a compiled catalogue system: write it as a model file");
+  return model;
+}
+
+/// The Jacobi field of a model file (docs/jacobi-fields.md), as a dict of numpy arrays; Ctrl-C on
+/// the main thread stops it within a substep (KeyboardInterrupt).
+py::dict jacobi_field(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+                      bool project_v0, const std::vector<double>& dq0, const std::vector<double>& dv0,
+                      bool project_dv0, const std::vector<double>& times, double tolerance, bool on_main_thread) {
+  const auto model = model_file_of(s, "Jacobi fields");
+  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  init.project_v0 = project_v0;
+  const Eigen::Map<const Eigen::VectorXd> dq(dq0.data(), static_cast<Eigen::Index>(dq0.size()));
+  const Eigen::Map<const Eigen::VectorXd> dv(dv0.data(), static_cast<Eigen::Index>(dv0.size()));
+  const modelfile::JacobiField field = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
+    return modelfile::jacobi_field(model, p, init, dq, dv, times, project_dv0, tolerance, stop);
+  });
+  py::dict d;
+  d["t"] = to_numpy(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(field.t.data(), std::ssize(field.t))));
+  d["q"] = to_numpy(field.q);
+  d["v"] = to_numpy(field.v);
+  d["W"] = to_numpy(field.W);
+  d["W_dot"] = to_numpy(field.W_dot);
+  d["dp"] = to_numpy(field.dp);
+  d["linearised_constraint"] = to_numpy(Eigen::VectorXd(
+      Eigen::Map<const Eigen::VectorXd>(field.linearised_constraint.data(), std::ssize(field.linearised_constraint))));
+  return d;
+}
+
+py::dict exponential_map(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+                         bool project_v0, double h, const std::optional<py::array_t<double, py::array::f_style |
+                                                                                                  py::array::forcecast>>& directions,
+                         double tolerance, bool on_main_thread) {
+  const auto model = model_file_of(s, "exponential maps");
+  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  init.project_v0 = project_v0;
+  Eigen::MatrixXd W;
+  if (directions) {
+    if (directions->ndim() != 2) throw BadInput("directions must be a 2-D array, one column per direction");
+    W = Eigen::Map<const Eigen::MatrixXd>(directions->data(), directions->shape(0), directions->shape(1));
+  }
+  const auto e = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
+    return modelfile::exponential_map(model, p, init, h, W, tolerance, stop);
+  });
+  py::dict d;
+  d["q"] = to_numpy(e.q);
+  d["v"] = to_numpy(e.v);
+  d["directions"] = to_numpy(e.directions);
+  d["differential"] = to_numpy(e.differential);
+  return d;
+}
+
+py::list conjugate_points(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+                          bool project_v0, double t_end, int samples, double tolerance, bool on_main_thread) {
+  const auto model = model_file_of(s, "conjugate points");
+  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  init.project_v0 = project_v0;
+  const auto points = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
+    return modelfile::conjugate_points(model, p, init, t_end, samples, tolerance, stop);
+  });
+  py::list out;
+  for (const auto& c : points) {
+    py::dict d;
+    d["t"] = c.t;
+    d["multiplicity"] = c.multiplicity;
+    d["directions"] = to_numpy(c.directions);
+    d["smallest_singular_value"] = c.smallest_singular_value;
+    d["relative_size"] = c.relative_size;
+    out.append(d);
+  }
+  return out;
+}
+
 void bind_stepper(py::module_& m) {
   using modelfile::Stepper;
   py::class_<Stepper>(m, "Stepper",
@@ -402,6 +502,15 @@ void bind_stepper(py::module_& m) {
           },
           py::arg("q0") = py::none(), py::arg("v0") = py::none(),
           "Back to t = 0 from (q0, v0) (defaults: the model's initial data).")
+      .def(
+          "start_tangent",
+          [](const Stepper& st, const std::vector<double>& dq0, const std::vector<double>& dv0) {
+            return to_numpy(st.start_tangent(Eigen::Map<const Eigen::VectorXd>(dq0.data(), std::ssize(dq0)),
+                                             Eigen::Map<const Eigen::VectorXd>(dv0.data(), std::ssize(dv0))));
+          },
+          py::arg("dq0"), py::arg("dv0"),
+          "The variation of the start state for a variation (dq0, dv0) of the last reset's (q0, v0): "
+          "(dq0, dp0), or (dq0, dv0) for rk4.")
       .def_property_readonly("state", [](const Stepper& st) { return to_numpy(st.state()); })
       .def_property_readonly("q", [](const Stepper& st) { return to_numpy(st.q()); })
       .def_property_readonly("v", [](const Stepper& st) { return to_numpy(st.v()); })
@@ -519,6 +628,9 @@ PYBIND11_MODULE(_core, m) {
       .def("ensemble_ranges", &run_ensemble_ranges);
 
   bind_stepper(m);
+  m.def("jacobi_field", &jacobi_field);
+  m.def("exponential_map", &exponential_map);
+  m.def("conjugate_points", &conjugate_points);
   m.attr("stepper_methods") = modelfile::Stepper::method_names();
 
   m.def("find", [](const std::string& name) {

@@ -1,0 +1,316 @@
+#include "modelfile/jacobi_field.hpp"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include "dalembert/diagnostics/jacobi_fields.hpp"
+#include "dalembert/io/errors.hpp"
+#include "modelfile/entry.hpp"
+#include "modelfile/file_model.hpp"
+#include "modelfile/run.hpp"
+
+namespace dalembert::modelfile {
+namespace {
+
+void check_finite(const Eigen::VectorXd& x, const char* name, int n) {
+  if (x.size() != n)
+    throw BadInput(std::string(name) + " has " + std::to_string(x.size()) + " entries but the model has " +
+                   std::to_string(n) + " coordinates");
+  for (Eigen::Index i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]))
+      throw BadInput(std::string(name) + "[" + std::to_string(i) + "] = " + format_residual(x[i]) + " is not finite");
+}
+
+void check_times(const std::vector<double>& times) {
+  if (times.empty()) throw BadInput("times is empty: give the times at which to sample the field");
+  double last = 0.0;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double t = times[i];
+    if (!std::isfinite(t) || t < 0 || (i > 0 && !(t > last)))
+      throw BadInput("times[" + std::to_string(i) + "] = " + format_residual(t) +
+                     " : the sample times must be finite, at least 0 and increasing");
+    last = t;
+  }
+}
+
+/// The velocity variation nearest dv0 in the kinetic metric G = ∂²L/∂v² that makes (dq0, dv0)
+/// tangent to the constraint: M(q0) δv = −(∂M/∂q·dq0) v0, δv = dv0 − G⁻¹Mᵀ(M G⁻¹ Mᵀ)⁻¹(M dv0 + c) with
+/// c = (∂M/∂q·dq0) v0 (the projection of the initial velocity, project_v0, in the same metric).
+Eigen::VectorXd tangent_velocity_variation(const UnboundedFileModel& file, const Eigen::VectorXd& q0,
+                                           const Eigen::VectorXd& v0, const Eigen::VectorXd& dq0,
+                                           const Eigen::VectorXd& dv0) {
+  const int n = file.dimension(), m = file.constraint_count();
+  if (m == 0) return dv0;
+  using D = ad::Dual<double, 1>;
+  VecN<UnboundedFileModel, D> qd(n);
+  for (int i = 0; i < n; ++i) qd[i] = D(q0[i], Vec<double, 1>(dq0[i]));
+  const auto Md = file.constraint_matrix<D>(qd);
+  Eigen::MatrixXd M(m, n), dM(m, n);
+  for (int a = 0; a < m; ++a)
+    for (int i = 0; i < n; ++i) {
+      M(a, i) = ad::value(Md(a, i));
+      dM(a, i) = ad::derivative(Md(a, i), 0);
+    }
+  const Eigen::LDLT<Eigen::MatrixXd> G(lagrangian_derivatives(file, q0, v0).W);
+  const Eigen::MatrixXd GinvMt = G.solve(M.transpose());
+  const Eigen::VectorXd multiplier = (M * GinvMt).lu().solve(M * dv0 + dM * v0);
+  return dv0 - GinvMt * multiplier;
+}
+
+/// What every function here needs: the bound model, checked to be one whose fields are computed,
+/// and the start, filled in, projected if asked and checked.
+struct Start {
+  std::shared_ptr<BoundModel> bound;
+  InitialData init;
+  std::string system;
+};
+
+Start checked_start(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
+                    double tolerance) {
+  Start start;
+  start.system = "the model file " + model->spec.path;
+  if (model->layout.contact)
+    throw BadInput("Jacobi fields are those of Lagrange-d'Alembert models; " + start.system + " is a contact system");
+  if (!(tolerance >= 1e-14 && tolerance < 1e-2))
+    throw BadInput("tolerance = " + format_residual(tolerance) + " lies outside [1e-14, 1e-2)");
+  start.bound = std::make_shared<BoundModel>(*bind(model, values));
+  if (UnboundedFileModel(start.bound).force_depends_on_time())
+    throw BadInput(start.system + " has a force or Lagrangian that depends on t; its Jacobi fields are not computed");
+  fill_initial_data(*start.bound, init);
+  if (init.q1) throw BadInput("a Jacobi field starts from (q0, v0); --q1 is not taken");
+  if (init.project_v0) init.v0 = project_velocity(start.bound, init.q0, init.v0);
+  check_initial_point(*start.bound, init.q0, init.v0, InitialSource::CommandLine);
+  start.init = std::move(init);
+  return start;
+}
+
+/// The trajectory and j Jacobi fields along it, (q, q̇, W, Ẇ) with W n × j, advanced in time.
+class Fields {
+ public:
+  Fields(const UnboundedFileModel& file, const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+         const Eigen::MatrixXd& W0, const Eigen::MatrixXd& W_dot0, double tolerance)
+      : file_(&file), n_(file.dimension()), j_(static_cast<int>(W0.cols())), tolerance_(tolerance) {
+    x_.resize(static_cast<std::size_t>(2 * n_ + 2 * n_ * j_));
+    vec(x_.data()) = q0;
+    vec(x_.data() + n_) = v0;
+    mat(x_.data() + 2 * n_) = W0;
+    mat(x_.data() + 2 * n_ + n_ * j_) = W_dot0;
+  }
+
+  void advance_to(double t1) {
+    if (!(t1 > t_)) return;
+    const auto rhs = [this](const std::vector<double>& y, std::vector<double>& dy, double) {
+      const Eigen::VectorXd q = cvec(y.data()), v = cvec(y.data() + n_);
+      const auto J = acceleration_jacobian(*file_, q, v);
+      vec(dy.data()) = v;
+      vec(dy.data() + n_) = J.acceleration;
+      const auto W = cmat(y.data() + 2 * n_), W_dot = cmat(y.data() + 2 * n_ + n_ * j_);
+      mat(dy.data() + 2 * n_) = W_dot;
+      mat(dy.data() + 2 * n_ + n_ * j_) = J.B * W + J.F * W_dot;
+    };
+    try {
+      bulirsch_stoer_interval(rhs, x_, t_, t1, tolerance_, dt_, kMaxSubsteps);
+    } catch (const IntegrationLimit& e) {
+      throw NumericalFailure(std::string("the Jacobi fields: ") + e.what());
+    }
+    t_ = t1;
+  }
+
+  double t() const { return t_; }
+  Eigen::VectorXd q() const { return cvec(x_.data()); }
+  Eigen::VectorXd v() const { return cvec(x_.data() + n_); }
+  Eigen::MatrixXd W() const { return cmat(x_.data() + 2 * n_); }
+
+ private:
+  static constexpr long kMaxSubsteps = 100000;  // per interval between samples
+  Eigen::Map<Eigen::VectorXd> vec(double* p) const { return {p, n_}; }
+  Eigen::Map<const Eigen::VectorXd> cvec(const double* p) const { return {p, n_}; }
+  Eigen::Map<Eigen::MatrixXd> mat(double* p) const { return {p, n_, j_}; }
+  Eigen::Map<const Eigen::MatrixXd> cmat(const double* p) const { return {p, n_, j_}; }
+
+  const UnboundedFileModel* file_;  // copies of the fields share the model
+  int n_, j_;
+  double tolerance_;
+  std::vector<double> x_;
+  double t_ = 0.0, dt_ = 0.0;
+};
+
+/// An orthonormal basis of D(q0) = ker M(q0), as columns.
+Eigen::MatrixXd basis_of_distribution(const UnboundedFileModel& file, const Eigen::VectorXd& q0) {
+  const int n = file.dimension();
+  if (file.constraint_count() == 0) return Eigen::MatrixXd::Identity(n, n);
+  const Eigen::MatrixXd M = file.constraint_matrix<double>(q0);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(M, Eigen::ComputeFullV);
+  const Eigen::Index rank = svd.rank();  // M has full rank at an admissible start (check_initial_point)
+  return svd.matrixV().rightCols(n - rank);
+}
+
+}  // namespace
+
+JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
+                         const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0, const std::vector<double>& times,
+                         bool project_dv0, double tolerance, const std::atomic<int>* stop) {
+  check_times(times);
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const UnboundedFileModel file(start.bound);
+  const Eigen::VectorXd &q0 = start.init.q0, &v0 = start.init.v0;
+  const int n = file.dimension();
+  check_finite(dq0, "dq0", n);
+  check_finite(dv0, "dv0", n);
+  const Eigen::VectorXd dv = project_dv0 ? tangent_velocity_variation(file, q0, v0, dq0, dv0) : dv0;
+  // Tangent to the constraint M(q)v = 0, relative to the sizes of the terms it sums.
+  const double off = linearised_constraint(file, q0, v0, dq0, dv);
+  const double scale =
+      (dq0.lpNorm<Eigen::Infinity>() * (1 + v0.lpNorm<Eigen::Infinity>()) + dv.lpNorm<Eigen::Infinity>()) *
+      (1 + (file.constraint_count() > 0 ? file.constraint_matrix<double>(q0).lpNorm<Eigen::Infinity>() : 0.0));
+  if (off > 1e-9 * scale)
+    throw BadInput("(dq0, dv0) is not tangent to the constraint: M(q0) dv0 + (dM/dq . dq0) v0 = " +
+                   format_residual(off) +
+                   " (it must vanish for the field to vary among the constrained trajectories; project_dv0 projects dv0)");
+
+  std::vector<JacobiSampleOf<UnboundedFileModel>> samples;
+  const StepLimits limits(stop, std::numeric_limits<long>::max());  // each interval keeps its own limit
+  try {
+    samples = dalembert::jacobi_field(file, q0, v0, dq0, dv, times, tolerance);
+  } catch (const IntegrationLimit& e) {
+    throw NumericalFailure("the Jacobi field of " + start.system + ": " + e.what());
+  }
+  JacobiField field;
+  const auto rows = static_cast<Eigen::Index>(samples.size());
+  for (Eigen::MatrixXd* m : {&field.q, &field.v, &field.W, &field.W_dot, &field.dp}) m->resize(rows, n);
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const auto& s = samples[static_cast<std::size_t>(i)];
+    field.t.push_back(s.t);
+    field.q.row(i) = s.q.transpose();
+    field.v.row(i) = s.v.transpose();
+    field.W.row(i) = s.W.transpose();
+    field.W_dot.row(i) = s.W_dot.transpose();
+    field.dp.row(i) = s.dp.transpose();
+    field.linearised_constraint.push_back(s.linearised_constraint);
+  }
+  return field;
+}
+
+ExponentialMap exponential_map(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                               InitialData init, double h, const Eigen::MatrixXd& directions, double tolerance,
+                               const std::atomic<int>* stop) {
+  if (!(std::isfinite(h) && h > 0)) throw BadInput("h = " + format_residual(h) + " must be a positive number");
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const UnboundedFileModel file(start.bound);
+  const int n = file.dimension();
+  ExponentialMap e;
+  if (directions.size() == 0) {
+    e.directions = basis_of_distribution(file, start.init.q0);
+  } else {
+    if (directions.rows() != n)
+      throw BadInput("directions has " + std::to_string(directions.rows()) + " rows but the model has " +
+                     std::to_string(n) + " coordinates (one column per direction)");
+    if (!directions.allFinite()) throw BadInput("directions has an entry that is not finite");
+    if (file.constraint_count() > 0) {
+      const Eigen::MatrixXd M = file.constraint_matrix<double>(start.init.q0);
+      for (Eigen::Index c = 0; c < directions.cols(); ++c) {
+        const double off = (M * directions.col(c)).lpNorm<Eigen::Infinity>();
+        if (off > 1e-9 * (1 + M.lpNorm<Eigen::Infinity>()) * directions.col(c).lpNorm<Eigen::Infinity>())
+          throw BadInput("direction " + std::to_string(c) + " is not in D(q0): M(q0) w = " + format_residual(off));
+      }
+    }
+    e.directions = directions;
+  }
+  const StepLimits limits(stop, std::numeric_limits<long>::max());
+  Fields fields(file, start.init.q0, start.init.v0, Eigen::MatrixXd::Zero(n, e.directions.cols()), e.directions,
+                tolerance);
+  fields.advance_to(h);
+  e.q = fields.q();
+  e.v = fields.v();
+  e.differential = fields.W();
+  return e;
+}
+
+std::vector<ConjugatePoint> conjugate_points(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                             InitialData init, double t_end, int samples, double tolerance,
+                                             const std::atomic<int>* stop) {
+  if (!(std::isfinite(t_end) && t_end > 0))
+    throw BadInput("t_end = " + format_residual(t_end) + " must be a positive number");
+  if (samples < 3 || samples > 1'000'000)
+    throw BadInput("samples = " + std::to_string(samples) + " lies outside [3, 1000000]");
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const UnboundedFileModel file(start.bound);
+  const int n = file.dimension();
+  const Eigen::MatrixXd E = basis_of_distribution(file, start.init.q0);
+  const StepLimits limits(stop, std::numeric_limits<long>::max());
+
+  // The smallest singular value σ(t) of the differential on D(q0) at the sample times t_i. Each
+  // local minimum, σ(t_{i−1}) > σ(t_i) ≤ σ(t_{i+1}) (or at t_end), is refined on [t_{i−1}, t_{i+1}]
+  // from the fields kept at t_{i−1} by golden-section search: near a conjugate point σ grows like
+  // |t − t*|, a minimum the search locates to round-off. Which minima are conjugate points is known
+  // once the largest singular value of the whole run is.
+  struct Minimum {
+    double t;
+    Eigen::VectorXd sigma;
+    Eigen::MatrixXd V;
+  };
+  const auto smallest_at = [](const Fields& from, double t) {
+    Fields f = from;
+    f.advance_to(t);
+    return Eigen::JacobiSVD<Eigen::MatrixXd>(f.W()).singularValues().tail(1)(0);
+  };
+  const auto refine = [&](const Fields& from, double b) {
+    const double ratio = (std::sqrt(5.0) - 1) / 2;
+    double a = from.t(), c = b - ratio * (b - a), d = a + ratio * (b - a);
+    double fc = smallest_at(from, c), fd = smallest_at(from, d);
+    while (b - a > 1e-12 * (1 + b)) {
+      if (fc < fd) {
+        b = d, d = c, fd = fc;
+        c = b - ratio * (b - a);
+        fc = smallest_at(from, c);
+      } else {
+        a = c, c = d, fc = fd;
+        d = a + ratio * (b - a);
+        fd = smallest_at(from, d);
+      }
+    }
+    Fields f = from;
+    f.advance_to((a + b) / 2);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(f.W(), Eigen::ComputeThinV);
+    return Minimum{f.t(), svd.singularValues(), svd.matrixV()};
+  };
+
+  Fields fields(file, start.init.q0, start.init.v0, Eigen::MatrixXd::Zero(n, E.cols()), E, tolerance);
+  Fields two_back = fields, one_back = fields;  // the fields at t_{i−2} and t_{i−1}
+  double sigma_two_back = 0.0, sigma_one_back = 0.0, largest = 0.0;
+  std::vector<Minimum> minima;
+  for (int i = 0; i <= samples; ++i) {
+    fields.advance_to(t_end * i / samples);
+    const Eigen::VectorXd sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(fields.W()).singularValues();
+    const double smallest = sigma[sigma.size() - 1];
+    largest = std::max(largest, sigma[0]);
+    if (i >= 2 && sigma_one_back < sigma_two_back && sigma_one_back <= smallest)
+      minima.push_back(refine(two_back, fields.t()));
+    if (i == samples && i >= 1 && smallest < sigma_one_back) minima.push_back(refine(one_back, fields.t()));
+    two_back = std::exchange(one_back, fields);
+    sigma_two_back = std::exchange(sigma_one_back, smallest);
+  }
+
+  std::vector<ConjugatePoint> points;
+  const double threshold = 1e-6 * largest;
+  for (const Minimum& m : minima) {
+    const double smallest = m.sigma[m.sigma.size() - 1];
+    if (!(smallest <= threshold)) continue;
+    ConjugatePoint p;
+    p.t = m.t;
+    p.multiplicity = static_cast<int>((m.sigma.array() <= threshold).count());
+    p.directions = E * m.V.rightCols(p.multiplicity);
+    p.smallest_singular_value = smallest;
+    p.relative_size = smallest / largest;
+    points.push_back(std::move(p));
+  }
+  return points;
+}
+
+}  // namespace dalembert::modelfile

@@ -1,0 +1,76 @@
+#pragma once
+// Jacobi fields of a model file at its run-time size (dalembert/diagnostics/jacobi_fields.hpp,
+// docs/jacobi-fields.md): the variation W(t) of the trajectory from (q0, v0) in the direction
+// (δq0, δv0) tangent to the constraint, with Ẇ, the momentum's variation δp and the linearised
+// constraint along it; the nonholonomic exponential map exp_h(v0) = q(h) and its differential,
+// whose columns are the fields from (0, w), w ∈ D(q0); and the conjugate points of q0 along its
+// trajectory, where that differential loses rank ([AS21] §4.3, ch. 5, ch. 9).
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "dalembert/io/run_options.hpp"
+#include "modelfile/model.hpp"
+
+namespace dalembert::modelfile {
+
+/// One row per sample time; columns are the coordinates in the file's order.
+struct JacobiField {
+  std::vector<double> t;
+  Eigen::MatrixXd q, v;        ///< the trajectory c(t), ċ(t)
+  Eigen::MatrixXd W, W_dot;    ///< the field and its derivative
+  Eigen::MatrixXd dp;          ///< δp = ∂²L/∂v∂q W + ∂²L/∂v² Ẇ, the momentum's variation
+  std::vector<double> linearised_constraint;  ///< |M(q)Ẇ + (∂M/∂q·W) q̇|_inf, zero up to the tolerance
+};
+
+/// The Jacobi field along the file's trajectory from `init` (the file's initial data where it gives
+/// none; v0 in D(q0), or projected with init.project_v0) with initial variation (dq0, dv0), at
+/// `times` (finite, increasing, ≥ 0), integrated to the absolute and relative `tolerance`
+/// (1e-14 ≤ tolerance < 1e-2). The variation must satisfy the linearised constraint
+/// M(q0)δv0 + (∂M/∂q·δq0) v0 = 0 to 1e-9 relative: the field is then a variation among
+/// nonholonomic trajectories. With project_dv0, dv0 is first replaced by the nearest variation that
+/// does, in the kinetic metric ∂²L/∂v² (as project_v0 projects v0). Throws BadInput naming the value at fault, and NumericalFailure
+/// where the integration cannot reach a sample time. A non-zero *stop (read at every substep) ends
+/// it with Interrupted.
+JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
+                         const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0, const std::vector<double>& times,
+                         bool project_dv0 = false, double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
+
+/// exp_h(v0) = q(h) from (q0, v0) and its differential along directions w ∈ D(q0):
+/// T_{v0} exp_h · w = W(h) of the Jacobi field from (0, w).
+struct ExponentialMap {
+  Eigen::VectorXd q, v;          ///< q(h), q̇(h)
+  Eigen::MatrixXd directions;    ///< n × j: the directions w (columns), given or an orthonormal basis of D(q0)
+  Eigen::MatrixXd differential;  ///< n × j: T_{v0} exp_h · w, column by column
+};
+
+/// The exponential map at v0 = init.v0 ∈ D(q0) (the file's initial data where init gives none;
+/// projected with init.project_v0) over time h > 0, and its differential along the columns of
+/// `directions`, each in D(q0) (an empty matrix: an orthonormal basis of D(q0)). Throws BadInput
+/// naming the value at fault.
+ExponentialMap exponential_map(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                               InitialData init, double h, const Eigen::MatrixXd& directions = {},
+                               double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
+
+/// A point q(t) conjugate to q0 along the trajectory: the fields from (0, w) with w in the span of
+/// `directions` vanish there.
+struct ConjugatePoint {
+  double t = 0.0;
+  int multiplicity = 0;               ///< the dimension of that span
+  Eigen::MatrixXd directions;         ///< n × multiplicity, orthonormal, in D(q0)
+  double smallest_singular_value = 0; ///< of the differential restricted to D(q0), at t
+  double relative_size = 0;           ///< that value over the largest singular value met along the run
+};
+
+/// The conjugate points of q0 along the trajectory from `init` in (0, t_end]: the differential of
+/// the exponential map restricted to D(q0), sampled at `samples` equal intervals; each local minimum
+/// of its smallest singular value is refined by golden-section search to |Δt| ≤ 1e-12 (1 + t) and
+/// is a conjugate point where it falls below 1e-6 of the largest singular value met. A conjugate
+/// point closer than two samples to another is missed: sample finer.
+std::vector<ConjugatePoint> conjugate_points(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                             InitialData init, double t_end, int samples = 400,
+                                             double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
+
+}  // namespace dalembert::modelfile

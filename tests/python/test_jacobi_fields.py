@@ -1,0 +1,91 @@
+"""dalembert.jacobi_field, discrete_jacobi_field, exponential_map and conjugate_points
+(docs/jacobi-fields.md): the nonholonomic particle's field in closed form (thesis Ex. 6.2.8) and its
+symmetry field, the discrete fields of the steppers converging to it, the exponential map's
+differential and the conjugate points in closed form, and the refusals."""
+import math
+
+import numpy as np
+import pytest
+
+import dalembert
+
+
+@pytest.fixture(scope="module")
+def particle(source_dir):
+    return dalembert.model_file(str(source_dir / "models" / "particle.toml"))
+
+
+Q0, V0 = [1.0, 0.5, 0.0], [0.3, 0.7, 0.15]  # the file's start: z_t = y x_t
+
+
+def closed_form(t, u=0.8):
+    """Ex. 6.2.8: varying x_t(0) at rate u, dv0 = (u, 0, y0 u), the field is
+    (u/y_t0) sqrt(y0^2 + 1) [(asinh(y) - asinh(y0)) dx + (sqrt(y^2 + 1) - sqrt(y0^2 + 1)) dz], y = y0 + y_t0 t."""
+    y0, yd = Q0[1], V0[1]
+    y = y0 + yd * t
+    c = u / yd * math.sqrt(y0 * y0 + 1)
+    return np.array([c * (math.asinh(y) - math.asinh(y0)), 0.0, c * (math.sqrt(y * y + 1) - math.sqrt(y0 * y0 + 1))])
+
+
+def test_particle_closed_form_and_symmetry(particle):
+    times = [0.5, 1.0, 2.0, 4.0]
+    f = dalembert.jacobi_field(particle, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], times=times)
+    assert f.W.shape == (4, 3) and list(f.t) == times
+    for k, t in enumerate(times):
+        assert np.max(np.abs(f.W[k] - closed_form(t))) < 1e-10
+    assert np.max(f.linearised_constraint) < 1e-10
+    # d/dz is a symmetry, so the field from dq0 = (0, 0, 1), dv0 = 0 is d/dz along any trajectory (Ex. 6.2.6)
+    g = dalembert.jacobi_field(particle, dq0=[0, 0, 1], dv0=[0, 0, 0], times=times)
+    assert np.max(np.abs(g.W - [0, 0, 1])) < 1e-12
+
+
+@pytest.mark.parametrize("method,order", [("dla", 2), ("spark", 4), ("rk4", 4)])
+def test_discrete_field_converges_at_the_methods_order(particle, method, order):
+    errors = []
+    for h in (0.1, 0.05):
+        s = dalembert.stepper(particle, method, h=h)
+        d = dalembert.discrete_jacobi_field(s, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], steps=round(2.0 / h))
+        assert d.dx.shape == (round(2.0 / h) + 1, 6) and d.t[-1] == pytest.approx(2.0)
+        errors.append(np.max(np.abs(d.dx[-1, :3] - closed_form(2.0))))
+    assert math.log2(errors[0] / errors[1]) == pytest.approx(order, abs=0.15)
+
+
+def test_refusals(particle):
+    with pytest.raises(dalembert.BadInput, match="not tangent to the constraint"):
+        dalembert.jacobi_field(particle, dq0=[0, 0, 0], dv0=[1, 0, 0], times=[1])
+    f = dalembert.jacobi_field(particle, dq0=[0, 0, 0], dv0=[1, 0, 0], times=[0, 1], project_dv0=True)
+    assert abs(f.W_dot[0][2] - Q0[1] * f.W_dot[0][0]) < 1e-14  # now in D: dz_t = y dx_t
+    with pytest.raises(dalembert.BadInput, match="times"):
+        dalembert.jacobi_field(particle, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], times=[2, 1])
+    with pytest.raises(dalembert.BadInput, match="dq0 must be 3"):
+        dalembert.jacobi_field(particle, dq0=[0, 0], dv0=[0.8, 0, 0.4], times=[1])
+    with pytest.raises(dalembert.BadInput, match="compiled catalogue system"):
+        dalembert.jacobi_field("particle", dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], times=[1])
+    s = dalembert.stepper(particle, "dla", h=0.1)
+    s.step()
+    with pytest.raises(dalembert.BadInput, match="reset"):
+        dalembert.discrete_jacobi_field(s, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], steps=3)
+
+
+def test_exponential_map_at_the_origin(particle):
+    # thesis Ex. 5.2.11: the images of U = dx and Ubar = dx + dy under T exp_1 at v = (1, 1, 0), q0 = 0
+    e = dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0], h=1.0, directions=[[1, 1], [0, 1], [0, 0]])
+    r, a, b = math.sqrt(0.5), math.asinh(1.0), math.sqrt(2.0) - 1.0
+    assert np.max(np.abs(e.q - [a, 1, b])) < 1e-10
+    assert np.max(np.abs(e.differential - [[a, r], [0, 1], [b, r]])) < 1e-10
+    assert e.differential[:, 0] @ e.differential[:, 1] == pytest.approx(r * (a + b), abs=1e-10)
+    basis = dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0])
+    assert basis.directions.shape == (3, 2) and np.allclose(basis.directions.T @ basis.directions, np.eye(2))
+
+
+def test_conjugate_points_where_the_oscillation_returns(particle):
+    # V = c (x^2 + y^2): from the origin along x both fields of D(q0) vanish at k pi / sqrt(2c)
+    points = dalembert.conjugate_points(particle.with_parameters(potential=2.0), t_end=7.0, q0=[0, 0, 0],
+                                        v0=[1, 0, 0])
+    assert [p.multiplicity for p in points] == [2] * 4
+    assert np.max(np.abs([p.t - (k + 1) * math.pi / 2 for k, p in enumerate(points)])) < 1e-9
+    assert dalembert.conjugate_points(particle, t_end=7.0, q0=[0, 0, 0], v0=[1, 0, 0]) == []
+    with pytest.raises(dalembert.BadInput, match="direction 2 is not in D"):
+        dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0], directions=np.eye(3))
+    with pytest.raises(dalembert.BadInput, match="samples"):
+        dalembert.conjugate_points(particle, t_end=1.0, samples=2)

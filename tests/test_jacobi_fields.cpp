@@ -1,0 +1,327 @@
+// Jacobi fields of model files (src/modelfile/jacobi_field.hpp, docs/jacobi-fields.md): the field
+// against central differences of the flow on five files up to 11 coordinates, the discrete fields
+// of the steppers (products of their step's Jacobians A) converging to it at each method's order,
+// the exponential map's differential and the conjugate points of the nonholonomic particle in
+// closed form, and bad input refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "dalembert/io/errors.hpp"
+#include "modelfile/jacobi_field.hpp"
+#include "modelfile/model.hpp"
+#include "modelfile/stepper.hpp"
+
+using namespace dalembert;
+
+namespace {
+
+std::string model_path(const std::string& name) { return std::string(DALEMBERT_SOURCE_DIR) + "/models/" + name; }
+
+Eigen::VectorXd random_vector(int n, std::mt19937& random) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  return Eigen::VectorXd::NullaryExpr(n, [&] { return uniform(random); });
+}
+
+/// The BadInput message of `call`, or "no BadInput".
+template <class Call>
+std::string message(Call&& call) {
+  try {
+    call();
+  } catch (const BadInput& e) {
+    return e.what();
+  }
+  return "no BadInput";
+}
+
+InitialData start(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, bool project) {
+  InitialData init;
+  init.q0 = q0;
+  init.v0 = v0;
+  init.project_v0 = project;
+  return init;
+}
+
+/// The files' own starts, but the sleigh's and the disk's turned and turning so that no symmetry of
+/// theirs hides a wrong sign.
+struct FlowCase {
+  const char* file;
+  double T;
+};
+
+class JacobiFieldOfTheFlow : public testing::TestWithParam<FlowCase> {};
+
+}  // namespace
+
+TEST_P(JacobiFieldOfTheFlow, AgreesWithCentralDifferencesOfTheFlow) {
+  // W(T) and Ẇ(T) from a random start variation tangent to the constraint (dv0 projected), against
+  // the five-point central difference of (q(T), q̇(T)) along the same variation of the start:
+  // f'(0) = [8(f(ε) − f(−ε)) − (f(2ε) − f(−2ε))]/(12ε) + O(ε⁴). The perturbed starts are projected
+  // onto the constraint, which changes them at O(ε²) along a smooth curve whose tangent is the
+  // variation. ε = 1e-3 and tolerance 1e-13 put both errors near 1e-10.
+  const char* file = GetParam().file;
+  const double T = GetParam().T;
+  const auto model = modelfile::load(model_path(file));
+  const InitialData none;
+  const auto trajectory = modelfile::jacobi_field(model, {}, none, Eigen::VectorXd::Zero(model->n()),
+                                                  Eigen::VectorXd::Zero(model->n()), {0.0}, false, 1e-13);
+  const Eigen::VectorXd q0 = trajectory.q.row(0).transpose(), v0 = trajectory.v.row(0).transpose();
+  std::mt19937 random(7);
+  const Eigen::VectorXd dq0 = random_vector(model->n(), random), dv0_free = random_vector(model->n(), random);
+  const auto field = modelfile::jacobi_field(model, {}, start(q0, v0, false), dq0, dv0_free, {0.0, T}, true, 1e-13);
+  const Eigen::VectorXd dv0 = field.W_dot.row(0).transpose();  // projected onto the linearised constraint
+  EXPECT_LT(field.linearised_constraint[0], 1e-12);
+  EXPECT_LT(field.linearised_constraint[1], 1e-9) << "the linearised constraint is a first integral";
+
+  const double eps = 1e-3;
+  const auto end_at = [&](double s) {
+    const auto f = modelfile::jacobi_field(model, {}, start(q0 + s * eps * dq0, v0 + s * eps * dv0, true),
+                                           Eigen::VectorXd::Zero(model->n()), Eigen::VectorXd::Zero(model->n()),
+                                           {T}, false, 1e-13);
+    Eigen::VectorXd x(2 * model->n());
+    x << f.q.row(0).transpose(), f.v.row(0).transpose();
+    return x;
+  };
+  const Eigen::VectorXd fd = (8 * (end_at(1) - end_at(-1)) - (end_at(2) - end_at(-2))) / (12 * eps);
+  Eigen::VectorXd W(2 * model->n());
+  W << field.W.row(1).transpose(), field.W_dot.row(1).transpose();
+  const double error = (W - fd).lpNorm<Eigen::Infinity>() / W.lpNorm<Eigen::Infinity>();
+  std::printf("%-24s n = %2d  T = %.1f  |(W, W_t)| = %.3g  relative difference %.2e\n", file, model->n(), T,
+              W.lpNorm<Eigen::Infinity>(), error);
+  EXPECT_LT(error, 1e-8);
+}
+
+INSTANTIATE_TEST_SUITE_P(ModelFiles, JacobiFieldOfTheFlow,
+                         testing::Values(FlowCase{"chaplygin-sleigh.toml", 3.0}, FlowCase{"vertical-disk.toml", 3.0},
+                                         FlowCase{"rolling-disk.toml", 2.0}, FlowCase{"two-skates.toml", 2.0},
+                                         FlowCase{"chaotic-oscillator.toml", 2.0}, FlowCase{"pendulum.toml", 3.0}),
+                         [](const auto& info) {
+                           std::string name = info.param.file;
+                           name = name.substr(0, name.find('.'));
+                           for (char& c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
+TEST(JacobiFields, DiscreteFieldsConvergeAtEachMethodsOrder) {
+  // The discrete Jacobi field δx_N = A_{N−1} ⋯ A_0 δx_0 of each stepper, from δx_0 =
+  // start_tangent(δq0, δv0), against the continuous field at T = N h on the sleigh turned, sliding
+  // and turning; observed orders from h = 0.1 to 0.05 to 0.025. The tangent map of a method of
+  // order r converges at order r in the positions (δq against W) and in the momentum's components
+  // on D, δ⟨p, e_i(q)⟩ for the frame e_1 = (cos θ, sin θ, 0), e_2 = (0, 0, 1) (rk4: δv against Ẇ).
+  // DLA's momentum p⁺_k = D2 L_d(q_{k−1}, q_k) carries the whole constraint impulse M(q_k)ᵀλ_k of
+  // its step, so it differs from ∂L/∂v at q_k by O(h) along the annihilator of D, and so does its
+  // variation: its whole δp converges at order 1, its components on D at order 2.
+  const auto model = modelfile::load(model_path("chaplygin-sleigh.toml"));
+  const double T = 1.0;
+  const Eigen::Vector3d q0(0.1, -0.2, 0.3);
+  const Eigen::Vector3d v0(-0.8 * std::cos(0.3), -0.8 * std::sin(0.3), 0.6);
+  const Eigen::Vector3d dq0(0.3, -0.5, 0.7), dv0_free(0.2, 0.4, -0.6);
+  const auto field = modelfile::jacobi_field(model, {}, start(q0, v0, true), dq0, dv0_free, {0.0, T}, true, 1e-13);
+  const Eigen::VectorXd dv0 = field.W_dot.row(0).transpose();
+  const std::vector<double> parameters = modelfile::bind(model, {})->parameters;
+  const auto on_D = [](const Eigen::VectorXd& q, const Eigen::VectorXd& p, const Eigen::VectorXd& dq,
+                       const Eigen::VectorXd& dp) {
+    const double c = std::cos(q[2]), s = std::sin(q[2]);
+    return Eigen::Vector2d(dp[0] * c + dp[1] * s + (-p[0] * s + p[1] * c) * dq[2], dp[2]);
+  };
+  const Eigen::VectorXd qT = field.q.row(1).transpose(), vT = field.v.row(1).transpose();
+  Eigen::VectorXd xT(6);
+  xT << qT, vT;
+  const Eigen::VectorXd pT = model->velocity_hessian(xT, parameters) * vT;  // ∂L/∂v = G(q) v
+  const Eigen::VectorXd WT = field.W.row(1).transpose();
+  const Eigen::Vector2d continuous_on_D = on_D(qT, pT, WT, field.dp.row(1).transpose());
+
+  struct Expected {
+    const char* method;
+    double order;
+  };
+  const auto orders = [](const std::vector<double>& e) {
+    return std::pair(std::log2(e[0] / e[1]), std::log2(e[1] / e[2]));
+  };
+  for (const auto [method, order] : {Expected{"dla", 2}, Expected{"mla", 2}, Expected{"mclachlan-perlmutter", 2},
+                                     Expected{"discrete-gradient", 2}, Expected{"spark", 4}, Expected{"rk4", 4}}) {
+    const bool velocities = std::string(method) == "rk4";
+    std::vector<double> position_errors, momentum_errors, whole_momentum_errors;
+    for (const double h : {0.1, 0.05, 0.025}) {
+      RunOptions o;
+      o.method = method;
+      o.h = h;
+      modelfile::Stepper stepper(model, {}, start(q0, v0, true), o);
+      Eigen::VectorXd dx = stepper.start_tangent(dq0, dv0);
+      for (long k = 0; k < std::lround(T / h); ++k) {
+        dx = stepper.jacobians(Eigen::VectorXd(0)).A * dx;
+        stepper.step(Eigen::VectorXd(0));
+      }
+      const Eigen::VectorXd x = stepper.state();
+      position_errors.push_back((dx.head(3) - WT).lpNorm<Eigen::Infinity>());
+      const Eigen::VectorXd continuous_momentum = (velocities ? field.W_dot : field.dp).row(1).transpose();
+      whole_momentum_errors.push_back((dx.tail(3) - continuous_momentum).lpNorm<Eigen::Infinity>());
+      momentum_errors.push_back(velocities ? whole_momentum_errors.back()
+                                           : (on_D(x.head(3), x.tail(3), dx.head(3), dx.tail(3)) - continuous_on_D)
+                                                 .lpNorm<Eigen::Infinity>());
+    }
+    const auto [q1, q2] = orders(position_errors);
+    const auto [p1, p2] = orders(momentum_errors);
+    const auto [w1, w2] = orders(whole_momentum_errors);
+    std::printf("%-22s dq %.2e %.2e %.2e (orders %.2f %.2f)  dp on D %.2e %.2e %.2e (%.2f %.2f)  whole dp (%.2f %.2f)\n",
+                method, position_errors[0], position_errors[1], position_errors[2], q1, q2, momentum_errors[0],
+                momentum_errors[1], momentum_errors[2], p1, p2, w1, w2);
+    EXPECT_NEAR(q2, order, 0.1) << method;
+    EXPECT_NEAR(p2, order, 0.1) << method;
+    EXPECT_NEAR(w2, std::string(method) == "dla" ? 1.0 : order, 0.1) << method;
+  }
+}
+
+TEST(JacobiFields, RefuseBadInputByName) {
+  const auto model = modelfile::load(model_path("chaplygin-sleigh.toml"));
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(3), e3 = Eigen::Vector3d::UnitZ();
+  const InitialData none;
+  // The file's start is (0, 0, 0) at v = (1, 0, 1): a sideways dv0 breaks the constraint.
+  EXPECT_NE(message([&] { modelfile::jacobi_field(model, {}, none, zero, Eigen::Vector3d::UnitY(), {1.0}); })
+                .find("not tangent to the constraint"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::jacobi_field(model, {}, none, zero, e3, {1.0, 0.5}); }).find("times[1] = 0.5"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::jacobi_field(model, {}, none, zero, e3, {}); }).find("times is empty"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::jacobi_field(model, {}, none, Eigen::VectorXd::Zero(2), e3, {1.0}); })
+                .find("dq0 has 2 entries"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::jacobi_field(model, {}, none, zero, e3, {1.0}, false, 0.5); })
+                .find("tolerance = 0.5"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              modelfile::jacobi_field(model, {}, none, zero, Eigen::Vector3d(0, NAN, 0), {1.0});
+            }).find("dv0[1] = nan"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              modelfile::jacobi_field(modelfile::load(model_path("driven-oscillator.toml")), {}, none,
+                                      Eigen::VectorXd::Zero(1), Eigen::VectorXd::Ones(1), {1.0});
+            }).find("depends on t"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              modelfile::jacobi_field(modelfile::load(model_path("damped-oscillator.toml")), {}, none,
+                                      Eigen::VectorXd::Zero(1), Eigen::VectorXd::Ones(1), {1.0});
+            }).find("contact system"),
+            std::string::npos);
+  // A variation the projection makes tangent is accepted, and the constraint stays linearised to zero.
+  const auto field = modelfile::jacobi_field(model, {}, none, zero, Eigen::Vector3d::UnitY(), {0.0, 2.0}, true);
+  EXPECT_LT(field.linearised_constraint[1], 1e-10);
+  EXPECT_GT(field.W.row(1).norm(), 0.1);
+}
+
+namespace {
+
+/// The nonholonomic particle (x, y, z), z_t = y x_t, with potential c (x² + y²).
+std::shared_ptr<const modelfile::LoadedModel> particle() { return modelfile::load(model_path("particle.toml")); }
+
+}  // namespace
+
+TEST(ExponentialMap, OfTheParticleAtTheOriginInClosedForm) {
+  // Thesis Ex. 5.2.11: at q0 = 0, D(q0) = span(∂x, ∂y) and exp_1 at v = (1, 1, 0) has, in that
+  // basis, the differential [[asinh 1, √2/2 − asinh 1], [0, 1], [√2 − 1, 1 − √2/2]]; the images of
+  // U = ∂x and Ū = ∂x + ∂y have the inner product (√2/2)(asinh 1 + √2 − 1).
+  const auto model = particle();
+  const double r = std::sqrt(0.5), a = std::asinh(1.0), b = std::sqrt(2.0) - 1.0;
+  Eigen::Matrix<double, 3, 2> closed_form;
+  closed_form << a, r - a, 0, 1, b, 1 - r;
+  Eigen::Matrix<double, 3, 2> U_and_Ubar;
+  U_and_Ubar << 1, 1, 0, 1, 0, 0;
+  const auto given = modelfile::exponential_map(model, {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
+                                                1.0, U_and_Ubar);
+  EXPECT_LT((given.differential - closed_form * U_and_Ubar.topRows<2>()).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NEAR(given.differential.col(0).dot(given.differential.col(1)), r * (a + b), 1e-10);
+  // exp_1(v) itself: x = asinh 1, y = 1, z = √2 − 1 (thesis (4.3.2)-(4.3.3)).
+  EXPECT_LT((given.q - Eigen::Vector3d(a, 1, b)).cwiseAbs().maxCoeff(), 1e-10);
+  // Without directions: an orthonormal basis of D(q0), mapped by the same matrix.
+  const auto basis = modelfile::exponential_map(model, {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
+                                                1.0);
+  ASSERT_EQ(basis.directions.cols(), 2);
+  EXPECT_LT((basis.directions.transpose() * basis.directions - Eigen::Matrix2d::Identity()).norm(), 1e-14);
+  EXPECT_LT(basis.directions.row(2).norm(), 1e-14);
+  EXPECT_LT((basis.differential - closed_form * basis.directions.topRows<2>()).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+TEST(ExponentialMap, IsHomogeneousAndTheInclusionAtZeroTime) {
+  // Thesis Lemma 5.2.2: where L is the kinetic energy alone, exp_1(s v) = exp_s(v), so s T_{s v} exp_1 · w =
+  // T_v exp_s · w; and T exp_h · w = h w + O(h²). On the free particle and the sleigh (whose file
+  // has no potential), from starts off their symmetric points.
+  struct Case {
+    const char* file;
+    Eigen::Vector3d q0, v;
+  };
+  for (const Case& c : {Case{"particle.toml", {0.4, -0.3, 0.2}, {0.6, 0.5, 0.6 * -0.3}},
+                        Case{"chaplygin-sleigh.toml", {0.3, -0.2, 0.7}, {0.8, -0.4, 1.1}}}) {
+    const auto model = modelfile::load(model_path(c.file));
+    for (const double s : {0.5, 2.0}) {
+      const auto scaled = modelfile::exponential_map(model, {}, start(c.q0, s * c.v, true), 1.0);
+      const auto longer = modelfile::exponential_map(model, {}, start(c.q0, c.v, true), s);
+      EXPECT_LT((scaled.q - longer.q).cwiseAbs().maxCoeff(), 1e-10) << c.file << " " << s;
+      EXPECT_LT((s * scaled.differential - longer.differential).cwiseAbs().maxCoeff(), 1e-10) << c.file << " " << s;
+    }
+    const double h = 1e-6;
+    const auto short_time = modelfile::exponential_map(model, {}, start(c.q0, c.v, true), h);
+    EXPECT_LT((short_time.differential / h - short_time.directions).cwiseAbs().maxCoeff(), 10 * h) << c.file;
+  }
+}
+
+TEST(ConjugatePoints, OfTheParticleInAPotentialAreWhereTheOscillationReturns) {
+  // With V = c (x² + y²), x and y oscillate at ω = √(2c). From the origin along x, both fields of
+  // D(q0) = span(∂x, ∂y) vanish at t = kπ/ω (δz = ∫ δy ẋ = sin²(ωt)/(2ω) too): multiplicity 2.
+  // From (0.3, 0, 0) at (0.5, 0, 0) only the field from ∂x does (δz from ∂y does not return).
+  const auto model = particle();
+  for (const double c : {0.5, 2.0}) {
+    const double period = M_PI / std::sqrt(2 * c);
+    const modelfile::ParameterOverrides potential = {{"potential", c}};
+    const auto origin = modelfile::conjugate_points(model, potential,
+                                                    start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 0, 0), false),
+                                                    2.2 * period);
+    ASSERT_EQ(origin.size(), 2u) << c;
+    for (int k = 0; k < 2; ++k) {
+      EXPECT_NEAR(origin[k].t, (k + 1) * period, 1e-9) << c;
+      EXPECT_EQ(origin[k].multiplicity, 2) << c;
+      EXPECT_LT(origin[k].relative_size, 1e-9) << c;
+    }
+    const auto off = modelfile::conjugate_points(model, potential,
+                                                 start(Eigen::Vector3d(0.3, 0, 0), Eigen::Vector3d(0.5, 0, 0), false),
+                                                 3.5 * period);
+    ASSERT_EQ(off.size(), 3u) << c;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(off[k].t, (k + 1) * period, 1e-9) << c;
+      ASSERT_EQ(off[k].multiplicity, 1) << c;
+      EXPECT_NEAR(std::abs(off[k].directions(0, 0)), 1.0, 1e-9) << c;
+      // The field from the returned direction vanishes there, to the integration's accuracy.
+      const auto field = modelfile::jacobi_field(model, potential,
+                                                 start(Eigen::Vector3d(0.3, 0, 0), Eigen::Vector3d(0.5, 0, 0), false),
+                                                 Eigen::Vector3d::Zero(), off[k].directions.col(0), {off[k].t});
+      EXPECT_LT(field.W.row(0).cwiseAbs().maxCoeff(), 1e-10) << c;
+    }
+  }
+  // The free particle and the Chaplygin sleigh have none: their exponential maps are immersions.
+  EXPECT_TRUE(modelfile::conjugate_points(model, {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 0, 0), false),
+                                          20.0)
+                  .empty());
+  EXPECT_TRUE(modelfile::conjugate_points(modelfile::load(model_path("chaplygin-sleigh.toml")), {}, InitialData{}, 20.0)
+                  .empty());
+}
+
+TEST(ExponentialMap, RefusesBadInputByName) {
+  const auto model = particle();
+  const auto at_origin = start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false);
+  EXPECT_NE(message([&] { modelfile::exponential_map(model, {}, at_origin, 0.0); }).find("h = 0 must be"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::exponential_map(model, {}, at_origin, 1.0, Eigen::MatrixXd::Identity(3, 3)); })
+                .find("direction 2 is not in D(q0)"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::exponential_map(model, {}, at_origin, 1.0, Eigen::MatrixXd::Ones(2, 1)); })
+                .find("directions has 2 rows"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::conjugate_points(model, {}, at_origin, -1.0); }).find("t_end = -1"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::conjugate_points(model, {}, at_origin, 1.0, 2); }).find("samples = 2"),
+            std::string::npos);
+}
