@@ -2,6 +2,7 @@
 // against central differences of the flow on five files up to 11 coordinates, the discrete fields
 // of the steppers (products of their step's Jacobians A) converging to it at each method's order,
 // the exponential map's differential and the conjugate points of the nonholonomic particle in
+// closed form, the Maupertuis–Jacobi principle on the steered disk with its reparametrisation in
 // closed form, and bad input refused by name.
 #include <gtest/gtest.h>
 
@@ -323,5 +324,78 @@ TEST(ExponentialMap, RefusesBadInputByName) {
   EXPECT_NE(message([&] { modelfile::conjugate_points(model, {}, at_origin, -1.0); }).find("t_end = -1"),
             std::string::npos);
   EXPECT_NE(message([&] { modelfile::conjugate_points(model, {}, at_origin, 1.0, 2); }).find("samples = 2"),
+            std::string::npos);
+}
+
+namespace {
+
+/// The vertical disk (R = 1) steered by a potential of its heading φ (thesis Ex. 5.3.9, 5.3.10):
+/// L = ½(ẋ² + ẏ² + θ̇² + φ̇²) − V(φ), ẋ = cos φ θ̇, ẏ = sin φ θ̇, from q0 = (0.1, −0.2, 0.3, 0.4)
+/// along (θ̇, φ̇) ∝ (0.7, 1.3).
+std::shared_ptr<const modelfile::LoadedModel> steered_disk(const std::string& potential) {
+  return modelfile::load_text("name = \"steered-disk\"\n"
+                              "coordinates = [\"x\", \"y\", \"theta\", \"phi\"]\n"
+                              "metric = [1, 1, 1, 1]\n"
+                              "potential = \"" + potential + "\"\n"
+                              "constraints = [\"x_t - cos(phi)*theta_t\", \"y_t - sin(phi)*theta_t\"]\n"
+                              "[initial]\n"
+                              "q = [0.1, -0.2, 0.3, 0.4]\n"
+                              "v = [\"0.7*cos(0.4)\", \"0.7*sin(0.4)\", 0.7, 1.3]\n",
+                              "steered disk");
+}
+
+}  // namespace
+
+TEST(MaupertuisJacobi, TheSteeredDiskIsTheJacobiMetricsReparametrised) {
+  // At energy e the mechanical start is P = √(2(e − V(q0))) v/|v|, so φ̇(0) = ω = 1.3 √(2 f0 / 2.67)
+  // with f0 = e − V(φ0) and |v|² = 2 · 0.49 + 1.69. The heading then moves in closed form and so does
+  // h(s) = ∫ (e − V(φ)) ds (corrected from the thesis):
+  //   V = φ²/2: φ = φ0 cos s + ω sin s, h = e s − ½[(φ0² − ω²) sin s cos s / 2 + (φ0² + ω²) s / 2 + φ0 ω sin² s];
+  //   V = φ:    φ = φ0 + ω s − s²/2,    h = e s − φ0 s − ω s²/2 + s³/6.
+  const double e = 2.0, phi0 = 0.4;
+  const std::vector<double> s = {0.5, 1.0, 2.0, 4.0};
+  for (const bool harmonic : {true, false}) {
+    const auto model = steered_disk(harmonic ? "phi^2/2" : "phi");
+    const double f0 = e - (harmonic ? phi0 * phi0 / 2 : phi0), omega = 1.3 * std::sqrt(2 * f0 / 2.67);
+    const auto both = modelfile::maupertuis_jacobi(model, {}, InitialData{}, e, s);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const double si = s[i];
+      const double h = harmonic ? e * si - 0.5 * ((phi0 * phi0 - omega * omega) * std::sin(si) * std::cos(si) / 2 +
+                                                 (phi0 * phi0 + omega * omega) * si / 2 +
+                                                 phi0 * omega * std::sin(si) * std::sin(si))
+                                : e * si - phi0 * si - omega * si * si / 2 + si * si * si / 6;
+      const double phi = harmonic ? phi0 * std::cos(si) + omega * std::sin(si) : phi0 + omega * si - si * si / 2;
+      EXPECT_NEAR(both.h[i], h, 1e-10) << harmonic << " s = " << si;
+      EXPECT_NEAR(both.q(static_cast<Eigen::Index>(i), 3), phi, 1e-10) << harmonic << " s = " << si;
+      EXPECT_LT((both.q.row(static_cast<Eigen::Index>(i)) - both.q_jacobi.row(static_cast<Eigen::Index>(i)))
+                    .cwiseAbs()
+                    .maxCoeff(),
+                1e-9)
+          << harmonic << " s = " << si;
+    }
+    // The thesis' case: V = φ²/2, e = 2, S = 2.
+    if (harmonic) EXPECT_NEAR(both.h[2], 2.232115921, 1e-9);
+  }
+}
+
+TEST(MaupertuisJacobi, RefusesBadInputByName) {
+  const auto disk = steered_disk("phi^2/2");
+  EXPECT_NE(message([&] { modelfile::maupertuis_jacobi(disk, {}, InitialData{}, 0.05, {1.0}); })
+                .find("must exceed the potential V(q0) = 0.08"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::maupertuis_jacobi(disk, {}, InitialData{}, 2.0, {1.0, 0.5}); }).find("s[1] = 0.5"),
+            std::string::npos);
+  // A term linear in the velocity (a magnetic one) is not of the form ½ vᵀGv − V.
+  const auto magnetic = modelfile::load_text("name = \"magnetic\"\ncoordinates = [\"x\", \"y\"]\n"
+                                             "lagrangian = \"(x_t^2 + y_t^2)/2 + x*y_t\"\n"
+                                             "[initial]\nq = [0, 0]\nv = [1, 0]\n",
+                                             "magnetic");
+  EXPECT_NE(message([&] { modelfile::maupertuis_jacobi(magnetic, {}, InitialData{}, 2.0, {1.0}); })
+                .find("is not of that form"),
+            std::string::npos);
+  EXPECT_NE(message([&] {
+              modelfile::maupertuis_jacobi(modelfile::load(model_path("dragged-knife-edge.toml")), {}, InitialData{},
+                                           2.0, {1.0});
+            }).find("has a force"),
             std::string::npos);
 }

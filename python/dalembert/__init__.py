@@ -35,8 +35,9 @@ __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
            "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
-           "conjugate_points", "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "Stepper",
-           "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint", "BadInput", "SolverError"]
+           "conjugate_points", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence", "Ensemble",
+           "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint",
+           "MaupertuisJacobi", "BadInput", "SolverError"]
 
 
 def __dir__():
@@ -576,6 +577,32 @@ def conjugate_points(system: Union[System, str], *, t_end: float, q0: Optional[A
                                     _whole(samples, "samples", 3, 1000000), _finite(tolerance, "tolerance"),
                                     _on_main_thread())
     return [ConjugatePoint(**p) for p in points]
+
+
+MaupertuisJacobi = collections.namedtuple("MaupertuisJacobi", "s h q q_jacobi")
+MaupertuisJacobi.__doc__ = """maupertuis_jacobi's result, one row per parameter s: h(s), the trajectory
+of energy e c_P(s) and the Jacobi metric's trajectory c^e_Q(h(s)) (columns: the coordinates)."""
+
+
+def maupertuis_jacobi(system: Union[System, str], *, energy: float, s: ArrayLike, q0: Optional[ArrayLike] = None,
+                      direction: Optional[ArrayLike] = None, project_direction: bool = False,
+                      tolerance: float = 1e-12) -> MaupertuisJacobi:
+    """Both sides of the nonholonomic Maupertuis-Jacobi principle for a model file whose L is
+    1/2 v^T G(q) v - V(q) (docs/jacobi-fields.md): the trajectory of energy `energy` from q0 along
+    `direction` in D(q0) (defaults: the file's q0 and v0; project_direction projects it onto the
+    constraint), and the trajectory of the Jacobi metric (e - V) G from the same direction at the
+    reparametrisation h(s) = integral of (e - V) ds. The two agree up to the tolerance."""
+    system = _as_system(system)
+    if not isinstance(project_direction, bool):
+        raise BadInput("project_direction must be True or False, got %r" % (project_direction,))
+    t = np.atleast_1d(np.asarray(s))
+    if t.ndim != 1 or not np.issubdtype(t.dtype, np.number) or np.iscomplexobj(t) or t.dtype == np.bool_:
+        raise BadInput("s must be a list of numbers, got %r" % (s,))
+    d = _core.maupertuis_jacobi(system._handle, system._given, _vector(q0, "q0", system.n),
+                                _vector(direction, "direction", system.n), project_direction,
+                                _finite(energy, "energy"), t.astype(float).tolist(), _finite(tolerance, "tolerance"),
+                                _on_main_thread())
+    return MaupertuisJacobi(**d)
 
 
 def _required(x, what):

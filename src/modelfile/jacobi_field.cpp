@@ -10,6 +10,7 @@
 #include <Eigen/SVD>
 
 #include "dalembert/diagnostics/jacobi_fields.hpp"
+#include "dalembert/diagnostics/maupertuis_jacobi.hpp"
 #include "dalembert/io/errors.hpp"
 #include "modelfile/entry.hpp"
 #include "modelfile/file_model.hpp"
@@ -27,13 +28,13 @@ void check_finite(const Eigen::VectorXd& x, const char* name, int n) {
       throw BadInput(std::string(name) + "[" + std::to_string(i) + "] = " + format_residual(x[i]) + " is not finite");
 }
 
-void check_times(const std::vector<double>& times) {
-  if (times.empty()) throw BadInput("times is empty: give the times at which to sample the field");
+void check_times(const std::vector<double>& times, const char* name = "times") {
+  if (times.empty()) throw BadInput(std::string(name) + " is empty: give the times at which to sample");
   double last = 0.0;
   for (std::size_t i = 0; i < times.size(); ++i) {
     const double t = times[i];
     if (!std::isfinite(t) || t < 0 || (i > 0 && !(t > last)))
-      throw BadInput("times[" + std::to_string(i) + "] = " + format_residual(t) +
+      throw BadInput(std::string(name) + "[" + std::to_string(i) + "] = " + format_residual(t) +
                      " : the sample times must be finite, at least 0 and increasing");
     last = t;
   }
@@ -311,6 +312,46 @@ std::vector<ConjugatePoint> conjugate_points(std::shared_ptr<const LoadedModel> 
     points.push_back(std::move(p));
   }
   return points;
+}
+
+MaupertuisJacobi maupertuis_jacobi(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                   InitialData init, double energy, const std::vector<double>& s, double tolerance,
+                                   const std::atomic<int>* stop) {
+  check_times(s, "s");
+  if (!std::isfinite(energy)) throw BadInput("energy = " + format_residual(energy) + " is not finite");
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const UnboundedFileModel file(start.bound);
+  if (!file.is_mechanical())
+    throw BadInput("the Maupertuis-Jacobi principle is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " +
+                   start.system + " is not of that form");
+  if (file.has_force()) throw BadInput(start.system + " has a force: the Maupertuis-Jacobi principle is conservative");
+  const Eigen::VectorXd &q0 = start.init.q0, &v = start.init.v0;
+  const double potential = file.potential<double>(q0);
+  if (!(energy > potential))
+    throw BadInput("energy = " + format_residual(energy) + " must exceed the potential V(q0) = " +
+                   format_residual(potential));
+  if (v.lpNorm<Eigen::Infinity>() == 0) throw BadInput("the direction (v0) is zero");
+
+  std::vector<MaupertuisJacobiSampleOf<UnboundedFileModel>> samples;
+  const StepLimits limits(stop, std::numeric_limits<long>::max());
+  try {
+    samples = dalembert::maupertuis_jacobi(file, q0, v, energy, s, tolerance);
+  } catch (const IntegrationLimit& e) {
+    throw NumericalFailure("the Maupertuis-Jacobi trajectories of " + start.system + ": " + e.what() +
+                           " (the Jacobi metric degenerates where the motion reaches V = e, at a turning point)");
+  }
+  MaupertuisJacobi out;
+  const auto rows = static_cast<Eigen::Index>(samples.size());
+  out.q.resize(rows, file.dimension());
+  out.q_jacobi.resize(rows, file.dimension());
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const auto& sample = samples[static_cast<std::size_t>(i)];
+    out.s.push_back(sample.s);
+    out.h.push_back(sample.h);
+    out.q.row(i) = sample.q.transpose();
+    out.q_jacobi.row(i) = sample.q_jacobi.transpose();
+  }
+  return out;
 }
 
 }  // namespace dalembert::modelfile

@@ -4,7 +4,9 @@
 // (δq0, δv0) tangent to the constraint, with Ẇ, the momentum's variation δp and the linearised
 // constraint along it; the nonholonomic exponential map exp_h(v0) = q(h) and its differential,
 // whose columns are the fields from (0, w), w ∈ D(q0); and the conjugate points of q0 along its
-// trajectory, where that differential loses rank ([AS21] §4.3, ch. 5, ch. 9).
+// trajectory, where that differential loses rank ([AS21] §4.3, ch. 5, ch. 9); and the
+// Maupertuis–Jacobi principle, trajectories of energy e as reparametrised trajectories of the
+// Jacobi metric (e − V) G (ch. 5.3).
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -72,5 +74,21 @@ struct ConjugatePoint {
 std::vector<ConjugatePoint> conjugate_points(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
                                              InitialData init, double t_end, int samples = 400,
                                              double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
+
+/// Both sides of the nonholonomic Maupertuis–Jacobi principle (dalembert/diagnostics/
+/// maupertuis_jacobi.hpp), one row per parameter s_i; columns are the coordinates.
+struct MaupertuisJacobi {
+  std::vector<double> s, h;  ///< the parameters and h(s_i) = ∫ (e − V(c_P)) ds
+  Eigen::MatrixXd q;         ///< c_P(s_i), the trajectory of energy e
+  Eigen::MatrixXd q_jacobi;  ///< c^e_Q(h(s_i)), the Jacobi metric's trajectory
+};
+
+/// The principle for a model file whose L is of the form ½ vᵀG(q)v − V(q) (without a force)
+/// from q0 = init.q0 along the direction init.v0 ∈ D(q0) (the file's where init gives none;
+/// projected with init.project_v0), scaled to the energy e > V(q0), at the increasing parameters
+/// `s` (≥ 0). Throws BadInput naming the value at fault.
+MaupertuisJacobi maupertuis_jacobi(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                   InitialData init, double energy, const std::vector<double>& s,
+                                   double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
 
 }  // namespace dalembert::modelfile

@@ -382,6 +382,18 @@ auto interruptible(bool on_main_thread, Compute&& compute) {
   return result;
 }
 
+/// A numpy vector of the values.
+py::array_t<double> column(const std::vector<double>& x) {
+  return to_numpy(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(x.data(), std::ssize(x))));
+}
+
+/// (q0, v0) of a Jacobi field or an exponential map, v0 projected onto D(q0) if asked.
+InitialData start_at(const OptionalVector& q0, const OptionalVector& v0, bool project_v0) {
+  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
+  init.project_v0 = project_v0;
+  return init;
+}
+
 std::shared_ptr<const modelfile::LoadedModel> model_file_of(const System& s, const std::string& what) {
   auto model = modelfile::loaded_model_of(*s.entry);
   if (!model)
@@ -396,22 +408,20 @@ py::dict jacobi_field(const System& s, const Parameters& p, const OptionalVector
                       bool project_v0, const std::vector<double>& dq0, const std::vector<double>& dv0,
                       bool project_dv0, const std::vector<double>& times, double tolerance, bool on_main_thread) {
   const auto model = model_file_of(s, "Jacobi fields");
-  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
-  init.project_v0 = project_v0;
+  const InitialData init = start_at(q0, v0, project_v0);
   const Eigen::Map<const Eigen::VectorXd> dq(dq0.data(), static_cast<Eigen::Index>(dq0.size()));
   const Eigen::Map<const Eigen::VectorXd> dv(dv0.data(), static_cast<Eigen::Index>(dv0.size()));
   const modelfile::JacobiField field = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
     return modelfile::jacobi_field(model, p, init, dq, dv, times, project_dv0, tolerance, stop);
   });
   py::dict d;
-  d["t"] = to_numpy(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(field.t.data(), std::ssize(field.t))));
+  d["t"] = column(field.t);
   d["q"] = to_numpy(field.q);
   d["v"] = to_numpy(field.v);
   d["W"] = to_numpy(field.W);
   d["W_dot"] = to_numpy(field.W_dot);
   d["dp"] = to_numpy(field.dp);
-  d["linearised_constraint"] = to_numpy(Eigen::VectorXd(
-      Eigen::Map<const Eigen::VectorXd>(field.linearised_constraint.data(), std::ssize(field.linearised_constraint))));
+  d["linearised_constraint"] = column(field.linearised_constraint);
   return d;
 }
 
@@ -420,8 +430,7 @@ py::dict exponential_map(const System& s, const Parameters& p, const OptionalVec
                                                                                                   py::array::forcecast>>& directions,
                          double tolerance, bool on_main_thread) {
   const auto model = model_file_of(s, "exponential maps");
-  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
-  init.project_v0 = project_v0;
+  const InitialData init = start_at(q0, v0, project_v0);
   Eigen::MatrixXd W;
   if (directions) {
     if (directions->ndim() != 2) throw BadInput("directions must be a 2-D array, one column per direction");
@@ -441,8 +450,7 @@ py::dict exponential_map(const System& s, const Parameters& p, const OptionalVec
 py::list conjugate_points(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
                           bool project_v0, double t_end, int samples, double tolerance, bool on_main_thread) {
   const auto model = model_file_of(s, "conjugate points");
-  InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
-  init.project_v0 = project_v0;
+  const InitialData init = start_at(q0, v0, project_v0);
   const auto points = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
     return modelfile::conjugate_points(model, p, init, t_end, samples, tolerance, stop);
   });
@@ -457,6 +465,22 @@ py::list conjugate_points(const System& s, const Parameters& p, const OptionalVe
     out.append(d);
   }
   return out;
+}
+
+py::dict maupertuis_jacobi(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
+                           bool project_v0, double energy, const std::vector<double>& times, double tolerance,
+                           bool on_main_thread) {
+  const auto model = model_file_of(s, "the Maupertuis-Jacobi trajectories");
+  const InitialData init = start_at(q0, v0, project_v0);
+  const auto both = interruptible(on_main_thread, [&](const std::atomic<int>* stop) {
+    return modelfile::maupertuis_jacobi(model, p, init, energy, times, tolerance, stop);
+  });
+  py::dict d;
+  d["s"] = column(both.s);
+  d["h"] = column(both.h);
+  d["q"] = to_numpy(both.q);
+  d["q_jacobi"] = to_numpy(both.q_jacobi);
+  return d;
 }
 
 void bind_stepper(py::module_& m) {
@@ -631,6 +655,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("jacobi_field", &jacobi_field);
   m.def("exponential_map", &exponential_map);
   m.def("conjugate_points", &conjugate_points);
+  m.def("maupertuis_jacobi", &maupertuis_jacobi);
   m.attr("stepper_methods") = modelfile::Stepper::method_names();
 
   m.def("find", [](const std::string& name) {

@@ -89,3 +89,16 @@ def test_conjugate_points_where_the_oscillation_returns(particle):
         dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0], directions=np.eye(3))
     with pytest.raises(dalembert.BadInput, match="samples"):
         dalembert.conjugate_points(particle, t_end=1.0, samples=2)
+
+
+def test_maupertuis_jacobi_on_the_steered_disk():
+    # thesis Ex. 5.3.9 (corrected): the disk steered by V = phi^2/2 at e = 2 from q0 = (0.1, -0.2, 0.3, 0.4)
+    # along (theta_t, phi_t) ~ (0.7, 1.3) reaches h(2) = 2.232115921 on the Jacobi metric's trajectory
+    disk = dalembert.model(coordinates=["x", "y", "theta", "phi"], metric=[1, 1, 1, 1], potential="phi^2/2",
+                           constraints=["x_t - cos(phi)*theta_t", "y_t - sin(phi)*theta_t"], q0=[0.1, -0.2, 0.3, 0.4],
+                           v0=["0.7*cos(0.4)", "0.7*sin(0.4)", 0.7, 1.3], name="steered-disk")
+    both = dalembert.maupertuis_jacobi(disk, energy=2.0, s=[1.0, 2.0])
+    assert both.h[1] == pytest.approx(2.232115921, abs=1e-9)
+    assert np.max(np.abs(both.q - both.q_jacobi)) < 1e-9
+    with pytest.raises(dalembert.BadInput, match="must exceed the potential"):
+        dalembert.maupertuis_jacobi(disk, energy=0.05, s=[1.0])
