@@ -490,3 +490,25 @@ TEST(CliModelFiles, SteadyMotionsAreTheCatalogues) {
   cli_test::expect_bad_input("steady " + model("chaplygin-sleigh") + " --q0 0,0,0 --v0 1,0,0",
                              "declares no symmetric (cyclic) coordinates: name them with --symmetric");
 }
+
+// `dalembert conjugate`: the particle in the potential c (x² + y²) from the origin along x has its
+// conjugate points where the oscillation returns, t = kπ/√(2c), each of multiplicity 2
+// (docs/jacobi-fields.md); bad values exit 2 naming them.
+TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
+  const Result r = cli_test::dalembert("conjugate " + model("particle") +
+                                       " --param potential=2 --q0 0,0,0 --v0 1,0,0 --t-end 7 --json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto points = nlohmann::json::parse(r.out)["conjugate_points"];
+  ASSERT_EQ(points.size(), 4u) << r.out;
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    EXPECT_NEAR(points[k]["t"].get<double>(), (k + 1) * M_PI / 2, 1e-9) << k;
+    EXPECT_EQ(points[k]["multiplicity"].get<int>(), 2) << k;
+    EXPECT_EQ(points[k]["directions"].size(), 2u) << k;
+  }
+  const Result text = cli_test::dalembert("conjugate " + model("chaplygin-sleigh") + " --t-end 10");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("in (0, 10]: 0"), std::string::npos) << text.out;
+  cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end -1", "--t-end: must be a positive number");
+  cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end 1 --samples 2", "--samples");
+  cli_test::expect_bad_input("conjugate particle --t-end 1", "particle is a compiled catalogue system");
+}

@@ -232,15 +232,14 @@ TEST(ExponentialMap, OfTheParticleAtTheOriginInClosedForm) {
   closed_form << a, r - a, 0, 1, b, 1 - r;
   Eigen::Matrix<double, 3, 2> U_and_Ubar;
   U_and_Ubar << 1, 1, 0, 1, 0, 0;
-  const auto given = modelfile::exponential_map(model, {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
-                                                1.0, U_and_Ubar);
+  const auto at_origin = start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false);
+  const auto given = modelfile::exponential_map(model, {}, at_origin, 1.0, U_and_Ubar);
   EXPECT_LT((given.differential - closed_form * U_and_Ubar.topRows<2>()).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_NEAR(given.differential.col(0).dot(given.differential.col(1)), r * (a + b), 1e-10);
   // exp_1(v) itself: x = asinh 1, y = 1, z = √2 − 1 (thesis (4.3.2)-(4.3.3)).
   EXPECT_LT((given.q - Eigen::Vector3d(a, 1, b)).cwiseAbs().maxCoeff(), 1e-10);
   // Without directions: an orthonormal basis of D(q0), mapped by the same matrix.
-  const auto basis = modelfile::exponential_map(model, {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
-                                                1.0);
+  const auto basis = modelfile::exponential_map(model, {}, at_origin, 1.0);
   ASSERT_EQ(basis.directions.cols(), 2);
   EXPECT_LT((basis.directions.transpose() * basis.directions - Eigen::Matrix2d::Identity()).norm(), 1e-14);
   EXPECT_LT(basis.directions.row(2).norm(), 1e-14);

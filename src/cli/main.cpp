@@ -1,5 +1,6 @@
-// The dalembert command: list, describe, run, steady (the contract: docs/architecture.md, README.md), the
-// studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble (cli/ensemble_command.cpp);
+// The dalembert command: list, describe, run, steady, conjugate (the contract: docs/architecture.md,
+// README.md), the studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble
+// (cli/ensemble_command.cpp);
 // `dalembert --version` prints `dalembert VERSION`: the release (dalembert/version.hpp) and the
 // commit the binary was built from (support/build_identity.hpp).
 // Exit status: 0 success, 2 bad input (message on stderr), 3 numerical failure (partial output kept)
@@ -29,6 +30,8 @@
 #include "cli/progress.hpp"
 #include "cli/run_arguments.hpp"
 #include "cli/study_commands.hpp"
+#include "modelfile/entry.hpp"
+#include "modelfile/jacobi_field.hpp"
 #include "support/build_identity.hpp"
 #include "support/data.hpp"
 #include "support/digest.hpp"
@@ -247,6 +250,58 @@ int steady_command(const std::string& name, const RunArguments& a, const std::ve
   return 0;
 }
 
+/// The points conjugate to q0 along the trajectory from (q0, v0) of a model file in (0, t_end]
+/// (docs/jacobi-fields.md): as text, or JSON with `json`. SIGINT or SIGTERM stops the search.
+int conjugate_command(const std::string& name, const RunArguments& a, const std::string& t_end_text,
+                      const std::string& samples_text, bool json) {
+  const catalogue::Entry& entry = catalogue::find(name);
+  const auto model = modelfile::loaded_model_of(entry);
+  if (!model)
+    throw BadInput("conjugate points are computed for model files (docs/jacobi-fields.md); " + name +
+                   " is a compiled catalogue system: write it as a model file");
+  const double t_end = parse_number("--t-end", t_end_text);
+  if (!(t_end > 0)) throw BadOption("t_end", "must be a positive number, got " + t_end_text);
+  const int samples = static_cast<int>(parse_whole("--samples", samples_text, 3, 1000000));
+  const support::StopOnSignal stop;
+  const auto points = modelfile::conjugate_points(model, a.parameters(), a.initial(), t_end, samples, 1e-12,
+                                                  &stop.requested());
+  if (json) {
+    nlohmann::ordered_json j;
+    j["system"] = name;
+    j["t_end"] = t_end;
+    j["samples"] = samples;
+    j["conjugate_points"] = nlohmann::ordered_json::array();
+    for (const auto& c : points) {
+      nlohmann::ordered_json p;
+      p["t"] = c.t;
+      p["multiplicity"] = c.multiplicity;
+      p["directions"] = nlohmann::ordered_json::array();
+      for (Eigen::Index k = 0; k < c.directions.cols(); ++k)
+        p["directions"].push_back(std::vector<double>(c.directions.col(k).begin(), c.directions.col(k).end()));
+      p["smallest_singular_value"] = c.smallest_singular_value;
+      p["relative_size"] = c.relative_size;
+      j["conjugate_points"].push_back(std::move(p));
+    }
+    std::cout << j.dump(2) << '\n';
+    return 0;
+  }
+  std::cout << "points conjugate to q0 along the trajectory of " << printable(name) << " in (0, "
+            << format_number(t_end) << "]: " << points.size() << '\n';
+  std::cout.precision(12);
+  for (const auto& c : points) {
+    std::cout << "  t = " << c.t << "  multiplicity " << c.multiplicity << "  relative size "
+              << format_residual(c.relative_size) << "  directions";
+    for (Eigen::Index k = 0; k < c.directions.cols(); ++k) {
+      std::cout << (k ? ", (" : " (");
+      for (Eigen::Index i = 0; i < c.directions.rows(); ++i)
+        std::cout << (i ? ", " : "") << format_number(c.directions(i, k));
+      std::cout << ')';
+    }
+    std::cout << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace dalembert::cli
 
@@ -318,6 +373,19 @@ int main(int argc, char** argv) {
       ->type_name("NAME,...");
   steady->add_flag("--json", steady_json, "machine-readable output");
 
+  std::string conjugate_system, conjugate_t_end, conjugate_samples = "400";
+  RunArguments conjugate_arguments;
+  bool conjugate_json = false;
+  auto* conjugate = app.add_subcommand(
+      "conjugate", "the points conjugate to q0 along a model file's trajectory (docs/jacobi-fields.md)");
+  conjugate->add_option("SYSTEM", conjugate_system, "model file (.toml)")->required();
+  conjugate_arguments.add_to(*conjugate, kInitialData | kParameters);
+  conjugate->add_option("--t-end", conjugate_t_end, "search (0, T]")->required()->type_name("T");
+  conjugate->add_option("--samples", conjugate_samples,
+                        "sample (0, T] at N equal intervals; conjugate points closer than two are missed (default 400)")
+      ->type_name("N");
+  conjugate->add_flag("--json", conjugate_json, "machine-readable output");
+
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
 
@@ -362,6 +430,9 @@ int main(int argc, char** argv) {
                            show_progress(run_progress, run_quiet), run_strict,
                            std::vector<std::string>(argv, argv + argc));
       if (*steady) return steady_command(steady_system, steady_arguments, steady_symmetric, steady_json);
+      if (*conjugate)
+        return conjugate_command(conjugate_system, conjugate_arguments, conjugate_t_end, conjugate_samples,
+                                 conjugate_json);
       if (const int status = run_study_command(*studies); status >= 0) return status;
       if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
     } catch (const BadInput& e) {

@@ -173,7 +173,8 @@ JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const Paramet
   if (off > 1e-9 * scale)
     throw BadInput("(dq0, dv0) is not tangent to the constraint: M(q0) dv0 + (dM/dq . dq0) v0 = " +
                    format_residual(off) +
-                   " (it must vanish for the field to vary among the constrained trajectories; project_dv0 projects dv0)");
+                   " (it must vanish for the field to vary among the constrained trajectories; "
+                   "project_dv0 projects dv0)");
 
   std::vector<JacobiSampleOf<UnboundedFileModel>> samples;
   const StepLimits limits(stop, std::numeric_limits<long>::max());  // each interval keeps its own limit

@@ -33,9 +33,9 @@ struct JacobiField {
 /// (1e-14 ≤ tolerance < 1e-2). The variation must satisfy the linearised constraint
 /// M(q0)δv0 + (∂M/∂q·δq0) v0 = 0 to 1e-9 relative: the field is then a variation among
 /// nonholonomic trajectories. With project_dv0, dv0 is first replaced by the nearest variation that
-/// does, in the kinetic metric ∂²L/∂v² (as project_v0 projects v0). Throws BadInput naming the value at fault, and NumericalFailure
-/// where the integration cannot reach a sample time. A non-zero *stop (read at every substep) ends
-/// it with Interrupted.
+/// does, in the kinetic metric ∂²L/∂v² (as project_v0 projects v0). Throws BadInput naming the
+/// value at fault, and NumericalFailure where the integration cannot reach a sample time. A
+/// non-zero *stop (read at every substep) ends it with Interrupted.
 JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
                          const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0, const std::vector<double>& times,
                          bool project_dv0 = false, double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);

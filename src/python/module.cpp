@@ -425,10 +425,11 @@ py::dict jacobi_field(const System& s, const Parameters& p, const OptionalVector
   return d;
 }
 
+using ColumnMajorArray = py::array_t<double, py::array::f_style | py::array::forcecast>;
+
 py::dict exponential_map(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
-                         bool project_v0, double h, const std::optional<py::array_t<double, py::array::f_style |
-                                                                                                  py::array::forcecast>>& directions,
-                         double tolerance, bool on_main_thread) {
+                         bool project_v0, double h, const std::optional<ColumnMajorArray>& directions, double tolerance,
+                         bool on_main_thread) {
   const auto model = model_file_of(s, "exponential maps");
   const InitialData init = start_at(q0, v0, project_v0);
   Eigen::MatrixXd W;
