@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dalembert/discrete/shooting.hpp"
+#include "dalembert/model/first_order_field.hpp"
 
 namespace dalembert {
 
@@ -62,8 +63,8 @@ std::vector<JacobiSampleOf<S>> jacobi_field(const S& sys, const VecN<S>& q0, con
   using State = OdeintState<n == Dynamic ? Dynamic : 4 * n>;  // q, q̇, W, Ẇ
   State x{};
   if constexpr (n == Dynamic) x.assign(4 * d, 0.0);
-  const auto block = [d](auto& s, int k) { return Eigen::Map<Vec<double, n>>(s.data() + k * d, d); };
-  const auto get = [d](const State& s, int k) { return VecN<S>(Eigen::Map<const Vec<double, n>>(s.data() + k * d, d)); };
+  const auto block = [d](auto& s, int k) { return detail::phase_block<S>(s.data(), k * d, d); };
+  const auto get = [&](const State& s, int k) { return VecN<S>(block(s, k)); };
   block(x, 0) = q0;
   block(x, 1) = v0;
   block(x, 2) = dq0;

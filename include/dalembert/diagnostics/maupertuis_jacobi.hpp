@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/first_order_field.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
 
 namespace dalembert {
@@ -82,24 +83,20 @@ std::vector<MaupertuisJacobiSampleOf<S>> maupertuis_jacobi(const S& sys, const V
     x.assign(2 * d + 1, 0.0);
     y.assign(2 * d, 0.0);
   }
-  const auto block = [d](auto& z, int k) { return Eigen::Map<Vec<double, N>>(z.data() + k * d, d); };
-  const auto get = [d](const auto& z, int k) { return VecN<S>(Eigen::Map<const Vec<double, N>>(z.data() + k * d, d)); };
-  block(x, 0) = q0;
-  block(x, 1) = P;
-  block(y, 0) = q0;
-  block(y, 1) = Q;
-  const auto mechanical = [&](const Mechanical& z, Mechanical& dz, double) {
-    const VecN<S> q = get(z, 0), qdot = get(z, 1);
-    block(dz, 0) = qdot;
-    block(dz, 1) = acceleration(sys, q, qdot, 0.0);
-    dz[2 * d] = energy - sys.template potential<double>(q);
+  // Each side on the first-order field of the reference solutions, q̇ = v, v̇ = q̈(q, v); the
+  // mechanical one carries h along.
+  const MechanicalField<S> mechanical_field{{sys}};
+  const MechanicalField<JacobiMetric<S>> kinetic_field{{JacobiMetric<S>(sys, energy)}};
+  const auto position = [d](const auto& z) { return VecN<S>(detail::phase_block<S>(z.data(), 0, d)); };
+  detail::phase_block<S>(x.data(), 0, d) = q0;
+  detail::phase_block<S>(x.data(), d, d) = P;
+  detail::phase_block<S>(y.data(), 0, d) = q0;
+  detail::phase_block<S>(y.data(), d, d) = Q;
+  const auto mechanical = [&](const Mechanical& z, Mechanical& dz, double t) {
+    mechanical_field.rate(t, z.data(), dz.data());
+    dz[2 * d] = energy - sys.template potential<double>(position(z));
   };
-  const JacobiMetric<S> jacobi(sys, energy);
-  const auto kinetic = [&](const Kinetic& z, Kinetic& dz, double) {
-    const VecN<S> q = get(z, 0), qdot = get(z, 1);
-    block(dz, 0) = qdot;
-    block(dz, 1) = acceleration(jacobi, q, qdot, 0.0);
-  };
+  const auto kinetic = [&](const Kinetic& z, Kinetic& dz, double t) { kinetic_field.rate(t, z.data(), dz.data()); };
 
   std::vector<MaupertuisJacobiSampleOf<S>> out;
   out.reserve(s.size());
@@ -117,8 +114,8 @@ std::vector<MaupertuisJacobiSampleOf<S>> maupertuis_jacobi(const S& sys, const V
     MaupertuisJacobiSampleOf<S> sample;
     sample.s = si;
     sample.h = h;
-    sample.q = get(x, 0);
-    sample.q_jacobi = get(y, 0);
+    sample.q = position(x);
+    sample.q_jacobi = position(y);
     out.push_back(std::move(sample));
   }
   return out;
