@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "dalembert/io/errors.hpp"
 #include "modelfile/jacobi_field.hpp"
@@ -244,6 +245,59 @@ TEST(ExponentialMap, OfTheParticleAtTheOriginInClosedForm) {
   EXPECT_LT((basis.directions.transpose() * basis.directions - Eigen::Matrix2d::Identity()).norm(), 1e-14);
   EXPECT_LT(basis.directions.row(2).norm(), 1e-14);
   EXPECT_LT((basis.differential - closed_form * basis.directions.topRows<2>()).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+TEST(ExponentialMap, TheParticlesPulledBackMetricFailsTheGaussCondition) {
+  // Thesis Ex. 5.2.11: G0 = exp_1^* g on D(0) of the particle, at Ū = ∂x + ∂y. Radially the
+  // condition holds (G0(Ū)(Ū, Ū) = |q̇(1)|² = g(Ū, Ū) = 2, the energy kept); along U = ∂x it does not:
+  // G0(Ū)(Ū, U) = (√2/2)(asinh 1 + √2 − 1) = 0.916118458953683 where g(Ū, U) = 1.
+  const double r = std::sqrt(0.5), a = std::asinh(1.0), b = std::sqrt(2.0) - 1.0;
+  Eigen::Matrix<double, 3, 2> closed_form;  // T exp_1 in the basis (∂x, ∂y) of D(0)
+  closed_form << a, r - a, 0, 1, b, 1 - r;
+  Eigen::Matrix<double, 3, 2> U_and_V;
+  U_and_V << 1, 0, 0, 1, 0, 0;
+  const auto e = modelfile::exponential_map(particle(), {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
+                                            1.0, U_and_V);
+  EXPECT_LT((e.metric - closed_form.transpose() * closed_form).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NEAR(e.radial[0], 0.916118458953683, 1e-10);
+  EXPECT_NEAR(r * (a + b), 0.916118458953683, 1e-15);
+  EXPECT_NEAR(e.initial[0], 1.0, 1e-15);
+  EXPECT_NEAR(e.radial[0] + e.radial[1], 2.0, 1e-10);  // along Ū = U + V
+  EXPECT_NEAR(e.initial[0] + e.initial[1], 2.0, 1e-15);
+}
+
+TEST(ExponentialMap, TheLagrangianisedDiskIsTheDiskAndItsMetricAGaussMetric) {
+  // Thesis Ex. 5.2.14 (T37, T40): the geodesics of g_mod (tests/data/lagrangianised-disk.toml, no
+  // constraint) from v = u(∂x + ∂θ) + w ∂φ ∈ D(0) are the vertical disk's trajectories (m = R = I =
+  // J = 1), and G0 = exp_1^* g_mod in the coordinates (u, w) is E du² + 2F du dw + G dw², which
+  // satisfies the Gauss condition G0(v)(v, ·) = G0(0)(v, ·); at w = 0 it is du² + (u²/4 + 1) dw².
+  const auto lagrangianised = modelfile::load(std::string(DALEMBERT_SOURCE_DIR) + "/tests/data/lagrangianised-disk.toml");
+  const auto disk = modelfile::load(model_path("vertical-disk.toml"));
+  Eigen::Matrix<double, 4, 2> basis;  // ∂x + ∂θ and ∂φ: D(0) in the coordinates (u, w)
+  basis << 1, 0, 0, 0, 1, 0, 0, 1;
+  const std::pair<double, double> starts[] = {{1.0, 1.0}, {0.7, -1.3}, {-2.0, 0.4}, {1.5, 2.5}, {0.8, 0.0}};
+  for (const auto& [u, w] : starts) {
+    const Eigen::Vector4d v = basis * Eigen::Vector2d(u, w);
+    const auto e = modelfile::exponential_map(lagrangianised, {}, start(Eigen::Vector4d::Zero(), v, false), 1.0, basis);
+    const auto nh = modelfile::exponential_map(disk, {}, start(Eigen::Vector4d::Zero(), v, false), 1.0, basis);
+    EXPECT_LT((e.q - nh.q).cwiseAbs().maxCoeff(), 1e-10) << u << ", " << w;
+    EXPECT_LT((e.differential - nh.differential).cwiseAbs().maxCoeff(), 1e-9) << u << ", " << w;
+    Eigen::Matrix2d G0;
+    if (w == 0.0) {
+      G0 << 1, 0, 0, u * u / 4 + 1;
+    } else {
+      const double s = std::sin(w), c = std::cos(w);
+      const double E = 2 * (w * w - w * s - c + 1) / (w * w);
+      const double F = -u * (w * w - 2 * c - 2 * w * s + 2) / (w * w * w);
+      const double G = (u * u * w * w - 2 * u * u * w * s - 2 * u * u * c + 2 * u * u + w * w * w * w) / (w * w * w * w);
+      G0 << E, F, F, G;
+    }
+    EXPECT_LT((e.metric - G0).cwiseAbs().maxCoeff(), 1e-9) << u << ", " << w;
+    EXPECT_LT((e.radial - e.initial).cwiseAbs().maxCoeff(), 1e-9) << u << ", " << w;
+    // The disk's own kinetic metric pulled back is another metric, which fails the condition off
+    // the straight rolling (w = 0).
+    if (w != 0.0) EXPECT_GT((nh.radial - nh.initial).cwiseAbs().maxCoeff(), 1e-3) << u << ", " << w;
+  }
 }
 
 TEST(ExponentialMap, IsHomogeneousAndTheInclusionAtZeroTime) {

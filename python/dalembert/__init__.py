@@ -526,9 +526,12 @@ def discrete_jacobi_field(stepper: "Stepper", *, dq0: ArrayLike, dv0: ArrayLike,
     return DiscreteJacobiField(np.array(ts), np.array(xs), np.array(dxs))
 
 
-ExponentialMap = collections.namedtuple("ExponentialMap", "q v directions differential")
+ExponentialMap = collections.namedtuple("ExponentialMap", "q v directions differential metric radial initial")
 ExponentialMap.__doc__ = """exponential_map's result: q = exp_h(v) and v its velocity there, the
-directions w in D(q0) (columns) and the differential T_v exp_h . w (columns, n x directions)."""
+directions w in D(q0) (columns) and the differential T_v exp_h . w (columns, n x directions); the
+pulled-back kinetic metric G0 = exp_h^* G in the basis of the directions (`metric`), and the two
+sides of the Gauss condition for each direction w: G0(v)(v, w) (`radial`) and h^2 G(q0)(v, w)
+(`initial`), equal where G0 satisfies it (docs/jacobi-fields.md)."""
 
 
 def exponential_map(system: Union[System, str], v: ArrayLike, *, q0: Optional[ArrayLike] = None, h: float = 1.0,

@@ -224,13 +224,22 @@ ExponentialMap exponential_map(std::shared_ptr<const LoadedModel> model, const P
     }
     e.directions = directions;
   }
+  // One more field, from (0, v0): T_{v0} exp_h · v0, the radial direction of the Gauss condition.
+  const Eigen::Index j = e.directions.cols();
+  Eigen::MatrixXd W_dot0(n, j + 1);
+  W_dot0 << e.directions, start.init.v0;
   const StepLimits limits(stop, std::numeric_limits<long>::max());
-  Fields fields(file, start.init.q0, start.init.v0, Eigen::MatrixXd::Zero(n, e.directions.cols()), e.directions,
-                tolerance);
+  Fields fields(file, start.init.q0, start.init.v0, Eigen::MatrixXd::Zero(n, j + 1), W_dot0, tolerance);
   fields.advance_to(h);
   e.q = fields.q();
   e.v = fields.v();
-  e.differential = fields.W();
+  const Eigen::MatrixXd W = fields.W();
+  e.differential = W.leftCols(j);
+  const Eigen::MatrixXd G_end = lagrangian_derivatives(file, e.q, e.v).W;
+  e.metric = e.differential.transpose() * G_end * e.differential;
+  e.radial = e.differential.transpose() * (G_end * W.col(j));
+  const Eigen::MatrixXd G_start = lagrangian_derivatives(file, start.init.q0, start.init.v0).W;
+  e.initial = h * h * (e.directions.transpose() * (G_start * start.init.v0));
   return e;
 }
 

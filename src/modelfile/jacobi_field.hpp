@@ -41,11 +41,19 @@ JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const Paramet
                          bool project_dv0 = false, double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
 
 /// exp_h(v0) = q(h) from (q0, v0) and its differential along directions w ∈ D(q0):
-/// T_{v0} exp_h · w = W(h) of the Jacobi field from (0, w).
+/// T_{v0} exp_h · w = W(h) of the Jacobi field from (0, w). With it, the pulled-back metric
+/// G0 = exp_h^* G of the kinetic metric G = ∂²L/∂v² (thesis §5.2, G0 = (exp^nh)^*(i^*g) for h = 1),
+/// and the two sides of the Gauss condition (thesis Def. 5.2.5), G0(v0)(v0, w) = G0(0)(v0, w) for
+/// every w, which holds where radial trajectories are geodesics of G0 (Theorem 5.2.9). For a
+/// kinetic model (no potential, no force) T_0 exp_h = h · id on D(q0), so G0(0) = h² G(q0) there;
+/// with a potential or a force, `initial` is not G0(0) and the comparison is not the condition.
 struct ExponentialMap {
   Eigen::VectorXd q, v;          ///< q(h), q̇(h)
   Eigen::MatrixXd directions;    ///< n × j: the directions w (columns), given or an orthonormal basis of D(q0)
   Eigen::MatrixXd differential;  ///< n × j: T_{v0} exp_h · w, column by column
+  Eigen::MatrixXd metric;        ///< j × j: G0(v0)(w_a, w_b) = (T exp_h w_a)ᵀ G(q(h)) (T exp_h w_b)
+  Eigen::VectorXd radial;        ///< j: G0(v0)(v0, w) = (T exp_h v0)ᵀ G(q(h)) (T exp_h w)
+  Eigen::VectorXd initial;       ///< j: h² v0ᵀ G(q0) w, which `radial` equals where the Gauss condition holds
 };
 
 /// The exponential map at v0 = init.v0 ∈ D(q0) (the file's initial data where init gives none;

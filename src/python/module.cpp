@@ -445,6 +445,9 @@ py::dict exponential_map(const System& s, const Parameters& p, const OptionalVec
   d["v"] = to_numpy(e.v);
   d["directions"] = to_numpy(e.directions);
   d["differential"] = to_numpy(e.differential);
+  d["metric"] = to_numpy(e.metric);
+  d["radial"] = to_numpy(e.radial);
+  d["initial"] = to_numpy(e.initial);
   return d;
 }
 

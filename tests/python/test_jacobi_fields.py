@@ -78,6 +78,27 @@ def test_exponential_map_at_the_origin(particle):
     assert basis.directions.shape == (3, 2) and np.allclose(basis.directions.T @ basis.directions, np.eye(2))
 
 
+def test_the_gauss_condition_of_pulled_back_metrics(particle):
+    # thesis Ex. 5.2.11: exp_1^* g on the particle's D(0) fails the Gauss condition along U = dx
+    e = dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0], directions=[[1, 0], [0, 1], [0, 0]])
+    assert e.radial[0] == pytest.approx(0.916118458953683, abs=1e-10) and e.initial[0] == pytest.approx(1.0)
+    assert e.radial.sum() == pytest.approx(e.initial.sum(), abs=1e-10)  # radially it holds
+    assert np.max(np.abs(e.metric - e.differential.T @ e.differential)) < 1e-14  # g = identity
+    # Ex. 5.2.14: the Lagrangianised disk's g_mod pulled back is a Gauss metric, E du^2 + 2F du dw + G dw^2
+    g_mod = dalembert.model(coordinates=["x", "y", "theta", "phi"],
+                            lagrangian="(2*theta_t^2 + x_t^2 + y_t^2 + phi_t^2)/2 - theta_t*(x_t*cos(phi) + y_t*sin(phi))",
+                            q0=[0, 0, 0, 0], v0=[1, 0, 1, 2], name="lagrangianised-disk")
+    basis = np.array([[1, 0], [0, 0], [1, 0], [0, 1]], dtype=float)
+    for u, w in [(0.7, -1.3), (1.5, 2.5)]:
+        e = dalembert.exponential_map(g_mod, basis @ [u, w], q0=[0, 0, 0, 0], directions=basis)
+        s, c = math.sin(w), math.cos(w)
+        E = 2 * (w * w - w * s - c + 1) / w**2
+        F = -u * (w * w - 2 * c - 2 * w * s + 2) / w**3
+        G = (u * u * w * w - 2 * u * u * w * s - 2 * u * u * c + 2 * u * u + w**4) / w**4
+        assert np.max(np.abs(e.metric - [[E, F], [F, G]])) < 1e-9
+        assert np.max(np.abs(e.radial - e.initial)) < 1e-9
+
+
 def test_conjugate_points_where_the_oscillation_returns(particle):
     # V = c (x^2 + y^2): from the origin along x both fields of D(q0) vanish at k pi / sqrt(2c)
     points = dalembert.conjugate_points(particle.with_parameters(potential=2.0), t_end=7.0, q0=[0, 0, 0],
