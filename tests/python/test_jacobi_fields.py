@@ -99,6 +99,34 @@ def test_the_gauss_condition_of_pulled_back_metrics(particle):
         assert np.max(np.abs(e.radial - e.initial)) < 1e-9
 
 
+def test_maupertuis_jacobi_of_the_particle_with_a_linear_potential():
+    # thesis Ex. 5.3.8: the particle under V = z at e = 1, against its Hamiltonian equations in the
+    # frame X1 = dx + y dz, X2 = dy of D (spec, with correction A24): x' = p1/(1+y^2), y' = p2,
+    # z' = y p1/(1+y^2), p1' = y p1 p2/(1+y^2) - y, p2' = 0, integrated by scipy; and h(s) against
+    # the integral of e - z along that solution
+    scipy_integrate = pytest.importorskip("scipy.integrate")
+    particle = dalembert.model(coordinates=["x", "y", "z"], metric=[1, 1, 1], potential="z",
+                               constraints=["z_t - y*x_t"], q0=[0.2, -0.3, 0.1], v0=[1, 0.5, -0.3],
+                               name="particle-linear-potential")
+    e, s = 1.0, np.array([0.5, 1.0, 2.0])
+    q0 = np.array([0.2, -0.3, 0.1])
+    for d in ([1.0, 0.5, -0.3], [-0.4, 1.2, 0.12]):
+        both = dalembert.maupertuis_jacobi(particle, energy=e, s=s, q0=q0, direction=d)
+        v0 = np.array(d) * math.sqrt(2 * (e - q0[2]) / np.dot(d, d))  # the speed of energy e
+
+        def hamilton(t, x):
+            _, y, _, p1, p2, _ = x
+            w = p1 / (1 + y * y)
+            return [w, p2, y * w, y * w * p2 - y, 0.0, e - x[2]]
+
+        p1 = v0[0] + q0[1] * v0[2]  # g(v, X1) = x' + y z'
+        sol = scipy_integrate.solve_ivp(hamilton, (0, s[-1]), [*q0, p1, v0[1], 0.0], t_eval=s, rtol=1e-12,
+                                        atol=1e-13, method="DOP853")
+        assert np.max(np.abs(both.q - sol.y[:3].T)) < 1e-9
+        assert np.max(np.abs(both.h - sol.y[5])) < 1e-9
+        assert np.max(np.abs(both.q - both.q_jacobi)) < 1e-9
+
+
 def test_conjugate_points_where_the_oscillation_returns(particle):
     # V = c (x^2 + y^2): from the origin along x both fields of D(q0) vanish at k pi / sqrt(2c)
     points = dalembert.conjugate_points(particle.with_parameters(potential=2.0), t_end=7.0, q0=[0, 0, 0],
