@@ -99,6 +99,22 @@ def test_the_gauss_condition_of_pulled_back_metrics(particle):
         assert np.max(np.abs(e.radial - e.initial)) < 1e-9
 
 
+def test_the_particles_flat_gauss_metric_on_the_points_it_reaches(particle):
+    # thesis Ex. 5.2.12: the flat G0 = du^2 + dv^2 on D(0) = span(dx, dy), pushed to the points
+    # (x, y) = (u asinh(v)/v, v) that exp_1 reaches, is g_nh = E dx^2 + 2F dx dy + G dy^2; the
+    # differential's (x, y) rows P give it as P^-T P^-1
+    for u, v in [(1, 1), (0.7, -1.3), (-2, 0.4), (1.5, 2.5)]:
+        e = dalembert.exponential_map(particle, [u, v, 0], q0=[0, 0, 0], directions=[[1, 0], [0, 1], [0, 0]])
+        x, y = e.q[0], e.q[1]
+        a, r = math.asinh(y), math.sqrt(y * y + 1)
+        assert x == pytest.approx(u * a / v, abs=1e-12)
+        E = y * y / a**2
+        F = x * y * (a * r - y) / (r * a**3)
+        G = (-2 * a * r * x * x * y + a * a * (y * y + 1) * x * x + x * x * y * y) / (a**4 * (y * y + 1)) + 1
+        P_inverse = np.linalg.inv(e.differential[:2, :])
+        assert np.max(np.abs(P_inverse.T @ P_inverse - [[E, F], [F, G]])) < 1e-10
+
+
 def test_maupertuis_jacobi_of_the_particle_with_a_linear_potential():
     # thesis Ex. 5.3.8: the particle under V = z at e = 1, against its Hamiltonian equations in the
     # frame X1 = dx + y dz, X2 = dy of D (spec, with correction A24): x' = p1/(1+y^2), y' = p2,
