@@ -35,9 +35,9 @@ __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
            "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
-           "conjugate_points", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence", "Ensemble",
-           "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint",
-           "MaupertuisJacobi", "BadInput", "SolverError"]
+           "conjugate_points", "conjugate_locus", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence",
+           "Ensemble", "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap",
+           "ConjugatePoint", "ConjugateLocus", "MaupertuisJacobi", "BadInput", "SolverError"]
 
 
 def __dir__():
@@ -580,6 +580,51 @@ def conjugate_points(system: Union[System, str], *, t_end: float, q0: Optional[A
                                     _whole(samples, "samples", 3, 1000000), _finite(tolerance, "tolerance"),
                                     _on_main_thread())
     return [ConjugatePoint(**p) for p in points]
+
+
+ConjugateLocus = collections.namedtuple("ConjugateLocus", "angle t q multiplicity plane")
+ConjugateLocus.__doc__ = """conjugate_locus's result, one entry per direction: the angle of v0 in the
+plane of D(q0) spanned by the columns of `plane` (n x 2), the time t of the first point conjugate to
+q0 along its trajectory (nan where there is none in (0, t_end]), that point q (rows) and its
+multiplicity (0 where there is none)."""
+
+
+def conjugate_locus(system: Union[System, str], *, t_end: float, q0: Optional[ArrayLike] = None, speed: float = 1.0,
+                    plane: Optional[ArrayLike] = None, directions: int = 64, samples: int = 400,
+                    tolerance: float = 1e-12) -> ConjugateLocus:
+    """The first-conjugate locus of q0 (default: the file's) over the directions of a plane of
+    D(q0): for v0 = speed (cos a e1 + sin a e2) at `directions` equal angles a, with (e1, e2) the
+    columns of `plane` (default: the first two of the orthonormal basis of D(q0) that
+    exponential_map uses), the first point conjugate to q0 in (0, t_end] along the trajectory from
+    (q0, v0), found as conjugate_points finds it (docs/jacobi-fields.md)."""
+    system = _as_system(system)
+    count = _whole(directions, "directions", 1, 100000)
+    speed = _finite(speed, "speed")
+    if not speed > 0:
+        raise BadInput("speed must be positive, got %r" % (speed,))
+    q0 = _vector(q0, "q0", system.n)
+    if plane is None:
+        basis = exponential_map(system, np.zeros(system.n), q0=q0, h=1e-9).directions
+        if basis.shape[1] < 2:
+            raise BadInput("D(q0) has dimension %d: a locus needs a plane of directions" % basis.shape[1])
+        e = basis[:, :2]
+    else:
+        e = np.asarray(plane)
+        if e.shape != (system.n, 2) or not np.issubdtype(e.dtype, np.number) or np.iscomplexobj(e) \
+                or e.dtype == np.bool_:
+            raise BadInput("plane must be an array of %d rows and 2 columns, got %r" % (system.n, plane))
+        e = e.astype(float)
+    angles = 2 * np.pi * np.arange(count) / count
+    t = np.full(count, np.nan)
+    q = np.full((count, system.n), np.nan)
+    multiplicity = np.zeros(count, dtype=int)
+    for i, a in enumerate(angles):
+        v0 = speed * (math.cos(a) * e[:, 0] + math.sin(a) * e[:, 1])
+        points = conjugate_points(system, t_end=t_end, q0=q0, v0=v0, samples=samples, tolerance=tolerance)
+        if points:
+            t[i], multiplicity[i] = points[0].t, points[0].multiplicity
+            q[i] = exponential_map(system, v0, q0=q0, h=points[0].t, directions=e, tolerance=tolerance).q
+    return ConjugateLocus(angles, t, q, multiplicity, e)
 
 
 MaupertuisJacobi = collections.namedtuple("MaupertuisJacobi", "s h q q_jacobi")

@@ -1,8 +1,10 @@
-"""dalembert.jacobi_field, discrete_jacobi_field, exponential_map and conjugate_points
+"""dalembert.jacobi_field, discrete_jacobi_field, exponential_map, conjugate_points and conjugate_locus
 (docs/jacobi-fields.md): the nonholonomic particle's field in closed form (thesis Ex. 6.2.8) and its
 symmetry field, the discrete fields of the steppers converging to it, the exponential map's
 differential and the conjugate points in closed form, and the refusals."""
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -154,6 +156,36 @@ def test_conjugate_points_where_the_oscillation_returns(particle):
         dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0], directions=np.eye(3))
     with pytest.raises(dalembert.BadInput, match="samples"):
         dalembert.conjugate_points(particle, t_end=1.0, samples=2)
+
+
+def test_the_first_conjugate_locus(particle, source_dir):
+    # the particle under V = c (x^2 + y^2) from the origin: along x both fields vanish at pi/sqrt(2c);
+    # along y the trajectory stays on the y axis, and only the field from dy vanishes there
+    c, plane = 2.0, [[1, 0], [0, 1], [0, 0]]
+    locus = dalembert.conjugate_locus(particle.with_parameters(potential=c), q0=[0, 0, 0], t_end=3.0, plane=plane,
+                                      directions=4)
+    assert np.max(np.abs(locus.t - math.pi / math.sqrt(2 * c))) < 1e-9
+    assert list(locus.multiplicity) == [2, 1, 2, 1]
+    assert np.max(np.abs(locus.q)) < 1e-12  # every trajectory is back at the origin
+    # the double pendulum at its bottom: as the speed s -> 0, the first conjugate time of every
+    # direction tends to pi/omega2 of the faster normal mode, omega2^2 = 2 + sqrt(2) (m = l = g = 1),
+    # at order s^2
+    pendulum = dalembert.model_file(str(source_dir / "models" / "double-pendulum.toml"))
+    limit = math.pi / math.sqrt(2 + math.sqrt(2))
+    off = [dalembert.conjugate_locus(pendulum, q0=[0, 0], t_end=3.0, speed=s, directions=6).t - limit
+           for s in (1e-2, 1e-3)]
+    assert np.max(np.abs(off[1])) < 2e-6
+    assert np.all(np.abs(np.log10(np.abs(off[0] / off[1])) - 2) < 0.01)
+    with pytest.raises(dalembert.BadInput, match="speed"):
+        dalembert.conjugate_locus(pendulum, t_end=1.0, speed=0.0)
+    with pytest.raises(dalembert.BadInput, match="plane"):
+        dalembert.conjugate_locus(particle, t_end=1.0, plane=np.eye(3))
+
+
+def test_the_conjugate_locus_example(source_dir):
+    out = subprocess.run([sys.executable, str(source_dir / "examples" / "python" / "conjugate_locus.py"),
+                          "--directions", "8"], capture_output=True, text=True, check=True).stdout
+    assert "directions with a conjugate point in (0, 10]: 8 of 8" in out
 
 
 def test_maupertuis_jacobi_on_the_steered_disk():
