@@ -101,6 +101,21 @@ def test_the_gauss_condition_of_pulled_back_metrics(particle):
         assert np.max(np.abs(e.radial - e.initial)) < 1e-9
 
 
+def test_the_non_flat_gauss_metric_of_the_unit_disc():
+    # thesis Ex. 5.2.13: G0 = (1 - w^2) du^2 + 2uw du dw + (1 - u^2) dw^2 on the unit disc satisfies
+    # the Gauss condition, so its radial lines are its geodesics (Theorem 5.2.9): exp_1(v) = v, and
+    # the metric pulled back by it is G0 itself
+    disc = dalembert.model(coordinates=["u", "w"], metric=[["1 - w^2", "u*w"], ["u*w", "1 - u^2"]], q0=[0, 0],
+                           v0=[0.3, 0.2], name="gauss-disc")
+    for v in [(0.3, 0.2), (-0.5, 0.4), (0.1, -0.8), (0.6, 0.6)]:
+        e = dalembert.exponential_map(disc, list(v), q0=[0, 0])
+        u, w = v
+        G0 = np.array([[1 - w * w, u * w], [u * w, 1 - u * u]])
+        assert np.max(np.abs(e.q - v)) < 1e-12
+        assert np.max(np.abs(e.metric - e.directions.T @ G0 @ e.directions)) < 1e-12
+        assert np.max(np.abs(e.radial - e.initial)) < 1e-12
+
+
 def test_the_particles_flat_gauss_metric_on_the_points_it_reaches(particle):
     # thesis Ex. 5.2.12: the flat G0 = du^2 + dv^2 on D(0) = span(dx, dy), pushed to the points
     # (x, y) = (u asinh(v)/v, v) that exp_1 reaches, is g_nh = E dx^2 + 2F dx dy + G dy^2; the
