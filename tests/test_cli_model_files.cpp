@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <utility>
+#include <vector>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
@@ -494,6 +496,39 @@ TEST(CliModelFiles, SteadyMotionsAreTheCatalogues) {
 // `dalembert conjugate`: the particle in the potential c (x² + y²) from the origin along x has its
 // conjugate points where the oscillation returns, t = kπ/√(2c), each of multiplicity 2
 // (docs/jacobi-fields.md); bad values exit 2 naming them.
+TEST(CliModelFiles, JacobiFieldOfTheParticleInItsWellAsCsv) {
+  // V = 2(x² + y²), from the origin along x (x = sin(2t)/2), varied by δv0 = ∂y: W_y = sin(2t)/2 and,
+  // from ż = y ẋ, W_z = (1 − cos 4t)/16, with W_x = 0 (the variation of x is of second order).
+  const Result r = cli_test::dalembert("jacobi " + model("particle") +
+                                       " --param potential=2 --q0 0,0,0 --v0 1,0,0 --dq0 0,0,0 --dv0 0,1,0"
+                                       " --t-end 3 --samples 30");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream rows(r.out);
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line, "t,x,y,z,W_x,W_y,W_z,W_x_t,W_y_t,W_z_t,linearised_constraint");
+  int count = 0;
+  double worst = 0.0;
+  while (std::getline(rows, line)) {
+    std::vector<double> v;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) v.push_back(std::stod(cell));
+    ASSERT_EQ(v.size(), 11u) << line;
+    const double t = v[0];
+    EXPECT_NEAR(t, 0.1 * count, 1e-15);
+    worst = std::max({worst, std::abs(v[4]), std::abs(v[5] - std::sin(2 * t) / 2),
+                      std::abs(v[6] - (1 - std::cos(4 * t)) / 16), std::abs(v[8] - std::cos(2 * t)), std::abs(v[10])});
+    ++count;
+  }
+  EXPECT_EQ(count, 31);
+  EXPECT_LT(worst, 1e-10);
+  cli_test::expect_bad_input("jacobi " + model("particle") + " --dq0 0,0,0 --dv0 0,0,1 --t-end 1",
+                             "is not tangent to the constraint");
+  cli_test::expect_bad_input("jacobi " + model("particle") + " --dq0 0,0 --dv0 0,1,0 --t-end 1", "dq0 has 2 entries");
+  cli_test::expect_bad_input("jacobi " + model("particle") + " --dq0 0,0,0 --dv0 0,1,0 --t-end 0", "--t-end");
+  cli_test::expect_bad_input("jacobi particle --dq0 0,0,0 --dv0 0,1,0 --t-end 1", "particle is a compiled catalogue system");
+}
+
 TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
   const Result r = cli_test::dalembert("conjugate " + model("particle") +
                                        " --param potential=2 --q0 0,0,0 --v0 1,0,0 --t-end 7 --json");

@@ -1,4 +1,4 @@
-// The dalembert command: list, describe, run, steady, conjugate (the contract: docs/architecture.md,
+// The dalembert command: list, describe, run, steady, conjugate, jacobi (the contract: docs/architecture.md,
 // README.md), the studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble
 // (cli/ensemble_command.cpp);
 // `dalembert --version` prints `dalembert VERSION`: the release (dalembert/version.hpp) and the
@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include "dalembert/solve/step_limits.hpp"
@@ -302,6 +303,44 @@ int conjugate_command(const std::string& name, const RunArguments& a, const std:
   return 0;
 }
 
+/// The Jacobi field of a model file from (dq0, dv0) along the trajectory from (q0, v0), sampled at
+/// `samples` + 1 equal times of [0, t_end] (docs/jacobi-fields.md), as CSV on standard output: t,
+/// the coordinates, the field W_i, its derivative W_i_t and the linearised constraint's residual.
+/// SIGINT or SIGTERM stops it.
+int jacobi_command(const std::string& name, const RunArguments& a, const std::string& dq0_text,
+                   const std::string& dv0_text, bool project_dv0, const std::string& t_end_text,
+                   const std::string& samples_text) {
+  const catalogue::Entry& entry = catalogue::find(name);
+  const auto model = modelfile::loaded_model_of(entry);
+  if (!model)
+    throw BadInput("Jacobi fields are computed for model files (docs/jacobi-fields.md); " + name +
+                   " is a compiled catalogue system: write it as a model file");
+  const Eigen::VectorXd dq0 = parse_list("--dq0", dq0_text), dv0 = parse_list("--dv0", dv0_text);
+  const double t_end = parse_number("--t-end", t_end_text);
+  if (!(t_end > 0)) throw BadOption("t_end", "must be a positive number, got " + t_end_text);
+  const long samples = parse_whole("--samples", samples_text, 1, 1000000);
+  std::vector<double> times(static_cast<std::size_t>(samples) + 1);
+  for (long k = 0; k <= samples; ++k) times[static_cast<std::size_t>(k)] = t_end * static_cast<double>(k) / samples;
+  const support::StopOnSignal stop;
+  const auto field = modelfile::jacobi_field(model, a.parameters(), a.initial(), dq0, dv0, times, project_dv0, 1e-12,
+                                             &stop.requested());
+  const auto& names = model->spec.coordinates;
+  std::cout << "t";
+  for (const auto& c : names) std::cout << ',' << c;
+  for (const auto& c : names) std::cout << ",W_" << c;
+  for (const auto& c : names) std::cout << ",W_" << c << "_t";
+  std::cout << ",linearised_constraint\n";
+  std::cout.precision(17);
+  for (std::size_t k = 0; k < field.t.size(); ++k) {
+    const auto row = static_cast<Eigen::Index>(k);
+    std::cout << field.t[k];
+    for (const Eigen::MatrixXd* block : {&field.q, &field.W, &field.W_dot})
+      for (Eigen::Index i = 0; i < block->cols(); ++i) std::cout << ',' << (*block)(row, i);
+    std::cout << ',' << field.linearised_constraint[k] << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace dalembert::cli
 
@@ -386,6 +425,24 @@ int main(int argc, char** argv) {
       ->type_name("N");
   conjugate->add_flag("--json", conjugate_json, "machine-readable output");
 
+  std::string jacobi_system, jacobi_dq0, jacobi_dv0, jacobi_t_end, jacobi_samples = "100";
+  RunArguments jacobi_arguments;
+  bool jacobi_project_dv0 = false;
+  auto* jacobi = app.add_subcommand(
+      "jacobi", "the Jacobi field along a model file's trajectory from a variation of its start, as CSV "
+                "(docs/jacobi-fields.md)");
+  jacobi->add_option("SYSTEM", jacobi_system, "model file (.toml)")->required();
+  jacobi_arguments.add_to(*jacobi, kInitialData | kParameters);
+  jacobi->add_option("--dq0", jacobi_dq0, "the variation of q0")->required()->type_name("LIST");
+  jacobi->add_option("--dv0", jacobi_dv0, "the variation of v0, tangent to the linearised constraint")
+      ->required()
+      ->type_name("LIST");
+  jacobi->add_flag("--project-dv0", jacobi_project_dv0,
+                   "replace dv0 by the nearest variation tangent to the linearised constraint");
+  jacobi->add_option("--t-end", jacobi_t_end, "sample [0, T]")->required()->type_name("T");
+  jacobi->add_option("--samples", jacobi_samples, "rows after t = 0, at equal intervals (default 100)")
+      ->type_name("N");
+
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
 
@@ -433,6 +490,9 @@ int main(int argc, char** argv) {
       if (*conjugate)
         return conjugate_command(conjugate_system, conjugate_arguments, conjugate_t_end, conjugate_samples,
                                  conjugate_json);
+      if (*jacobi)
+        return jacobi_command(jacobi_system, jacobi_arguments, jacobi_dq0, jacobi_dv0, jacobi_project_dv0,
+                              jacobi_t_end, jacobi_samples);
       if (const int status = run_study_command(*studies); status >= 0) return status;
       if (const int status = run_ensemble_command(*ensemble); status >= 0) return status;
     } catch (const BadInput& e) {
