@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dalembert/io/errors.hpp"
 #include "modelfile/jacobi_field.hpp"
@@ -245,6 +246,37 @@ TEST(ExponentialMap, OfTheParticleAtTheOriginInClosedForm) {
   EXPECT_LT((basis.directions.transpose() * basis.directions - Eigen::Matrix2d::Identity()).norm(), 1e-14);
   EXPECT_LT(basis.directions.row(2).norm(), 1e-14);
   EXPECT_LT((basis.differential - closed_form * basis.directions.topRows<2>()).cwiseAbs().maxCoeff(), 1e-10);
+}
+
+TEST(NonholonomicConnection, OfTheParticleAndTheSphereInClosedForm) {
+  // The particle (G = I, M = (−y, 0, 1)): Γ^k_ij = ∂_i P'^k_j with P' = MᵀM/s, s = 1 + y², so the
+  // only symbols are Γ^x_yx = 2y/s², Γ^x_yz = Γ^z_yx = (y² − 1)/s², Γ^z_yz = −2y/s² (thesis
+  // (6.2.25)); its torsion T^k_ij = Γ^k_ij − Γ^k_ji, and its curvature vanishes (Γ depends on y
+  // alone and has i = y). The unit sphere's metric dθ² + sin²θ dφ², without constraints: the
+  // Levi-Civita connection, Γ^θ_φφ = −sin θ cos θ, Γ^φ_θφ = cot θ, R^θ_θφφ = sin²θ.
+  const Eigen::Vector3d q(0.4, -0.7, 0.3);
+  const double y = q[1], s = 1 + y * y;
+  const auto c = modelfile::nonholonomic_connection(particle(), {}, q);
+  std::vector<Eigen::Matrix3d> expected(3, Eigen::Matrix3d::Zero());
+  expected[0](1, 0) = 2 * y / (s * s);
+  expected[0](1, 2) = expected[2](1, 0) = (y * y - 1) / (s * s);
+  expected[2](1, 2) = -2 * y / (s * s);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_LT((c.christoffel[k] - expected[k]).cwiseAbs().maxCoeff(), 1e-15) << k;
+    EXPECT_LT((c.torsion[k] - (expected[k] - expected[k].transpose())).cwiseAbs().maxCoeff(), 1e-15) << k;
+    for (int i = 0; i < 3; ++i) EXPECT_LT(c.curvature[k][i].cwiseAbs().maxCoeff(), 1e-15) << k << i;
+  }
+  const auto sphere = modelfile::load_text(
+      "name = \"sphere\"\ncoordinates = [\"theta\", \"phi\"]\nmetric = [1, \"sin(theta)^2\"]\n"
+      "[initial]\nq = [1, 0]\nv = [0, 1]\n",
+      "sphere");
+  const double theta = 0.8;
+  const auto lc = modelfile::nonholonomic_connection(sphere, {}, Eigen::Vector2d(theta, 0.3));
+  EXPECT_NEAR(lc.christoffel[0](1, 1), -std::sin(theta) * std::cos(theta), 1e-15);
+  EXPECT_NEAR(lc.christoffel[1](0, 1), std::cos(theta) / std::sin(theta), 1e-15);
+  EXPECT_NEAR(lc.curvature[0][0](1, 1), std::sin(theta) * std::sin(theta), 1e-14);
+  EXPECT_NEAR(lc.curvature[0][1](0, 1), -std::sin(theta) * std::sin(theta), 1e-14);
+  EXPECT_THROW(modelfile::nonholonomic_connection(particle(), {}, Eigen::Vector2d(0, 0)), BadInput);
 }
 
 TEST(ExponentialMap, TheParticlesPulledBackMetricFailsTheGaussCondition) {

@@ -35,9 +35,10 @@ __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
            "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
-           "conjugate_points", "conjugate_locus", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence",
-           "Ensemble", "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap",
-           "ConjugatePoint", "ConjugateLocus", "MaupertuisJacobi", "BadInput", "SolverError"]
+           "conjugate_points", "conjugate_locus", "nonholonomic_connection", "maupertuis_jacobi", "System", "Result",
+           "Comparison", "Convergence", "Ensemble", "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField",
+           "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi", "BadInput",
+           "SolverError"]
 
 
 def __dir__():
@@ -580,6 +581,22 @@ def conjugate_points(system: Union[System, str], *, t_end: float, q0: Optional[A
                                     _whole(samples, "samples", 3, 1000000), _finite(tolerance, "tolerance"),
                                     _on_main_thread())
     return [ConjugatePoint(**p) for p in points]
+
+
+NonholonomicConnection = collections.namedtuple("NonholonomicConnection", "christoffel torsion curvature")
+NonholonomicConnection.__doc__ = """nonholonomic_connection's result, numpy arrays: christoffel[k, i, j] =
+Gamma^k_ij, torsion[k, i, j] = T^k_ij = Gamma^k_ij - Gamma^k_ji and curvature[l, i, j, k] = R^l_ijk."""
+
+
+def nonholonomic_connection(system: Union[System, str], q: ArrayLike) -> NonholonomicConnection:
+    """The nonholonomic connection of a mechanical model file (L = 1/2 v^T G(q) v - V(q)) at q
+    (thesis Def. 5.1.3, (6.2.24)): Gamma^k_ij = Gamma^l_ij(g) P^k_l + d_i P'^k_j + P'^l_j Gamma^k_il(g)
+    with P' = G^-1 M^T (M G^-1 M^T)^-1 M and P = I - P', its torsion and its curvature
+    R^l_ijk = d_i Gamma^l_jk - d_j Gamma^l_ik + Gamma^m_jk Gamma^l_im - Gamma^m_ik Gamma^l_jm, exact
+    (dual numbers; docs/jacobi-fields.md)."""
+    system = _as_system(system)
+    d = _core.nonholonomic_connection(system._handle, system._given, _required(_vector(q, "q", system.n), "q"))
+    return NonholonomicConnection(**d)
 
 
 ConjugateLocus = collections.namedtuple("ConjugateLocus", "angle t q multiplicity plane")

@@ -152,7 +152,116 @@ Eigen::MatrixXd basis_of_distribution(const UnboundedFileModel& file, const Eige
   return svd.matrixV().rightCols(n - rank);
 }
 
+template <class T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+
+/// A⁻¹B for A symmetric positive definite (a metric, M G⁻¹ Mᵀ), by elimination without pivoting, in
+/// any scalar: Eigen's LU does not compile for nested dual numbers.
+template <class T>
+Matrix<T> solve_positive_definite(Matrix<T> A, Matrix<T> B) {
+  const Eigen::Index n = A.rows();
+  for (Eigen::Index k = 0; k < n; ++k)
+    for (Eigen::Index i = k + 1; i < n; ++i) {
+      const T f = A(i, k) / A(k, k);
+      for (Eigen::Index j = k; j < n; ++j) A(i, j) -= f * A(k, j);
+      for (Eigen::Index j = 0; j < B.cols(); ++j) B(i, j) -= f * B(k, j);
+    }
+  for (Eigen::Index k = n - 1; k >= 0; --k)
+    for (Eigen::Index j = 0; j < B.cols(); ++j) {
+      T sum = B(k, j);
+      for (Eigen::Index i = k + 1; i < n; ++i) sum -= A(k, i) * B(i, j);
+      B(k, j) = sum / A(k, k);
+    }
+  return B;
+}
+
+/// Γ^k_ij of the nonholonomic connection at q, as gamma[k](i, j), in the scalar of q (thesis
+/// (6.2.24)): G and P' with their derivatives along each coordinate, from one dual number each.
+template <class T>
+std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
+                                                 const Eigen::Matrix<T, Eigen::Dynamic, 1>& q) {
+  using D = ad::Dual<T, 1>;
+  const int n = file.dimension(), m = file.constraint_count();
+  Matrix<T> G(n, n), P_perp = Matrix<T>::Zero(n, n);
+  std::vector<Matrix<T>> dG(n, Matrix<T>(n, n)), dP_perp(n, Matrix<T>::Zero(n, n));
+  for (int i = 0; i < n; ++i) {
+    VecN<UnboundedFileModel, D> qd(n);
+    for (int a = 0; a < n; ++a) qd[a] = a == i ? ad::variable<1>(q[a], 0) : ad::constant<1>(q[a]);
+    const Matrix<D> Gd = file.metric<D>(qd);
+    Matrix<D> Pd = Matrix<D>::Zero(n, n);
+    if (m > 0) {
+      const Matrix<D> M = file.constraint_matrix<D>(qd);
+      const Matrix<D> GinvMt = solve_positive_definite<D>(Gd, M.transpose());
+      Pd = GinvMt * solve_positive_definite<D>(M * GinvMt, M);
+    }
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) {
+        G(r, c) = ad::value(Gd(r, c));
+        dG[i](r, c) = ad::derivative(Gd(r, c), 0);
+        P_perp(r, c) = ad::value(Pd(r, c));
+        dP_perp[i](r, c) = ad::derivative(Pd(r, c), 0);
+      }
+  }
+  // Γ(g)^l_ij = ½ G^lm (∂_i G_mj + ∂_j G_mi − ∂_m G_ij), for each pair (i, j) a column of G⁻¹
+  std::vector<Matrix<T>> levi_civita(n, Matrix<T>(n, n));
+  Matrix<T> first_kind(n, n * n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      for (int mm = 0; mm < n; ++mm) first_kind(mm, i * n + j) = T(0.5) * (dG[i](mm, j) + dG[j](mm, i) - dG[mm](i, j));
+  const Matrix<T> second_kind = solve_positive_definite<T>(G, first_kind);
+  for (int l = 0; l < n; ++l)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) levi_civita[l](i, j) = second_kind(l, i * n + j);
+  const Matrix<T> P = Matrix<T>::Identity(n, n) - P_perp;
+  std::vector<Matrix<T>> gamma(n, Matrix<T>(n, n));
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        T sum = dP_perp[i](k, j);
+        for (int l = 0; l < n; ++l) sum += levi_civita[l](i, j) * P(k, l) + P_perp(l, j) * levi_civita[k](i, l);
+        gamma[k](i, j) = sum;
+      }
+  return gamma;
+}
+
 }  // namespace
+
+NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel> model,
+                                               const ParameterOverrides& values, const Eigen::VectorXd& q) {
+  const std::string system = "the model file " + model->spec.path;
+  if (model->layout.contact) throw BadInput(system + " is a contact system: it has no nonholonomic connection");
+  const UnboundedFileModel file(std::make_shared<BoundModel>(*bind(model, values)));
+  if (!file.is_mechanical())
+    throw BadInput("the nonholonomic connection is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " + system +
+                   " is not of that form");
+  const int n = file.dimension();
+  check_finite(q, "q", n);
+  NonholonomicConnection c;
+  c.christoffel = nonholonomic_christoffels<double>(file, q);
+  for (int k = 0; k < n; ++k) c.torsion.push_back(c.christoffel[k] - c.christoffel[k].transpose());
+  // ∂_iΓ from Γ in dual numbers along each coordinate
+  using D = ad::Dual<double, 1>;
+  std::vector<std::vector<Eigen::MatrixXd>> d_gamma(n, std::vector<Eigen::MatrixXd>(n, Eigen::MatrixXd(n, n)));
+  for (int i = 0; i < n; ++i) {
+    Eigen::Matrix<D, Eigen::Dynamic, 1> qd(n);
+    for (int a = 0; a < n; ++a) qd[a] = a == i ? ad::variable<1>(q[a], 0) : ad::constant<1>(q[a]);
+    const auto gamma = nonholonomic_christoffels<D>(file, qd);
+    for (int l = 0; l < n; ++l)
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) d_gamma[i][l](j, k) = ad::derivative(gamma[l](j, k), 0);
+  }
+  const auto& G = c.christoffel;
+  c.curvature.assign(n, std::vector<Eigen::MatrixXd>(n, Eigen::MatrixXd(n, n)));
+  for (int l = 0; l < n; ++l)
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int k = 0; k < n; ++k) {
+          double r = d_gamma[i][l](j, k) - d_gamma[j][l](i, k);
+          for (int mm = 0; mm < n; ++mm) r += G[mm](j, k) * G[l](i, mm) - G[mm](i, k) * G[l](j, mm);
+          c.curvature[l][i](j, k) = r;
+        }
+  return c;
+}
 
 JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
                          const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0, const std::vector<double>& times,

@@ -99,4 +99,20 @@ MaupertuisJacobi maupertuis_jacobi(std::shared_ptr<const LoadedModel> model, con
                                    InitialData init, double energy, const std::vector<double>& s,
                                    double tolerance = 1e-12, const std::atomic<int>* stop = nullptr);
 
+/// The nonholonomic connection ∇^nh of a mechanical model file (L = ½ vᵀG(q)v − V(q)) at q (thesis
+/// Def. 5.1.3, (6.2.24)): with the G-orthogonal projector P' = G⁻¹Mᵀ(MG⁻¹Mᵀ)⁻¹M onto D^⊥ and
+/// P = I − P', its Christoffel symbols Γ^k_ij = Γ^l_ij(g) P^k_l + ∂_i P'^k_j + P'^l_j Γ^k_il(g),
+/// its torsion T^k_ij = Γ^k_ij − Γ^k_ji and its curvature
+/// R^l_ijk = ∂_iΓ^l_jk − ∂_jΓ^l_ik + Γ^m_jk Γ^l_im − Γ^m_ik Γ^l_jm, all exact (dual numbers).
+struct NonholonomicConnection {
+  std::vector<Eigen::MatrixXd> christoffel;            ///< christoffel[k](i, j) = Γ^k_ij
+  std::vector<Eigen::MatrixXd> torsion;                ///< torsion[k](i, j) = T^k_ij
+  std::vector<std::vector<Eigen::MatrixXd>> curvature;  ///< curvature[l][i](j, k) = R^l_ijk
+};
+
+/// The connection at q (n entries). Throws BadInput naming the value at fault, also for a file that
+/// is not mechanical.
+NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel> model,
+                                               const ParameterOverrides& values, const Eigen::VectorXd& q);
+
 }  // namespace dalembert::modelfile

@@ -451,6 +451,27 @@ py::dict exponential_map(const System& s, const Parameters& p, const OptionalVec
   return d;
 }
 
+py::dict nonholonomic_connection(const System& s, const Parameters& p, const std::vector<double>& q) {
+  const auto model = model_file_of(s, "the nonholonomic connection");
+  const auto c = modelfile::nonholonomic_connection(model, p, Eigen::Map<const Eigen::VectorXd>(q.data(), q.size()));
+  const auto n = static_cast<py::ssize_t>(c.christoffel.size());
+  py::array_t<double> christoffel({n, n, n}), torsion({n, n, n}), curvature({n, n, n, n});
+  auto gamma = christoffel.mutable_unchecked<3>(), t = torsion.mutable_unchecked<3>();
+  auto r = curvature.mutable_unchecked<4>();
+  for (py::ssize_t k = 0; k < n; ++k)
+    for (py::ssize_t i = 0; i < n; ++i)
+      for (py::ssize_t j = 0; j < n; ++j) {
+        gamma(k, i, j) = c.christoffel[k](i, j);
+        t(k, i, j) = c.torsion[k](i, j);
+        for (py::ssize_t l = 0; l < n; ++l) r(k, i, j, l) = c.curvature[k][i](j, l);
+      }
+  py::dict d;
+  d["christoffel"] = christoffel;
+  d["torsion"] = torsion;
+  d["curvature"] = curvature;
+  return d;
+}
+
 py::list conjugate_points(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
                           bool project_v0, double t_end, int samples, double tolerance, bool on_main_thread) {
   const auto model = model_file_of(s, "conjugate points");
@@ -658,6 +679,7 @@ PYBIND11_MODULE(_core, m) {
   bind_stepper(m);
   m.def("jacobi_field", &jacobi_field);
   m.def("exponential_map", &exponential_map);
+  m.def("nonholonomic_connection", &nonholonomic_connection);
   m.def("conjugate_points", &conjugate_points);
   m.def("maupertuis_jacobi", &maupertuis_jacobi);
   m.attr("stepper_methods") = modelfile::Stepper::method_names();

@@ -1,7 +1,8 @@
-"""dalembert.jacobi_field, discrete_jacobi_field, exponential_map, conjugate_points and conjugate_locus
-(docs/jacobi-fields.md): the nonholonomic particle's field in closed form (thesis Ex. 6.2.8) and its
-symmetry field, the discrete fields of the steppers converging to it, the exponential map's
-differential and the conjugate points in closed form, and the refusals."""
+"""dalembert.jacobi_field, discrete_jacobi_field, exponential_map, conjugate_points, conjugate_locus and
+nonholonomic_connection (docs/jacobi-fields.md): the nonholonomic particle's field in closed form
+(thesis Ex. 6.2.8) and its symmetry field, the discrete fields of the steppers converging to it, the
+exponential map's differential, its pulled-back metrics and the conjugate points in closed form, the
+connection's curvature and Jacobi equation, and the refusals."""
 import math
 import subprocess
 import sys
@@ -78,6 +79,51 @@ def test_exponential_map_at_the_origin(particle):
     assert e.differential[:, 0] @ e.differential[:, 1] == pytest.approx(r * (a + b), abs=1e-10)
     basis = dalembert.exponential_map(particle, [1, 1, 0], q0=[0, 0, 0])
     assert basis.directions.shape == (3, 2) and np.allclose(basis.directions.T @ basis.directions, np.eye(2))
+
+
+def _connection_derivative(system, q, w, h=1e-5):
+    """The Christoffel symbols differentiated along w by central differences."""
+    plus = dalembert.nonholonomic_connection(system, q + h * w).christoffel
+    minus = dalembert.nonholonomic_connection(system, q - h * w).christoffel
+    return (plus - minus) / (2 * h)
+
+
+def test_the_nonholonomic_connection_and_its_jacobi_equation(particle, source_dir):
+    # the curvature from the Christoffel symbols differentiated in dual numbers, against central
+    # differences of them, on the rolling disk (5 coordinates, a curved connection) and the double
+    # pendulum (no constraint)
+    for stem in ("rolling-disk", "double-pendulum"):
+        system = dalembert.model_file(str(source_dir / "models" / (stem + ".toml")))
+        q = np.linspace(0.3, 0.9, system.n)
+        c = dalembert.nonholonomic_connection(system, q)
+        d = np.array([_connection_derivative(system, q, np.eye(system.n)[i]) for i in range(system.n)])
+        G = c.christoffel
+        R = (np.einsum("iljk->lijk", d) - np.einsum("jlik->lijk", d) + np.einsum("mjk,lim->lijk", G, G)
+             - np.einsum("mik,ljm->lijk", G, G))
+        assert np.max(np.abs(c.curvature)) > 0.1
+        assert np.max(np.abs(R - c.curvature)) < 1e-8
+        assert np.max(np.abs(c.torsion + np.transpose(c.torsion, (0, 2, 1)))) == 0.0
+    # thesis (6.2.22) along Jacobi fields of kinetic models: W'' + q'^i q'^j W^l d_l Gamma^k_ij
+    # + q'^j W'^i (Gamma^k_ij + Gamma^k_ji) = 0, W'' by central differences of W' in t
+    sleigh = dalembert.model_file(str(source_dir / "models" / "chaplygin-sleigh.toml"))
+    cases = [(particle, dict(dq0=[0, 0, 0], dv0=[0.8, 0, 0.4])),
+             (particle, dict(dq0=[0.1, -0.2, 0.05], dv0=[0.3, 0.2, 0.1], project_dv0=True)),
+             (sleigh, dict(dq0=[0.1, 0.2, -0.1], dv0=[0.3, 0.2, 0.1], project_dv0=True, q0=[0.3, -0.2, 0.7],
+                           v0=[0.8 * math.cos(0.7), 0.8 * math.sin(0.7), 1.1]))]
+    dt = 1e-4
+    for system, start in cases:
+        times = [t + e for t in (0.5, 1.0, 2.0) for e in (-dt, 0.0, dt)]
+        f = dalembert.jacobi_field(system, times=times, **start)
+        for k in range(3):
+            a, b, c = 3 * k, 3 * k + 1, 3 * k + 2
+            W_ddot = (f.W_dot[c] - f.W_dot[a]) / (2 * dt)
+            q, v, W, W_dot = f.q[b], f.v[b], f.W[b], f.W_dot[b]
+            G = dalembert.nonholonomic_connection(system, q).christoffel
+            residual = (W_ddot + np.einsum("kij,i,j->k", _connection_derivative(system, q, W), v, v)
+                        + np.einsum("kij,j,i->k", G + np.transpose(G, (0, 2, 1)), v, W_dot))
+            assert np.max(np.abs(residual)) < 1e-8
+    with pytest.raises(dalembert.BadInput, match="q must be 3"):
+        dalembert.nonholonomic_connection(particle, [0, 0])
 
 
 def test_the_gauss_condition_of_pulled_back_metrics(particle):
