@@ -288,8 +288,8 @@ TEST(ExponentialMap, TheParticlesPulledBackMetricFailsTheGaussCondition) {
   closed_form << a, r - a, 0, 1, b, 1 - r;
   Eigen::Matrix<double, 3, 2> U_and_V;
   U_and_V << 1, 0, 0, 1, 0, 0;
-  const auto e = modelfile::exponential_map(particle(), {}, start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false),
-                                            1.0, U_and_V);
+  const auto at_origin = start(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0), false);
+  const auto e = modelfile::exponential_map(particle(), {}, at_origin, 1.0, U_and_V);
   EXPECT_LT((e.metric - closed_form.transpose() * closed_form).cwiseAbs().maxCoeff(), 1e-10);
   EXPECT_NEAR(e.radial[0], 0.916118458953683, 1e-10);
   EXPECT_NEAR(r * (a + b), 0.916118458953683, 1e-15);
@@ -303,7 +303,8 @@ TEST(ExponentialMap, TheLagrangianisedDiskIsTheDiskAndItsMetricAGaussMetric) {
   // constraint) from v = u(∂x + ∂θ) + w ∂φ ∈ D(0) are the vertical disk's trajectories (m = R = I =
   // J = 1), and G0 = exp_1^* g_mod in the coordinates (u, w) is E du² + 2F du dw + G dw², which
   // satisfies the Gauss condition G0(v)(v, ·) = G0(0)(v, ·); at w = 0 it is du² + (u²/4 + 1) dw².
-  const auto lagrangianised = modelfile::load(std::string(DALEMBERT_SOURCE_DIR) + "/tests/data/lagrangianised-disk.toml");
+  const auto lagrangianised =
+      modelfile::load(std::string(DALEMBERT_SOURCE_DIR) + "/tests/data/lagrangianised-disk.toml");
   const auto disk = modelfile::load(model_path("vertical-disk.toml"));
   Eigen::Matrix<double, 4, 2> basis;  // ∂x + ∂θ and ∂φ: D(0) in the coordinates (u, w)
   basis << 1, 0, 0, 0, 1, 0, 0, 1;
@@ -321,7 +322,8 @@ TEST(ExponentialMap, TheLagrangianisedDiskIsTheDiskAndItsMetricAGaussMetric) {
       const double s = std::sin(w), c = std::cos(w);
       const double E = 2 * (w * w - w * s - c + 1) / (w * w);
       const double F = -u * (w * w - 2 * c - 2 * w * s + 2) / (w * w * w);
-      const double G = (u * u * w * w - 2 * u * u * w * s - 2 * u * u * c + 2 * u * u + w * w * w * w) / (w * w * w * w);
+      const double G =
+          (u * u * w * w - 2 * u * u * w * s - 2 * u * u * c + 2 * u * u + w * w * w * w) / (w * w * w * w);
       G0 << E, F, F, G;
     }
     EXPECT_LT((e.metric - G0).cwiseAbs().maxCoeff(), 1e-9) << u << ", " << w;

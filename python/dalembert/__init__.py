@@ -37,8 +37,8 @@ __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscil
            "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
            "conjugate_points", "conjugate_locus", "nonholonomic_connection", "maupertuis_jacobi", "System", "Result",
            "Comparison", "Convergence", "Ensemble", "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField",
-           "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi", "BadInput",
-           "SolverError"]
+           "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi",
+           "BadInput", "SolverError"]
 
 
 def __dir__():

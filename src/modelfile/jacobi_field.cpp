@@ -207,7 +207,7 @@ std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
   Matrix<T> first_kind(n, n * n);
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      for (int mm = 0; mm < n; ++mm) first_kind(mm, i * n + j) = T(0.5) * (dG[i](mm, j) + dG[j](mm, i) - dG[mm](i, j));
+      for (int l = 0; l < n; ++l) first_kind(l, i * n + j) = T(0.5) * (dG[i](l, j) + dG[j](l, i) - dG[l](i, j));
   const Matrix<T> second_kind = solve_positive_definite<T>(G, first_kind);
   for (int l = 0; l < n; ++l)
     for (int i = 0; i < n; ++i)
@@ -250,14 +250,14 @@ NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel
       for (int j = 0; j < n; ++j)
         for (int k = 0; k < n; ++k) d_gamma[i][l](j, k) = ad::derivative(gamma[l](j, k), 0);
   }
-  const auto& G = c.christoffel;
+  const auto& gamma = c.christoffel;
   c.curvature.assign(n, std::vector<Eigen::MatrixXd>(n, Eigen::MatrixXd(n, n)));
   for (int l = 0; l < n; ++l)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j)
         for (int k = 0; k < n; ++k) {
           double r = d_gamma[i][l](j, k) - d_gamma[j][l](i, k);
-          for (int mm = 0; mm < n; ++mm) r += G[mm](j, k) * G[l](i, mm) - G[mm](i, k) * G[l](j, mm);
+          for (int s = 0; s < n; ++s) r += gamma[s](j, k) * gamma[l](i, s) - gamma[s](i, k) * gamma[l](j, s);
           c.curvature[l][i](j, k) = r;
         }
   return c;

@@ -133,9 +133,10 @@ def test_the_gauss_condition_of_pulled_back_metrics(particle):
     assert e.radial.sum() == pytest.approx(e.initial.sum(), abs=1e-10)  # radially it holds
     assert np.max(np.abs(e.metric - e.differential.T @ e.differential)) < 1e-14  # g = identity
     # Ex. 5.2.14: the Lagrangianised disk's g_mod pulled back is a Gauss metric, E du^2 + 2F du dw + G dw^2
-    g_mod = dalembert.model(coordinates=["x", "y", "theta", "phi"],
-                            lagrangian="(2*theta_t^2 + x_t^2 + y_t^2 + phi_t^2)/2 - theta_t*(x_t*cos(phi) + y_t*sin(phi))",
-                            q0=[0, 0, 0, 0], v0=[1, 0, 1, 2], name="lagrangianised-disk")
+    g_mod = dalembert.model(coordinates=["x", "y", "theta", "phi"], q0=[0, 0, 0, 0], v0=[1, 0, 1, 2],
+                            lagrangian="(2*theta_t^2 + x_t^2 + y_t^2 + phi_t^2)/2"
+                                       " - theta_t*(x_t*cos(phi) + y_t*sin(phi))",
+                            name="lagrangianised-disk")
     basis = np.array([[1, 0], [0, 0], [1, 0], [0, 1]], dtype=float)
     for u, w in [(0.7, -1.3), (1.5, 2.5)]:
         e = dalembert.exponential_map(g_mod, basis @ [u, w], q0=[0, 0, 0, 0], directions=basis)
