@@ -161,6 +161,11 @@ def test_the_non_flat_gauss_metric_of_the_unit_disc():
         assert np.max(np.abs(e.q - v)) < 1e-12
         assert np.max(np.abs(e.metric - e.directions.T @ G0 @ e.directions)) < 1e-12
         assert np.max(np.abs(e.radial - e.initial)) < 1e-12
+        # its Christoffel symbols as the thesis lists them, d = u^2 + w^2 - 1
+        d = u * u + w * w - 1
+        expected = np.array([[[2 * u * w * w, -(2 * u * u - 1) * w], [-(2 * u * u - 1) * w, 2 * (u**3 - u)]],
+                             [[2 * (w**3 - w), -(2 * u * w * w - u)], [-(2 * u * w * w - u), 2 * u * u * w]]]) / d
+        assert np.max(np.abs(dalembert.nonholonomic_connection(disc, [u, w]).christoffel - expected)) < 1e-14
 
 
 def test_the_particles_flat_gauss_metric_on_the_points_it_reaches(particle):
