@@ -53,6 +53,7 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"long-run-energy", "not supported"},
       {"reversible-non-reversible", "supported"},
       {"work-precision", "supported"},
+      {"thesis-radial-geometry", "supported"},
   };
   return v;
 }
