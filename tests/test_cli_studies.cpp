@@ -54,6 +54,7 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"reversible-non-reversible", "supported"},
       {"work-precision", "supported"},
       {"thesis-radial-geometry", "supported"},
+      {"thesis-jacobi-fields", "supported"},
   };
   return v;
 }
