@@ -2,6 +2,7 @@
 // metrics pulled back by the exponential map, and the nonholonomic Maupertuis–Jacobi principle.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,13 +24,18 @@ InitialData at(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) {
   return init;
 }
 
+/// The nonholonomic particle without potential (spec N1), from q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15).
+std::shared_ptr<const modelfile::LoadedModel> nonholonomic_particle() {
+  return modelfile::load_text(
+      "name = \"particle\"\ncoordinates = [\"x\", \"y\", \"z\"]\nmetric = [1, 1, 1]\n"
+      "constraints = [\"z_t - y*x_t\"]\n[initial]\nq = [1, 0.5, 0]\nv = [0.3, 0.7, 0.15]\n",
+      "nonholonomic particle");
+}
+
 Outcome radial_geometry(const Context& ctx) {
   Outcome out;
   // Ex. 5.2.11: the particle's induced metric pulled back to D(0) at Ū = ∂x + ∂y, along U = ∂x.
-  const auto particle = modelfile::load_text(
-      "name = \"particle\"\ncoordinates = [\"x\", \"y\", \"z\"]\nmetric = [1, 1, 1]\nconstraints = [\"z_t - y*x_t\"]\n"
-      "[initial]\nq = [0, 0, 0]\nv = [1, 1, 0]\n",
-      "nonholonomic particle");
+  const auto particle = nonholonomic_particle();
   Eigen::MatrixXd U_and_V = Eigen::MatrixXd::Zero(3, 2);
   U_and_V(0, 0) = U_and_V(1, 1) = 1.0;
   const auto e = modelfile::exponential_map(particle, {}, at(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, 0)),
@@ -108,10 +114,7 @@ Outcome radial_geometry(const Context& ctx) {
 
 Outcome nonholonomic_jacobi_fields(const Context& ctx) {
   Outcome out;
-  const auto particle = modelfile::load_text(
-      "name = \"particle\"\ncoordinates = [\"x\", \"y\", \"z\"]\nmetric = [1, 1, 1]\n"
-      "constraints = [\"z_t - y*x_t\"]\n[initial]\nq = [1, 0.5, 0]\nv = [0.3, 0.7, 0.15]\n",
-      "nonholonomic particle");
+  const auto particle = nonholonomic_particle();
   // Ex. 6.2.8: varying ẋ(0) at rate u, δv0 = (u, 0, y0 u), the field is
   // (u/ẏ0) √(y0² + 1) [(asinh y − asinh y0) ∂x + (√(y² + 1) − √(y0² + 1)) ∂z], y = y0 + ẏ0 t.
   const double y0 = 0.5, y_t = 0.7, u = 0.8, c = u / y_t * std::sqrt(y0 * y0 + 1);
