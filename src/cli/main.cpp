@@ -325,19 +325,20 @@ int jacobi_command(const std::string& name, const RunArguments& a, const std::st
   const auto field = modelfile::jacobi_field(model, a.parameters(), a.initial(), dq0, dv0, times, project_dv0, 1e-12,
                                              &stop.requested());
   const auto& names = model->spec.coordinates;
-  std::cout << "t";
-  for (const auto& c : names) std::cout << ',' << c;
-  for (const auto& c : names) std::cout << ",W_" << c;
-  for (const auto& c : names) std::cout << ",W_" << c << "_t";
-  std::cout << ",linearised_constraint\n";
-  std::cout.precision(17);
+  Trajectory rows;
+  rows.columns.push_back("t");
+  for (const auto& c : names) rows.columns.push_back(c);
+  for (const auto& c : names) rows.columns.push_back("W_" + c);
+  for (const auto& c : names) rows.columns.push_back(velocity_column("W_" + c));
+  rows.columns.push_back("linearised_constraint");
   for (std::size_t k = 0; k < field.t.size(); ++k) {
     const auto row = static_cast<Eigen::Index>(k);
-    std::cout << field.t[k];
+    rows.values.push_back(field.t[k]);
     for (const Eigen::MatrixXd* block : {&field.q, &field.W, &field.W_dot})
-      for (Eigen::Index i = 0; i < block->cols(); ++i) std::cout << ',' << (*block)(row, i);
-    std::cout << ',' << field.linearised_constraint[k] << '\n';
+      for (Eigen::Index i = 0; i < block->cols(); ++i) rows.values.push_back((*block)(row, i));
+    rows.values.push_back(field.linearised_constraint[k]);
   }
+  write_csv(std::cout, rows);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "dalembert/diagnostics/jacobi_fields.hpp"
 #include "dalembert/diagnostics/maupertuis_jacobi.hpp"
 #include "dalembert/io/errors.hpp"
+#include "dalembert/solve/dual_lu.hpp"
 #include "modelfile/entry.hpp"
 #include "modelfile/file_model.hpp"
 #include "modelfile/run.hpp"
@@ -155,28 +156,9 @@ Eigen::MatrixXd basis_of_distribution(const UnboundedFileModel& file, const Eige
 template <class T>
 using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 
-/// A⁻¹B for A symmetric positive definite (a metric, M G⁻¹ Mᵀ), by elimination without pivoting, in
-/// any scalar: Eigen's LU does not compile for nested dual numbers.
-template <class T>
-Matrix<T> solve_positive_definite(Matrix<T> A, Matrix<T> B) {
-  const Eigen::Index n = A.rows();
-  for (Eigen::Index k = 0; k < n; ++k)
-    for (Eigen::Index i = k + 1; i < n; ++i) {
-      const T f = A(i, k) / A(k, k);
-      for (Eigen::Index j = k; j < n; ++j) A(i, j) -= f * A(k, j);
-      for (Eigen::Index j = 0; j < B.cols(); ++j) B(i, j) -= f * B(k, j);
-    }
-  for (Eigen::Index k = n - 1; k >= 0; --k)
-    for (Eigen::Index j = 0; j < B.cols(); ++j) {
-      T sum = B(k, j);
-      for (Eigen::Index i = k + 1; i < n; ++i) sum -= A(k, i) * B(i, j);
-      B(k, j) = sum / A(k, k);
-    }
-  return B;
-}
-
 /// Γ^k_ij of the nonholonomic connection at q, as gamma[k](i, j), in the scalar of q (thesis
-/// (6.2.24)): G and P' with their derivatives along each coordinate, from one dual number each.
+/// (6.2.24)): G and P' with their derivatives along each coordinate, from one dual number each (the
+/// solves by DualLU, which takes nested dual numbers).
 template <class T>
 std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
                                                  const Eigen::Matrix<T, Eigen::Dynamic, 1>& q) {
@@ -191,8 +173,8 @@ std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
     Matrix<D> Pd = Matrix<D>::Zero(n, n);
     if (m > 0) {
       const Matrix<D> M = file.constraint_matrix<D>(qd);
-      const Matrix<D> GinvMt = solve_positive_definite<D>(Gd, M.transpose());
-      Pd = GinvMt * solve_positive_definite<D>(M * GinvMt, M);
+      const Matrix<D> GinvMt = dual_lu(Gd).solve(Matrix<D>(M.transpose()));
+      Pd = GinvMt * dual_lu(Matrix<D>(M * GinvMt)).solve(M);
     }
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) {
@@ -208,7 +190,7 @@ std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
       for (int l = 0; l < n; ++l) first_kind(l, i * n + j) = T(0.5) * (dG[i](l, j) + dG[j](l, i) - dG[l](i, j));
-  const Matrix<T> second_kind = solve_positive_definite<T>(G, first_kind);
+  const Matrix<T> second_kind = dual_lu(G).solve(first_kind);
   for (int l = 0; l < n; ++l)
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < n; ++j) levi_civita[l](i, j) = second_kind(l, i * n + j);
