@@ -24,7 +24,7 @@ InitialData at(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) {
   return init;
 }
 
-/// The nonholonomic particle without potential (spec N1), from q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15).
+/// The nonholonomic particle without potential (ż = y ẋ), from q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15).
 std::shared_ptr<const modelfile::LoadedModel> nonholonomic_particle() {
   return modelfile::load_text(
       "name = \"particle\"\ncoordinates = [\"x\", \"y\", \"z\"]\nmetric = [1, 1, 1]\n"
@@ -69,7 +69,8 @@ Outcome radial_geometry(const Context& ctx) {
                          "largest entry's difference"});
   out.numbers.push_back({"Ex. 5.2.14: the Gauss condition, |G0(v)(v, w) − G0(0)(v, w)|", format(gauss_defect),
                          "largest over the four starts and both directions"});
-  // Ex. 5.3.9 (corrected, A12): the disk steered by V = φ²/2 at e = 2 reaches h(2) = 2.232115921.
+  // Ex. 5.3.9, with the Jacobi-metric equations corrected (docs/jacobi-fields.md): the disk steered
+  // by V = φ²/2 at e = 2 reaches h(2) = 2.232115921.
   const auto disk = modelfile::load_text(
       "name = \"steered-disk\"\ncoordinates = [\"x\", \"y\", \"theta\", \"phi\"]\nmetric = [1, 1, 1, 1]\n"
       "potential = \"phi^2/2\"\nconstraints = [\"x_t - cos(phi)*theta_t\", \"y_t - sin(phi)*theta_t\"]\n"

@@ -186,9 +186,9 @@ def test_the_particles_flat_gauss_metric_on_the_points_it_reaches(particle):
 
 def test_maupertuis_jacobi_of_the_particle_with_a_linear_potential():
     # thesis Ex. 5.3.8: the particle under V = z at e = 1, against its Hamiltonian equations in the
-    # frame X1 = dx + y dz, X2 = dy of D (spec, with correction A24): x' = p1/(1+y^2), y' = p2,
-    # z' = y p1/(1+y^2), p1' = y p1 p2/(1+y^2) - y, p2' = 0, integrated by scipy; and h(s) against
-    # the integral of e - z along that solution
+    # frame X1 = dx + y dz, X2 = dy of D (the indices of its structure functions corrected):
+    # x' = p1/(1+y^2), y' = p2, z' = y p1/(1+y^2), p1' = y p1 p2/(1+y^2) - y, p2' = 0, integrated by
+    # scipy; and h(s) against the integral of e - z along that solution
     scipy_integrate = pytest.importorskip("scipy.integrate")
     particle = dalembert.model(coordinates=["x", "y", "z"], metric=[1, 1, 1], potential="z",
                                constraints=["z_t - y*x_t"], q0=[0.2, -0.3, 0.1], v0=[1, 0.5, -0.3],
