@@ -493,6 +493,64 @@ TEST(CliModelFiles, SteadyMotionsAreTheCatalogues) {
                              "declares no symmetric (cyclic) coordinates: name them with --symmetric");
 }
 
+// `steady --find` with a rotation: the rolling disk (m = R = g = 1, A = 1/4, C = 1/2), tilted by 0.3
+// and spinning at ψ̇ = 2, turns steadily; held, θ and ψ̇ keep their values, θ̇ is 0 and the
+// rotation's rate is the turning rate φ̇. Upright and rolling straight at w = 2 it tilts at
+// λ² = (m g R − C (C + m R²) w²/A)/(A + m R²) = −8.8, with its neutral Jordan block counted as no
+// growing mode (docs/methods.md, Steady motions and their stability).
+TEST(CliModelFiles, SteadyTurnOfTheRollingDiskIsFoundWithWhatIsHeld) {
+  const auto json_of = [](const std::string& args) {
+    const Result r = cli_test::dalembert("steady " + model("rolling-disk") + " " + args + " --json");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+  };
+  const auto upright = json_of("--symmetric x,y,psi --q0 0,0,0,0,0 --v0 2,0,0,0,2");
+  EXPECT_EQ(upright["growing_modes"], 0);
+  double pair = 0.0;
+  for (const auto& x : upright["eigenvalues"]) pair = std::max(pair, std::abs(x[1].get<double>()));
+  EXPECT_NEAR(pair, std::sqrt(8.8), 1e-10);
+  const auto turn = json_of("--symmetric x,y,psi --rotation x,y,phi --find --hold theta,psi_t --q0 0,0,0.3,0,0 "
+                            "--v0 2,0,0,0.5,2");
+  EXPECT_GE(turn["iterations"].get<int>(), 1);
+  EXPECT_NEAR(turn["q0"][2].get<double>(), 0.3, 1e-15);
+  EXPECT_NEAR(turn["v0"][4].get<double>(), 2.0, 1e-14);
+  EXPECT_NEAR(turn["v0"][2].get<double>(), 0.0, 1e-14);
+  EXPECT_NEAR(turn["rates"]["rotation"].get<double>(), turn["v0"][3].get<double>(), 1e-12);
+  EXPECT_LT(turn["v0"][3].get<double>(), 0.0) << "leaning towards −y, it turns that way";
+  EXPECT_EQ(turn["rotation"], nlohmann::json({"x", "y", "phi"}));
+  EXPECT_EQ(turn["eigenvalues"].size(), 4u);
+  // spark's step there, turned back by the rotation: its tilt pair within its order-4 error
+  const auto step = json_of("--symmetric x,y,psi --rotation x,y,phi --find --hold theta,psi_t --q0 0,0,0.3,0,0 "
+                            "--v0 2,0,0,0.5,2 --method spark --h 0.05")["step"];
+  EXPECT_EQ(step["method"], "spark");
+  ASSERT_EQ(step["eigenvalues"].size(), 4u);
+  const auto largest_imaginary = [](const nlohmann::json& values) {
+    double out = 0.0;
+    for (const auto& x : values) out = std::max(out, x[1].get<double>());
+    return out;
+  };
+  EXPECT_NEAR(largest_imaginary(step["eigenvalues"]), largest_imaginary(turn["eigenvalues"]), 1e-4);
+  EXPECT_EQ(step["growing_modes"], 0);
+  const std::string start = " --q0 0,0,0,0,0 --v0 2,0,0,0,2";
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --method dla" + start,
+                             "give --method and --h together");
+  cli_test::expect_bad_input("steady chaplygin-sleigh --q0 0,0,0 --v0 1,0,0 --method dla --h 0.1",
+                             "the eigenvalues of a step are computed for model files");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --hold theta" + start,
+                             "--hold: what to hold is for --find");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric psi --rotation x" + start,
+                             "give two coordinates and optionally an angle");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric psi --rotation x,x,phi" + start,
+                             "--rotation: its coordinates must differ");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --find --hold tilt" + start,
+                             "has no coordinate 'tilt'");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --rotation x,y" + start,
+                             "it is not a symmetry");
+  cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --find --hold theta "
+                             "--q0 0,0,0.3,0,0 --v0 2,0,0,0,2",
+                             "no steady motion found near (q0, v0)");
+}
+
 // `dalembert conjugate`: the particle in the potential c (x² + y²) from the origin along x has its
 // conjugate points where the oscillation returns, t = kπ/√(2c), each of multiplicity 2
 // (docs/jacobi-fields.md); bad values exit 2 naming them.

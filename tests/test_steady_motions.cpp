@@ -9,6 +9,8 @@
 //    unstable backwards.
 //  - The nonholonomic particle at rest at the bottom of V = c (x² + y²): ±i √(2c), each twice
 //    (the constraint ż = y ẋ is ż = 0 to first order there).
+//  - The vertical disk rolling on a circle, steady under the rotation of the plane: its rates and
+//    two neutral eigenvalues; steady motions found by Gauss–Newton from guesses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,6 +29,7 @@
 #include "dalembert/method/spark.hpp"
 #include "dalembert/models/chaplygin_sleigh.hpp"
 #include "dalembert/models/particle.hpp"
+#include "dalembert/models/vertical_disk.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -210,4 +213,98 @@ TEST(SteadyMotions, DiscreteParticleFrequenciesConvergeAtEachMethodsOrder) {
   check("rk4", steady_rk4_of, 4, false);
   check("discrete_gradient", steady_dg_of, 2, true);
   check("spark3", steady_spark3_of, 4, true);
+}
+
+// The vertical disk rolling on a circle (θ̇ = Ω, φ̇ = ω): not steady under translations, whose
+// motions have constant velocities, but under the rotation of the plane that turns the heading with
+// it, at rate ω about the circle's centre; the translations of x and y take up the centre's offset:
+// ẋ = α − ω y, ẏ = β + ω x at the start. Every (Ω, ω) rolls on a circle, so what is left modulo the
+// orbit (2n − m − 4 = 2 directions, the two rates) is neutral: both eigenvalues 0.
+TEST(SteadyMotions, VerticalDiskOnACircleIsSteadyUnderTheRotation) {
+  models::VerticalDisk d;
+  d.radius = 0.7;
+  d.rolling_inertia = 0.4;
+  d.turning_inertia = 0.3;
+  const double Omega = 1.3, omega = 0.8;
+  const Vecd<4> q(0.3, -0.2, 0.5, 0.4);
+  const Vecd<4> v(d.radius * Omega * std::cos(q[3]), d.radius * Omega * std::sin(q[3]), Omega, omega);
+  Symmetry symmetry = translations(4, std::vector<int>{0, 1, 2});  // x, y, θ
+  symmetry.push_back(rotation(4, 0, 1, 3));                        // (x, y) turning φ
+  const SteadyMotionLinearisation L = steady_motion_linearisation(d, q, v, symmetry);
+  ASSERT_EQ(L.rates.size(), 4);
+  EXPECT_NEAR(L.rates[0], v[0] + omega * q[1], 1e-14);  // α
+  EXPECT_NEAR(L.rates[1], v[1] - omega * q[0], 1e-14);  // β
+  EXPECT_NEAR(L.rates[2], Omega, 1e-14);
+  EXPECT_NEAR(L.rates[3], omega, 1e-14);
+  ASSERT_EQ(L.eigenvalues.size(), 2);
+  for (const auto& value : L.eigenvalues) EXPECT_LT(std::abs(value), L.resolution);
+  EXPECT_EQ(L.growing_modes(), 0);
+  // Under translations (the heading's too, for its velocity) the circle is not steady: x and y
+  // accelerate. Rolling straight is steady under them, but the heading's is no symmetry: the
+  // constraint turns with φ.
+  const std::vector<int> all = {0, 1, 2, 3};
+  try {
+    steady_motion_linearisation(d, q, v, std::span<const int>(all));
+    ADD_FAILURE() << "the circle is steady under translations";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a steady motion: the acceleration of coordinate"), std::string::npos)
+        << e.what();
+  }
+  const Vecd<4> straight_on(v[0], v[1], Omega, 0.0);
+  try {
+    steady_motion_linearisation(d, q, straight_on, std::span<const int>(all));
+    ADD_FAILURE() << "the heading's translation is taken for a symmetry";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("it is not a symmetry"), std::string::npos) << e.what();
+  }
+  // From rk4's step, turned back by the rotation: the two rates are a Jordan block at the multiplier
+  // 1, which the step's error off its own steady motion splits by its square root; their sum, the
+  // block's trace, stays at 2 to first order. (dla's momentum carries its step's constraint impulse,
+  // which a state built from (q0, v0) lacks on a circle: tests/python/test_steady_motions.py.)
+  const auto check_step = [&](const char* name, const auto& method) {
+    const SteadyMotionLinearisation D =
+        discrete_steady_motion_linearisation(method, method.initial_state(q, v), symmetry);
+    ASSERT_EQ(D.multipliers.size(), 2) << name;
+    const std::complex<double> trace = D.multipliers.sum();
+    test::report(std::string("steady_vertical_disk_trace_error_") + name, std::abs(trace - 2.0));
+    EXPECT_LT(std::abs(trace - 2.0), 1e-6) << name;
+    for (const auto& mu : D.multipliers) EXPECT_LT(std::abs(mu - 1.0), 1e-3) << name << ": " << mu;
+    EXPECT_NEAR(D.rates[3], omega, 1e-12) << name;
+  };
+  check_step("rk4", RungeKutta4<models::VerticalDisk>(d, 0.05));
+}
+
+// find_steady_motion: from a guess, the steady motion nearest it; what `hold` names stays at the
+// guess's values.
+TEST(SteadyMotions, GaussNewtonFindsTheSteadyMotionNearestAGuess) {
+  // The particle in its well: from off the bottom and moving, the bottom at rest, z kept (a
+  // translation, the least-norm correction does not move it).
+  models::NonholonomicParticle p;
+  p.potential_coefficient = 1.0;
+  const std::vector<int> z = {2};
+  const SteadyMotionPoint bottom =
+      find_steady_motion(p, Vecd<3>(0.3, -0.2, 0.5), Vecd<3>(0.1, 0.0, 0.02), translations(3, z));
+  EXPECT_LT(bottom.q.head(2).norm(), 1e-14);
+  EXPECT_NEAR(bottom.q[2], 0.5, 1e-14);
+  EXPECT_LT(bottom.v.norm(), 1e-14);
+  EXPECT_LE(bottom.iterations, 5);
+  // The sleigh with θ and ẋ held: straight along the blade at θ = 0.4 with ẋ = 1, so
+  // v = (1, tan θ, 0), whose decay rate is that of the speed 1/cos θ.
+  const auto s = sleigh(2.0, 0.5, 0.7);
+  SteadyMotionHold hold;
+  hold.positions = {2};
+  hold.velocities = {0};
+  const SteadyMotionPoint straight_on =
+      find_steady_motion(s, Vecd<3>(0.3, -0.2, 0.4), Vecd<3>(1.0, 0.3, 0.2), translations(3, sleigh_symmetry), hold);
+  EXPECT_NEAR(straight_on.q[2], 0.4, 1e-15);
+  EXPECT_NEAR(straight_on.v[0], 1.0, 1e-14);
+  EXPECT_NEAR(straight_on.v[1], std::tan(0.4), 1e-14);
+  EXPECT_NEAR(straight_on.v[2], 0.0, 1e-14);
+  const auto L = steady_motion_linearisation(s, Vecd<3>(straight_on.q), Vecd<3>(straight_on.v));
+  EXPECT_NEAR(sleigh_rate_and_rest(L.eigenvalues).first.real(), decay_rate(s, 1.0 / std::cos(0.4)), 1e-13);
+  // Holding what no steady motion has (the particle's ẋ = 1 where only rest is steady) fails.
+  SteadyMotionHold moving;
+  moving.velocities = {0};
+  EXPECT_THROW(find_steady_motion(p, Vecd<3>(0.3, -0.2, 0.5), Vecd<3>(1.0, 0.0, 0.0), translations(3, z), moving),
+               std::invalid_argument);
 }

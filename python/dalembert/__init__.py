@@ -34,10 +34,10 @@ from ._model import model_text
 __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
-           "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "exponential_map",
-           "conjugate_points", "conjugate_locus", "nonholonomic_connection", "maupertuis_jacobi", "System", "Result",
-           "Comparison", "Convergence", "Ensemble", "SteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField",
-           "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi",
+           "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "discrete_steady_motion",
+           "exponential_map", "conjugate_points", "conjugate_locus", "nonholonomic_connection", "maupertuis_jacobi",
+           "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "DiscreteSteadyMotion", "Stepper",
+           "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi",
            "BadInput", "SolverError"]
 
 
@@ -96,31 +96,45 @@ class System:
         return None if q is None else np.array(q)
 
     def steady_motion(self, q0: Optional[ArrayLike] = None, v0: Optional[ArrayLike] = None,
-                      symmetric: Optional[Sequence[str]] = None) -> "SteadyMotion":
-        """The eigenvalues of the steady motion through (q0, v0) on the linearised constraint
-        (docs/methods.md, Steady motions and their stability), largest real part first. The
-        coordinates named in `symmetric` are its symmetry; by default those a catalogue system
-        declares cyclic (a model file declares none). BadInput when (q0, v0) is not a steady motion
-        or a coordinate is not a symmetry."""
-        if symmetric is None:
-            names = []
-        elif isinstance(symmetric, str) or not all(isinstance(x, str) for x in symmetric):
-            raise BadInput("symmetric must be a list of coordinate names, got %r" % (symmetric,))
-        else:
-            names = list(symmetric)
-        sym, values, rows = self._handle.steady(self._given, _vector(q0, "q0", self.n),
-                                                _vector(v0, "v0", self.n), names)
+                      symmetric: Optional[Sequence[str]] = None, rotation: Optional[Sequence[str]] = None,
+                      find: bool = False, hold: Optional[Sequence[str]] = None) -> "SteadyMotion":
+        """The steady motion through (q0, v0), or with `find` the one nearest it, and its
+        eigenvalues on the linearised constraint (docs/methods.md, Steady motions and their
+        stability), largest real part first. Its symmetry: the translations of the coordinates
+        named in `symmetric` (by default those a catalogue system declares cyclic; a model file
+        declares none) and, with `rotation` = [x, y] or [x, y, angle], the rotation of the (x, y)
+        plane about its origin turning `angle` with it. `find` solves for the steady motion by
+        Gauss-Newton from (q0, v0), keeping at their given values the positions (coordinate names)
+        and velocities (names ending in _t) listed in `hold`. BadInput when (q0, v0) is not a
+        steady motion, none is found, or the symmetry is not one."""
+        names = {what: _names(x, what)
+                 for what, x in (("symmetric", symmetric), ("rotation", rotation), ("hold", hold))}
+        if not isinstance(find, bool):
+            raise BadInput("find must be True or False, got %r" % (find,))
+        d = self._handle.steady(self._given, _vector(q0, "q0", self.n), _vector(v0, "v0", self.n),
+                                names["symmetric"], names["rotation"], find, names["hold"])
+        values = d["eigenvalues"]
         eigenvalues = np.array(sorted(values, key=lambda x: (-x.real, -x.imag)), dtype=complex)
-        return SteadyMotion(eigenvalues, list(sym), np.array(rows, dtype=float).reshape(len(values), len(values)))
+        rate_names = list(d["symmetric"]) + (["rotation"] if d["rotation"] else [])
+        return SteadyMotion(eigenvalues, list(d["symmetric"]),
+                            np.array(d["on_constraint"], dtype=float).reshape(len(values), len(values)),
+                            np.array(d["q0"]), np.array(d["v0"]), dict(zip(rate_names, d["rates"])),
+                            list(d["rotation"]), d["iterations"], d["resolution"], d["growing_modes"])
 
     def __repr__(self):
         given = "".join(", %s=%r" % kv for kv in self._given)
         return "dalembert.System(%r%s)" % (self._source, given)
 
 
-SteadyMotion = collections.namedtuple("SteadyMotion", "eigenvalues symmetric on_constraint")
+SteadyMotion = collections.namedtuple(
+    "SteadyMotion", "eigenvalues symmetric on_constraint q0 v0 rates rotation iterations resolution growing_modes")
 SteadyMotion.__doc__ = """System.steady_motion's result: the eigenvalues (complex, largest real part
-first), the symmetric coordinates by name, and the linearised field on the linearised constraint."""
+first), the translated coordinates by name, the linearised field on the linearised constraint,
+the motion's (q0, v0) (found, or as given), the rate of each translation by its coordinate and of
+the rotation as "rotation", the rotation's coordinates, the Gauss-Newton iterations of `find` (0
+without it), the resolution (real parts within it count as zero: a Jordan block's eigenvalues
+scatter by about the square root of the round-off) and the number of eigenvalues with a real part
+above it."""
 
 
 def system(name: str, **parameters: float) -> System:
@@ -502,6 +516,33 @@ times t, the stepper's states x and their variations dx = A_{k-1} ... A_0 dx_0 (
 stepper's state_names)."""
 
 
+DiscreteSteadyMotion = collections.namedtuple(
+    "DiscreteSteadyMotion", "eigenvalues multipliers symmetric rotation rates resolution growing_modes")
+DiscreteSteadyMotion.__doc__ = """discrete_steady_motion's result: the rates log(mu)/h (complex,
+largest real part first), the multipliers mu in the same order, the translated coordinates, the
+rotation's coordinates, the symmetry's rates (by coordinate, "rotation"), the resolution and the
+number of rates with a real part above it."""
+
+
+def discrete_steady_motion(stepper: "Stepper", *, symmetric: Optional[Sequence[str]] = None,
+                           rotation: Optional[Sequence[str]] = None) -> DiscreteSteadyMotion:
+    """The linearisation of the stepper's step at its current state, which must be on a steady
+    motion of the symmetry (as System.steady_motion's `symmetric` and `rotation`; the inputs at
+    zero): the multipliers mu of the step, turned back by the symmetry's motion, on the linearised
+    constraint modulo the symmetry's orbit, and the rates log(mu)/h, which converge to the
+    continuous eigenvalues at the method's order (docs/methods.md, Steady motions and their
+    stability). BadInput when the state is not on a steady motion or the symmetry is not one."""
+    if not isinstance(stepper, Stepper):
+        raise TypeError("expected a dalembert.Stepper, got %r" % (stepper,))
+    d = stepper.steady_motion(_names(symmetric, "symmetric"), _names(rotation, "rotation"))
+    order = sorted(range(len(d["eigenvalues"])), key=lambda i: (-d["eigenvalues"][i].real, -d["eigenvalues"][i].imag))
+    rate_names = list(d["symmetric"]) + (["rotation"] if d["rotation"] else [])
+    return DiscreteSteadyMotion(np.array([d["eigenvalues"][i] for i in order], dtype=complex),
+                                np.array([d["multipliers"][i] for i in order], dtype=complex),
+                                list(d["symmetric"]), list(d["rotation"]), dict(zip(rate_names, d["rates"])),
+                                d["resolution"], d["growing_modes"])
+
+
 def discrete_jacobi_field(stepper: "Stepper", *, dq0: ArrayLike, dv0: ArrayLike, steps: int,
                           u: Optional[ArrayLike] = None) -> DiscreteJacobiField:
     """The discrete Jacobi field of a stepper just reset: dx_0 = stepper.start_tangent(dq0, dv0)
@@ -881,6 +922,15 @@ def _as_system(target):
     if isinstance(target, str):
         return system(target)
     raise TypeError("expected a dalembert.System or a system's name, got %r" % (target,))
+
+
+def _names(x, what):
+    """A list of coordinate names, or [] for None; BadInput otherwise."""
+    if x is None:
+        return []
+    if isinstance(x, str) or not all(isinstance(c, str) for c in x):
+        raise BadInput("%s must be a list of coordinate names, got %r" % (what, x))
+    return list(x)
 
 
 def _finite(x, what):

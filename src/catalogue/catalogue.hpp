@@ -35,12 +35,27 @@ struct SystemDescription {
 
 using ParameterValues = std::vector<std::pair<std::string, double>>;
 
-/// Entry::steady's result: a steady motion's eigenvalues on the linearised constraint
-/// (dalembert/diagnostics/steady_motions.hpp).
+/// What Entry::steady is asked: the symmetry, by coordinate names, and whether to find the steady
+/// motion nearest (q0, v0) first (dalembert/diagnostics/steady_motions.hpp).
+struct SteadyRequest {
+  std::vector<std::string> symmetric;  ///< translated coordinates (the declared cyclic ones when empty)
+  std::vector<std::string> rotation;   ///< x, y[, angle]: the (x, y) plane rotated, the angle turned with it
+  bool find = false;                   ///< find the steady motion nearest (q0, v0) by Gauss-Newton
+  std::vector<std::string> hold;       ///< what find keeps: coordinates (positions) and NAME_t (velocities)
+};
+
+/// Entry::steady's result: a steady motion and its eigenvalues on the linearised constraint.
 struct SteadyMotion {
-  std::vector<std::string> symmetric;  ///< the symmetric coordinates, by name
+  std::vector<std::string> symmetric;  ///< the translated coordinates, by name
+  std::vector<std::string> rotation;   ///< the rotation's coordinates, as asked (none without one)
+  Eigen::VectorXd q0, v0;              ///< the motion's start (found, or as given)
+  Eigen::VectorXd rates;               ///< the rate of each translation, then of the rotation
+  int iterations = 0;                  ///< Gauss-Newton iterations of find (0 without it)
   Eigen::MatrixXd on_constraint;       ///< the linearised field on the linearised constraint
-  Eigen::VectorXcd eigenvalues;        ///< its eigenvalues
+  Eigen::VectorXcd eigenvalues;        ///< its eigenvalues; of a step, log(μ)/h
+  Eigen::VectorXcd multipliers;        ///< μ of a step (empty for the continuous linearisation)
+  double resolution = 0.0;             ///< real parts within it are not resolved from zero
+  int growing_modes = 0;               ///< eigenvalues with a real part above the resolution
 };
 
 struct Entry {
@@ -51,11 +66,10 @@ struct Entry {
   /// The closed-form positions q(t) from (q0, v0) (defaults filled in as for run), if the system
   /// has a closed form for these parameters; std::nullopt otherwise or for two-point starts.
   std::function<std::optional<Eigen::VectorXd>(const ParameterValues&, InitialData, double t)> exact;
-  /// The steady motion through (q0, v0) (defaults filled in as for run) and its eigenvalues, the
-  /// coordinates named in `symmetric` (the model's declared cyclic ones when empty) its symmetry;
-  /// empty for a system that is not a Lagrange–d'Alembert model of compiled sizes or a model file.
-  std::function<SteadyMotion(const ParameterValues&, InitialData, const std::vector<std::string>& symmetric)>
-      steady;
+  /// The steady motion through (q0, v0) (defaults filled in as for run), or the one nearest it, and
+  /// its eigenvalues; empty for a system that is not a Lagrange–d'Alembert model of compiled sizes or
+  /// a model file.
+  std::function<SteadyMotion(const ParameterValues&, InitialData, const SteadyRequest&)> steady;
   /// A model file's text as it was read (a run's provenance holds it and its SHA-256); none for a
   /// compiled system.
   std::optional<std::string> source_text;

@@ -294,13 +294,13 @@ std::optional<Eigen::VectorXd> closed_form_positions(const ParameterValues& valu
 /// Entry::steady of a Lagrange–d'Alembert model: the start prepared as for run (defaults, sizes,
 /// regularity, v0 in D), symmetric in the coordinates named or else in those it declares cyclic.
 template <class S>
-SteadyMotion steady_motion(const ParameterValues& values, InitialData init, const std::vector<std::string>& symmetric) {
+SteadyMotion steady_motion(const ParameterValues& values, InitialData init, const SteadyRequest& request) {
   const S sys = configure<S>(values);
   prepare_start(sys, values, init, 1.0);  // h only converts a start from (q0, q1), which steady has not
   std::vector<int> declared;
   if constexpr (requires { S::cyclic_coordinates; })
     declared.assign(S::cyclic_coordinates.begin(), S::cyclic_coordinates.end());
-  return steady_motion_of(sys, name_of(sys), coordinate_names_of(sys), init.q0, init.v0, symmetric, declared);
+  return steady_motion_of(sys, name_of(sys), coordinate_names_of(sys), init.q0, init.v0, request, declared);
 }
 
 }  // namespace detail

@@ -33,6 +33,7 @@
 #include "cli/study_commands.hpp"
 #include "modelfile/entry.hpp"
 #include "modelfile/jacobi_field.hpp"
+#include "modelfile/stepper.hpp"
 #include "support/build_identity.hpp"
 #include "support/data.hpp"
 #include "support/digest.hpp"
@@ -204,50 +205,116 @@ int run_command(const std::string& system, const RunArguments& a, const std::str
   return 0;
 }
 
-/// The eigenvalues of the steady motion through (q0, v0) on the linearised constraint
-/// (docs/methods.md, Steady motions and their stability): as text, or JSON with `json`.
-int steady_command(const std::string& name, const RunArguments& a, const std::vector<std::string>& symmetric,
+/// The eigenvalues of the steady motion through (q0, v0), or of the one nearest it, on the
+/// linearised constraint (docs/methods.md, Steady motions and their stability): as text, or JSON
+/// with `json`.
+int steady_command(const std::string& name, const RunArguments& a, const catalogue::SteadyRequest& request,
                    bool json) {
   const catalogue::Entry& entry = catalogue::find(name);
   if (!entry.steady)
     throw BadInput("steady motions are those of Lagrange-d'Alembert models of compiled sizes or from a file; " + name +
                    " is not one");
   InitialData init = a.initial();
-  const catalogue::SteadyMotion motion = entry.steady(a.parameters(), init, symmetric);
-  std::vector<std::complex<double>> values(motion.eigenvalues.data(),
-                                           motion.eigenvalues.data() + motion.eigenvalues.size());
-  std::sort(values.begin(), values.end(), [](const auto& x, const auto& y) {
-    return x.real() != y.real() ? x.real() > y.real() : x.imag() > y.imag();
-  });
-  double scale = 1.0;
-  for (const auto& x : values) scale = std::max(scale, std::abs(x));
+  const bool with_step = a.step_given();
+  const auto model = modelfile::loaded_model_of(entry);
+  if (with_step && !model)
+    throw BadInput("--method: the eigenvalues of a step are computed for model files; " + name +
+                   " is a compiled catalogue system (models/ has a file of each)");
+  const catalogue::SteadyMotion motion = entry.steady(a.parameters(), init, request);
+  // the step's linearisation at the motion found or given, with the same symmetry
+  std::optional<catalogue::SteadyMotion> step;
+  RunOptions options;
+  if (with_step) {
+    options = a.options();
+    InitialData start;
+    start.q0 = motion.q0;
+    start.v0 = motion.v0;
+    catalogue::SteadyRequest symmetry = request;
+    symmetry.find = false;
+    symmetry.hold.clear();
+    step = modelfile::Stepper(model, a.parameters(), start, options).steady_motion(symmetry);
+  }
+  const auto sorted = [](const Eigen::VectorXcd& x) {
+    std::vector<std::complex<double>> out(x.data(), x.data() + x.size());
+    std::sort(out.begin(), out.end(), [](const auto& u, const auto& w) {
+      return u.real() != w.real() ? u.real() > w.real() : u.imag() > w.imag();
+    });
+    return out;
+  };
+  const std::vector<std::complex<double>> values = sorted(motion.eigenvalues);
   const double largest = values.empty() ? 0.0 : values.front().real();
-  const auto growing = std::count_if(values.begin(), values.end(), [&](const auto& x) { return x.real() > 1e-9 * scale; });
+  const auto as_vector = [](const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); };
+  std::vector<std::string> rate_names = motion.symmetric;  // a translation by its coordinate's name
+  if (!motion.rotation.empty()) rate_names.push_back("rotation");
   if (json) {
     nlohmann::ordered_json j;
     j["system"] = name;
     j["symmetric"] = motion.symmetric;
+    if (!motion.rotation.empty()) j["rotation"] = motion.rotation;
+    j["rates"] = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < rate_names.size(); ++i)
+      j["rates"][rate_names[i]] = motion.rates[static_cast<Eigen::Index>(i)];
+    j["q0"] = as_vector(motion.q0);
+    j["v0"] = as_vector(motion.v0);
+    if (request.find) j["iterations"] = motion.iterations;
     j["eigenvalues"] = nlohmann::ordered_json::array();
     for (const auto& x : values) j["eigenvalues"].push_back({x.real(), x.imag()});
     j["largest_real_part"] = largest;
-    j["growing_modes"] = growing;
+    j["resolution"] = motion.resolution;
+    j["growing_modes"] = motion.growing_modes;
+    if (step) {
+      nlohmann::ordered_json d;
+      d["method"] = options.method;
+      d["h"] = options.h;
+      d["eigenvalues"] = nlohmann::ordered_json::array();
+      for (const auto& x : sorted(step->eigenvalues)) d["eigenvalues"].push_back({x.real(), x.imag()});
+      d["multipliers"] = nlohmann::ordered_json::array();
+      for (const auto& x : step->multipliers) d["multipliers"].push_back({x.real(), x.imag()});
+      d["resolution"] = step->resolution;
+      d["growing_modes"] = step->growing_modes;
+      j["step"] = std::move(d);
+    }
     std::cout << j.dump(2) << '\n';
     return 0;
   }
-  std::string symmetric_list;
-  for (const auto& c : motion.symmetric) symmetric_list += (symmetric_list.empty() ? "" : ", ") + c;
-  std::cout << "steady motion of " << name << ", symmetric in " << symmetric_list << "\neigenvalues on the linearised "
-            << "constraint (" << values.size() << "):\n";
   std::cout.precision(12);
-  for (const auto& x : values) {
-    std::cout << "  " << x.real();
-    if (x.imag() != 0) std::cout << (x.imag() > 0 ? " + " : " - ") << std::abs(x.imag()) << "i";
+  std::cout << "steady motion of " << name << '\n';
+  if (request.find) std::cout << "found in " << motion.iterations << " Gauss-Newton iteration(s)\n";
+  const auto print = [](const char* label, const Eigen::VectorXd& x) {
+    std::cout << label;
+    for (Eigen::Index i = 0; i < x.size(); ++i) std::cout << (i ? "," : "") << x[i];
     std::cout << '\n';
+  };
+  print("  q0 ", motion.q0);
+  print("  v0 ", motion.v0);
+  std::cout << "rates of the symmetry:\n";
+  for (std::size_t i = 0; i < rate_names.size(); ++i) {
+    std::string label = "translation of " + rate_names[i];
+    if (i == motion.symmetric.size()) {  // the rotation
+      label = "rotation of (" + motion.rotation[0] + ", " + motion.rotation[1] + ")";
+      if (motion.rotation.size() == 3) label += " turning " + motion.rotation[2];
+    }
+    std::cout << "  " << label << ": " << motion.rates[static_cast<Eigen::Index>(i)] << '\n';
   }
-  std::cout << (growing ? "unstable: " + std::to_string(growing) + " growing mode(s)"
-                        : "no growing mode: linearly stable or neutral (eigenvalues on the imaginary axis "
-                          "leave the question to higher order)")
-            << '\n';
+  const auto print_values = [](const std::vector<std::complex<double>>& xs) {
+    for (const auto& x : xs) {
+      std::cout << "  " << x.real();
+      if (x.imag() != 0) std::cout << (x.imag() > 0 ? " + " : " - ") << std::abs(x.imag()) << "i";
+      std::cout << '\n';
+    }
+  };
+  std::cout << "eigenvalues on the linearised constraint (" << values.size() << "):\n";
+  print_values(values);
+  std::cout.precision(2);
+  std::cout << (motion.growing_modes ? "unstable: " + std::to_string(motion.growing_modes) + " growing mode(s)"
+                                     : "no growing mode: linearly stable or neutral to first order")
+            << "\n(real parts within " << motion.resolution << " count as zero)\n";
+  if (step) {
+    std::cout.precision(12);
+    std::cout << "rates log(mu)/h of the " << options.method << " step at h = " << options.h << " ("
+              << step->eigenvalues.size() << "):\n";
+    print_values(sorted(step->eigenvalues));
+  }
   return 0;
 }
 
@@ -401,14 +468,25 @@ int main(int argc, char** argv) {
 
   std::string steady_system;
   RunArguments steady_arguments;
-  std::vector<std::string> steady_symmetric;
+  catalogue::SteadyRequest steady_request;
   bool steady_json = false;
   auto* steady = app.add_subcommand(
       "steady", "the eigenvalues of a steady motion (relative equilibrium) on the linearised constraint");
   steady->add_option("SYSTEM", steady_system, "catalogue system or model file (.toml)")->required();
-  steady_arguments.add_to(*steady, kInitialData | kParameters);
-  steady->add_option("--symmetric", steady_symmetric,
+  steady_arguments.add_to(*steady, kInitialData | kParameters | kOptionalStep | kMethodOptions);
+  steady->add_option("--symmetric", steady_request.symmetric,
                      "the coordinates the system does not depend on, by name (default: those it declares cyclic)")
+      ->delimiter(',')
+      ->type_name("NAME,...");
+  steady->add_option("--rotation", steady_request.rotation,
+                     "a rotation of the (X, Y) plane about its origin that leaves the system unchanged, turning "
+                     "ANGLE with it")
+      ->delimiter(',')
+      ->type_name("X,Y[,ANGLE]");
+  steady->add_flag("--find", steady_request.find,
+                   "find the steady motion nearest (q0, v0) by Gauss-Newton, then linearise there");
+  steady->add_option("--hold", steady_request.hold,
+                     "with --find: keep these positions (NAME) and velocities (NAME_t) at their values in (q0, v0)")
       ->delimiter(',')
       ->type_name("NAME,...");
   steady->add_flag("--json", steady_json, "machine-readable output");
@@ -487,7 +565,7 @@ int main(int argc, char** argv) {
                            run_summary_option->count() ? std::optional(run_summary) : std::nullopt,
                            show_progress(run_progress, run_quiet), run_strict,
                            std::vector<std::string>(argv, argv + argc));
-      if (*steady) return steady_command(steady_system, steady_arguments, steady_symmetric, steady_json);
+      if (*steady) return steady_command(steady_system, steady_arguments, steady_request, steady_json);
       if (*conjugate)
         return conjugate_command(conjugate_system, conjugate_arguments, conjugate_t_end, conjugate_samples,
                                  conjugate_json);

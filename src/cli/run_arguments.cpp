@@ -36,6 +36,10 @@ void RunArguments::add_to(CLI::App& c, unsigned groups) {
     add(c, "--h", h_, "NUMBER", "time step h > 0");
     h_.option->required();
   }
+  if (groups & kOptionalStep) {
+    add(c, "--method", method_, "NAME", "a method whose step to linearise as well, with --h");
+    add(c, "--h", h_, "NUMBER", "its time step h > 0");
+  }
   if (groups & kStepCount) {
     add(c, "--steps", steps_, "N", "number of steps, 0.." + std::to_string(max_steps));
     add(c, "--t-end", t_end_, "NUMBER", "final time T > 0, a multiple of --h (steps = T/h); give --steps or --t-end");
@@ -84,6 +88,11 @@ long RunArguments::steps_for(double t_end, double h, const std::string& t_end_te
   return static_cast<long>(steps);
 }
 
+bool RunArguments::step_given() const {
+  if (method_.given() != h_.given()) throw BadInput("give --method and --h together (the step to linearise)");
+  return method_.given();
+}
+
 RunOptions RunArguments::options() const {
   RunOptions o;
   if (method_.given()) {
@@ -97,7 +106,7 @@ RunOptions RunArguments::options() const {
                      support::did_you_mean(o.method, names) + " (known: " + known + ")");
     }
   }
-  if (groups_ & kStepSize) {
+  if ((groups_ & kStepSize) || ((groups_ & kOptionalStep) && h_.given())) {
     o.h = positive("--h", h_.text);
   }
   if (t0_.given()) o.t0 = parse_number("--t0", t0_.text);

@@ -31,6 +31,7 @@ enum RunOptionGroup : unsigned {
   kStartOptions = 1u << 5,    ///< --q1, --z0, --t0
   kMethodOptions = 1u << 6,   ///< every option of io/method_options.hpp: --alpha, --rule, --tolerance, ...
   kParameters = 1u << 7,      ///< --param
+  kOptionalStep = 1u << 8,    ///< --method and --h, both or neither (steady: the eigenvalues of a step)
 };
 
 class RunArguments {
@@ -44,6 +45,8 @@ class RunArguments {
   InitialData initial() const;
   /// --param name=value ...
   std::vector<std::pair<std::string, double>> parameters() const;
+  /// Whether --method and --h were given (kOptionalStep); throws BadInput when only one was.
+  bool step_given() const;
 
   /// The number of steps for a final time T: T/h, which must be within 1e-8 T/h of a whole number.
   /// Throws BadInput if T is not positive, not such a multiple of h, or the count is too large.

@@ -143,7 +143,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     return Eigen::VectorXd(x->head(model->n()));
   };
   e.steady = [model](const catalogue::ParameterValues& values, InitialData init,
-                     const std::vector<std::string>& symmetric) {
+                     const catalogue::SteadyRequest& request) {
     const ModelSpec& spec = model->spec;
     const std::string system = "the model file " + spec.path;
     if (model->layout.contact) throw BadInput("steady motions are those of Lagrange-d'Alembert models; " + system +
@@ -155,7 +155,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     if (init.project_v0) init.v0 = project_velocity(bound, init.q0, init.v0);
     check_initial_point(*bound, init.q0, init.v0, InitialSource::CommandLine, 0.0);
     const UnboundedFileModel file_model(bound);
-    return catalogue::steady_motion_of(file_model, system, spec.coordinates, init.q0, init.v0, symmetric, {});
+    return catalogue::steady_motion_of(file_model, system, spec.coordinates, init.q0, init.v0, request, {});
   };
   return e;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "catalogue/steady_motion.hpp"
+#include "dalembert/diagnostics/steady_motions.hpp"
 #include "dalembert/io/method_options.hpp"
 #include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
@@ -21,6 +23,7 @@ struct Stepper::Engine {
   virtual ~Engine() = default;
   virtual long step(long count, const std::atomic<int>* stop) = 0;
   virtual StepDerivatives derivatives() const = 0;
+  virtual SteadyMotionLinearisation steady_motion(const Symmetry& symmetry) const = 0;
   virtual void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) = 0;
   virtual Eigen::VectorXd state() const = 0;
   virtual Eigen::VectorXd q() const = 0;
@@ -43,6 +46,9 @@ struct Stepper::MethodEngine final : Engine {
     return count;
   }
   StepDerivatives derivatives() const override { return method.step_derivatives(s); }
+  SteadyMotionLinearisation steady_motion(const Symmetry& symmetry) const override {
+    return discrete_steady_motion_linearisation(method, s, symmetry);
+  }
   void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) override { s = method.initial_state(q0, v0); }
   Eigen::VectorXd state() const override {
     Eigen::VectorXd x(2 * s.q.size());
@@ -172,6 +178,23 @@ StepJacobians Stepper::jacobians(const Eigen::VectorXd& u) const {
     throw NumericalFailure(e.what());
   }
   return {std::move(d.by_state), d.by_force * input_force_};
+}
+
+catalogue::SteadyMotion Stepper::steady_motion(const catalogue::SteadyRequest& request) const {
+  const ModelSpec& spec = bound_->model->spec;
+  const std::string system = "the model file " + spec.path;
+  if (bound_->model->layout.lagrangian_depends_on_time || has_time_dependent_force(UnboundedFileModel(bound_)))
+    throw BadInput("a steady motion needs an autonomous system; " + system + " depends on t");
+  set_inputs(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_names_.size())));
+  const catalogue::NamedSymmetry named = catalogue::symmetry_of(system, spec.coordinates, request, {});
+  try {
+    return catalogue::steady_motion_result(named, spec.coordinates, request.rotation, q(), v(),
+                                           engine_->steady_motion(named.symmetry));
+  } catch (const std::invalid_argument& e) {
+    throw BadInput("the stepper's state of " + system + ": " + e.what());
+  } catch (const SolverError& e) {
+    throw NumericalFailure(e.what());
+  }
 }
 
 void Stepper::reset(InitialData init) {

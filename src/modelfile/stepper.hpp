@@ -14,6 +14,7 @@
 
 #include <Eigen/Core>
 
+#include "catalogue/catalogue.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "modelfile/model.hpp"
 
@@ -54,6 +55,11 @@ class Stepper {
   /// (A, B) of the step step(u) would take from the current state. Throws NumericalFailure where
   /// the step's Jacobian is singular at its solution.
   StepJacobians jacobians(const Eigen::VectorXd& u) const;
+  /// The linearisation of the step at the current state with the inputs at zero, which must be on a
+  /// steady motion of the symmetry `request` names (its find and hold are not taken): the multipliers μ on the
+  /// linearised constraint modulo the symmetry's orbit and the rates log(μ)/h
+  /// (diagnostics/steady_motions.hpp, discrete_steady_motion_linearisation). Throws BadInput.
+  catalogue::SteadyMotion steady_motion(const catalogue::SteadyRequest& request) const;
   /// Back to t = 0 from init (the file's initial data where it gives none).
   void reset(InitialData init);
   /// The variation of the state that reset() made for a variation (δq0, δv0) of its (q0, v0) (after

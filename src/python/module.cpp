@@ -560,6 +560,25 @@ void bind_stepper(py::module_& m) {
           py::arg("dq0"), py::arg("dv0"),
           "The variation of the start state for a variation (dq0, dv0) of the last reset's (q0, v0): "
           "(dq0, dp0), or (dq0, dv0) for rk4.")
+      .def(
+          "steady_motion",
+          [](const Stepper& st, const std::vector<std::string>& symmetric, const std::vector<std::string>& rotation) {
+            const catalogue::SteadyMotion m = st.steady_motion(catalogue::SteadyRequest{symmetric, rotation, false, {}});
+            const auto list = [](const Eigen::VectorXcd& x) {
+              return std::vector<std::complex<double>>(x.data(), x.data() + x.size());
+            };
+            py::dict out;
+            out["symmetric"] = m.symmetric;
+            out["rotation"] = m.rotation;
+            out["eigenvalues"] = list(m.eigenvalues);
+            out["multipliers"] = list(m.multipliers);
+            out["rates"] = std::vector<double>(m.rates.data(), m.rates.data() + m.rates.size());
+            out["resolution"] = m.resolution;
+            out["growing_modes"] = m.growing_modes;
+            return out;
+          },
+          py::arg("symmetric"), py::arg("rotation"),
+          "The linearisation of the step at the current state on a steady motion (dalembert.discrete_steady_motion).")
       .def_property_readonly("state", [](const Stepper& st) { return to_numpy(st.state()); })
       .def_property_readonly("q", [](const Stepper& st) { return to_numpy(st.q()); })
       .def_property_readonly("v", [](const Stepper& st) { return to_numpy(st.v()); })
@@ -657,18 +676,32 @@ PYBIND11_MODULE(_core, m) {
            })
       .def("steady",
            [](const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
-              const std::vector<std::string>& symmetric) {
+              const std::vector<std::string>& symmetric, const std::vector<std::string>& rotation, bool find,
+              const std::vector<std::string>& hold) {
+             const catalogue::SteadyRequest request{symmetric, rotation, find, hold};
              if (!s.entry->steady)
                throw BadInput("steady motions are those of Lagrange-d'Alembert models of compiled sizes or from a "
                               "file; " + s.entry->name + " is not one");
              const catalogue::SteadyMotion m =
-                 s.entry->steady(p, initial_data(q0, v0, std::nullopt, std::nullopt), symmetric);
+                 s.entry->steady(p, initial_data(q0, v0, std::nullopt, std::nullopt), request);
              const std::vector<std::complex<double>> values(m.eigenvalues.data(),
                                                             m.eigenvalues.data() + m.eigenvalues.size());
              std::vector<std::vector<double>> rows(m.on_constraint.rows());
              for (Eigen::Index i = 0; i < m.on_constraint.rows(); ++i)
                for (Eigen::Index j = 0; j < m.on_constraint.cols(); ++j) rows[i].push_back(m.on_constraint(i, j));
-             return py::make_tuple(m.symmetric, values, rows);
+             const auto list = [](const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); };
+             py::dict out;
+             out["symmetric"] = m.symmetric;
+             out["rotation"] = m.rotation;
+             out["eigenvalues"] = values;
+             out["on_constraint"] = rows;
+             out["q0"] = list(m.q0);
+             out["v0"] = list(m.v0);
+             out["rates"] = list(m.rates);
+             out["iterations"] = m.iterations;
+             out["resolution"] = m.resolution;
+             out["growing_modes"] = m.growing_modes;
+             return out;
            })
       .def_property_readonly("source_text", [](const System& s) { return s.entry->source_text; })
       .def("compare", &run_comparison)

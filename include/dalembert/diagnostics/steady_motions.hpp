@@ -1,34 +1,56 @@
 #pragma once
-// Steady motions and their stability, continuous and from a discrete method's step.
+// Steady motions (relative equilibria) and their stability, continuous and from a discrete method's
+// step; steady motions found by Gauss–Newton.
 //
-// A model whose L, constraints and force do not depend on some coordinates q_s (its symmetric
-// coordinates: the sleigh's and the knife edge's position in the plane) has steady motions (relative
-// equilibria): the other coordinates q_r at rest and the symmetric ones moving at constant velocity,
-//   v_r = 0,   a(q, v) = 0,
-// with a the acceleration of the multiplier-extended dynamics (model/dynamics.hpp); an equilibrium
-// is the steady motion with v = 0. Along it the linearised field
-//   d/dt (δq, δv) = [[0, I], [∂a/∂q, ∂a/∂v]] (δq, δv)
-// is constant and does not involve δq_s (∂a/∂q_s = 0): dropping δq_s leaves a matrix A on
-// z = (δq_r, δv). M(q)v is a first integral of the extended dynamics and its derivative
-// K = [∂(M v)/∂q_r, M] is constant along the motion, so K e^{tA} = K, K A = 0: A maps every z into
-// ker K, the linearised constraint. The motion's eigenvalues are those of A on ker K,
-//   Â = Tᵀ A T,   T an orthonormal basis of ker K (2n − s − m columns),
-// the m others of A being zero. A discrete method's step Φ_h is equivariant in q_s as well, and at
-// a steady motion its derivative D = ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) (w the momentum p or, for
-// `rk4`, the velocity) without the rows and columns of q_s has eigenvalues μ ≈ exp(λ h), converging
-// at the method's order, and m more whose eigenvectors leave the constraint (0 where the next step
-// takes the constraint's part of the momentum out, 1 for `rk4`, which keeps M v): those whose
-// eigenvectors have the largest component off ker K_w (K_w the linearised constraint in (q, w)) are
-// set aside, and what remains is the method's Â. The eigenvalues of a Jordan block (a neutral
-// direction along a family of steady motions, as the vertical disk's heading) are found to about
-// the square root of the round-off, as by any eigenvalue solver.
+// A symmetry is a group whose generators ξ_a act on the coordinates by the flows of
+// q̇ = A_a q + b_a and map solutions to solutions: a coordinate the model does not depend on
+// (translation, A = 0, b = e_i), or a rotation of a coordinate plane that turns an angle with it
+// (the rolling disk's (x, y, φ)). On velocities the flow acts by e^{tA_a}. A steady motion is an
+// orbit of a one-parameter subgroup, q(t) = exp(t ξ) q0 with ξ = Σ ω_a ξ_a and rates ω:
+//   v0 = A_ω q0 + b_ω,   a(q0, v0) = A_ω v0   (q̈ = A_ω q̇ along the orbit),   M(q0) v0 = 0,
+// with A_ω = Σ ω_a A_a and a the acceleration of the multiplier-extended dynamics
+// (model/dynamics.hpp). With translations alone, A_ω = 0: the symmetric coordinates move at
+// constant velocity, the others are at rest and a = 0 (an equilibrium is the steady motion v = 0).
+//
+// Continuous. In the frame moving with the motion, y = exp(−t ξ) x, the dynamics is ẏ = f(y) − ξ_X(y)
+// with ξ_X(q, v) = (A_ω q + b_ω, A_ω v), and the motion is its equilibrium; its linearisation is
+//   L = [[−A_ω, I], [∂a/∂q, ∂a/∂v − A_ω]]   on (δq, δv).
+// M(q)v is a first integral of the extended dynamics and the constraint distribution is invariant,
+// so L maps ker K, K = [∂(M v)/∂q, M], into itself; so it does the tangents of the symmetry's orbit,
+// O = span (ξ_a(q0), A_a v0), neutral directions to a neighbouring steady motion. The motion's
+// eigenvalues are those L induces on ker K / O:
+//   Â = Tᵀ L T,   T an orthonormal basis of ker K ∩ O^⊥ (2n − m − dim O columns).
+// With translations this is L on (δq_r, δv), the symmetric coordinates' rows and columns dropped.
+//
+// Discrete. A method's step is equivariant too, and at a steady motion the derivative of the step
+// followed by the symmetry's motion back over −h, D = E ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with
+// E = diag(e^{−hA_ω}, e^{−hA_ω}) on (q, v) or diag(e^{−hA_ω}, e^{hA_ωᵀ}) on (q, p) (w the momentum p or
+// p_minus, or for `rk4` the velocity), leaves the orbit's tangents invariant (to the method's error
+// where s is on the continuous steady motion, not the step's own: `dla`'s momentum carries its
+// step's constraint impulse, so a state built from (q0, v0) is O(h) off its own where the
+// constraint force is not zero, and its rates O(1)); on O^⊥ its eigenvalues are
+// multipliers μ ≈ exp(λ h), converging at the method's order, and m more whose eigenvectors leave
+// the constraint (0 where the next step takes the constraint's part of the momentum out, 1 for `rk4`,
+// which keeps M v): those whose eigenvectors lie furthest off ker K_w (the linearised constraint in
+// (q, w)) are set aside.
+//
+// Resolution. The eigenvalues of a Jordan block (a neutral direction along a family of steady
+// motions, as the vertical disk's heading) are found to about the square root of the round-off
+// times the matrix's size, as by any eigenvalue solver; real parts below `resolution` are reported
+// as neutral, not growing.
+//
+// Finding a steady motion. From a guess (q, v), find_steady_motion solves the three conditions above
+// for (q0, ω) by Gauss–Newton with the least-norm correction (steady motions come in families: the
+// one nearest the guess), the positions and velocities named in `hold` kept at the guess's values.
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -38,15 +60,84 @@
 
 namespace dalembert {
 
-/// The linearisation of a steady motion on the linearised constraint (continuous or discrete).
+/// A generator of a symmetry: the flow of q̇ = A q + b on the coordinates, e^{tA} on velocities.
+struct SymmetryGenerator {
+  std::string name;
+  Eigen::MatrixXd A;  ///< n × n
+  Eigen::VectorXd b;  ///< n
+  Eigen::VectorXd at(const Eigen::VectorXd& q) const { return A * q + b; }
+};
+
+/// A symmetry: the generators of its group.
+using Symmetry = std::vector<SymmetryGenerator>;
+
+/// The translation of coordinate i of n.
+inline SymmetryGenerator translation(int n, int i, std::string name = {}) {
+  if (i < 0 || i >= n)
+    throw std::invalid_argument("symmetric coordinate " + std::to_string(i) + " is not in 0.." + std::to_string(n - 1));
+  SymmetryGenerator g{name.empty() ? "translation of coordinate " + std::to_string(i) : std::move(name),
+                      Eigen::MatrixXd::Zero(n, n), Eigen::VectorXd::Unit(n, i)};
+  return g;
+}
+
+/// The translations of the coordinates listed, in increasing order, each once.
+inline Symmetry translations(int n, std::span<const int> coordinates) {
+  std::vector<int> sorted(coordinates.begin(), coordinates.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  Symmetry out;
+  for (const int i : sorted) out.push_back(translation(n, i));
+  return out;
+}
+
+/// The rotation of the (x, y) plane of coordinates about its origin, x ↦ x cos t − y sin t, turning the
+/// angle coordinate `angle` by t with it (none for −1).
+inline SymmetryGenerator rotation(int n, int x, int y, int angle = -1, std::string name = {}) {
+  for (const int i : {x, y})
+    if (i < 0 || i >= n)
+      throw std::invalid_argument("rotated coordinate " + std::to_string(i) + " is not in 0.." + std::to_string(n - 1));
+  if (x == y || angle == x || angle == y || angle < -1 || angle >= n)
+    throw std::invalid_argument("a rotation needs two coordinates and an angle, all different, in 0.." +
+                                std::to_string(n - 1));
+  SymmetryGenerator g{name.empty() ? "rotation of coordinates " + std::to_string(x) + ", " + std::to_string(y)
+                                   : std::move(name),
+                      Eigen::MatrixXd::Zero(n, n), Eigen::VectorXd::Zero(n)};
+  g.A(x, y) = -1.0;
+  g.A(y, x) = 1.0;
+  if (angle >= 0) g.b[angle] = 1.0;
+  return g;
+}
+
+/// The linearisation of a steady motion (continuous or from a step) and its eigenvalues.
 struct SteadyMotionLinearisation {
-  std::vector<int> kept;              ///< the coordinates q_r kept, in increasing order
-  Eigen::MatrixXd field;              ///< A on (δq_r, δv): continuous; D without q_s: discrete
-  Eigen::MatrixXd constraint;         ///< K on the same variables
-  Eigen::MatrixXd basis;              ///< T, an orthonormal basis of ker K, one column each
-  Eigen::MatrixXd on_constraint;      ///< Tᵀ A T (continuous); empty for a discrete step
-  Eigen::VectorXcd eigenvalues;       ///< λ: of Â; for a step, log(μ)/h
-  Eigen::VectorXcd multipliers;       ///< μ of a step (empty for the continuous linearisation)
+  Eigen::VectorXd rates;          ///< ω, one per generator: q(t) = exp(t Σ ω_a ξ_a) q0
+  Eigen::MatrixXd field;          ///< L on (δq, δv), continuous; E ∂x_{k+1}/∂x_k on (δq, δw), a step
+  Eigen::MatrixXd constraint;     ///< K on the same variables
+  Eigen::MatrixXd orbit;          ///< the tangents of the symmetry's orbit, one column per generator
+  Eigen::MatrixXd basis;          ///< T: orthonormal; ker K ∩ O^⊥ (continuous), O^⊥ (a step)
+  Eigen::MatrixXd on_constraint;  ///< Tᵀ L T (continuous); empty for a step
+  Eigen::VectorXcd eigenvalues;   ///< λ: of Â; for a step, log(μ)/h
+  Eigen::VectorXcd multipliers;   ///< μ of a step (empty for the continuous linearisation)
+  double resolution = 0.0;        ///< real parts of λ within it are not resolved from zero
+
+  /// The eigenvalues whose real part is above the resolution.
+  int growing_modes() const {
+    return static_cast<int>(std::count_if(eigenvalues.data(), eigenvalues.data() + eigenvalues.size(),
+                                          [&](const std::complex<double>& x) { return x.real() > resolution; }));
+  }
+};
+
+/// A steady motion found by find_steady_motion.
+struct SteadyMotionPoint {
+  Eigen::VectorXd q, v;   ///< the motion's (q0, v0)
+  Eigen::VectorXd rates;  ///< ω, one per generator
+  int iterations = 0;     ///< Gauss–Newton iterations
+  double residual = 0.0;  ///< the largest residual of the conditions at the solution
+};
+
+/// What find_steady_motion keeps at the guess: positions and velocities, by coordinate index.
+struct SteadyMotionHold {
+  std::vector<int> positions, velocities;
 };
 
 namespace detail {
@@ -57,94 +148,174 @@ inline std::string number_text(double x) {
   return out.str();
 }
 
-/// The coordinates other than `symmetric`, in increasing order; throws for an index out of range.
-inline std::vector<int> kept_coordinates(int n, std::span<const int> symmetric) {
-  std::vector<bool> is_symmetric(n, false);
-  for (const int i : symmetric) {
-    if (i < 0 || i >= n)
-      throw std::invalid_argument("symmetric coordinate " + std::to_string(i) + " is not in 0.." +
-                                  std::to_string(n - 1));
-    is_symmetric[i] = true;
-  }
-  std::vector<int> kept;
+inline void check_generators(const Symmetry& symmetry, int n) {
+  for (const auto& g : symmetry)
+    if (g.A.rows() != n || g.A.cols() != n || g.b.size() != n)
+      throw std::invalid_argument("the symmetry generator '" + g.name + "' does not act on " + std::to_string(n) +
+                                  " coordinates");
+}
+
+/// Ξ = [ξ_1(q), …, ξ_k(q)] (n × k) and A_ω = Σ ω_a A_a.
+inline Eigen::MatrixXd generators_at(const Symmetry& symmetry, const Eigen::VectorXd& q) {
+  Eigen::MatrixXd Xi(q.size(), static_cast<Eigen::Index>(symmetry.size()));
+  for (std::size_t a = 0; a < symmetry.size(); ++a) Xi.col(static_cast<Eigen::Index>(a)) = symmetry[a].at(q);
+  return Xi;
+}
+inline Eigen::MatrixXd combined(const Symmetry& symmetry, const Eigen::VectorXd& rates, int n) {
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t a = 0; a < symmetry.size(); ++a) A += rates[static_cast<Eigen::Index>(a)] * symmetry[a].A;
+  return A;
+}
+inline Eigen::VectorXd combined_offset(const Symmetry& symmetry, const Eigen::VectorXd& rates, int n) {
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(n);
+  for (std::size_t a = 0; a < symmetry.size(); ++a) b += rates[static_cast<Eigen::Index>(a)] * symmetry[a].b;
+  return b;
+}
+
+/// The rates ω of the steady motion through (q, v) with acceleration a: the least-norm solution of
+/// Ξ ω = v, Σ ω_a A_a v = a. Where it leaves a residual above tolerance × scale (× scale² for the
+/// acceleration), (q, v) is not a steady motion: throws naming the coordinate.
+inline Eigen::VectorXd symmetry_rates(const Symmetry& symmetry, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                      const Eigen::VectorXd& a, double tolerance, double scale) {
+  const int n = static_cast<int>(q.size()), k = static_cast<int>(symmetry.size());
+  Eigen::MatrixXd S(2 * n, k);
+  S.topRows(n) = generators_at(symmetry, q);
+  for (int j = 0; j < k; ++j) S.col(j).tail(n) = symmetry[j].A * v;
+  Eigen::VectorXd target(2 * n);
+  target << v, a;
+  const Eigen::VectorXd rates = k == 0 ? Eigen::VectorXd() : S.completeOrthogonalDecomposition().solve(target);
+  const Eigen::VectorXd along = k == 0 ? Eigen::VectorXd::Zero(2 * n) : Eigen::VectorXd(S * rates);
   for (int i = 0; i < n; ++i)
-    if (!is_symmetric[i]) kept.push_back(i);
-  return kept;
+    if (std::abs(v[i] - along[i]) > tolerance * scale)
+      throw std::invalid_argument("not a steady motion: the velocity of coordinate " + std::to_string(i) + " is " +
+                                  number_text(v[i]) + ", not " + number_text(along[i]) +
+                                  " (the symmetry's motion through q0)");
+  for (int i = 0; i < n; ++i)
+    if (std::abs(a[i] - along[n + i]) > tolerance * scale * scale)
+      throw std::invalid_argument("not a steady motion: the acceleration of coordinate " + std::to_string(i) + " is " +
+                                  number_text(a[i]) + ", not " + number_text(along[n + i]) +
+                                  " (the symmetry's motion through (q0, v0))");
+  return rates;
 }
 
-/// The rows and columns of X (over (q, w), 2n of each) without the symmetric coordinates' q.
-inline Eigen::MatrixXd without_symmetric(const Eigen::MatrixXd& X, const std::vector<int>& kept, int n, bool rows) {
-  std::vector<int> index(kept);
-  for (int i = 0; i < n; ++i) index.push_back(n + i);
-  const int size = static_cast<int>(index.size());
-  Eigen::MatrixXd out(rows ? size : X.rows(), size);
-  for (int j = 0; j < size; ++j)
-    for (int i = 0; i < out.rows(); ++i) out(i, j) = X(rows ? index[i] : i, index[j]);
-  return out;
-}
-
-/// An orthonormal basis of the null space of K (columns), from its full singular value decomposition.
-inline Eigen::MatrixXd null_space(const Eigen::MatrixXd& K, int columns) {
-  if (K.rows() == 0) return Eigen::MatrixXd::Identity(columns, columns);
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(K, Eigen::ComputeFullV);
-  const int rank = static_cast<int>(K.rows());
+/// An orthonormal basis of the vectors orthogonal to the rows of X (columns), from its singular
+/// value decomposition, rows that depend on others counted once.
+inline Eigen::MatrixXd orthogonal_complement_of_rows(const Eigen::MatrixXd& X, int columns) {
+  if (X.rows() == 0) return Eigen::MatrixXd::Identity(columns, columns);
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(X, Eigen::ComputeFullV);
+  const auto& sigma = svd.singularValues();
+  const double cutoff = 1e-9 * std::max(1.0, sigma.size() > 0 ? sigma[0] : 0.0);
+  int rank = 0;
+  while (rank < sigma.size() && sigma[rank] > cutoff) ++rank;
   return svd.matrixV().rightCols(columns - rank);
 }
 
-/// The largest entry of the columns of X at the symmetric coordinates (the others' rows), which a
-/// symmetry makes zero; throws naming the coordinate where it is not, relative to X's largest.
-inline void require_symmetric_columns(const Eigen::MatrixXd& X, std::span<const int> symmetric, double tolerance,
-                                      const char* what) {
-  const double scale = std::max(1.0, X.cwiseAbs().maxCoeff());
-  for (const int j : symmetric) {
-    const double worst = X.col(j).cwiseAbs().maxCoeff();
-    if (worst > tolerance * scale)
-      throw std::invalid_argument(std::string(what) + " depends on coordinate " + std::to_string(j) +
-                                  " (derivative " + number_text(worst) + "): it is not a symmetry");
+/// e^X by scaling and squaring of its Taylor series (the small matrices of a symmetry's rates).
+inline Eigen::MatrixXd matrix_exponential(const Eigen::MatrixXd& X) {
+  const double norm = X.cwiseAbs().rowwise().sum().maxCoeff();
+  int squarings = 0;
+  while (std::ldexp(norm, -squarings) > 0.25) ++squarings;
+  const Eigen::MatrixXd Y = std::ldexp(1.0, -squarings) * X;
+  Eigen::MatrixXd term = Eigen::MatrixXd::Identity(X.rows(), X.cols()), sum = term;
+  for (int j = 1; j <= 18; ++j) {
+    term = term * Y / j;
+    sum += term;
+  }
+  for (int i = 0; i < squarings; ++i) sum = sum * sum;
+  return sum;
+}
+
+/// 10 √ε |Â|: where the eigenvalues of a Jordan block scatter.
+inline double eigenvalue_resolution(const Eigen::MatrixXd& reduced) {
+  return 10 * std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, reduced.norm());
+}
+
+/// Throws when the model is not invariant under a generator at (q, v): the acceleration's
+/// infinitesimal equivariance B ξ(q) + F A v = A a, and that of the constraint distribution,
+/// ∂(M w)/∂q ξ(q) + M A w = 0 for w = v and a basis of ker M.
+template <Model S>
+void require_invariance(const S& sys, const Symmetry& symmetry, const VecN<S>& q, const VecN<S>& v,
+                        const Eigen::MatrixXd& B, const Eigen::MatrixXd& F, const Eigen::VectorXd& a,
+                        double tolerance) {
+  const int n = coordinate_count(sys), m = constraint_count(sys);
+  const Eigen::VectorXd qd = q, vd = v;
+  Eigen::MatrixXd M(m, n), directions(n, 1);
+  directions.col(0) = vd;
+  if constexpr (S::m != 0) {
+    if (m > 0) {
+      M = constraint_matrix(sys, q);
+      const Eigen::MatrixXd D = orthogonal_complement_of_rows(M, n);
+      directions.conservativeResize(n, 1 + D.cols());
+      directions.rightCols(D.cols()) = D;
+    }
+  }
+  for (const auto& g : symmetry) {
+    const Eigen::VectorXd xi = g.at(qd), off = B * xi + F * (g.A * vd) - g.A * a;
+    const double scale = std::max({1.0, B.cwiseAbs().maxCoeff() * xi.cwiseAbs().maxCoeff(),
+                                   F.cwiseAbs().maxCoeff() * (g.A * vd).cwiseAbs().maxCoeff(),
+                                   g.A.cwiseAbs().maxCoeff() * a.cwiseAbs().maxCoeff()});
+    if (off.cwiseAbs().maxCoeff() > tolerance * scale)
+      throw std::invalid_argument("the acceleration is not invariant under the " + g.name + " (off by " +
+                                  number_text(off.cwiseAbs().maxCoeff()) + "): it is not a symmetry");
+    if constexpr (S::m != 0) {
+      for (int j = 0; m > 0 && j < directions.cols(); ++j) {
+        const VecN<S> w = directions.col(j);
+        const Eigen::MatrixXd dMw = constraint_derivative_by_position(sys, q, w);
+        const Eigen::VectorXd change = dMw * xi + M * (g.A * directions.col(j));
+        const double size = std::max(1.0, dMw.cwiseAbs().maxCoeff() * xi.cwiseAbs().maxCoeff()) *
+                            std::max(1.0, directions.col(j).cwiseAbs().maxCoeff());
+        if (change.cwiseAbs().maxCoeff() > tolerance * size)
+          throw std::invalid_argument("the constraint is not invariant under the " + g.name + " (off by " +
+                                      number_text(change.cwiseAbs().maxCoeff()) + "): it is not a symmetry");
+      }
+    }
   }
 }
 }  // namespace detail
 
-/// The linearisation of the steady motion through (q, v) of a model with the symmetric coordinates
-/// `symmetric`, and its eigenvalues on the linearised constraint. Throws std::invalid_argument when
-/// (q, v) is not a steady motion (v_r or a(q, v) larger than `tolerance` relative to |v| + 1) or
-/// when the acceleration or the constraint depends on a coordinate said to be symmetric.
+/// The linearisation of the steady motion through (q, v) of a model with the symmetry `symmetry`,
+/// and its eigenvalues on the linearised constraint, modulo the symmetry's orbit. Throws
+/// std::invalid_argument when (q, v) is not a steady motion (a velocity off the symmetry's motion
+/// by more than `tolerance` relative to |v| + 1, or an acceleration by more than its square), or
+/// when the model is not invariant under a generator.
+template <Model S>
+SteadyMotionLinearisation steady_motion_linearisation(const S& sys, const VecN<S>& q, const VecN<S>& v,
+                                                      const Symmetry& symmetry, double tolerance = 1e-10) {
+  const int n = coordinate_count(sys), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
+  detail::check_generators(symmetry, n);
+  const auto J = acceleration_jacobian(sys, q, v);
+  const Eigen::MatrixXd B = J.B, F = J.F;
+  const Eigen::VectorXd q0 = q, v0 = v, a0 = J.acceleration;
+  SteadyMotionLinearisation out;
+  out.rates = detail::symmetry_rates(symmetry, q0, v0, a0, tolerance, 1.0 + v0.lpNorm<Eigen::Infinity>());
+  detail::require_invariance(sys, symmetry, q, v, B, F, a0, tolerance);
+  const Eigen::MatrixXd A = detail::combined(symmetry, out.rates, n);
+  out.field.setZero(2 * n, 2 * n);
+  out.field.topLeftCorner(n, n) = -A;
+  out.field.topRightCorner(n, n).setIdentity();
+  out.field.bottomLeftCorner(n, n) = B;
+  out.field.bottomRightCorner(n, n) = F - A;
+  out.constraint.resize(m, 2 * n);
+  if constexpr (S::m != 0) {
+    if (m > 0) out.constraint << Eigen::MatrixXd(constraint_derivative_by_position(sys, q, v)),
+        Eigen::MatrixXd(constraint_matrix(sys, q));
+  }
+  out.orbit.resize(2 * n, k);
+  for (int a = 0; a < k; ++a) out.orbit.col(a) << symmetry[a].at(q0), symmetry[a].A * v0;
+  Eigen::MatrixXd excluded(m + k, 2 * n);
+  excluded << out.constraint, out.orbit.transpose();
+  out.basis = detail::orthogonal_complement_of_rows(excluded, 2 * n);
+  out.on_constraint = out.basis.transpose() * out.field * out.basis;
+  out.eigenvalues = Eigen::EigenSolver<Eigen::MatrixXd>(out.on_constraint, false).eigenvalues();
+  out.resolution = detail::eigenvalue_resolution(out.on_constraint);
+  return out;
+}
+
+/// The same with the translations of the coordinates `symmetric` as the symmetry.
 template <Model S>
 SteadyMotionLinearisation steady_motion_linearisation(const S& sys, const VecN<S>& q, const VecN<S>& v,
                                                       std::span<const int> symmetric, double tolerance = 1e-10) {
-  const int n = coordinate_count(sys), m = constraint_count(sys);
-  SteadyMotionLinearisation out;
-  out.kept = detail::kept_coordinates(n, symmetric);
-  const double scale = 1.0 + v.template lpNorm<Eigen::Infinity>();
-  for (const int i : out.kept)
-    if (std::abs(v[i]) > tolerance * scale)
-      throw std::invalid_argument("not a steady motion: the velocity of coordinate " + std::to_string(i) + " is " +
-                                  detail::number_text(v[i]) + ", not 0");
-  const auto J = acceleration_jacobian(sys, q, v);
-  if (J.acceleration.template lpNorm<Eigen::Infinity>() > tolerance * scale * scale)
-    throw std::invalid_argument("not a steady motion: the acceleration is " +
-                                detail::number_text(J.acceleration.template lpNorm<Eigen::Infinity>()) + ", not 0");
-  detail::require_symmetric_columns(Eigen::MatrixXd(J.B), symmetric, tolerance, "the acceleration");
-  // The field on (δq, δv), 2n, and the linearised constraint [∂(M v)/∂q, M].
-  Eigen::MatrixXd full = Eigen::MatrixXd::Zero(2 * n, 2 * n);
-  full.topRightCorner(n, n).setIdentity();
-  full.bottomLeftCorner(n, n) = J.B;
-  full.bottomRightCorner(n, n) = J.F;
-  Eigen::MatrixXd K(m, 2 * n);
-  if constexpr (S::m != 0) {
-    if (m > 0) {
-      const Eigen::MatrixXd dMv = constraint_derivative_by_position(sys, q, v);
-      K << dMv, constraint_matrix(sys, q);
-      detail::require_symmetric_columns(dMv, symmetric, tolerance, "the constraint");
-    }
-  }
-  out.field = detail::without_symmetric(full, out.kept, n, true);
-  out.constraint = detail::without_symmetric(K, out.kept, n, false);
-  const int size = static_cast<int>(out.field.rows());
-  out.basis = detail::null_space(out.constraint, size);
-  out.on_constraint = out.basis.transpose() * out.field * out.basis;
-  out.eigenvalues = Eigen::EigenSolver<Eigen::MatrixXd>(out.on_constraint, false).eigenvalues();
-  return out;
+  return steady_motion_linearisation(sys, q, v, translations(coordinate_count(sys), symmetric), tolerance);
 }
 
 /// The same with the coordinates the model declares cyclic as its symmetric ones (model/model.hpp,
@@ -156,28 +327,101 @@ SteadyMotionLinearisation steady_motion_linearisation(const S& sys, const VecN<S
   return steady_motion_linearisation(sys, q, v, std::span<const int>(S::cyclic_coordinates), tolerance);
 }
 
-/// The linearisation of `method`'s step at the state s on a steady motion: its multipliers μ on the
-/// linearised constraint and λ_h = log(μ)/h, which converge to the continuous eigenvalues at the
-/// method's order. The method gives step_derivative(s), ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with w the
-/// state's momentum p (or p_minus), or its velocity v for a state without one (`rk4`). Throws
-/// std::invalid_argument when the step depends on a coordinate said to be symmetric.
+/// The steady motion nearest the guess (q, v) (least-norm Gauss–Newton corrections of (q0, ω)),
+/// with the positions and velocities of `hold` kept at the guess's. Throws std::invalid_argument
+/// when the conditions are not met to `tolerance` relative to (|v| + 1)² within `max_iterations`.
+template <Model S>
+SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<S>& v, const Symmetry& symmetry,
+                                     const SteadyMotionHold& hold = {}, double tolerance = 1e-12,
+                                     int max_iterations = 50) {
+  const int n = coordinate_count(sys), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
+  detail::check_generators(symmetry, n);
+  for (const auto* list : {&hold.positions, &hold.velocities})
+    for (const int i : *list)
+      if (i < 0 || i >= n)
+        throw std::invalid_argument("held coordinate " + std::to_string(i) + " is not in 0.." + std::to_string(n - 1));
+  const int held = static_cast<int>(hold.positions.size() + hold.velocities.size());
+  const Eigen::VectorXd q_guess = q, v_guess = v;
+  SteadyMotionPoint out;
+  out.q = q_guess;
+  {  // the rates that fit the guess best
+    const auto J = acceleration_jacobian(sys, q, v);
+    Eigen::MatrixXd fit(2 * n, k);
+    fit.topRows(n) = detail::generators_at(symmetry, q_guess);
+    for (int a = 0; a < k; ++a) fit.col(a).tail(n) = symmetry[a].A * v_guess;
+    Eigen::VectorXd target(2 * n);
+    target << v_guess, Eigen::VectorXd(J.acceleration);
+    out.rates = k == 0 ? Eigen::VectorXd() : Eigen::VectorXd(fit.completeOrthogonalDecomposition().solve(target));
+  }
+  const int rows = n + m + held, columns = n + k;
+  Eigen::VectorXd R(rows);
+  Eigen::MatrixXd D(rows, columns);
+  for (out.iterations = 0;; ++out.iterations) {
+    const Eigen::MatrixXd A = detail::combined(symmetry, out.rates, n), Xi = detail::generators_at(symmetry, out.q);
+    out.v = A * out.q + detail::combined_offset(symmetry, out.rates, n);
+    const VecN<S> qs = out.q, vs = out.v;
+    const auto J = acceleration_jacobian(sys, qs, vs);
+    const Eigen::MatrixXd B = J.B, F = J.F;
+    const Eigen::VectorXd a = J.acceleration;
+    // the conditions and their derivatives by (q0, ω), v0 = A_ω q0 + b_ω depending on both
+    R.head(n) = a - A * out.v;
+    D.topLeftCorner(n, n) = B + F * A - A * A;
+    for (int j = 0; j < k; ++j) D.col(n + j).head(n) = F * Xi.col(j) - symmetry[j].A * out.v - A * Xi.col(j);
+    if constexpr (S::m != 0) {
+      if (m > 0) {
+        const Eigen::MatrixXd M = constraint_matrix(sys, qs);
+        R.segment(n, m) = M * out.v;
+        D.block(n, 0, m, n) = Eigen::MatrixXd(constraint_derivative_by_position(sys, qs, vs)) + M * A;
+        D.block(n, n, m, k) = M * Xi;
+      }
+    }
+    int row = n + m;
+    for (const int i : hold.positions) {
+      R[row] = out.q[i] - q_guess[i];
+      D.row(row).setZero();
+      D(row, i) = 1.0;
+      ++row;
+    }
+    for (const int i : hold.velocities) {
+      R[row] = out.v[i] - v_guess[i];
+      D.row(row) << A.row(i), Xi.row(i);
+      ++row;
+    }
+    out.residual = R.lpNorm<Eigen::Infinity>();
+    const double scale = 1.0 + out.v.lpNorm<Eigen::Infinity>();
+    if (out.residual <= tolerance * scale * scale) return out;
+    if (out.iterations == max_iterations || !std::isfinite(out.residual))
+      throw std::invalid_argument("no steady motion found near (q0, v0): the conditions' residual is " +
+                                  detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
+                                  " Gauss-Newton iterations");
+    const Eigen::VectorXd correction = D.completeOrthogonalDecomposition().solve(R);
+    out.q -= correction.head(n);
+    out.rates -= correction.tail(k);
+  }
+}
+
+/// The linearisation of `method`'s step at the state s on a steady motion with the symmetry
+/// `symmetry`: its multipliers μ on the linearised constraint modulo the orbit and
+/// λ_h = log(μ)/h, which converge to the continuous eigenvalues at the method's order. The method
+/// gives step_derivative(s), ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with w the state's momentum p (or
+/// p_minus), or its velocity v for a state without one (`rk4`), and velocity(s). Throws
+/// std::invalid_argument when s is not on a steady motion or the step is not equivariant.
 template <class Method>
 SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method, const typename Method::State& s,
-                                                               std::span<const int> symmetric,
-                                                               double tolerance = 1e-8) {
+                                                               const Symmetry& symmetry, double tolerance = 1e-8) {
   const auto& sys = method.system();
-  const int n = static_cast<int>(s.q.size()), m = constraint_count(sys);
+  const int n = static_cast<int>(s.q.size()), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
   const double h = method.step_size();
+  detail::check_generators(symmetry, n);
+  using Point = std::decay_t<decltype(s.q)>;
+  const Point v = method.velocity(s);
+  const Eigen::VectorXd q0 = s.q, v0 = v;
   SteadyMotionLinearisation out;
-  out.kept = detail::kept_coordinates(n, symmetric);
-  const Eigen::MatrixXd D = method.step_derivative(s);
   {
-    // the step's rows other than q_s's, by q_s
-    Eigen::MatrixXd rows = detail::without_symmetric(D.transpose(), out.kept, n, false).transpose();
-    detail::require_symmetric_columns(rows, symmetric, tolerance, "the step");
+    const auto J = acceleration_jacobian(sys, s.q, v);
+    out.rates = detail::symmetry_rates(symmetry, q0, v0, Eigen::VectorXd(J.acceleration), tolerance,
+                                       1.0 + v0.lpNorm<Eigen::Infinity>());
   }
-  // The linearised constraint in the state's (q, w), by central differences: it only sorts the
-  // eigenvectors (below), far from the round-off that would matter.
   const auto w_of = [](const auto& state) -> const auto& {
     if constexpr (requires { state.p_minus; }) {
       return state.p_minus;
@@ -187,9 +431,37 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
       return state.v;
     }
   };
-  using Point = std::decay_t<decltype(s.q)>;
-  const Point w = w_of(s);
   constexpr bool by_velocity = !requires { s.p; } && !requires { s.p_minus; };
+  const Point w = w_of(s);
+  const Eigen::VectorXd w0 = w;
+  // The symmetry's motion back over one step, on positions and on w (a momentum is a covector).
+  const Eigen::MatrixXd A = detail::combined(symmetry, out.rates, n);
+  const Eigen::MatrixXd back = detail::matrix_exponential(-h * A);
+  Eigen::MatrixXd E = Eigen::MatrixXd::Zero(2 * n, 2 * n);
+  E.topLeftCorner(n, n) = back;
+  E.bottomRightCorner(n, n) = by_velocity ? back : Eigen::MatrixXd(detail::matrix_exponential(h * A.transpose()));
+  const Eigen::MatrixXd step = method.step_derivative(s);
+  const auto orbit_at = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& ww) {
+    Eigen::MatrixXd O(2 * n, k);
+    for (int a = 0; a < k; ++a)
+      O.col(a) << symmetry[a].at(q), by_velocity ? Eigen::VectorXd(symmetry[a].A * ww)
+                                                 : Eigen::VectorXd(-symmetry[a].A.transpose() * ww);
+    return O;
+  };
+  out.orbit = orbit_at(q0, w0);
+  {  // the step is equivariant: it maps the orbit's tangents at s to those at the next state
+    typename Method::State next = s;
+    method.step(next);
+    const Eigen::MatrixXd off = step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(w_of(next)));
+    const double scale = std::max(1.0, step.cwiseAbs().maxCoeff()) * std::max(1.0, out.orbit.cwiseAbs().maxCoeff());
+    if (k > 0 && off.cwiseAbs().maxCoeff() > tolerance * scale)
+      throw std::invalid_argument("the step is not equivariant (off by " +
+                                  detail::number_text(off.cwiseAbs().maxCoeff()) + "): it is not a symmetry");
+  }
+  out.field = E * step;
+  out.basis = detail::orthogonal_complement_of_rows(out.orbit.transpose(), 2 * n);
+  // The linearised constraint in the state's (q, w), by central differences: it only sorts the
+  // eigenvectors (below), far from the round-off that would matter.
   const auto constraint_at = [&](const Point& q, const Point& ww) -> Eigen::VectorXd {
     if constexpr (by_velocity) {
       return constraint_matrix(sys, q) * ww;
@@ -197,24 +469,23 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
       return momentum_constraint(sys, q, ww);
     }
   };
-  Eigen::MatrixXd K(m, 2 * n);
+  out.constraint.resize(m, 2 * n);
   for (int j = 0; j < 2 * n; ++j) {
     const double e = 1e-6 * (1.0 + std::abs(j < n ? s.q[j] : w[j - n]));
     Point q_up = s.q, q_down = s.q, w_up = w, w_down = w;
     (j < n ? q_up[j] : w_up[j - n]) += e;
     (j < n ? q_down[j] : w_down[j - n]) -= e;
-    K.col(j) = (constraint_at(q_up, w_up) - constraint_at(q_down, w_down)) / (2 * e);
+    out.constraint.col(j) = (constraint_at(q_up, w_up) - constraint_at(q_down, w_down)) / (2 * e);
   }
-  out.field = detail::without_symmetric(D, out.kept, n, true);
-  out.constraint = detail::without_symmetric(K, out.kept, n, false);
-  const int size = static_cast<int>(out.field.rows());
-  out.basis = detail::null_space(out.constraint, size);
+  const Eigen::MatrixXd reduced = out.basis.transpose() * out.field * out.basis;
+  const Eigen::MatrixXd reduced_constraint = out.constraint * out.basis;
+  const int size = static_cast<int>(reduced.rows());
   // Of the step's eigenvalues, the m whose eigenvectors lie furthest off ker K are set aside.
-  const Eigen::EigenSolver<Eigen::MatrixXd> eigen(out.field, true);
+  const Eigen::EigenSolver<Eigen::MatrixXd> eigen(reduced, true);
   std::vector<std::pair<double, int>> off_constraint;  // (|K e| / |e|, index)
   for (int i = 0; i < size; ++i) {
     const Eigen::VectorXcd e = eigen.eigenvectors().col(i);
-    off_constraint.emplace_back((out.constraint.cast<std::complex<double>>() * e).norm() / e.norm(), i);
+    off_constraint.emplace_back((reduced_constraint.cast<std::complex<double>>() * e).norm() / e.norm(), i);
   }
   std::sort(off_constraint.begin(), off_constraint.end());
   const int kept = size - m;
@@ -225,7 +496,17 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
     out.multipliers[i] = mu;
     out.eigenvalues[i] = std::log(mu) / h;
   }
+  out.resolution = detail::eigenvalue_resolution(reduced) / h;
   return out;
+}
+
+/// The same with the translations of the coordinates `symmetric` as the symmetry.
+template <class Method>
+SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method, const typename Method::State& s,
+                                                               std::span<const int> symmetric,
+                                                               double tolerance = 1e-8) {
+  return discrete_steady_motion_linearisation(method, s, translations(static_cast<int>(s.q.size()), symmetric),
+                                              tolerance);
 }
 
 }  // namespace dalembert
