@@ -55,6 +55,7 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"work-precision", "supported"},
       {"thesis-radial-geometry", "supported"},
       {"thesis-jacobi-fields", "supported"},
+      {"thesis-discrete-jacobi-fields", "supported"},
   };
   return v;
 }

@@ -35,10 +35,10 @@ __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
 __all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "run", "compare", "convergence",
            "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "discrete_steady_motion",
-           "exponential_map", "conjugate_points", "conjugate_locus", "nonholonomic_connection", "maupertuis_jacobi",
-           "System", "Result", "Comparison", "Convergence", "Ensemble", "SteadyMotion", "DiscreteSteadyMotion", "Stepper",
-           "JacobiField", "DiscreteJacobiField", "ExponentialMap", "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi",
-           "BadInput", "SolverError"]
+           "exponential_map", "conjugate_points", "conjugate_locus", "nonholonomic_connection",
+           "jacobi_equation_residual", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence", "Ensemble",
+           "SteadyMotion", "DiscreteSteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap",
+           "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi", "BadInput", "SolverError"]
 
 
 def __dir__():
@@ -638,6 +638,19 @@ def nonholonomic_connection(system: Union[System, str], q: ArrayLike) -> Nonholo
     system = _as_system(system)
     d = _core.nonholonomic_connection(system._handle, system._given, _required(_vector(q, "q", system.n), "q"))
     return NonholonomicConnection(**d)
+
+
+def jacobi_equation_residual(system: Union[System, str], *, q: ArrayLike, v: ArrayLike, W: ArrayLike,
+                             W_dot: ArrayLike, W_ddot: Optional[ArrayLike] = None) -> np.ndarray:
+    """The residual of the nonholonomic Jacobi equation (thesis (6.2.22)) of a mechanical model file
+    without force at (q, v), v in D(q), along a field W with derivatives W_dot and W_ddot:
+    W_ddot^k + v^i v^j W^l d_l Gamma^k_ij + v^j W_dot^i (Gamma^k_ij + Gamma^k_ji) + W^l d_l (P G^-1 grad V)^k,
+    zero along a Jacobi field. Without W_ddot, that of the linearised Lagrange-d'Alembert dynamics
+    (the residual then compares the two linearisations). Exact (dual numbers; docs/jacobi-fields.md).
+    BadInput when v is not in D(q) or (W, W_dot) not tangent to the constraint."""
+    system = _as_system(system)
+    args = [_required(_vector(x, name, system.n), name) for x, name in ((q, "q"), (v, "v"), (W, "W"), (W_dot, "W_dot"))]
+    return _core.jacobi_equation_residual(system._handle, system._given, *args, _vector(W_ddot, "W_ddot", system.n))
 
 
 ConjugateLocus = collections.namedtuple("ConjugateLocus", "angle t q multiplicity plane")

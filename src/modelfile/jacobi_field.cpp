@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -206,16 +207,42 @@ std::vector<Matrix<T>> nonholonomic_christoffels(const UnboundedFileModel& file,
   return gamma;
 }
 
+/// P G⁻¹ ∇V at q, in the scalar of q (doubles or first-order duals): the potential's force
+/// projected onto D along D^⊥, the term the nonholonomic geodesic equation adds,
+/// q̈ + Γ(q̇, q̇) = −P G⁻¹ ∇V.
+template <class T>
+Eigen::Matrix<T, Eigen::Dynamic, 1> projected_potential_gradient(const UnboundedFileModel& file,
+                                                                 const Eigen::Matrix<T, Eigen::Dynamic, 1>& q) {
+  const int m = file.constraint_count();
+  VecN<UnboundedFileModel, T> gradient;
+  file.potential_with_gradient<T>(q, gradient);
+  const Matrix<T> G = file.metric<T>(q);
+  const Eigen::Matrix<T, Eigen::Dynamic, 1> Ginv_gradient = dual_lu(G).solve(gradient);
+  if (m == 0) return Ginv_gradient;
+  const Matrix<T> M = file.constraint_matrix<T>(q);
+  const Matrix<T> GinvMt = dual_lu(G).solve(Matrix<T>(M.transpose()));
+  const Eigen::Matrix<T, Eigen::Dynamic, 1> M_Ginv_gradient = M * Ginv_gradient;
+  return Ginv_gradient - GinvMt * dual_lu(Matrix<T>(M * GinvMt)).solve(M_Ginv_gradient);
+}
+
+/// The model file bound to `values`, for `what`, which is defined for L = ½ vᵀG(q)v − V(q) with
+/// constraints; throws BadInput naming why the file is not one.
+UnboundedFileModel mechanical_file(const std::shared_ptr<const LoadedModel>& model, const ParameterOverrides& values,
+                                   const std::string& what) {
+  const std::string system = "the model file " + model->spec.path;
+  if (model->layout.contact) throw BadInput(system + " is a contact system: it has no nonholonomic connection");
+  UnboundedFileModel file(std::make_shared<BoundModel>(*bind(model, values)));
+  if (!file.is_mechanical())
+    throw BadInput(what + " is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " + system +
+                   " is not of that form");
+  return file;
+}
+
 }  // namespace
 
 NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel> model,
                                                const ParameterOverrides& values, const Eigen::VectorXd& q) {
-  const std::string system = "the model file " + model->spec.path;
-  if (model->layout.contact) throw BadInput(system + " is a contact system: it has no nonholonomic connection");
-  const UnboundedFileModel file(std::make_shared<BoundModel>(*bind(model, values)));
-  if (!file.is_mechanical())
-    throw BadInput("the nonholonomic connection is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " + system +
-                   " is not of that form");
+  const UnboundedFileModel file = mechanical_file(model, values, "the nonholonomic connection");
   const int n = file.dimension();
   check_finite(q, "q", n);
   NonholonomicConnection c;
@@ -243,6 +270,53 @@ NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel
           c.curvature[l][i](j, k) = r;
         }
   return c;
+}
+
+Eigen::VectorXd jacobi_equation_residual(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& W,
+                                         const Eigen::VectorXd& W_dot, const std::optional<Eigen::VectorXd>& W_ddot) {
+  const UnboundedFileModel file = mechanical_file(model, values, "the Jacobi equation (6.2.22)");
+  if (file.has_force())
+    throw BadInput("the Jacobi equation (6.2.22) has no external force; the model file " + model->spec.path +
+                   " has one");
+  const int n = file.dimension(), m = file.constraint_count();
+  for (const auto& [x, name] :
+       {std::pair{&q, "q"}, std::pair{&v, "v"}, std::pair{&W, "W"}, std::pair{&W_dot, "W_dot"}})
+    check_finite(*x, name, n);
+  if (W_ddot) check_finite(*W_ddot, "W_ddot", n);
+  // v in D(q) and (W, Ẇ) tangent to the constraint, relative to the sizes of the terms
+  const Eigen::MatrixXd M = m > 0 ? Eigen::MatrixXd(file.constraint_matrix<double>(q)) : Eigen::MatrixXd(0, n);
+  const double size = 1 + M.lpNorm<Eigen::Infinity>(), Mv = m > 0 ? (M * v).lpNorm<Eigen::Infinity>() : 0.0;
+  if (Mv > 1e-9 * size * (1 + v.lpNorm<Eigen::Infinity>()))
+    throw BadInput("v is not in D(q): M(q) v = " + format_residual(Mv));
+  const double off = linearised_constraint(file, VecN<UnboundedFileModel>(q), VecN<UnboundedFileModel>(v),
+                                           VecN<UnboundedFileModel>(W), VecN<UnboundedFileModel>(W_dot));
+  if (off > 1e-9 * size * (W.lpNorm<Eigen::Infinity>() * (1 + v.lpNorm<Eigen::Infinity>()) +
+                           W_dot.lpNorm<Eigen::Infinity>()))
+    throw BadInput("(W, W_dot) is not tangent to the constraint: M(q) W_dot + (dM/dq . W) v = " +
+                   format_residual(off));
+  // Γ at q, and Γ and P G⁻¹∇V differentiated along W (one dual number seeded with W)
+  using D = ad::Dual<double, 1>;
+  Eigen::Matrix<D, Eigen::Dynamic, 1> qd(n);
+  for (int a = 0; a < n; ++a) qd[a] = D(q[a], Vec<double, 1>(W[a]));
+  const auto gamma = nonholonomic_christoffels<D>(file, qd);
+  const auto force = projected_potential_gradient<D>(file, qd);
+  Eigen::VectorXd residual(n);
+  if (W_ddot) {
+    residual = *W_ddot;
+  } else {  // Ẅ of the linearised Lagrange–d'Alembert dynamics
+    const auto J = acceleration_jacobian(file, VecN<UnboundedFileModel>(q), VecN<UnboundedFileModel>(v));
+    residual = Eigen::MatrixXd(J.B) * W + Eigen::MatrixXd(J.F) * W_dot;
+  }
+  for (int k = 0; k < n; ++k) {
+    double r = ad::derivative(force[k], 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        r += v[i] * v[j] * ad::derivative(gamma[k](i, j), 0) +
+             W_dot[i] * v[j] * (ad::value(gamma[k](i, j)) + ad::value(gamma[k](j, i)));
+    residual[k] += r;
+  }
+  return residual;
 }
 
 JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,

@@ -9,6 +9,7 @@
 // Jacobi metric (e − V) G (ch. 5.3).
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -114,5 +115,17 @@ struct NonholonomicConnection {
 /// is not mechanical.
 NonholonomicConnection nonholonomic_connection(std::shared_ptr<const LoadedModel> model,
                                                const ParameterOverrides& values, const Eigen::VectorXd& q);
+
+/// The residual of the nonholonomic Jacobi equation (thesis (6.2.22)) of a mechanical model file
+/// without force, at (q, v) with v ∈ D(q), along a field W with derivatives Ẇ and Ẅ:
+///   Ẅ^k + q̇^i q̇^j W^l ∂_lΓ^k_ij + q̇^j Ẇ^i (Γ^k_ij + Γ^k_ji) + W^l ∂_l(P G⁻¹∇V)^k,
+/// zero along a Jacobi field (the linearisation of q̈ + Γ(q̇, q̇) = −P G⁻¹∇V). Without W_ddot, Ẅ is
+/// that of the linearised Lagrange–d'Alembert dynamics at (q, v; W, Ẇ), and the residual is the
+/// difference between the two linearisations. Exact (dual numbers). Throws BadInput when v is not
+/// in D(q), (W, Ẇ) is not tangent to the constraint, or the file is not mechanical or has a force.
+Eigen::VectorXd jacobi_equation_residual(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values,
+                                         const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& W,
+                                         const Eigen::VectorXd& W_dot,
+                                         const std::optional<Eigen::VectorXd>& W_ddot = std::nullopt);
 
 }  // namespace dalembert::modelfile

@@ -472,6 +472,18 @@ py::dict nonholonomic_connection(const System& s, const Parameters& p, const std
   return d;
 }
 
+py::array_t<double> jacobi_equation_residual(const System& s, const Parameters& p, const std::vector<double>& q,
+                                             const std::vector<double>& v, const std::vector<double>& W,
+                                             const std::vector<double>& W_dot, const OptionalVector& W_ddot) {
+  const auto model = model_file_of(s, "the Jacobi equation");
+  const auto map = [](const std::vector<double>& x) {
+    return Eigen::Map<const Eigen::VectorXd>(x.data(), std::ssize(x));
+  };
+  std::optional<Eigen::VectorXd> second;
+  if (W_ddot) second = map(*W_ddot);
+  return to_numpy(modelfile::jacobi_equation_residual(model, p, map(q), map(v), map(W), map(W_dot), second));
+}
+
 py::list conjugate_points(const System& s, const Parameters& p, const OptionalVector& q0, const OptionalVector& v0,
                           bool project_v0, double t_end, int samples, double tolerance, bool on_main_thread) {
   const auto model = model_file_of(s, "conjugate points");
@@ -713,6 +725,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("jacobi_field", &jacobi_field);
   m.def("exponential_map", &exponential_map);
   m.def("nonholonomic_connection", &nonholonomic_connection);
+  m.def("jacobi_equation_residual", &jacobi_equation_residual);
   m.def("conjugate_points", &conjugate_points);
   m.def("maupertuis_jacobi", &maupertuis_jacobi);
   m.attr("stepper_methods") = modelfile::Stepper::method_names();

@@ -1,7 +1,9 @@
-// Experiments on the geometry of nonholonomic trajectories (thesis ch. 5): the Gauss condition of
-// metrics pulled back by the exponential map, and the nonholonomic Maupertuis–Jacobi principle.
+// Experiments on the geometry of nonholonomic trajectories (thesis ch. 5 and 6): the Gauss condition
+// of metrics pulled back by the exponential map, the nonholonomic Maupertuis–Jacobi principle,
+// Jacobi fields in closed form, and the discrete fields of the steppers converging to them.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 
 #include "modelfile/jacobi_field.hpp"
 #include "modelfile/model.hpp"
+#include "modelfile/stepper.hpp"
 #include "report/experiment_support.hpp"
 
 namespace dalembert::report {
@@ -30,6 +33,13 @@ std::shared_ptr<const modelfile::LoadedModel> nonholonomic_particle() {
       "name = \"particle\"\ncoordinates = [\"x\", \"y\", \"z\"]\nmetric = [1, 1, 1]\n"
       "constraints = [\"z_t - y*x_t\"]\n[initial]\nq = [1, 0.5, 0]\nv = [0.3, 0.7, 0.15]\n",
       "nonholonomic particle");
+}
+
+/// The closed-form field of Ex. 6.2.8 on the particle from (1, 0.5, 0) at (0.3, 0.7, 0.15), varying
+/// ẋ(0) at rate u: (u/ẏ0) √(y0² + 1) [(asinh y − asinh y0) ∂x + (√(y² + 1) − √(y0² + 1)) ∂z].
+Eigen::Vector3d particle_field(double t, double u) {
+  const double y0 = 0.5, y_t = 0.7, c = u / y_t * std::sqrt(y0 * y0 + 1), y = y0 + y_t * t;
+  return {c * (std::asinh(y) - std::asinh(y0)), 0.0, c * (std::sqrt(y * y + 1) - std::sqrt(y0 * y0 + 1))};
 }
 
 Outcome radial_geometry(const Context& ctx) {
@@ -116,9 +126,8 @@ Outcome radial_geometry(const Context& ctx) {
 Outcome nonholonomic_jacobi_fields(const Context& ctx) {
   Outcome out;
   const auto particle = nonholonomic_particle();
-  // Ex. 6.2.8: varying ẋ(0) at rate u, δv0 = (u, 0, y0 u), the field is
-  // (u/ẏ0) √(y0² + 1) [(asinh y − asinh y0) ∂x + (√(y² + 1) − √(y0² + 1)) ∂z], y = y0 + ẏ0 t.
-  const double y0 = 0.5, y_t = 0.7, u = 0.8, c = u / y_t * std::sqrt(y0 * y0 + 1);
+  // Ex. 6.2.8: varying ẋ(0) at rate u, δv0 = (u, 0, y0 u), the field of particle_field.
+  const double y0 = 0.5, u = 0.8;
   std::vector<double> times;
   for (int k = 0; k <= 80; ++k) times.push_back(0.05 * k);
   const auto f = modelfile::jacobi_field(particle, {}, InitialData{}, Eigen::Vector3d::Zero(),
@@ -126,9 +135,7 @@ Outcome nonholonomic_jacobi_fields(const Context& ctx) {
   double off = 0.0;
   std::vector<double> Wx, Wz, Wx_closed, Wz_closed;
   for (std::size_t k = 0; k < times.size(); ++k) {
-    const double y = y0 + y_t * times[k];
-    const Eigen::Vector3d closed(c * (std::asinh(y) - std::asinh(y0)), 0.0,
-                                 c * (std::sqrt(y * y + 1) - std::sqrt(y0 * y0 + 1)));
+    const Eigen::Vector3d closed = particle_field(times[k], u);
     const auto row = static_cast<Eigen::Index>(k);
     off = std::max(off, (f.W.row(row).transpose() - closed).cwiseAbs().maxCoeff());
     Wx.push_back(f.W(row, 0));
@@ -171,6 +178,60 @@ Outcome nonholonomic_jacobi_fields(const Context& ctx) {
   return out;
 }
 
+Outcome discrete_jacobi_fields(const Context& ctx) {
+  Outcome out;
+  const auto particle = nonholonomic_particle();
+  // Each stepper's tangent map carried along its steps, δx_N = A_{N−1} ⋯ A_0 δx_0, from the variation
+  // of Ex. 6.2.8, against the closed form at T = 2; the observed order of the last halving.
+  const double T = 2.0, u = 0.8;
+  const Eigen::Vector3d dq0 = Eigen::Vector3d::Zero(), dv0(u, 0.0, 0.5 * u), closed = particle_field(T, u);
+  struct Family {
+    const char* method;
+    double order;
+  };
+  const std::vector<double> steps = {0.1, 0.05, 0.025};
+  std::vector<std::vector<double>> columns = {steps};
+  std::vector<std::string> names = {"h"};
+  bool supported = true;
+  for (const auto [method, order] : {Family{"dla", 2}, Family{"mla", 2}, Family{"mclachlan-perlmutter", 2},
+                                     Family{"discrete-gradient", 2}, Family{"spark", 4}, Family{"rk4", 4}}) {
+    std::vector<double> errors;
+    for (const double h : steps) {
+      RunOptions o;
+      o.method = method;
+      o.h = h;
+      modelfile::Stepper stepper(particle, {}, InitialData{}, o);
+      Eigen::VectorXd dx = stepper.start_tangent(dq0, dv0);
+      const Eigen::VectorXd no_input(0);
+      for (long k = 0; k < std::lround(T / h); ++k) {
+        dx = stepper.jacobians(no_input).A * dx;
+        stepper.step(no_input);
+      }
+      errors.push_back((dx.head(3) - closed).lpNorm<Eigen::Infinity>());
+    }
+    const double observed = std::log2(errors[1] / errors[2]);
+    supported = supported && std::abs(observed - order) < 0.15;
+    char observed_text[32];
+    std::snprintf(observed_text, sizeof observed_text, "%.2f", observed);
+    out.numbers.push_back({std::string(method) + ": |δq_N − W(2)| at h = 0.1, 0.05, 0.025",
+                           format(errors[0]) + ", " + format(errors[1]) + ", " + format(errors[2]),
+                           std::string("order ") + observed_text + " (the method's: " + format(order) + ")"});
+    names.emplace_back(method);
+    columns.push_back(errors);
+  }
+  write_table(ctx.path("errors.csv"), table(names, columns));
+  Figure figure{ctx.path("errors"), "nonholonomic particle: discrete Jacobi fields against Ex. 6.2.8 at t = 2", "h",
+                "|δq_N − W(2)|", "log", "log", false, {}};
+  for (std::size_t i = 1; i < names.size(); ++i)
+    figure.series.push_back({ctx.path("errors.csv"), "h", names[i], names[i], "line+markers", "", ""});
+  out.figures.push_back(figure);
+  out.verdict = supported ? Verdict::supported : Verdict::not_supported;
+  out.explanation = supported ? "each stepper's tangent map, carried along its steps, converges to the thesis' "
+                                "closed-form field at its method's order"
+                              : "a method's discrete field does not converge at its order (see the table)";
+  return out;
+}
+
 }  // namespace
 
 std::vector<Experiment> geometry_experiments() {
@@ -190,6 +251,14 @@ std::vector<Experiment> geometry_experiments() {
        "the field varying ẋ(0) has the closed form of Ex. 6.2.8; ∂z is a symmetry-generated field; "
        "exp_1(s v) = exp_s(v) and T_0 exp is the inclusion of D",
        nonholonomic_jacobi_fields},
+      {"thesis-discrete-jacobi-fields", "Discrete Jacobi fields converge to the continuous one", "[AS21]",
+       "Ex. 6.2.8", "nonholonomic particle (V = 0)",
+       "dla, mla, mclachlan-perlmutter, discrete-gradient, spark (3 stages), rk4: the step's tangent map by "
+       "the implicit-function theorem, carried along the steps",
+       "q0 = (1, 0.5, 0), v0 = (0.3, 0.7, 0.15); δv0 = (0.8, 0, 0.4); t = 2; h = 0.1, 0.05, 0.025",
+       "the linearisation of a discrete flow converges to the nonholonomic Jacobi field as h → 0, at the "
+       "method's order",
+       discrete_jacobi_fields},
   };
 }
 

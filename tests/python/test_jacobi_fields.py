@@ -266,3 +266,42 @@ def test_maupertuis_jacobi_on_the_steered_disk():
     assert np.max(np.abs(both.q - both.q_jacobi)) < 1e-9
     with pytest.raises(dalembert.BadInput, match="must exceed the potential"):
         dalembert.maupertuis_jacobi(disk, energy=0.05, s=[1.0])
+
+
+def test_the_jacobi_equation_with_the_potential_s_term_holds_along_jacobi_fields(source_dir):
+    # (6.2.22) with W^l d_l (P G^-1 grad V): against the linearised Lagrange-d'Alembert dynamics
+    # (its W'' at each sample, exact) and against W'' by central differences of W' in t, on models
+    # with potentials: the particle in V = 2 (x^2 + y^2) (a flat connection with a potential), the
+    # rolling disk under gravity (curved, five coordinates) and the double pendulum (no constraint).
+    models = {"particle": dict(potential=2.0), "rolling-disk": {}, "double-pendulum": {}}
+    rng = np.random.default_rng(7)
+    dt = 1e-4
+    for stem, parameters in models.items():
+        system = dalembert.model_file(str(source_dir / "models" / (stem + ".toml")), **parameters)
+        start = dict(dq0=rng.uniform(-0.3, 0.3, system.n), dv0=rng.uniform(-0.3, 0.3, system.n), project_dv0=True)
+        times = [t + e for t in (0.5, 1.0, 2.0) for e in (-dt, 0.0, dt)]
+        f = dalembert.jacobi_field(system, times=times, **start)
+        for k in range(3):
+            a, b, c = 3 * k, 3 * k + 1, 3 * k + 2
+            at = dict(q=f.q[b], v=f.v[b], W=f.W[b], W_dot=f.W_dot[b])
+            scale = (1 + np.max(np.abs(f.v[b]))) ** 2 * (np.max(np.abs(f.W[b])) + np.max(np.abs(f.W_dot[b])))
+            exact = dalembert.jacobi_equation_residual(system, **at)
+            assert np.max(np.abs(exact)) < 1e-12 * scale, (stem, exact)
+            by_differences = dalembert.jacobi_equation_residual(
+                system, W_ddot=(f.W_dot[c] - f.W_dot[a]) / (2 * dt), **at)
+            assert np.max(np.abs(by_differences)) < 1e-7 * scale, (stem, by_differences)
+            # the equation's terms without W'': minus W'', so not zero (the potential's among them)
+            terms = dalembert.jacobi_equation_residual(system, W_ddot=np.zeros(system.n), **at)
+            assert np.max(np.abs(terms)) > 1e-3 * scale
+    particle = dalembert.model_file(str(source_dir / "models" / "particle.toml"))
+    at = dict(q=[0.1, 0.5, 0], v=[1.0, 0.0, 0.5], W=[0, 0, 0], W_dot=[0.2, 0.0, 0.1])
+    dalembert.jacobi_equation_residual(particle, **at)
+    with pytest.raises(dalembert.BadInput, match="v is not in D"):
+        dalembert.jacobi_equation_residual(particle, **dict(at, v=[1.0, 0.0, 0.0]))
+    with pytest.raises(dalembert.BadInput, match="not tangent to the constraint"):
+        dalembert.jacobi_equation_residual(particle, **dict(at, W_dot=[0.2, 0.0, 0.0]))
+    with pytest.raises(dalembert.BadInput, match="W_ddot must be 3"):
+        dalembert.jacobi_equation_residual(particle, W_ddot=[0, 0], **at)
+    with pytest.raises(dalembert.BadInput, match="has one"):
+        dalembert.jacobi_equation_residual(dalembert.model_file(str(source_dir / "models" / "pushed-knife-edge.toml")),
+                                           q=[0, 0, 0], v=[0, 0, 0], W=[0, 0, 0], W_dot=[0, 0, 0])
