@@ -551,6 +551,45 @@ TEST(CliModelFiles, SteadyTurnOfTheRollingDiskIsFoundWithWhatIsHeld) {
                              "no steady motion found near (q0, v0)");
 }
 
+// `dalembert exp`: homogeneity exp_1(2 v) = exp_2(v) with T exp_1 at 2v equal to T exp_2 at v / 2
+// (Lemma 5.2.2), and the radial part of the Gauss condition, G0(v)(v, v) = h² |v|²_G (the speed is
+// kept without a potential), from the particle's start along a basis of D(q0) (docs/jacobi-fields.md).
+TEST(CliModelFiles, ExponentialMapIsHomogeneousAndRadiallyGauss) {
+  const auto json_of = [](const std::string& args) {
+    const Result r = cli_test::dalembert("exp " + model("particle") + " --q0 1,0.5,0 " + args + " --json");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    return nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+  };
+  const auto doubled = json_of("--v0 0.6,1.4,0.3 --h 1"), longer = json_of("--v0 0.3,0.7,0.15 --h 2");
+  double apart = 0.0, differentials = 0.0;
+  for (int i = 0; i < 3; ++i)
+    apart = std::max(apart, std::abs(doubled["q"][i].get<double>() - longer["q"][i].get<double>()));
+  ASSERT_EQ(doubled["differential"].size(), 2u);
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 3; ++i)
+      differentials = std::max(differentials, std::abs(2 * doubled["differential"][k][i].get<double>() -
+                                                       longer["differential"][k][i].get<double>()));
+  EXPECT_LT(apart, 1e-10);
+  EXPECT_LT(differentials, 1e-9);
+  // v = Σ c_k w_k on the orthonormal basis: Σ c_k G0(v)(v, w_k) = Σ c_k h² G(q0)(v, w_k) = h² |v|²
+  const std::vector<double> v = {0.3, 0.7, 0.15};
+  double radial = 0.0, initial = 0.0;
+  for (int k = 0; k < 2; ++k) {
+    double c = 0.0;
+    for (int i = 0; i < 3; ++i) c += v[static_cast<std::size_t>(i)] * longer["directions"][k][i].get<double>();
+    radial += c * longer["radial"][k].get<double>();
+    initial += c * longer["initial"][k].get<double>();
+  }
+  EXPECT_NEAR(initial, 4 * (0.09 + 0.49 + 0.0225), 1e-12);
+  EXPECT_NEAR(radial, initial, 1e-9);
+  const Result text = cli_test::dalembert("exp " + model("particle") + " --h 0.5");
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("Gauss condition"), std::string::npos) << text.out;
+  cli_test::expect_bad_input("exp " + model("particle") + " --h -1", "must be a positive number, got -1");
+  cli_test::expect_bad_input("exp chaplygin-sleigh", "is a compiled catalogue system");
+  cli_test::expect_bad_input("exp " + model("particle") + " --q0 0,0,0 --v0 1,0,1", "violates constraints[0]");
+}
+
 // `dalembert conjugate`: the particle in the potential c (x² + y²) from the origin along x has its
 // conjugate points where the oscillation returns, t = kπ/√(2c), each of multiplicity 2
 // (docs/jacobi-fields.md); bad values exit 2 naming them.

@@ -1,4 +1,4 @@
-// The dalembert command: list, describe, run, steady, conjugate, jacobi (the contract: docs/architecture.md,
+// The dalembert command: list, describe, run, steady, conjugate, exp, jacobi (the contract: docs/architecture.md,
 // README.md), the studies reproduce, compare, convergence (cli/study_commands.cpp) and ensemble
 // (cli/ensemble_command.cpp);
 // `dalembert --version` prints `dalembert VERSION`: the release (dalembert/version.hpp) and the
@@ -374,6 +374,61 @@ int conjugate_command(const std::string& name, const RunArguments& a, const std:
 /// `samples` + 1 equal times of [0, t_end] (docs/jacobi-fields.md), as CSV on standard output: t,
 /// the coordinates, the field W_i, its derivative W_i_t and the linearised constraint's residual.
 /// SIGINT or SIGTERM stops it.
+/// The nonholonomic exponential map exp_h(v0) of a model file from q0 and its differential on an
+/// orthonormal basis of D(q0), with the pulled-back metric and the two sides of the Gauss condition
+/// (docs/jacobi-fields.md): as text, or JSON with `json`.
+int exp_command(const std::string& name, const RunArguments& a, const std::string& h_text, bool json) {
+  const catalogue::Entry& entry = catalogue::find(name);
+  const auto model = modelfile::loaded_model_of(entry);
+  if (!model)
+    throw BadInput("the exponential map is computed for model files (docs/jacobi-fields.md); " + name +
+                   " is a compiled catalogue system: write it as a model file");
+  const double h = parse_number("--h", h_text);
+  if (!(h > 0)) throw BadOption("h", "must be a positive number, got " + h_text);
+  const support::StopOnSignal stop;
+  const auto e = modelfile::exponential_map(model, a.parameters(), a.initial(), h, {}, 1e-12, &stop.requested());
+  const auto list = [](const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); };
+  const auto columns = [&](const Eigen::MatrixXd& X) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (Eigen::Index k = 0; k < X.cols(); ++k) out.push_back(list(X.col(k)));
+    return out;
+  };
+  if (json) {
+    nlohmann::ordered_json j;
+    j["system"] = name;
+    j["h"] = h;
+    j["q"] = list(e.q);
+    j["v"] = list(e.v);
+    j["directions"] = columns(e.directions);
+    j["differential"] = columns(e.differential);
+    j["metric"] = columns(e.metric);
+    j["radial"] = list(e.radial);
+    j["initial"] = list(e.initial);
+    std::cout << j.dump(2) << '\n';
+    return 0;
+  }
+  std::cout.precision(12);
+  const auto print_row = [](const char* label, const Eigen::VectorXd& x) {
+    std::cout << label;
+    for (Eigen::Index i = 0; i < x.size(); ++i) std::cout << (i ? ", " : "") << x[i];
+    std::cout << '\n';
+  };
+  std::cout << "exponential map of " << name << " over h = " << h << '\n';
+  print_row("  q(h)  ", e.q);
+  print_row("  q'(h) ", e.v);
+  std::cout << "an orthonormal basis w of D(q0), the differential T exp_h w and the pulled-back metric "
+               "G0(w_a, w_b), a column each:\n";
+  for (Eigen::Index k = 0; k < e.directions.cols(); ++k) {
+    std::cout << "  w_" << k + 1 << '\n';
+    print_row("    w            ", e.directions.col(k));
+    print_row("    T exp_h w    ", e.differential.col(k));
+    print_row("    G0(w_a, w)   ", e.metric.col(k));
+    std::cout << "    Gauss condition: G0(v0)(v0, w) = " << e.radial[k] << ", h^2 G(q0)(v0, w) = " << e.initial[k]
+              << '\n';
+  }
+  return 0;
+}
+
 int jacobi_command(const std::string& name, const RunArguments& a, const std::string& dq0_text,
                    const std::string& dv0_text, bool project_dv0, const std::string& t_end_text,
                    const std::string& samples_text) {
@@ -522,6 +577,17 @@ int main(int argc, char** argv) {
   jacobi->add_option("--samples", jacobi_samples, "rows after t = 0, at equal intervals (default 100)")
       ->type_name("N");
 
+  std::string exp_system, exp_h = "1";
+  RunArguments exp_arguments;
+  bool exp_json = false;
+  auto* exp = app.add_subcommand("exp",
+                                 "the nonholonomic exponential map of a model file at (q0, v0) and its differential on "
+                                 "D(q0) (docs/jacobi-fields.md)");
+  exp->add_option("SYSTEM", exp_system, "model file (.toml)")->required();
+  exp_arguments.add_to(*exp, kInitialData | kParameters);
+  exp->add_option("--h", exp_h, "the time h > 0 of exp_h(v0) = q(h) (default 1)")->type_name("NUMBER");
+  exp->add_flag("--json", exp_json, "machine-readable output");
+
   const auto studies = add_study_commands(app);
   const auto ensemble = add_ensemble_command(app);
 
@@ -569,6 +635,7 @@ int main(int argc, char** argv) {
       if (*conjugate)
         return conjugate_command(conjugate_system, conjugate_arguments, conjugate_t_end, conjugate_samples,
                                  conjugate_json);
+      if (*exp) return exp_command(exp_system, exp_arguments, exp_h, exp_json);
       if (*jacobi)
         return jacobi_command(jacobi_system, jacobi_arguments, jacobi_dq0, jacobi_dv0, jacobi_project_dv0,
                               jacobi_t_end, jacobi_samples);
