@@ -45,6 +45,16 @@ namespace {
 
 using support::printable;
 
+/// The entries of x, for JSON.
+std::vector<double> entries(const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); }
+
+/// `label` and the entries of x as --q0 takes them, comma-separated, on a line.
+void print_entries(const std::string& label, const Eigen::VectorXd& x) {
+  std::cout << label;
+  for (Eigen::Index i = 0; i < x.size(); ++i) std::cout << (i ? "," : "") << x[i];
+  std::cout << '\n';
+}
+
 /// Systems, methods and the model files found by name in three sections, a line each: the name,
 /// then (unless `names_only`) a one-line description and, for a method, the kinds of system it runs
 /// on, for a model file its path.
@@ -243,7 +253,6 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
   };
   const std::vector<std::complex<double>> values = sorted(motion.eigenvalues);
   const double largest = values.empty() ? 0.0 : values.front().real();
-  const auto as_vector = [](const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); };
   std::vector<std::string> rate_names = motion.symmetric;  // a translation by its coordinate's name
   if (!motion.rotation.empty()) rate_names.push_back("rotation");
   if (json) {
@@ -254,8 +263,8 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
     j["rates"] = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < rate_names.size(); ++i)
       j["rates"][rate_names[i]] = motion.rates[static_cast<Eigen::Index>(i)];
-    j["q0"] = as_vector(motion.q0);
-    j["v0"] = as_vector(motion.v0);
+    j["q0"] = entries(motion.q0);
+    j["v0"] = entries(motion.v0);
     if (request.find) j["iterations"] = motion.iterations;
     j["eigenvalues"] = nlohmann::ordered_json::array();
     for (const auto& x : values) j["eigenvalues"].push_back({x.real(), x.imag()});
@@ -280,13 +289,8 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
   std::cout.precision(12);
   std::cout << "steady motion of " << name << '\n';
   if (request.find) std::cout << "found in " << motion.iterations << " Gauss-Newton iteration(s)\n";
-  const auto print = [](const char* label, const Eigen::VectorXd& x) {
-    std::cout << label;
-    for (Eigen::Index i = 0; i < x.size(); ++i) std::cout << (i ? "," : "") << x[i];
-    std::cout << '\n';
-  };
-  print("  q0 ", motion.q0);
-  print("  v0 ", motion.v0);
+  print_entries("  q0 ", motion.q0);
+  print_entries("  v0 ", motion.v0);
   std::cout << "rates of the symmetry:\n";
   for (std::size_t i = 0; i < rate_names.size(); ++i) {
     std::string label = "translation of " + rate_names[i];
@@ -387,42 +391,36 @@ int exp_command(const std::string& name, const RunArguments& a, const std::strin
   if (!(h > 0)) throw BadOption("h", "must be a positive number, got " + h_text);
   const support::StopOnSignal stop;
   const auto e = modelfile::exponential_map(model, a.parameters(), a.initial(), h, {}, 1e-12, &stop.requested());
-  const auto list = [](const Eigen::VectorXd& x) { return std::vector<double>(x.data(), x.data() + x.size()); };
   const auto columns = [&](const Eigen::MatrixXd& X) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (Eigen::Index k = 0; k < X.cols(); ++k) out.push_back(list(X.col(k)));
+    for (Eigen::Index k = 0; k < X.cols(); ++k) out.push_back(entries(X.col(k)));
     return out;
   };
   if (json) {
     nlohmann::ordered_json j;
     j["system"] = name;
     j["h"] = h;
-    j["q"] = list(e.q);
-    j["v"] = list(e.v);
+    j["q"] = entries(e.q);
+    j["v"] = entries(e.v);
     j["directions"] = columns(e.directions);
     j["differential"] = columns(e.differential);
     j["metric"] = columns(e.metric);
-    j["radial"] = list(e.radial);
-    j["initial"] = list(e.initial);
+    j["radial"] = entries(e.radial);
+    j["initial"] = entries(e.initial);
     std::cout << j.dump(2) << '\n';
     return 0;
   }
   std::cout.precision(12);
-  const auto print_row = [](const char* label, const Eigen::VectorXd& x) {
-    std::cout << label;
-    for (Eigen::Index i = 0; i < x.size(); ++i) std::cout << (i ? ", " : "") << x[i];
-    std::cout << '\n';
-  };
   std::cout << "exponential map of " << name << " over h = " << h << '\n';
-  print_row("  q(h)  ", e.q);
-  print_row("  q'(h) ", e.v);
+  print_entries("  q(h)  ", e.q);
+  print_entries("  q'(h) ", e.v);
   std::cout << "an orthonormal basis w of D(q0), the differential T exp_h w and the pulled-back metric "
                "G0(w_a, w_b), a column each:\n";
   for (Eigen::Index k = 0; k < e.directions.cols(); ++k) {
     std::cout << "  w_" << k + 1 << '\n';
-    print_row("    w            ", e.directions.col(k));
-    print_row("    T exp_h w    ", e.differential.col(k));
-    print_row("    G0(w_a, w)   ", e.metric.col(k));
+    print_entries("    w            ", e.directions.col(k));
+    print_entries("    T exp_h w    ", e.differential.col(k));
+    print_entries("    G0(w_a, w)   ", e.metric.col(k));
     std::cout << "    Gauss condition: G0(v0)(v0, w) = " << e.radial[k] << ", h^2 G(q0)(v0, w) = " << e.initial[k]
               << '\n';
   }

@@ -172,19 +172,34 @@ inline Eigen::VectorXd combined_offset(const Symmetry& symmetry, const Eigen::Ve
   return b;
 }
 
-/// The rates ω of the steady motion through (q, v) with acceleration a: the least-norm solution of
-/// Ξ ω = v, Σ ω_a A_a v = a. Where it leaves a residual above tolerance × scale (× scale² for the
-/// acceleration), (q, v) is not a steady motion: throws naming the coordinate.
-inline Eigen::VectorXd symmetry_rates(const Symmetry& symmetry, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
-                                      const Eigen::VectorXd& a, double tolerance, double scale) {
+/// The matrix [Ξ; (A_a v)_a] (2n × k) whose product with the rates ω is (v, a) on a steady motion.
+inline Eigen::MatrixXd rate_equations(const Symmetry& symmetry, const Eigen::VectorXd& q, const Eigen::VectorXd& v) {
   const int n = static_cast<int>(q.size()), k = static_cast<int>(symmetry.size());
   Eigen::MatrixXd S(2 * n, k);
   S.topRows(n) = generators_at(symmetry, q);
   for (int j = 0; j < k; ++j) S.col(j).tail(n) = symmetry[j].A * v;
-  Eigen::VectorXd target(2 * n);
+  return S;
+}
+
+/// The rates that fit (q, v) with acceleration a best: the least-norm solution of Ξ ω = v,
+/// Σ ω_a A_a v = a in the least-squares sense.
+inline Eigen::VectorXd fitted_rates(const Symmetry& symmetry, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                    const Eigen::VectorXd& a) {
+  if (symmetry.empty()) return Eigen::VectorXd();
+  Eigen::VectorXd target(2 * q.size());
   target << v, a;
-  const Eigen::VectorXd rates = k == 0 ? Eigen::VectorXd() : S.completeOrthogonalDecomposition().solve(target);
-  const Eigen::VectorXd along = k == 0 ? Eigen::VectorXd::Zero(2 * n) : Eigen::VectorXd(S * rates);
+  return rate_equations(symmetry, q, v).completeOrthogonalDecomposition().solve(target);
+}
+
+/// The rates ω of the steady motion through (q, v) with acceleration a (fitted_rates). Where they
+/// leave a residual above tolerance × scale (× scale² for the acceleration), (q, v) is not a steady
+/// motion: throws naming the coordinate.
+inline Eigen::VectorXd symmetry_rates(const Symmetry& symmetry, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                                      const Eigen::VectorXd& a, double tolerance, double scale) {
+  const int n = static_cast<int>(q.size());
+  const Eigen::VectorXd rates = fitted_rates(symmetry, q, v, a);
+  const Eigen::VectorXd along =
+      symmetry.empty() ? Eigen::VectorXd::Zero(2 * n) : Eigen::VectorXd(rate_equations(symmetry, q, v) * rates);
   for (int i = 0; i < n; ++i)
     if (std::abs(v[i] - along[i]) > tolerance * scale)
       throw std::invalid_argument("not a steady motion: the velocity of coordinate " + std::to_string(i) + " is " +
@@ -344,15 +359,8 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
   const Eigen::VectorXd q_guess = q, v_guess = v;
   SteadyMotionPoint out;
   out.q = q_guess;
-  {  // the rates that fit the guess best
-    const auto J = acceleration_jacobian(sys, q, v);
-    Eigen::MatrixXd fit(2 * n, k);
-    fit.topRows(n) = detail::generators_at(symmetry, q_guess);
-    for (int a = 0; a < k; ++a) fit.col(a).tail(n) = symmetry[a].A * v_guess;
-    Eigen::VectorXd target(2 * n);
-    target << v_guess, Eigen::VectorXd(J.acceleration);
-    out.rates = k == 0 ? Eigen::VectorXd() : Eigen::VectorXd(fit.completeOrthogonalDecomposition().solve(target));
-  }
+  out.rates = detail::fitted_rates(symmetry, q_guess, v_guess,
+                                   Eigen::VectorXd(acceleration_jacobian(sys, q, v).acceleration));
   const int rows = n + m + held, columns = n + k;
   Eigen::VectorXd R(rows);
   Eigen::MatrixXd D(rows, columns);
