@@ -15,19 +15,22 @@
 //   E(q1, v1) − E(q0, v0) = ∇̄E·(Δq, Δv) = (M̃Δq)·λ + Δq·F = Δq·F:
 // without a force the energy is conserved to round-off and Newton's tolerance, and the constraint
 // holds at every step point. M̃ differs from M(q̄) by O(h²) (M(q̄)Δq = O(h³) between two points of
-// D), the scheme is symmetric, and it is of order 2 (docs/methods.md). Unknowns (q1, v1, λ), 2n + m;
-// the Jacobian comes from forward automatic differentiation of the residual, and Newton takes one
-// correction beyond its tolerance so that the energy is conserved to round-off. From
-// sizes::discrete_gradient_chord_unknowns unknowns on, where the Jacobian costs far more than the
-// residual, chord iterations on a factorisation kept from step to step (as SPARK's) solve to the
-// tolerance, and that last correction is Newton's, with a Jacobian at the chord's solution. The
-// equations are written once, generic in the scalar type of the start (q0, v0) too, and the step's
-// derivative by its start comes from the same equations by the implicit-function theorem
-// (step_derivative).
-// A locally coupled model without external force (model/local_terms.hpp) is stepped with the same
-// equations assembled term by term (step_by_terms): multiplied through by G(q̄), and with the two
-// scalars that couple all coordinates, c and σ = λ·M(q̄)Δq/|Δq|² (M̃ᵀλ = M(q̄)ᵀλ − σΔq), as two more
-// unknowns, the Jacobian is sparse but for their two rows and columns, and Newton is exact.
+// D), the scheme is symmetric, and it is of order 2 (docs/methods.md).
+// The equations are stated once, multiplied through by G(q̄) so that none needs G⁻¹, as the shares
+// of a part of the model (`shares`): the whole model's, or a term's of a locally coupled model
+// (model/local_terms.hpp), whose sum is the model's. With the two scalars that couple all
+// coordinates, c and σ = λ·M(q̄)Δq/|Δq|² (M̃ᵀλ = M(q̄)ᵀλ − σΔq), the storage decides the unknowns:
+//  - dense: (q1, v1, λ), 2n + m, with c and σ eliminated (`equations`); the Jacobian by forward
+//    automatic differentiation; from sizes::discrete_gradient_chord_unknowns unknowns on, where the
+//    Jacobian costs far more than the residual, chord iterations on a factorisation kept from step
+//    to step (as SPARK's), ending with one Newton step at the chord's solution;
+//  - by terms (a locally coupled model without external force): (q1, v1, λ, c, σ), whose Jacobian
+//    is sparse but for c's and σ's rows and columns, assembled from each term's derivatives
+//    (`equations_by_terms`), by Newton.
+// Either way one Newton correction beyond the tolerance follows, so that the energy is conserved
+// to round-off. The equations are generic in the scalar type of the start (q0, v0) too, and the
+// step's derivative by its start comes from them by the implicit-function theorem
+// (step_derivative, sparse_step_derivative).
 #include <type_traits>
 
 #include "dalembert/core/sizes.hpp"
@@ -102,7 +105,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         const T E0 = 0.5 * v0.dot(dense_metric(term, q0) * v0) + term.template potential<T>(q0);
         Vec<T, R> out;
         const Vec<T, 2 * K + m_e> y = z.template tail<2 * K + m_e>();
-        out.template head<2 * K + m_e + 2>() = term_equations(term, h, q0, v0, E0, y);
+        out.template head<2 * K + m_e + 2>() = term_shares(term, h, q0, v0, E0, y);
         out.template segment<K>(2 * K + m_e + 2) = dense_metric(term, q0) * v0;
         out.template tail<K>() = dense_metric(term, q1) * v1;
         return out;
@@ -163,10 +166,12 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
   Eigen::Index next_position_row(const State&) const { return 0; }
 
  private:
-  /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ): the drift rows, the
-  /// momentum rows, the constraint rows, with a constant external force f added to the model's.
-  /// Generic in x's scalar U (with `width` derivatives) and in the start's T, double in a step, U
-  /// for its derivative.
+  /// The step's residual from (q0, v0), E0 = E(q0, v0), at x = (q1, v1, λ), with a constant external
+  /// force f added to the model's: the whole model's shares (`shares`) with c and σ eliminated,
+  ///   c = (E(q1, v1) − E0 − ∇E(q̄, v̄)·Δ)/|Δ|²,   σ = λ·M(q̄)Δq/|Δq|²
+  /// (zero at a step of zero length), and added as ∇̄E = ∇E(q̄, v̄) + cΔ and M̃ᵀλ = M(q̄)ᵀλ − σΔq:
+  /// the drift rows, the momentum rows, the constraint rows. Generic in x's scalar U (with `width`
+  /// derivatives) and in the start's T, double in a step, U for its derivative.
   template <class T, class X, class F = NoConstantForce>
   auto equations(const VecN<S, T>& start_q, const VecN<S, T>& start_v, const T& E0, const X& x,
                  double t0, int width, const F& f = {}) const {
@@ -174,45 +179,20 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
     const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), v0 = ad::in_scalar<U>(start_v, width);
-    const VecN<S, U> q1 = x.template head<n>(dn), v1 = x.template segment<n>(dn, dn);
-    const VecN<S, U> dq = q1 - q0, dv = v1 - v0;
-    const VecN<S, U> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
-    const MetricDerivatives<S, U> mid(system_, q_mid);
-    const MatNN<S, U> G = mid.constant() ? MatNN<S, U>() : mid.metric();  // a varying metric, in U
-    const auto metric_times = [&](const VecN<S, U>& w) -> VecN<S, U> {
-      if (mid.constant()) return mid.metric_product(w);
-      return coefficient_product(G, w);
-    };
-    VecN<S, U> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid);
-    VecN<S, U> grad_v = metric_times(v_mid);
-    const U squared_step = dq.squaredNorm() + dv.squaredNorm();
-    if (ad::plain(squared_step) > 0) {  // at rest the midpoint gradient is already exact
-      const VecN<S, U> G1v1 =
-          mid.constant() ? metric_times(v1) : VecN<S, U>(coefficient_product(dense_metric(system_, q1), v1));
-      const U E1 = 0.5 * v1.dot(G1v1) + system_.template potential<U>(q1);
-      const U excess = (E1 - E0 - grad_q.dot(dq) - grad_v.dot(dv)) / squared_step;
-      grad_q += excess * dq;
-      grad_v += excess * dv;
-    }
-    const VecN<S, U> drift = mid.metric_solve(grad_v);  // Δq/h
-    VecN<S, U> force = mid.gyroscopic(v_mid, drift) - grad_q;
-    if constexpr (m != 0) {
-      if (dm > 0) {
-        const MatMN<S, U> M_mid = system_.template constraint_matrix<U>(q_mid);
-        MatMN<S, U> M_tilde = M_mid;
-        const U squared_dq = dq.squaredNorm();
-        if (ad::plain(squared_dq) > 0)
-          M_tilde -= VecM<S, U>(coefficient_product(M_mid, dq)) * (dq.transpose() / squared_dq);
-        force += coefficient_product(M_tilde.transpose(), x.template segment<m>(2 * dn, dm));
+    const auto forces = [&](VecN<S, U>& rows, const VecN<S, U>& q_mid, const VecN<S, U>& v_mid) {
+      if constexpr (HasExternalForce<S>) {
+        if (has_external_force(system_)) rows -= h * system_.template force<U>(q_mid, v_mid, t0 + 0.5 * h);
       }
-    }
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) force += system_.template force<U>(q_mid, v_mid, t0 + 0.5 * h);
-    }
-    add_constant_force(force, f);
+      add_constant_force(rows, f, -h);
+    };
+    const auto share = shares(system_, h, q0, v0, E0, x, forces);
+    const VecN<S, U> dq = x.template head<n>(dn) - q0, dv = x.template segment<n>(dn, dn) - v0;
+    const U squared_dq = dq.squaredNorm(), squared_step = squared_dq + dv.squaredNorm();
+    const U c = ad::plain(squared_step) > 0 ? U(share[2 * dn + dm] / squared_step) : ad::lift<U>(0.0);
+    const U sigma = ad::plain(squared_dq) > 0 ? U(share[2 * dn + dm + 1] / squared_dq) : ad::lift<U>(0.0);
     Unknowns<U> r(2 * dn + dm);
-    r << dq - h * drift, metric_times(dv) - h * force,
-        VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(q1), v1));
+    r << share.template head<n>(dn) - (h * c) * dv, share.template segment<n>(dn, dn) + (h * (c + sigma)) * dq,
+        share.template segment<m>(2 * dn, dm);
     return r;
   }
 
@@ -300,53 +280,65 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
     s.iterations = iterations + 1;
   }
 
-  /// One term's share of the equations, at its unknowns y = (q1, v1, λ) (λ: the term's constraint
-  /// rows) from its (q0, v0): with q̄, v̄, Δq, Δv of the term,
-  ///   G(q̄)Δq − h G(q̄)v̄                                 (K rows of the drift equation),
-  ///   G(q̄)Δv − Ω(v̄)Δq + h ∇_qE(q̄, v̄) − h M(q̄)ᵀλ       (K rows of the momentum equation),
-  ///   M(q1) v1                                          (its constraint rows),
-  ///   E(q1, v1) − E(q0, v0) − ∇E(q̄, v̄)·(Δq, Δv),  λ·M(q̄)Δq   (its shares of two sums).
-  /// The drift Δq/h stands for G(q̄)⁻¹∇̄_vE in the gyroscopic term: the drift equation makes them equal.
-  /// The energy's share is O(h³), so the sum of the terms' shares keeps its round-off small where E
+  /// A part's share of the step's equations, the whole model's or, for a locally coupled model, a
+  /// term's, at its unknowns y = (q1, v1, λ) (λ: the part's constraint rows) from its (q0, v0) with
+  /// E0 = E(q0, v0); with q̄, v̄, Δq, Δv of the part:
+  ///   G(q̄)Δq − h G(q̄)v̄                                       (the drift rows),
+  ///   G(q̄)Δv − Ω(v̄)Δq + h ∇_qE(q̄, v̄) − h M(q̄)ᵀλ − h F̄      (the momentum rows),
+  ///   M(q1) v1                                                (the constraint rows),
+  ///   E(q1, v1) − E0 − ∇E(q̄, v̄)·(Δq, Δv),  λ·M(q̄)Δq          (its shares of two sums),
+  /// where forces(rows, q̄, v̄) subtracts h F̄, the external forces at the midpoint (a term has none).
+  /// These are the equations of the step multiplied through by G(q̄): no row needs G⁻¹, and the drift
+  /// Δq/h stands for G(q̄)⁻¹∇̄_vE in the gyroscopic term, which the drift equation makes equal. The
+  /// energy's share is O(h³), so that a sum of the terms' shares keeps its round-off small where E
   /// itself is large (E(q1, v1) − E(q0, v0) of the whole model, about 400 on a thousand skates,
-  /// left the c equation at 1e-11).
-  /// The start (q0, v0, E0) is of doubles in a step, of y's scalar type for the derivative by it.
-  template <class Term, class Start, class E, class Y>
-  static auto term_equations(const Term& term, double h, const Start& q0_in, const Start& v0_in, const E& E0,
-                             const Y& y) {
+  /// left the c equation at 1e-11). The start (q0, v0, E0) is in y's scalar type, or of doubles.
+  template <class Part, class Q, class E, class Y, class Forces>
+  static auto shares(const Part& part, double h, const Q& q0, const Q& v0, const E& E0, const Y& y,
+                     Forces&& forces) {
     using T = typename Y::Scalar;
-    constexpr int K = Term::n, m_e = Term::m;
-    const int width = static_cast<int>(y.size());
-    const auto lift = [&](const Vec<typename Start::Scalar, K>& a) -> Vec<T, K> {
-      if constexpr (std::is_same_v<typename Start::Scalar, T>) {
-        return a;
-      } else {
-        return ad::constants<T>(a, width);
-      }
+    constexpr int K = Part::n, m_e = Part::m;
+    const int k = coordinate_count(part), dm = constraint_count(part);
+    const VecN<Part, T> q1 = y.template head<K>(k), v1 = y.template segment<K>(k, k);
+    const VecN<Part, T> dq = q1 - q0, dv = v1 - v0;
+    const VecN<Part, T> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
+    const MetricDerivatives<Part, T> mid(part, q_mid);
+    const MatNN<Part, T> G = mid.constant() ? MatNN<Part, T>() : mid.metric();  // a varying metric, in T
+    const auto metric_times = [&](const VecN<Part, T>& w) -> VecN<Part, T> {
+      if (mid.constant()) return mid.metric_product(w);
+      return coefficient_product(G, w);
     };
-    const Vec<T, K> q0 = lift(q0_in), v0 = lift(v0_in);
-    const Vec<T, K> q1 = y.template head<K>(), v1 = y.template segment<K>(K);
-    const Vec<T, K> dq = q1 - q0, dv = v1 - v0;
-    const Vec<T, K> q_mid = 0.5 * (q0 + q1), v_mid = 0.5 * (v0 + v1);
-    const MetricDerivatives<Term, T> mid(term, q_mid);
-    const Mat<T, K, K> G = mid.metric();
-    const Vec<T, K> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid), momentum_mid = G * v_mid;
-    Vec<T, 2 * K + m_e + 2> out;
-    out.template head<K>() = G * dq - h * momentum_mid;
-    Vec<T, K> momentum_rows = G * dv - mid.gyroscopic(v_mid, dq) + h * grad_q;
-    T lambda_times_M_dq(0.0);
-    if constexpr (m_e > 0) {
-      const Vec<T, m_e> lambda = y.template tail<m_e>();
-      const Mat<T, m_e, K> M_mid = term.template constraint_matrix<T>(q_mid);
-      momentum_rows -= h * (M_mid.transpose() * lambda);
-      lambda_times_M_dq = lambda.dot(M_mid * dq);
-      out.template segment<m_e>(2 * K) = term.template constraint_matrix<T>(q1) * v1;
+    const VecN<Part, T> grad_q = mid.potential_gradient_plus_half_quadratic(v_mid), momentum_mid = metric_times(v_mid);
+    Vec<T, sum_of_sizes(sum_of_sizes(multiple_of_size(2, K), m_e), 2),
+        sum_of_sizes(sum_of_sizes(multiple_of_size(2, max_n_of<Part>()), max_m_of<Part>()), 2)>
+        out(2 * k + dm + 2);
+    out.template head<K>(k) = metric_times(dq) - h * momentum_mid;
+    VecN<Part, T> momentum_rows = metric_times(dv) - mid.gyroscopic(v_mid, dq) + h * grad_q;
+    forces(momentum_rows, q_mid, v_mid);
+    T lambda_times_M_dq = ad::lift<T>(0.0);
+    if constexpr (m_e != 0) {
+      if (dm > 0) {
+        const VecM<Part, T> lambda = y.template segment<m_e>(2 * k, dm);
+        const MatMN<Part, T> M_mid = part.template constraint_matrix<T>(q_mid);
+        momentum_rows -= h * VecN<Part, T>(coefficient_product(M_mid.transpose(), lambda));
+        lambda_times_M_dq = lambda.dot(VecM<Part, T>(coefficient_product(M_mid, dq)));
+        out.template segment<m_e>(2 * k, dm) = coefficient_product(part.template constraint_matrix<T>(q1), v1);
+      }
     }
-    out.template segment<K>(K) = momentum_rows;
-    const T E1 = 0.5 * v1.dot(dense_metric(term, q1) * v1) + term.template potential<T>(q1);
-    out[2 * K + m_e] = (E1 - E0) - (grad_q.dot(dq) + momentum_mid.dot(dv));
-    out[2 * K + m_e + 1] = lambda_times_M_dq;
+    out.template segment<K>(k, k) = momentum_rows;
+    const VecN<Part, T> G1v1 =
+        mid.constant() ? metric_times(v1) : VecN<Part, T>(coefficient_product(dense_metric(part, q1), v1));
+    const T E1 = 0.5 * v1.dot(G1v1) + part.template potential<T>(q1);
+    out[2 * k + dm] = (E1 - E0) - (grad_q.dot(dq) + momentum_mid.dot(dv));
+    out[2 * k + dm + 1] = lambda_times_M_dq;
     return out;
+  }
+  /// A term's shares, from its start of doubles or of y's scalar type: a term has no external force.
+  template <class Term, class Q, class E, class Y>
+  static auto term_shares(const Term& term, double h, const Q& q0, const Q& v0, const E& E0, const Y& y) {
+    using T = typename Y::Scalar;
+    const int width = static_cast<int>(y.size());
+    return shares(term, h, ad::in_scalar<T>(q0, width), ad::in_scalar<T>(v0, width), E0, y, [](auto&&...) {});
   }
 
   /// The equations of step_by_terms and their Jacobian's entries at x = (q1, v1, λ, c, σ):
@@ -378,7 +370,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
       Matd<R, Y> jacobian;
       const Vecd<K> q0e = local::gather(q0, indices), v0e = local::gather(v0, indices);
       const double E0 = 0.5 * v0e.dot(dense_metric(term, q0e) * v0e) + term.template potential<double>(q0e);
-      ad::value_and_jacobian<Y, R>([&](const auto& yd) { return term_equations(term, h, q0e, v0e, E0, yd); }, y, value,
+      ad::value_and_jacobian<Y, R>([&](const auto& yd) { return term_shares(term, h, q0e, v0e, E0, yd); }, y, value,
                                    jacobian);
       const auto add_row = [&](int row, int local_row) {
         F[row] += value[local_row];
