@@ -20,12 +20,14 @@
 // A locally coupled model without external force (model/local_terms.hpp) is stepped term by term
 // (step_by_terms): with the stage velocities V_i and the end velocity v1 as unknowns too, through
 // G(Q_i)V_i = P_i and G(q1)v1 = p1, no equation needs G⁻¹, every one is a sum of the terms', and
-// Newton factorises a sparse Jacobian.
+// Newton factorises a sparse Jacobian. A stage's momentum rate and constraint are stated once, for
+// the whole model and for a term (momentum_rate_and_constraint).
 #include <array>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #include "dalembert/method/metric_method.hpp"
 #include "dalembert/model/dynamics.hpp"
@@ -188,18 +190,37 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
     const MetricDerivatives<S, T> at(system_, Q);
     const VecN<S, T> V = at.metric_solve(P);
-    VecN<S, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
-    const MatMN<S, T> M = system_.template constraint_matrix<T>(Q);
-    if constexpr (m != 0) {
-      if (dm > 0) R += coefficient_product(M.transpose(), y.template segment<m>(2 * dn, dm));
-    }
+    auto [R, g] = momentum_rate_and_constraint(system_, at, Q, V, y.template segment<m>(2 * dn, dm));
     if constexpr (HasExternalForce<S>) {
       if (has_external_force(system_)) R += system_.template force<T>(Q, V, t0 + pair_.c[i] * h_);
     }
     add_constant_force(R, f);
     Vec<T, stage_size> rates(2 * dn + dm);
-    rates << V, R, coefficient_product(M, V);
+    rates << V, R, g;
     return rates;
+  }
+
+  /// What every stage states, of the whole model or of a term: the momentum rate without external
+  /// forces, R = −H_q(Q, G(Q)V) + M(Q)ᵀΛ = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, and the constraint M(Q)V,
+  /// at the stage's (Q, V, Λ), with G and V at Q in `at`.
+  template <class Part, class T, class Multipliers>
+  static std::pair<VecN<Part, T>, VecM<Part, T>> momentum_rate_and_constraint(const Part& part,
+                                                                              const MetricDerivatives<Part, T>& at,
+                                                                              const VecN<Part, T>& Q,
+                                                                              const VecN<Part, T>& V,
+                                                                              const Multipliers& lambda) {
+    const int dm = constraint_count(part);
+    std::pair<VecN<Part, T>, VecM<Part, T>> out;
+    out.first = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+    out.second.resize(dm);
+    if constexpr (Part::m != 0) {
+      if (dm > 0) {
+        const MatMN<Part, T> M = part.template constraint_matrix<T>(Q);
+        out.first += coefficient_product(M.transpose(), VecM<Part, T>(lambda));
+        out.second = coefficient_product(M, V);
+      }
+    }
+    return out;
   }
 
   /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
@@ -384,23 +405,17 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     s.iterations = iterations;
   }
 
-  /// A term's stage rates at y = (Q, V, Λ) (Λ: the term's constraint rows): G(Q)V, the momentum rate
-  /// R = −H_q(Q, G(Q)V) + M(Q)ᵀΛ = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, and M(Q)V.
+  /// A term's stage rates at y = (Q, V, Λ) (Λ: the term's constraint rows): G(Q)V, and the momentum
+  /// rate and constraint of momentum_rate_and_constraint.
   template <class Term, class Y>
   static auto term_stage_rates(const Term& term, const Y& y) {
     using T = typename Y::Scalar;
     constexpr int K = Term::n, m_e = Term::m;
     const Vec<T, K> Q = y.template head<K>(), V = y.template segment<K>(K);
     const MetricDerivatives<Term, T> at(term, Q);
-    Vec<T, K> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+    const auto [R, g] = momentum_rate_and_constraint(term, at, Q, V, y.template tail<m_e>());
     Vec<T, 2 * K + m_e> out;
-    out.template head<K>() = at.metric() * V;
-    if constexpr (m_e > 0) {
-      const Mat<T, m_e, K> M = term.template constraint_matrix<T>(Q);
-      R += M.transpose() * Vec<T, m_e>(y.template tail<m_e>());
-      out.template tail<m_e>() = M * V;
-    }
-    out.template segment<K>(K) = R;
+    out << at.metric() * V, R, g;
     return out;
   }
 
