@@ -204,11 +204,8 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   /// forces, R = −H_q(Q, G(Q)V) + M(Q)ᵀΛ = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, and the constraint M(Q)V,
   /// at the stage's (Q, V, Λ), with G and V at Q in `at`.
   template <class Part, class T, class Multipliers>
-  static std::pair<VecN<Part, T>, VecM<Part, T>> momentum_rate_and_constraint(const Part& part,
-                                                                              const MetricDerivatives<Part, T>& at,
-                                                                              const VecN<Part, T>& Q,
-                                                                              const VecN<Part, T>& V,
-                                                                              const Multipliers& lambda) {
+  static auto momentum_rate_and_constraint(const Part& part, const MetricDerivatives<Part, T>& at,
+                                           const VecN<Part, T>& Q, const VecN<Part, T>& V, const Multipliers& lambda) {
     const int dm = constraint_count(part);
     std::pair<VecN<Part, T>, VecM<Part, T>> out;
     out.first = -at.potential_gradient_plus_half_quadratic(V, -1.0);
