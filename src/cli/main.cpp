@@ -55,6 +55,22 @@ void print_entries(const std::string& label, const Eigen::VectorXd& x) {
   std::cout << '\n';
 }
 
+/// The loaded model file `name` names, for `what`, which is computed for model files only.
+std::shared_ptr<const modelfile::LoadedModel> model_file_named(const std::string& name, const std::string& what) {
+  auto model = modelfile::loaded_model_of(catalogue::find(name));
+  if (!model)
+    throw BadInput(what + " computed for model files (docs/jacobi-fields.md); " + name +
+                   " is a compiled catalogue system: write it as a model file");
+  return model;
+}
+
+/// The positive number `text` of the option `flag` (`option` as RunOptions names it).
+double positive_number(const std::string& flag, const std::string& option, const std::string& text) {
+  const double x = parse_number(flag, text);
+  if (!(x > 0)) throw BadOption(option, "must be a positive number, got " + text);
+  return x;
+}
+
 /// Systems, methods and the model files found by name in three sections, a line each: the name,
 /// then (unless `names_only`) a one-line description and, for a method, the kinds of system it runs
 /// on, for a model file its path.
@@ -326,13 +342,8 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
 /// (docs/jacobi-fields.md): as text, or JSON with `json`. SIGINT or SIGTERM stops the search.
 int conjugate_command(const std::string& name, const RunArguments& a, const std::string& t_end_text,
                       const std::string& samples_text, bool json) {
-  const catalogue::Entry& entry = catalogue::find(name);
-  const auto model = modelfile::loaded_model_of(entry);
-  if (!model)
-    throw BadInput("conjugate points are computed for model files (docs/jacobi-fields.md); " + name +
-                   " is a compiled catalogue system: write it as a model file");
-  const double t_end = parse_number("--t-end", t_end_text);
-  if (!(t_end > 0)) throw BadOption("t_end", "must be a positive number, got " + t_end_text);
+  const auto model = model_file_named(name, "conjugate points are");
+  const double t_end = positive_number("--t-end", "t_end", t_end_text);
   const int samples = static_cast<int>(parse_whole("--samples", samples_text, 3, 1000000));
   const support::StopOnSignal stop;
   const auto points = modelfile::conjugate_points(model, a.parameters(), a.initial(), t_end, samples, 1e-12,
@@ -374,21 +385,12 @@ int conjugate_command(const std::string& name, const RunArguments& a, const std:
   return 0;
 }
 
-/// The Jacobi field of a model file from (dq0, dv0) along the trajectory from (q0, v0), sampled at
-/// `samples` + 1 equal times of [0, t_end] (docs/jacobi-fields.md), as CSV on standard output: t,
-/// the coordinates, the field W_i, its derivative W_i_t and the linearised constraint's residual.
-/// SIGINT or SIGTERM stops it.
 /// The nonholonomic exponential map exp_h(v0) of a model file from q0 and its differential on an
 /// orthonormal basis of D(q0), with the pulled-back metric and the two sides of the Gauss condition
 /// (docs/jacobi-fields.md): as text, or JSON with `json`.
 int exp_command(const std::string& name, const RunArguments& a, const std::string& h_text, bool json) {
-  const catalogue::Entry& entry = catalogue::find(name);
-  const auto model = modelfile::loaded_model_of(entry);
-  if (!model)
-    throw BadInput("the exponential map is computed for model files (docs/jacobi-fields.md); " + name +
-                   " is a compiled catalogue system: write it as a model file");
-  const double h = parse_number("--h", h_text);
-  if (!(h > 0)) throw BadOption("h", "must be a positive number, got " + h_text);
+  const auto model = model_file_named(name, "the exponential map is");
+  const double h = positive_number("--h", "h", h_text);
   const support::StopOnSignal stop;
   const auto e = modelfile::exponential_map(model, a.parameters(), a.initial(), h, {}, 1e-12, &stop.requested());
   const auto columns = [&](const Eigen::MatrixXd& X) {
@@ -427,17 +429,16 @@ int exp_command(const std::string& name, const RunArguments& a, const std::strin
   return 0;
 }
 
+/// The Jacobi field of a model file from (dq0, dv0) along the trajectory from (q0, v0), sampled at
+/// `samples` + 1 equal times of [0, t_end] (docs/jacobi-fields.md), as CSV on standard output: t,
+/// the coordinates, the field W_i, its derivative W_i_t and the linearised constraint's residual.
+/// SIGINT or SIGTERM stops it.
 int jacobi_command(const std::string& name, const RunArguments& a, const std::string& dq0_text,
                    const std::string& dv0_text, bool project_dv0, const std::string& t_end_text,
                    const std::string& samples_text) {
-  const catalogue::Entry& entry = catalogue::find(name);
-  const auto model = modelfile::loaded_model_of(entry);
-  if (!model)
-    throw BadInput("Jacobi fields are computed for model files (docs/jacobi-fields.md); " + name +
-                   " is a compiled catalogue system: write it as a model file");
+  const auto model = model_file_named(name, "Jacobi fields are");
   const Eigen::VectorXd dq0 = parse_list("--dq0", dq0_text), dv0 = parse_list("--dv0", dv0_text);
-  const double t_end = parse_number("--t-end", t_end_text);
-  if (!(t_end > 0)) throw BadOption("t_end", "must be a positive number, got " + t_end_text);
+  const double t_end = positive_number("--t-end", "t_end", t_end_text);
   const long samples = parse_whole("--samples", samples_text, 1, 1000000);
   std::vector<double> times(static_cast<std::size_t>(samples) + 1);
   for (long k = 0; k <= samples; ++k) times[static_cast<std::size_t>(k)] = t_end * static_cast<double>(k) / samples;
