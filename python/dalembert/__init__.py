@@ -531,7 +531,9 @@ def discrete_steady_motion(stepper: "Stepper", *, symmetric: Optional[Sequence[s
     zero): the multipliers mu of the step, turned back by the symmetry's motion, on the linearised
     constraint modulo the symmetry's orbit, and the rates log(mu)/h, which converge to the
     continuous eigenvalues at the method's order (docs/methods.md, Steady motions and their
-    stability). BadInput when the state is not on a steady motion or the symmetry is not one."""
+    stability). For dla, whose momentum carries its last step's constraint impulse, the step is
+    linearised at the state a step along the steady motion reaches the current position with.
+    BadInput when the state is not on a steady motion or the symmetry is not one."""
     if not isinstance(stepper, Stepper):
         raise TypeError("expected a dalembert.Stepper, got %r" % (stepper,))
     d = stepper.steady_motion(_names(symmetric, "symmetric"), _names(rotation, "rotation"))

@@ -148,17 +148,14 @@ def test_what_steady_motion_refuses(disk):
 
 
 # Each stepper method's rates at the steady turn: its tilt oscillation converges to the continuous
-# pair at the method's order (halving h from 0.02).
+# pair at the method's order (halving h from 0.02). dla's momentum p+_k = D2 L_d(q_{k-1}, q_k)
+# carries its step's constraint impulse, which a state from (q0, v0) lacks where the constraint
+# force is not zero (the turn's), so its step is linearised at the two-point start from the
+# position the steady motion had a step before.
 ORDERS = {"dla": 2, "mla": 2, "mclachlan-perlmutter": 2, "discrete-gradient": 2, "spark": 4, "rk4": 4}
-# dla's momentum p+_k = D2 L_d(q_{k-1}, q_k) carries its step's whole constraint impulse, which the
-# state built from (q0, v0) lacks where the constraint force is not zero (here the turn's): its
-# step's derivative there is O(h) from the one on its own steady motion, and its rates O(1) off
-# (0.20 and 0.19 at h = 0.02 and 0.01). It needs the discrete steady motion of its own.
-DLA_OFF_ITS_OWN_STEADY_MOTION = pytest.mark.xfail(strict=True, reason="dla's momentum carries the constraint impulse")
 
 
-@pytest.mark.parametrize("method", [pytest.param(m, marks=DLA_OFF_ITS_OWN_STEADY_MOTION) if m == "dla" else m
-                                    for m in sorted(ORDERS)])
+@pytest.mark.parametrize("method", sorted(ORDERS))
 def test_each_step_s_rates_at_the_steady_turn_converge_at_its_order(disk, turning, method):
     pair = turning.eigenvalues[np.argmax(np.abs(turning.eigenvalues.imag))]
     errors = []

@@ -240,6 +240,27 @@ inline Eigen::MatrixXd matrix_exponential(const Eigen::MatrixXd& X) {
   return sum;
 }
 
+/// The state at which a method's step is linearised on the steady motion through the state s with
+/// the symmetry's rates: s itself, unless its momentum carries the constraint impulse of the step
+/// that reached it (DLA: p_k = D2 L_d(q_{k−1}, q_k), the multiplier's impulse balancing the
+/// constraint force), which a state from (q0, v0) lacks; then the two-point start from the
+/// position the steady motion had a step before, q(−h) = e^{−hA_ω} q0 + ∫₀^{−h} e^{tA_ω} dt b_ω, to q0.
+template <class Method>
+typename Method::State state_on_the_orbit(const Method& method, const typename Method::State& s,
+                                          const Symmetry& symmetry, const Eigen::VectorXd& rates) {
+  if constexpr (requires { requires Method::carries_multiplier; }) {
+    const int n = static_cast<int>(s.q.size());
+    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n + 1, n + 1);  // the affine flow as a linear one
+    X.topLeftCorner(n, n) = -method.step_size() * combined(symmetry, rates, n);
+    X.col(n).head(n) = -method.step_size() * combined_offset(symmetry, rates, n);
+    const Eigen::MatrixXd back = matrix_exponential(X);
+    const std::decay_t<decltype(s.q)> before = back.topLeftCorner(n, n) * s.q + back.col(n).head(n);
+    return method.initial_state_two_point(before, s.q);
+  } else {
+    return s;
+  }
+}
+
 /// 10 √ε |Â|: where the eigenvalues of a Jordan block scatter.
 inline double eigenvalue_resolution(const Eigen::MatrixXd& reduced) {
   return 10 * std::sqrt(std::numeric_limits<double>::epsilon()) * std::max(1.0, reduced.norm());
@@ -408,28 +429,32 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
   }
 }
 
-/// The linearisation of `method`'s step at the state s on a steady motion with the symmetry
-/// `symmetry`: its multipliers μ on the linearised constraint modulo the orbit and
+/// The linearisation of `method`'s step on the steady motion through the state `given` (its q and
+/// velocity(given)) with the symmetry `symmetry`, at that state or, for a method whose momentum
+/// carries the last step's constraint impulse (DLA), at the state a step along the motion gives
+/// (detail::state_on_the_orbit): its multipliers μ on the linearised constraint modulo the orbit and
 /// λ_h = log(μ)/h, which converge to the continuous eigenvalues at the method's order. The method
 /// gives step_derivative(s), ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with w the state's momentum p (or
 /// p_minus), or its velocity v for a state without one (`rk4`), and velocity(s). Throws
-/// std::invalid_argument when s is not on a steady motion or the step is not equivariant.
+/// std::invalid_argument when the state is not on a steady motion or the step is not equivariant.
 template <class Method>
-SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method, const typename Method::State& s,
+SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method,
+                                                               const typename Method::State& given,
                                                                const Symmetry& symmetry, double tolerance = 1e-8) {
   const auto& sys = method.system();
-  const int n = static_cast<int>(s.q.size()), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
+  const int n = static_cast<int>(given.q.size()), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
   const double h = method.step_size();
   detail::check_generators(symmetry, n);
-  using Point = std::decay_t<decltype(s.q)>;
-  const Point v = method.velocity(s);
-  const Eigen::VectorXd q0 = s.q, v0 = v;
+  using Point = std::decay_t<decltype(given.q)>;
+  const Point v = method.velocity(given);
+  const Eigen::VectorXd q0 = given.q, v0 = v;
   SteadyMotionLinearisation out;
   {
-    const auto J = acceleration_jacobian(sys, s.q, v);
+    const auto J = acceleration_jacobian(sys, given.q, v);
     out.rates = detail::symmetry_rates(symmetry, q0, v0, Eigen::VectorXd(J.acceleration), tolerance,
                                        1.0 + v0.lpNorm<Eigen::Infinity>());
   }
+  const typename Method::State s = detail::state_on_the_orbit(method, given, symmetry, out.rates);
   const auto w_of = [](const auto& state) -> const auto& {
     if constexpr (requires { state.p_minus; }) {
       return state.p_minus;
