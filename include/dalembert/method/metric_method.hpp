@@ -12,7 +12,8 @@
 //                                                external force f added to the model's (or
 //                                                NoConstantForce, model/model.hpp);
 // and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
-// next_position_row(s) and δp_{k+1} last.
+// next_position_row(s) and δp_{k+1} last. A method whose equations give the entries of their own
+// derivatives (SPARK) gives step_derivative and step_derivatives instead of the two above.
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"

@@ -6,22 +6,27 @@
 //   q̇ = H_p(q, p)                             (integrated with Lobatto IIIA, coefficients a_ij)
 //   ṗ = −H_q(q, p) + M(q)ᵀλ + F(q, H_p, t)     (integrated with Lobatto IIIB, coefficients â_ij)
 //   0 = g(q, p).
-// One step of s stages (Q_i, P_i, Λ_i), V_i = G(Q_i)⁻¹P_i, R_i = −H_q(Q_i, P_i) + M(Q_i)ᵀΛ_i + F(Q_i, V_i, t0 + c_i h):
-//   Q_i = q0 + h Σ_j a_ij V_j,   P_i = p0 + h Σ_j â_ij R_j,                   i = 1 … s
-//   q1 = q0 + h Σ_j b_j V_j,     p1 = p0 + h Σ_j b_j R_j,
-//   0 = Σ_j a_ij g(Q_j, P_j),  i = 2 … s,     0 = g(q1, p1),
+// One step of s stages (Q_i, V_i, Λ_i), with the stage momenta P_i = G(Q_i)V_i and momentum rates
+// R_i = −H_q(Q_i, P_i) + M(Q_i)ᵀΛ_i + F = −∇V(Q_i) + ½ V_iᵀ∂_qG(Q_i)V_i + M(Q_i)ᵀΛ_i + F(Q_i, V_i, t0 + c_i h):
+//   Q_i = q0 + h Σ_j a_ij V_j,   P_i = p0 + h Σ_j â_ij R_j,                   i = 1 … s,
+//   q1 = q0 + h Σ_j b_j V_j = Q_s (IIIA's last row is b),   p1 = p0 + h Σ_j b_j R_j,
+//   0 = Σ_j a_ij M(Q_j)V_j,  i = 2 … s,     0 = g(q1, p1) = M(q1) v1 with G(q1) v1 = p1,
 // the constraint conditions of Jay's SPARK for index-2 DAEs: the IIIA rows of the stage values of g
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
 // every step point to Newton's tolerance. Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux
 // and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
-// Unknowns (Q_i, P_i, Λ_i) less Q_1, which is q0 (IIIA's first row is zero): s(2n + m) − n, by chord
-// iterations on a Jacobian kept from step to step and renewed when they contract slowly; the
-// Jacobian is assembled from the forward automatic derivatives of each stage's rates.
-// A locally coupled model without external force (model/local_terms.hpp) is stepped term by term
-// (step_by_terms): with the stage velocities V_i and the end velocity v1 as unknowns too, through
-// G(Q_i)V_i = P_i and G(q1)v1 = p1, no equation needs G⁻¹, every one is a sum of the terms', and
-// Newton factorises a sparse Jacobian. A stage's momentum rate and constraint are stated once, for
-// the whole model and for a term (momentum_rate_and_constraint).
+// The unknowns are the stages (Q_i, V_i, Λ_i) less Q_1 = q0 (IIIA's first row is zero), s(2n + m) − n
+// of them. Written with the stage velocities, no stage equation needs G⁻¹ and each is a sum over the
+// parts of the model (`stage_rates`): the whole model, or the terms of a locally coupled model
+// (model/local_terms.hpp). The equations are stated once (`equations`), and the storage decides the
+// rest:
+//  - dense: v1 = G(q1)⁻¹p1 inside the last condition; chord iterations on a Jacobian kept from step
+//    to step and renewed when they contract slowly (solve/step_driver.hpp);
+//  - by terms (a locally coupled model without external force): v1 is one more unknown, with
+//    G(q1)v1 − p1 = 0, and Newton factorises the sparse Jacobian.
+// The Jacobian is assembled from each part's forward automatic derivatives of its stage rates, and
+// the step's derivatives by its start and by a constant force, by the implicit-function theorem,
+// from the same entries (`derivative`).
 #include <array>
 #include <cmath>
 #include <limits>
@@ -104,10 +109,10 @@ struct SparkState : MetricMethodState<S> {
   /// of run-time size, whose bound would make each dual number of the stages' derivatives several KB.
   static constexpr int max_unknowns =
       (S::n == Dynamic || S::m == Dynamic) ? Dynamic : LobattoPair::max_stages * (2 * S::n + S::m) - S::n;
-  /// The stages less their start, (Q_i − q, P_i − p, Λ_i) in the step's order of unknowns, of the last
-  /// steps: the next step's initial guess extrapolates them.
+  /// The unknowns less what they start from, (Q_i − q0, V_i − v0, Λ_i) (and v1 − v0 by terms), of the
+  /// last steps: the next step's initial guess extrapolates them.
   StepIncrements<Vecd<Dynamic, max_unknowns>> stage_increments;
-  /// The factorised Jacobian of the stage equations, kept from step to step (it changes by O(h)).
+  /// The factorised Jacobian of the dense step's equations, kept from step to step (it changes by O(h)).
   KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
 };
 
@@ -119,108 +124,188 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
 
  public:
   using Base::n, Base::m;
-  static constexpr int max_unknowns = SparkState<S>::max_unknowns;
-  /// The unknowns (Q_i, P_i, Λ_i) of one stage, and a point (q, p) of phase space.
-  static constexpr int stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : 2 * S::n + S::m;
-  /// The first stage's unknowns (P_1, Λ_1): its Q_1 is the start.
-  static constexpr int first_stage_size = (S::n == Dynamic || S::m == Dynamic) ? Dynamic : S::n + S::m;
-  static constexpr int phase_size = S::n == Dynamic ? Dynamic : 2 * S::n;
-
   using typename Base::State;
+  /// Whether the step is assembled term by term, with v1 among its unknowns.
+  static constexpr bool by_terms = SteppedByTerms<S>;
+  static constexpr int max_unknowns = SparkState<S>::max_unknowns;
+  using Unknowns = Vecd<Dynamic, max_unknowns>;
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
       : Base(system, h, options), pair_(lobatto_pair(stages)) {}
 
   int stages() const { return pair_.stages; }
 
-  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step by terms from s, as a map (solve/step_driver.hpp):
-  /// D * (δq_k, δp_k) is (δx, δq_{k+1}, δp_{k+1}), x the unknowns of step_by_terms (the stages
-  /// (Q_i, V_i, P_i, Λ_i), then v1). By the implicit-function theorem on its equations by terms
-  /// (equations_by_terms), whose Jacobian in x is the step's own and in which the start enters
-  /// linearly, as −q_k in the rows of Q_i and −p_k in those of P_i and of G(q1)v1 − p1; q_{k+1} = Q_s
-  /// and p_{k+1} = G(q1) v1 at the solution. It takes a step of its own.
-  SparseStepDerivative sparse_step_derivative(const State& s) const
-    requires SteppedByTerms<S>
-  {
+  /// One step: the equations solved from the stages of the last steps extrapolated (StepIncrements),
+  /// or at the first step from the stages drifting with v0; densely by chord iterations, by terms by
+  /// Newton.
+  void step(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
-    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block, size = end + dn;
-    State next = s;
-    const Eigen::VectorXd x = solve_by_terms(next);
-    Eigen::VectorXd F, p1;
-    local::Triplets F_x, F_sigma, y_x;
-    equations_by_terms(s, x, F, F_x, p1);
-    for (int k = 0; k < dn; ++k) {
-      for (int i = 0; i < st; ++i) {
-        F_sigma.emplace_back(i * block + k, k, -1.0);
-        F_sigma.emplace_back(i * block + 2 * dn + k, dn + k, -1.0);
-      }
-      F_sigma.emplace_back(end + k, dn + k, -1.0);
-      y_x.emplace_back(k, last + k, 1.0);  // q1 = Q_s
+    const int size = unknown_count();
+    const double h = h_;
+    Unknowns x = Unknowns::Zero(size);
+    const bool warm = s.stage_increments.extrapolate(x);
+    for (int i = 0; i < st; ++i) {
+      if (i > 0) x.template segment<n>(q_at(i), dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
+      x.template segment<n>(v_at(i), dn) += s.v;
+      if (!warm) x.template segment<m>(lambda_at(i), dm) = s.multiplier;
     }
-    system_.visit_terms([&](const auto& term, const auto& indices) {  // p1 = G(q1) v1
-      using Term = std::decay_t<decltype(term)>;
-      constexpr int K = Term::n, m_e = Term::m;
-      Vecd<2 * K> z;
-      z << local::gather(next.q, indices), local::gather(next.v, indices);
-      Vecd<K + m_e> value;
-      Matd<K + m_e, 2 * K> by_z;
-      ad::value_and_jacobian<2 * K, K + m_e>([&](const auto& zd) { return term_end_point(term, zd); }, z, value, by_z);
-      for (int r = 0; r < K; ++r)
-        for (int c = 0; c < 2 * K; ++c)
-          y_x.emplace_back(dn + indices[r], c < K ? last + indices[c] : end + indices[c - K], by_z(r, c));
-    });
-    using local::sparse_matrix;
-    return SparseStepDerivative(sparse_matrix(size, 2 * dn, F_sigma), sparse_matrix(size, size, F_x),
-                                sparse_matrix(2 * dn, 2 * dn, {}), sparse_matrix(2 * dn, size, y_x));
+    if constexpr (by_terms) x.tail(dn) += s.v;
+    const double scale = s.p.template lpNorm<Eigen::Infinity>();
+    VecN<S> p1;
+    int iterations = 0;
+    if constexpr (by_terms) {
+      local::Triplets entries;  // of the latest evaluation, which Newton makes at the solution; p1 likewise
+      const auto residual = [&](const Eigen::VectorXd& y, Eigen::VectorXd& F) {
+        entries.clear();
+        p1 = equations<By::unknowns>(s, y, F, [&](int r, int c, double v) {
+          if (r < size && c < size) entries.emplace_back(r, c, v);
+        });
+      };
+      const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
+        J.setFromTriplets(entries.begin(), entries.end());
+      };
+      iterations = solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x, scale,
+                                                           options_)
+                       .iterations;
+    } else {
+      // Chord iterations on a factorised Jacobian kept from step to step: the Jacobian, from the
+      // stages' automatic derivatives, is most of a step's cost, and it changes by O(h) per step.
+      using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
+      const auto residual = [&](const Unknowns& y) {
+        Unknowns F;
+        equations<By::nothing>(s, y, F, no_entries);
+        return F;
+      };
+      const auto jacobian = [&](const Unknowns& y, Jacobian& J) {
+        J.setZero(size, size);
+        Unknowns F;
+        equations<By::unknowns>(s, y, F, [&](int r, int c, double v) DALEMBERT_INLINE {
+          if (r < size && c < size) J(r, c) += v;
+        });
+      };
+      iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
+      Unknowns F;
+      p1 = equations<By::nothing>(s, x, F, no_entries);
+    }
+    s.stage_increments.record(increments(x, s.q, s.v));
+    s.q = x.template segment<n>(q_at(st - 1), dn);
+    s.p = p1;
+    if constexpr (by_terms) {
+      s.v = x.tail(dn);
+    } else {
+      s.v = metric_factorisation(system_, s.q).solve(s.p);
+    }
+    s.multiplier = x.template segment<m>(lambda_at(st - 1), dm);
+    advance(s, h);
+    s.iterations = iterations;
   }
 
-  /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after the stages and δv_1.
-  Eigen::Index next_position_row(const State& s) const {
-    return pair_.stages * (3 * s.q.size() + s.multiplier.size()) + s.q.size();
+  /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s: a 2n × 2n matrix, rows q_{k+1} then p_{k+1},
+  /// columns q_k then p_k. It takes a step of its own.
+  Eigen::MatrixXd step_derivative(const State& s) const { return derivative(s, false); }
+
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f
+  /// added to the model's over the step, at f = 0 (2n × n): the A and B of the step's linearisation,
+  /// for control. It takes a step of its own.
+  StepDerivatives step_derivatives(const State& s) const {
+    const Eigen::Index dn = s.q.size();
+    const Eigen::MatrixXd D = derivative(s, true);
+    return {D.leftCols(2 * dn), D.rightCols(dn)};
+  }
+
+  /// The same derivative by terms, as a map: D * (δq_k, δp_k) is (δx, δq_{k+1}, δp_{k+1}), x the
+  /// step's unknowns, at the cost of one sparse solve. It takes a step of its own.
+  SparseStepDerivative sparse_step_derivative(const State& s) const
+    requires by_terms
+  {
+    return sparse_map(derivative_entries(s, false));
+  }
+
+  /// Where δq_{k+1} is among the rows of sparse_step_derivative's products: after the unknowns.
+  Eigen::Index next_position_row(const State&) const
+    requires by_terms
+  {
+    return unknown_count();
   }
 
  private:
-  /// Stage i's velocity V = G(Q)⁻¹P, momentum rate R = −H_q(Q, P) + M(Q)ᵀΛ + F(Q, V, t0 + c_i h) + f
-  /// and constraint g(Q, P) = M(Q) V, from its unknowns y = (Q, P, Λ), as one vector (V, R, g); f is
-  /// a constant external force added to the model's (none in a step).
-  template <class Y, class F = NoConstantForce>
-  auto stage_rates(const Y& y, int i, double t0, const F& f = {}) const {
-    using T = typename Y::Scalar;
-    const int dn = coordinate_count(system_), dm = constraint_count(system_);
-    const VecN<S, T> Q = y.template segment<n>(0, dn), P = y.template segment<n>(dn, dn);
-    const MetricDerivatives<S, T> at(system_, Q);
-    const VecN<S, T> V = at.metric_solve(P);
-    auto [R, g] = momentum_rate_and_constraint(system_, at, Q, V, y.template segment<m>(2 * dn, dm));
-    if constexpr (HasExternalForce<S>) {
-      if (has_external_force(system_)) R += system_.template force<T>(Q, V, t0 + pair_.c[i] * h_);
+  /// Where stage i's Q_i (i > 0), V_i and Λ_i are among the unknowns, and its equations among the
+  /// rows: Q_i − q0 − h Σ_j a_ij V_j in Q_i's, P_i − p0 − h Σ_j â_ij R_j in V_i's, and in Λ_i's the
+  /// constraint condition i + 1 (Σ_j a_{i+1, j} M(Q_j)V_j for i < s, g(q1, p1) for i = s).
+  int block() const { return 2 * coordinate_count(system_) + constraint_count(system_); }
+  int q_at(int i) const { return i * block() - coordinate_count(system_); }
+  int v_at(int i) const { return i * block(); }
+  int lambda_at(int i) const { return i * block() + coordinate_count(system_); }
+  /// The stages' unknowns, and by terms v1 after them.
+  int stage_unknowns() const { return pair_.stages * block() - coordinate_count(system_); }
+  int unknown_count() const { return stage_unknowns() + (by_terms ? coordinate_count(system_) : 0); }
+
+  /// The unknowns x less what they start from: q0 from each Q_i, v0 from each V_i and from v1.
+  Unknowns increments(Unknowns x, const VecN<S>& q0, const VecN<S>& v0) const {
+    const int dn = coordinate_count(system_);
+    for (int i = 0; i < pair_.stages; ++i) {
+      if (i > 0) x.segment(q_at(i), dn) -= q0;
+      x.segment(v_at(i), dn) -= v0;
     }
-    add_constant_force(R, f);
-    Vec<T, stage_size> rates(2 * dn + dm);
-    rates << V, R, g;
-    return rates;
+    if constexpr (by_terms) x.tail(dn) -= v0;
+    return x;
   }
 
-  /// What every stage states, of the whole model or of a term: the momentum rate without external
-  /// forces, R = −H_q(Q, G(Q)V) + M(Q)ᵀΛ = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, and the constraint M(Q)V,
-  /// at the stage's (Q, V, Λ), with G and V at Q in `at`.
-  template <class Part, class T, class Multipliers>
-  static auto momentum_rate_and_constraint(const Part& part, const MetricDerivatives<Part, T>& at,
-                                           const VecN<Part, T>& Q, const VecN<Part, T>& V, const Multipliers& lambda) {
-    const int dm = constraint_count(part);
-    std::pair<VecN<Part, T>, VecM<Part, T>> out;
-    out.first = -at.potential_gradient_plus_half_quadratic(V, -1.0);
-    out.second.resize(dm);
-    if constexpr (Part::m != 0) {
+  static constexpr auto no_entries = [](int, int, double) {};
+
+  /// What `equations` differentiates: nothing (a residual), the unknowns (a step's Jacobian), or
+  /// the unknowns and the start (a step's derivative).
+  enum class By { nothing, unknowns, unknowns_and_start };
+
+  /// A part's stage rates at y = (Q, V, Λ) (Λ: the part's constraint rows): its momentum G(Q)V, its
+  /// momentum rate R = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, with forces(R, Q, V) adding the external
+  /// forces (a term has none), and its constraint M(Q)V, as one vector.
+  template <class Part, class Y, class Forces>
+  static auto stage_rates(const Part& part, const Y& y, Forces&& forces) {
+    using T = typename Y::Scalar;
+    constexpr int K = Part::n, mK = Part::m;
+    const int k = coordinate_count(part), dm = constraint_count(part);
+    const VecN<Part, T> Q = y.template segment<K>(0, k), V = y.template segment<K>(k, k);
+    const MetricDerivatives<Part, T> at(part, Q);
+    VecN<Part, T> R = -at.potential_gradient_plus_half_quadratic(V, -1.0);
+    constexpr int Size = sum_of_sizes(multiple_of_size(2, K), mK);
+    constexpr int MaxSize = sum_of_sizes(multiple_of_size(2, max_n_of<Part>()), max_m_of<Part>());
+    Vec<T, Size, MaxSize> out(2 * k + dm);
+    if constexpr (mK != 0) {
       if (dm > 0) {
         const MatMN<Part, T> M = part.template constraint_matrix<T>(Q);
-        out.first += coefficient_product(M.transpose(), VecM<Part, T>(lambda));
-        out.second = coefficient_product(M, V);
+        R += coefficient_product(M.transpose(), VecM<Part, T>(y.template segment<mK>(2 * k, dm)));
+        out.template segment<mK>(2 * k, dm) = coefficient_product(M, V);
       }
     }
+    forces(R, Q, V);
+    out.template head<K>(k) = at.metric_product(V);
+    out.template segment<K>(k, k) = R;
     return out;
   }
 
-  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1).
+  /// visit(part, indices, first constraint row, forces) for the parts whose stage rates the
+  /// equations sum: the whole model, with its external force at the time t (forces(R, Q, V, t)), or
+  /// each term of a locally coupled one.
+  template <class Visit>
+  void visit_parts(Visit&& visit) const {
+    if constexpr (by_terms) {
+      int constraint_row = 0;
+      system_.visit_terms([&](const auto& term, const auto& indices) {
+        visit(term, indices, constraint_row, [](auto&...) {});
+        constraint_row += std::decay_t<decltype(term)>::m;
+      });
+    } else {
+      visit(system_, detail::EveryCoordinate{}, 0, [&](auto& R, const auto& Q, const auto& V, double t) {
+        if constexpr (HasExternalForce<S>) {
+          using T = typename std::decay_t<decltype(R)>::Scalar;
+          if (has_external_force(system_)) R += system_.template force<T>(Q, V, t);
+        }
+      });
+    }
+  }
+
+  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1): the dense last condition.
   template <class Z>
   auto end_constraint(const Z& z) const {
     using T = typename Z::Scalar;
@@ -230,193 +315,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
   }
 
-  /// The stage equations from the start (q0, p0) at time t0, at the stages' unknowns x, with a
-  /// constant external force f added to the model's: the residual, and the step point (q1, p1) the
-  /// stages give. Generic in x's scalar U (with `width` derivatives) and in the start's T, double in
-  /// a step, U for its derivative. The unknowns are (P_1, Λ_1, Q_2, P_2, Λ_2, …, Q_s, P_s, Λ_s):
-  /// Q_1 = q0 is not one (IIIA's first row is zero). With block = 2n + m and the stages counted from
-  /// 0 as in the code, stage i's P_i is at i·block, its Λ_i at i·block + n and its Q_i (i > 0) at
-  /// i·block − n; its equations are in the same rows.
-  template <class U>
-  struct Equations {
-    Vec<U, Dynamic, max_unknowns> residual;
-    VecN<S, U> q1, p1;
-  };
-  template <class T, class X, class F = NoConstantForce>
-  Equations<typename X::Scalar> equations(const VecN<S, T>& start_q, const VecN<S, T>& start_p, const X& x,
-                                          double t0, int width, const F& f = {}) const {
-    using U = typename X::Scalar;
-    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
-    const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
-    const double h = h_;
-    const VecN<S, U> q0 = ad::in_scalar<U>(start_q, width), p0 = ad::in_scalar<U>(start_p, width);
-    // Each stage's rates (V_i, R_i, g(Q_i, P_i)), then the step point (q1, p1). Stage i > 0 reads its
-    // (Q_i, P_i, Λ_i) where they lie in x; the first stage's start is q0 with (P_1, Λ_1).
-    std::array<Vec<U, stage_size>, LobattoPair::max_stages> rates;
-    for (int i = 0; i < st; ++i) {
-      if (i == 0) {
-        Vec<U, stage_size> y(block);
-        y << q0, x.template segment<first_stage_size>(0, dn + dm);
-        rates[i] = stage_rates(y, i, t0, f);
-      } else {
-        rates[i] = stage_rates(x.template segment<stage_size>(i * block - dn, block), i, t0, f);
-      }
-    }
-    const auto V = [&](int j) { return rates[j].template segment<n>(0, dn); };
-    const auto R = [&](int j) { return rates[j].template segment<n>(dn, dn); };
-    const auto constraint = [&](int j) { return rates[j].template segment<m>(2 * dn, dm); };
-    Equations<U> e;
-    e.q1 = q0;
-    e.p1 = p0;
-    for (int j = 0; j < st; ++j) {
-      e.q1 += (h * pair_.b[j]) * V(j);
-      e.p1 += (h * pair_.b[j]) * R(j);
-    }
-    e.residual.resize(st * block - dn);
-    for (int i = 0; i < st; ++i) {
-      // Q_i − q0 − h Σ_j a_ij V_j (none for Q_1 = q0) and P_i − p0 − h Σ_j â_ij R_j, in their rows
-      if (i > 0) {
-        auto rq = e.residual.template segment<n>(i * block - dn, dn);
-        rq = x.template segment<n>(i * block - dn, dn) - q0;
-        for (int j = 0; j < st; ++j)
-          if (pair_.a[i][j] != 0.0) rq -= (h * pair_.a[i][j]) * V(j);
-      }
-      auto rp = e.residual.template segment<n>(i * block, dn);
-      rp = x.template segment<n>(i * block, dn) - p0;
-      for (int j = 0; j < st; ++j)
-        if (pair_.a_hat[i][j] != 0.0) rp -= (h * pair_.a_hat[i][j]) * R(j);
-      if (dm == 0) continue;
-      auto condition = e.residual.template segment<m>(i * block + dn, dm);
-      if (i + 1 < st) {  // Σ_j a_{i+1, j} g(Q_j, P_j): the IIIA rows 2 … s
-        condition = pair_.a[i + 1][0] * constraint(0);
-        for (int j = 1; j < st; ++j) condition += pair_.a[i + 1][j] * constraint(j);
-      } else {  // g(q1, p1)
-        Vec<U, phase_size> z(2 * dn);
-        z << e.q1, e.p1;
-        condition = end_constraint(z);
-      }
-    }
-    return e;
-  }
-
-  /// The stages at the solution of the step s → next, and the equations from a start (q0, p0) in any
-  /// scalar type: what the step's derivatives differentiate (MetricMethod::step_derivatives).
-  Vecd<Dynamic, max_unknowns> unknowns_at(const State& s, const State& next) const {
-    const int dn = coordinate_count(system_);
-    const int block = (static_cast<int>(next.stage_increments.last().size()) + dn) / pair_.stages;
-    Vecd<Dynamic, max_unknowns> x = next.stage_increments.last();
-    for (int i = 0; i < pair_.stages; ++i) {  // the stages, from their increments over the start
-      if (i > 0) x.segment(i * block - dn, dn) += s.q;
-      x.segment(i * block, dn) += s.p;
-    }
-    return x;
-  }
-  template <class Q, class F, class X>
-  auto step_equations(const Q& q0, const Q&, const Q& p0, const F& f, const X& x, double t0, int width) const {
-    return equations(q0, p0, x, t0, width, f);
-  }
-
-  void dense_step(State& s) const {
-    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
-    const int block = 2 * dn + dm;  // one stage: Q_i, P_i, Λ_i
-    const double h = h_;
-    const auto residual = [&](const auto& x) {
-      return equations(s.q, s.p, x, s.t, static_cast<int>(x.size())).residual;
-    };
-    using Unknowns = Vecd<Dynamic, max_unknowns>;
-    using Jacobian = Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>;
-    // Initial guess: the stages' increments over their start extrapolated from the last steps
-    // (StepIncrements), or, at the first step, the start drifting with v0. The unknowns are in the
-    // order of `equations`.
-    const int size = st * block - dn;
-    Unknowns x = Unknowns::Zero(size);
-    const bool warm = s.stage_increments.extrapolate(x);
-    for (int i = 0; i < st; ++i) {
-      if (i > 0) x.template segment<n>(i * block - dn, dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
-      x.template segment<n>(i * block, dn) += s.p;
-      if (!warm) x.template segment<m>(i * block + dn, dm) = s.multiplier;
-    }
-    // Chord iterations on a factorised Jacobian kept from step to step (solve/step_driver.hpp): the
-    // Jacobian of all stages, by automatic differentiation, is most of a step's cost, and it changes
-    // by O(h) per step.
-    const double scale = s.p.template lpNorm<Eigen::Infinity>();
-    // The Jacobian of the residual from each stage's own derivatives: stage j's rates depend on its
-    // unknowns alone, so s derivatives of width 2n + m (and one of g(q1, p1), of width 2n) give the
-    // whole Jacobian, for a quarter of the work of differentiating the residual in all s(2n + m)
-    // directions at s = 4.
-    const auto jacobian = [&](const Unknowns& x, Jacobian& J) {
-      J.setZero(size, size);
-      std::array<Matd<stage_size, stage_size>, LobattoPair::max_stages> D;  // ∂(V, R, g)/∂(Q, P, Λ) of each stage
-      VecN<S> q1 = s.q, p1 = s.p;
-      for (int j = 0; j < st; ++j) {
-        Vecd<stage_size> y(block), rates(block);
-        if (j == 0)
-          y << s.q, x.template segment<first_stage_size>(0, dn + dm);
-        else
-          y = x.template segment<stage_size>(j * block - dn, block);
-        ad::value_and_jacobian<stage_size, stage_size>([&](const auto& w) { return stage_rates(w, j, s.t); }, y,
-                                                       rates, D[j]);
-        q1 += (h * pair_.b[j]) * rates.template segment<n>(0, dn);
-        p1 += (h * pair_.b[j]) * rates.template segment<n>(dn, dn);
-      }
-      Matd<m, phase_size> E(dm, 2 * dn);  // ∂g(q1, p1)/∂(q1, p1)
-      if (dm > 0) {
-        Vecd<phase_size> z(2 * dn);
-        z << q1, p1;
-        Vecd<m> g1(dm);
-        ad::value_and_jacobian<phase_size, m>([&](const auto& w) { return end_constraint(w); }, z, g1, E);
-      }
-      for (int i = 0; i < st; ++i) {
-        if (i > 0) J.block(i * block - dn, i * block - dn, dn, dn).setIdentity();
-        J.block(i * block, i * block, dn, dn).setIdentity();
-        for (int j = 0; j < st; ++j) {
-          // Stage j's columns: all of D[j] from j·block − n, or for stage 1 those of (P_1, Λ_1) from 0.
-          const int first = j == 0 ? dn : 0, column = j == 0 ? 0 : j * block - dn, width = block - first;
-          const auto dV = D[j].block(0, first, dn, width), dR = D[j].block(dn, first, dn, width);
-          const auto dg = D[j].block(2 * dn, first, dm, width);
-          if (i > 0) J.block(i * block - dn, column, dn, width) -= (h * pair_.a[i][j]) * dV;
-          J.block(i * block, column, dn, width) -= (h * pair_.a_hat[i][j]) * dR;
-          if (dm == 0) continue;
-          if (i + 1 < st) {
-            J.block(i * block + dn, column, dm, width) = pair_.a[i + 1][j] * dg;
-          } else {
-            J.block(i * block + dn, column, dm, width) =
-                (h * pair_.b[j]) * (E.leftCols(dn) * dV + E.rightCols(dn) * dR);
-          }
-        }
-      }
-    };
-    const int iterations = chord_solve(s, h, residual, jacobian, x, scale, options_, s.kept_jacobian);
-    const auto y = equations(s.q, s.p, x, s.t, static_cast<int>(x.size()));
-    Unknowns increments = x;
-    for (int i = 0; i < st; ++i) {
-      if (i > 0) increments.template segment<n>(i * block - dn, dn) -= s.q;
-      increments.template segment<n>(i * block, dn) -= s.p;
-    }
-    s.stage_increments.record(std::move(increments));
-    s.q = y.q1;
-    s.p = y.p1;
-    s.v = metric_factorisation(system_, s.q).solve(s.p);
-    s.multiplier = x.template segment<m>((st - 1) * block + dn, dm);
-    advance(s, h);
-    s.iterations = iterations;
-  }
-
-  /// A term's stage rates at y = (Q, V, Λ) (Λ: the term's constraint rows): G(Q)V, and the momentum
-  /// rate and constraint of momentum_rate_and_constraint.
-  template <class Term, class Y>
-  static auto term_stage_rates(const Term& term, const Y& y) {
-    using T = typename Y::Scalar;
-    constexpr int K = Term::n, m_e = Term::m;
-    const Vec<T, K> Q = y.template head<K>(), V = y.template segment<K>(K);
-    const MetricDerivatives<Term, T> at(term, Q);
-    const auto [R, g] = momentum_rate_and_constraint(term, at, Q, V, y.template tail<m_e>());
-    Vec<T, 2 * K + m_e> out;
-    out << at.metric() * V, R, g;
-    return out;
-  }
-
-  /// A term's G(q1)v1 and M(q1)v1 at z = (q1, v1).
+  /// A term's G(q1)v1 and M(q1)v1 at z = (q1, v1): its share of the rows of v1 and of the last condition.
   template <class Term, class Z>
   static auto term_end_point(const Term& term, const Z& z) {
     using T = typename Z::Scalar;
@@ -428,125 +327,206 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     return out;
   }
 
-  /// The equations of step_by_terms at x and their Jacobian's entries; p1 = p0 + h Σ_j b_j R_j. Stage
-  /// i's unknowns (Q_i, V_i, P_i, Λ_i) start at i (3n + m), v1 follows the last stage; stage i's rows,
-  /// in the same places:
-  ///   Q_i − q0 − h Σ_j a_ij V_j = 0,   G(Q_i)V_i − P_i = 0,   P_i − p0 − h Σ_j â_ij R_j = 0,
-  ///   Σ_j a_{i+1, j} M(Q_j)V_j = 0 (i < s), M(q1) v1 = 0 (i = s),
-  /// and G(q1)v1 − p1 = 0 with q1 = Q_s (IIIA's last row is b).
-  void equations_by_terms(const State& s, const Eigen::VectorXd& x, Eigen::VectorXd& F, local::Triplets& entries,
-                          Eigen::VectorXd& p1) const {
+  /// The step's equations from s at the unknowns x: the residual in F (rows in the order of the
+  /// unknowns, by terms G(q1)v1 − p1 in v1's), and p1 = p0 + h Σ_j b_j R_j, returned. The entries
+  /// of their derivatives that `by` asks for go to entry(row, column, value): rows the residual's,
+  /// then n rows of p1's; columns the unknowns', then from unknown_count() on those of σ = (q0, p0)
+  /// and, with by_force, of a constant force f added to the model's (at f = 0).
+  template <By by, class X, class Residual, class Entry>
+  VecN<S> equations(const State& s, const X& x, Residual& F, Entry&& entry, bool by_force = false) const {
+    constexpr bool Derivatives = by != By::nothing, by_start = by == By::unknowns_and_start;
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
-    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block;
+    const int rows = unknown_count(), sigma = rows, p1_row = rows, last = st - 1;
     const double h = h_;
-    F.setZero(x.size());
-    entries.clear();
-    p1 = s.p;
-    // the linear parts
-    for (int i = 0; i < st; ++i) {
-      const int Qi = i * block, Vi = Qi + dn, Pi = Qi + 2 * dn;
-      for (int k = 0; k < dn; ++k) {
-        F[Qi + k] += x[Qi + k] - s.q[k];
-        entries.emplace_back(Qi + k, Qi + k, 1.0);
-        for (int j = 0; j < st; ++j) {
-          if (pair_.a[i][j] == 0.0) continue;
-          F[Qi + k] -= (h * pair_.a[i][j]) * x[j * block + dn + k];
-          entries.emplace_back(Qi + k, j * block + dn + k, -h * pair_.a[i][j]);
+    F.setZero(rows);
+    VecN<S> p1 = s.p;
+    // dense: p1's entries, for the last condition's (through v1 = G(q1)⁻¹p1)
+    constexpr int p1_columns = max_unknowns == Dynamic ? Dynamic : max_unknowns + 3 * S::n;
+    Matd<n, Dynamic, max_n_of<S>(), p1_columns> p1_by;
+    if constexpr (Derivatives && !by_terms) p1_by.setZero(dn, by_start ? sigma + 3 * dn : rows);
+    const auto add_entry = [&](int row, int column, double value) DALEMBERT_INLINE {
+      if constexpr (Derivatives) {
+        if (!by_start && column >= sigma) return;
+        if (row >= p1_row) {
+          if constexpr (by_terms) {
+            entry(stage_unknowns() + (row - p1_row), column, -value);  // in G(q1)v1 − p1
+          } else {
+            p1_by(row - p1_row, column) += value;
+          }
         }
-        F[Vi + k] -= x[Pi + k];
-        entries.emplace_back(Vi + k, Pi + k, -1.0);
-        F[Pi + k] += x[Pi + k] - s.p[k];
-        entries.emplace_back(Pi + k, Pi + k, 1.0);
+        entry(row, column, value);
       }
+    };
+    // what is linear in the unknowns and the start
+    for (int k = 0; k < dn; ++k) {
+      for (int i = 0; i < st; ++i) {
+        if (i > 0) {  // Q_i − q0 − h Σ_j a_ij V_j
+          const int row = q_at(i) + k;
+          F[row] += x[row] - s.q[k];
+          add_entry(row, row, 1.0);
+          add_entry(row, sigma + k, -1.0);
+          for (int j = 0; j < st; ++j) {
+            if (pair_.a[i][j] == 0.0) continue;
+            F[row] -= (h * pair_.a[i][j]) * x[v_at(j) + k];
+            add_entry(row, v_at(j) + k, -h * pair_.a[i][j]);
+          }
+        }
+        F[v_at(i) + k] -= s.p[k];  // − p0
+        add_entry(v_at(i) + k, sigma + dn + k, -1.0);
+        if (by_force)  // f in every R_j
+          for (int j = 0; j < st; ++j) add_entry(v_at(i) + k, sigma + 2 * dn + k, -h * pair_.a_hat[i][j]);
+      }
+      add_entry(p1_row + k, sigma + dn + k, 1.0);
+      if (by_force) add_entry(p1_row + k, sigma + 2 * dn + k, h);  // h Σ_j b_j = h
     }
-    F.tail(dn) -= s.p;
-    // the stage rates, term by term
+    // the stages' rates, part by part
     for (int j = 0; j < st; ++j) {
-      const int Qj = j * block;
+      visit_parts([&](const auto& part, const auto& indices, int constraint_row, const auto& forces) {
+        using Part = std::decay_t<decltype(part)>;
+        constexpr int Y = sum_of_sizes(multiple_of_size(2, Part::n), Part::m);
+        const int k = coordinate_count(part), width = 2 * k + constraint_count(part);
+        const auto column = [&](int c) {  // stage j's Q_1 = q0 is σ's
+          return c < k       ? (j == 0 ? sigma : q_at(j)) + indices[c]
+                 : c < 2 * k ? v_at(j) + indices[c - k]
+                             : lambda_at(j) + constraint_row + (c - 2 * k);
+        };
+        Vecd<Y> y(width);
+        for (int c = 0; c < width; ++c) y[c] = j == 0 && c < k ? s.q[indices[c]] : x[column(c)];
+        const double t = s.t + pair_.c[j] * h;
+        const auto rates = [&](const auto& w) {
+          return stage_rates(part, w, [&](auto& R, const auto& Q, const auto& V) { forces(R, Q, V, t); });
+        };
+        Vecd<Y> value;
+        [[maybe_unused]] Matd<Y, Y> by_y;
+        if constexpr (Derivatives) {
+          ad::value_and_jacobian<Y, Y>(rates, y, value, by_y);
+        } else {
+          value = rates(y);
+        }
+        const auto add = [&](int row, int local_row, double factor) DALEMBERT_INLINE {
+          (row < p1_row ? F[row] : p1[row - p1_row]) += factor * value[local_row];
+          if constexpr (Derivatives)
+            for (int c = 0; c < width; ++c) add_entry(row, column(c), factor * by_y(local_row, c));
+        };
+        for (int r = 0; r < k; ++r) {
+          add(v_at(j) + indices[r], r, 1.0);  // P_j
+          for (int i = 0; i < st; ++i)
+            if (pair_.a_hat[i][j] != 0.0) add(v_at(i) + indices[r], k + r, -h * pair_.a_hat[i][j]);
+          add(p1_row + indices[r], k + r, h * pair_.b[j]);
+        }
+        for (int r = 0; r < width - 2 * k; ++r)
+          for (int i = 1; i < st; ++i)
+            if (pair_.a[i][j] != 0.0) add(lambda_at(i - 1) + constraint_row + r, 2 * k + r, pair_.a[i][j]);
+      });
+    }
+    // the step point, (q1, v1) = (Q_s, v1)
+    if constexpr (by_terms) {
+      const int v1 = stage_unknowns();
+      F.segment(v1, dn) -= p1;
       int constraint_row = 0;
       system_.visit_terms([&](const auto& term, const auto& indices) {
         using Term = std::decay_t<decltype(term)>;
-        constexpr int K = Term::n, m_e = Term::m, Y = 2 * K + m_e;
-        const auto column = [&](int c) {
-          return c < K       ? Qj + indices[c]
-                 : c < 2 * K ? Qj + dn + indices[c - K]
-                             : Qj + 3 * dn + constraint_row + (c - 2 * K);
-        };
-        Vecd<Y> y;
-        for (int c = 0; c < Y; ++c) y[c] = x[column(c)];
-        Vecd<Y> rates;
-        Matd<Y, Y> by_y;
-        ad::value_and_jacobian<Y, Y>([&](const auto& yd) { return term_stage_rates(term, yd); }, y, rates, by_y);
-        const auto add = [&](int row, int local_row, double factor) {
-          F[row] += factor * rates[local_row];
-          for (int c = 0; c < Y; ++c) entries.emplace_back(row, column(c), factor * by_y(local_row, c));
-        };
-        for (int r = 0; r < K; ++r) {
-          add(Qj + dn + indices[r], r, 1.0);  // G(Q_j)V_j
-          for (int i = 0; i < st; ++i)
-            if (pair_.a_hat[i][j] != 0.0) add(i * block + 2 * dn + indices[r], K + r, -h * pair_.a_hat[i][j]);
-          add(end + indices[r], K + r, -h * pair_.b[j]);
-          p1[indices[r]] += (h * pair_.b[j]) * rates[K + r];
+        constexpr int K = Term::n, m_e = Term::m;
+        const auto column = [&](int c) { return c < K ? q_at(last) + indices[c] : v1 + indices[c - K]; };
+        Vecd<2 * K> z;
+        for (int c = 0; c < 2 * K; ++c) z[c] = x[column(c)];
+        Vecd<K + m_e> value;
+        [[maybe_unused]] Matd<K + m_e, 2 * K> by_z;
+        const auto end_point = [&](const auto& w) { return term_end_point(term, w); };
+        if constexpr (Derivatives) {
+          ad::value_and_jacobian<2 * K, K + m_e>(end_point, z, value, by_z);
+        } else {
+          value = end_point(z);
         }
-        for (int r = 0; r < m_e; ++r)
-          for (int i = 1; i < st; ++i)
-            if (pair_.a[i][j] != 0.0) add((i - 1) * block + 3 * dn + constraint_row + r, 2 * K + r, pair_.a[i][j]);
+        for (int r = 0; r < K + m_e; ++r) {
+          const int row = r < K ? v1 + indices[r] : lambda_at(last) + constraint_row + (r - K);
+          F[row] += value[r];
+          if constexpr (Derivatives)
+            for (int c = 0; c < 2 * K; ++c) entry(row, column(c), by_z(r, c));
+        }
         constraint_row += m_e;
       });
-    }
-    // the end point (q1, v1) = (Q_s, v1)
-    int constraint_row = 0;
-    system_.visit_terms([&](const auto& term, const auto& indices) {
-      using Term = std::decay_t<decltype(term)>;
-      constexpr int K = Term::n, m_e = Term::m;
-      const auto column = [&](int c) { return c < K ? last + indices[c] : end + indices[c - K]; };
-      Vecd<2 * K> z;
-      for (int c = 0; c < 2 * K; ++c) z[c] = x[column(c)];
-      Vecd<K + m_e> value;
-      Matd<K + m_e, 2 * K> by_z;
-      ad::value_and_jacobian<2 * K, K + m_e>([&](const auto& zd) { return term_end_point(term, zd); }, z, value, by_z);
-      for (int r = 0; r < K + m_e; ++r) {
-        const int row = r < K ? end + indices[r] : last + 3 * dn + constraint_row + (r - K);
-        F[row] += value[r];
-        for (int c = 0; c < 2 * K; ++c) entries.emplace_back(row, column(c), by_z(r, c));
+    } else if constexpr (S::m != 0) {
+      if (dm == 0) return p1;
+      constexpr int Z = multiple_of_size(2, S::n);
+      Vecd<Z> z(2 * dn);
+      z << x.template segment<n>(q_at(last), dn), p1;
+      const auto condition = [&](const auto& w) { return end_constraint(w); };
+      if constexpr (Derivatives) {
+        Vecd<m> g1(dm);
+        Matd<m, Z> E(dm, 2 * dn);  // ∂g(q1, p1)/∂(q1, p1)
+        ad::value_and_jacobian<Z, m>(condition, z, g1, E);
+        F.template segment<m>(lambda_at(last), dm) = g1;
+        const Matd<m, Dynamic, max_m_of<S>(), p1_columns> through_p1 = E.rightCols(dn) * p1_by;
+        for (int r = 0; r < dm; ++r) {
+          for (int c = 0; c < dn; ++c) entry(lambda_at(last) + r, q_at(last) + c, E(r, c));
+          for (Eigen::Index c = 0; c < through_p1.cols(); ++c)
+            if (through_p1(r, c) != 0.0) entry(lambda_at(last) + r, static_cast<int>(c), through_p1(r, c));
+        }
+      } else {
+        F.template segment<m>(lambda_at(last), dm) = condition(z);
       }
-      constraint_row += m_e;
-    });
+    }
+    return p1;
   }
 
-  void step_by_terms(State& s) const { solve_by_terms(s); }
-
-  /// The step of the same method with a sparse Jacobian (equations_by_terms), by Newton from the
-  /// stages drifting with v0; its unknowns at the solution.
-  Eigen::VectorXd solve_by_terms(State& s) const {
-    const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
-    const int block = 3 * dn + dm, end = st * block, last = (st - 1) * block;
-    const double h = h_;
-    Eigen::VectorXd x(end + dn);
-    for (int i = 0; i < st; ++i) {
-      x.segment(i * block, dn) = s.q + (pair_.c[i] * h) * s.v;
-      x.segment(i * block + dn, dn) = s.v;
-      x.segment(i * block + 2 * dn, dn) = s.p;
-      x.segment(i * block + 3 * dn, dm) = s.multiplier;
+  /// The entries of the derivatives of the step from s at its solution x by σ = (q_k, p_k) and, with
+  /// by_force, by a constant force f added to the model's (at f = 0): those of the equations by x
+  /// and by σ, and of the results y = (q_{k+1}, p_{k+1}) = (Q_s, p1) by x and by σ. It takes a step
+  /// of its own.
+  struct DerivativeEntries {
+    int unknowns, width, results;
+    local::Triplets F_x, F_sigma, y_x, y_sigma;
+  };
+  DerivativeEntries derivative_entries(const State& s, bool by_force) const {
+    State next = s;
+    step(next);
+    const int dn = coordinate_count(system_), size = unknown_count();
+    DerivativeEntries e{size, (by_force ? 3 : 2) * dn, 2 * dn, {}, {}, {}, {}};
+    Unknowns x = next.stage_increments.last();  // the unknowns at the solution, from their increments
+    for (int i = 0; i < pair_.stages; ++i) {
+      if (i > 0) x.segment(q_at(i), dn) += s.q;
+      x.segment(v_at(i), dn) += s.v;
     }
-    x.tail(dn) = s.v;
-    Eigen::VectorXd p1;       // of the latest evaluation, which Newton makes at the solution
-    local::Triplets entries;  // likewise
-    const auto residual = [&](const Eigen::VectorXd& y, Eigen::VectorXd& F) {
-      equations_by_terms(s, y, F, entries, p1);
+    if constexpr (by_terms) x.tail(dn) += s.v;
+    Unknowns F;
+    const auto entry = [&](int r, int c, double v) {
+      const bool unknown = c < size;
+      if (r < size) {
+        (unknown ? e.F_x : e.F_sigma).emplace_back(r, unknown ? c : c - size, v);
+      } else {
+        (unknown ? e.y_x : e.y_sigma).emplace_back(dn + (r - size), unknown ? c : c - size, v);
+      }
     };
-    const auto jacobian = [&](const Eigen::VectorXd&, Eigen::SparseMatrix<double>& J) {
-      J.setFromTriplets(entries.begin(), entries.end());
-    };
-    const NewtonReport r = solve_step<Eigen::SparseMatrix<double>>(s, h, SeparateEquations{residual, jacobian}, x,
-                                                                   s.p.template lpNorm<Eigen::Infinity>(), options_);
-    s.q = x.segment(last, dn);
-    s.p = p1;
-    s.v = x.tail(dn);
-    s.multiplier = x.segment(last + 3 * dn, dm);
-    advance(s, h);
-    s.iterations = r.iterations;
-    return x;
+    equations<By::unknowns_and_start>(s, x, F, entry, by_force);
+    for (int k = 0; k < dn; ++k) e.y_x.emplace_back(k, q_at(pair_.stages - 1) + k, 1.0);  // q1 = Q_s
+    return e;
+  }
+
+  static SparseStepDerivative sparse_map(const DerivativeEntries& e) {
+    using local::sparse_matrix;
+    return SparseStepDerivative(sparse_matrix(e.unknowns, e.width, e.F_sigma),
+                                sparse_matrix(e.unknowns, e.unknowns, e.F_x),
+                                sparse_matrix(e.results, e.width, e.y_sigma),
+                                sparse_matrix(e.results, e.unknowns, e.y_x));
+  }
+
+  /// ∂(q_{k+1}, p_{k+1})/∂σ by the implicit-function theorem on those entries: from a sparse
+  /// factorisation by terms (sparse_step_derivative), from a dense one otherwise.
+  Eigen::MatrixXd derivative(const State& s, bool by_force) const {
+    const DerivativeEntries e = derivative_entries(s, by_force);
+    if constexpr (by_terms) {
+      return sparse_map(e).matrix().bottomRows(e.results);
+    } else {
+      const auto dense = [](int rows, int columns, const local::Triplets& entries) {
+        Eigen::MatrixXd A = Eigen::MatrixXd::Zero(rows, columns);
+        for (const auto& t : entries) A(t.row(), t.col()) += t.value();
+        return A;
+      };
+      return implicit_derivative(dense(e.unknowns, e.unknowns, e.F_x), dense(e.unknowns, e.width, e.F_sigma),
+                                 dense(e.results, e.unknowns, e.y_x), dense(e.results, e.width, e.y_sigma))
+          .bottomRows(e.results);
+    }
   }
 
   LobattoPair pair_;

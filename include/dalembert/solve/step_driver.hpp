@@ -251,27 +251,36 @@ struct StepDerivatives {
   Eigen::MatrixXd by_force;  ///< ∂(q_{k+1}, p_{k+1})/∂f, 2n × n (empty unless asked for)
 };
 
+/// [dx/dσ; dy/dσ] from the blocks of a step's equations at their solution, F(σ, x) = 0 and the parts
+/// y(σ, x) of the next state computed explicitly: dx/dσ = −F_x⁻¹F_σ (one LU factorisation of F_x,
+/// one solve per column of F_σ) and dy/dσ = y_σ + y_x dx/dσ. Throws std::runtime_error when F_x is
+/// singular to working precision.
+inline Eigen::MatrixXd implicit_derivative(const Eigen::MatrixXd& F_x, const Eigen::MatrixXd& F_sigma,
+                                           const Eigen::MatrixXd& y_x, const Eigen::MatrixXd& y_sigma) {
+  const Eigen::PartialPivLU<Eigen::MatrixXd> lu(F_x);
+  if (F_x.rows() > 0 && !(lu.rcond() > std::numeric_limits<double>::epsilon()))
+    throw std::runtime_error("the step's Jacobian is singular at its solution: the step has no derivative there");
+  Eigen::MatrixXd D(F_x.rows() + y_x.rows(), F_sigma.cols());
+  D.topRows(F_x.rows()) = -lu.solve(F_sigma);
+  D.bottomRows(y_x.rows()) = y_sigma + y_x * D.topRows(F_x.rows());
+  return D;
+}
+
 /// The derivative of a step's result with respect to the state it starts from, by the
 /// implicit-function theorem on the step's converged equations. equations(z), generic in its scalar
 /// type, takes z = (σ, x): σ the state's independent variables, x the step's unknowns at the
 /// solution (the last `unknowns` entries of z); it returns (F, y): the step's residual F(σ, x)
 /// (`unknowns` entries, zero at the solution) followed by the parts y(σ, x) of the next state that
-/// the step computes from them explicitly. Returns [dx/dσ; dy/dσ] with dx/dσ = −F_x⁻¹F_σ (one LU
-/// factorisation of F_x, one solve per column of F_σ) and dy/dσ = y_σ + y_x dx/dσ. Throws
-/// std::runtime_error when F_x is singular to working precision.
+/// the step computes from them explicitly. Returns [dx/dσ; dy/dσ] (implicit_derivative) from their
+/// Jacobian by automatic differentiation.
 template <int NZ, int NOut, int MaxNZ = NZ, int MaxNOut = NOut, class Equations>
 Eigen::MatrixXd implicit_step_derivative(Equations&& equations, const Vecd<NZ, MaxNZ>& z, int unknowns) {
   Vecd<NOut, MaxNOut> value;
   Matd<NOut, NZ, MaxNOut, MaxNZ> J;
   ad::value_and_jacobian<NZ, NOut, MaxNZ, MaxNOut>(equations, z, value, J);
   const int nx = unknowns, ns = static_cast<int>(z.size()) - nx, ny = static_cast<int>(value.size()) - nx;
-  const Eigen::PartialPivLU<Eigen::MatrixXd> F_x(Eigen::MatrixXd(J.block(0, ns, nx, nx)));
-  if (nx > 0 && !(F_x.rcond() > std::numeric_limits<double>::epsilon()))
-    throw std::runtime_error("the step's Jacobian is singular at its solution: the step has no derivative there");
-  Eigen::MatrixXd D(nx + ny, ns);
-  D.topRows(nx) = -F_x.solve(Eigen::MatrixXd(J.block(0, 0, nx, ns)));
-  D.bottomRows(ny) = J.block(nx, 0, ny, ns) + J.block(nx, ns, ny, nx) * D.topRows(nx);
-  return D;
+  return implicit_derivative(J.block(0, ns, nx, nx), J.block(0, 0, nx, ns), J.block(nx, ns, ny, nx),
+                             J.block(nx, 0, ny, ns));
 }
 
 /// The same derivative for equations whose Jacobian is sparse (a locally coupled model's steps by
