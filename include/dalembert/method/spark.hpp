@@ -143,13 +143,13 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int size = unknown_count();
     const double h = h_;
     Unknowns x = Unknowns::Zero(size);
-    const bool warm = s.stage_increments.extrapolate(x);
-    for (int i = 0; i < st; ++i) {
-      if (i > 0) x.template segment<n>(q_at(i), dn) += warm ? s.q : VecN<S>(s.q + (pair_.c[i] * h) * s.v);
-      x.template segment<n>(v_at(i), dn) += s.v;
-      if (!warm) x.template segment<m>(lambda_at(i), dm) = s.multiplier;
+    if (!s.stage_increments.extrapolate(x)) {  // the stages drifting with v0
+      for (int i = 0; i < st; ++i) {
+        if (i > 0) x.template segment<n>(q_at(i), dn) = (pair_.c[i] * h) * s.v;
+        x.template segment<m>(lambda_at(i), dm) = s.multiplier;
+      }
     }
-    if constexpr (by_terms) x.tail(dn) += s.v;
+    shift_by_start(x, s.q, s.v, 1.0);
     const double scale = s.p.template lpNorm<Eigen::Infinity>();
     VecN<S> p1;
     int iterations = 0;
@@ -187,7 +187,9 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
       Unknowns F;
       p1 = equations<By::nothing>(s, x, F, no_entries);
     }
-    s.stage_increments.record(increments(x, s.q, s.v));
+    Unknowns increments = x;
+    shift_by_start(increments, s.q, s.v, -1.0);
+    s.stage_increments.record(std::move(increments));
     s.q = x.template segment<n>(q_at(st - 1), dn);
     s.p = p1;
     if constexpr (by_terms) {
@@ -240,15 +242,15 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   int stage_unknowns() const { return pair_.stages * block() - coordinate_count(system_); }
   int unknown_count() const { return stage_unknowns() + (by_terms ? coordinate_count(system_) : 0); }
 
-  /// The unknowns x less what they start from: q0 from each Q_i, v0 from each V_i and from v1.
-  Unknowns increments(Unknowns x, const VecN<S>& q0, const VecN<S>& v0) const {
+  /// Adds (sign 1) or subtracts (−1) what the unknowns start from, q0 at each Q_i and v0 at each V_i
+  /// and at v1: the unknowns from their increments, or back.
+  void shift_by_start(Unknowns& x, const VecN<S>& q0, const VecN<S>& v0, double sign) const {
     const int dn = coordinate_count(system_);
     for (int i = 0; i < pair_.stages; ++i) {
-      if (i > 0) x.segment(q_at(i), dn) -= q0;
-      x.segment(v_at(i), dn) -= v0;
+      if (i > 0) x.segment(q_at(i), dn) += sign * q0;
+      x.segment(v_at(i), dn) += sign * v0;
     }
-    if constexpr (by_terms) x.tail(dn) -= v0;
-    return x;
+    if constexpr (by_terms) x.tail(dn) += sign * v0;
   }
 
   static constexpr auto no_entries = [](int, int, double) {};
@@ -353,6 +355,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
           } else {
             p1_by(row - p1_row, column) += value;
           }
+          if constexpr (!by_start) return;  // p1's own rows: the derivative's result
         }
         entry(row, column, value);
       }
@@ -484,11 +487,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     const int dn = coordinate_count(system_), size = unknown_count();
     DerivativeEntries e{size, (by_force ? 3 : 2) * dn, 2 * dn, {}, {}, {}, {}};
     Unknowns x = next.stage_increments.last();  // the unknowns at the solution, from their increments
-    for (int i = 0; i < pair_.stages; ++i) {
-      if (i > 0) x.segment(q_at(i), dn) += s.q;
-      x.segment(v_at(i), dn) += s.v;
-    }
-    if constexpr (by_terms) x.tail(dn) += s.v;
+    shift_by_start(x, s.q, s.v, 1.0);
     Unknowns F;
     const auto entry = [&](int r, int c, double v) {
       const bool unknown = c < size;
