@@ -11,6 +11,7 @@ set -euo pipefail
 
 main=(
   g++ clang cmake ninja-build pkg-config git # toolchain: clang++ builds dalembert (docs/decisions.md), cc compiles model files, git names the commit
+  lld                                    # LLVM's linker: links the tests in a seventh of the time (docs/decisions.md)
   libeigen3-dev                          # linear algebra
   libboost-dev                           # Boost.Odeint (reference solver)
   libginac-dev libtomlplusplus-dev       # model files: symbolic expressions, TOML (docs/model-files.md)

@@ -223,9 +223,9 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogue) {
 
 // The same files run by the library's instance for files beyond the bound (FileModel on the heap,
 // run_unbounded), which the command line takes for more than sizes::bounded_model_file coordinates: every
-// method family on the heap gives the catalogue's trajectories too. (The method layer's tests at
-// run-time size, test_run_time_sizes*.cpp, compare within a bound; contact files on the heap:
-// ContactModelFiles.MoreThanEightCoordinatesOnTheHeap.)
+// method family on the heap gives the catalogue's trajectories too (contact files on the heap:
+// ContactModelFiles.MoreThanEightCoordinatesOnTheHeap). These runs are the method layer's tests at
+// run-time sizes; test_run_time_sizes*.cpp keeps what no file reaches.
 TEST(ModelFiles, SameTrajectoriesAsTheCatalogueOnTheHeap) {
   const double worst = expect_the_catalogue_trajectories(
       [](const std::string& name, const catalogue::ParameterValues& params, const RunOptions& o) {
@@ -234,6 +234,36 @@ TEST(ModelFiles, SameTrajectoriesAsTheCatalogueOnTheHeap) {
       },
       mechanical_cases);
   test::report("model_file_on_the_heap_largest_trajectory_difference", worst);
+}
+
+// Options beside the defaults take the same steps from a file, within the bound and on the heap:
+// GF and GF-sym at α = 0.3 (the vertical disk), FIM from start A (the knife edge), DLA with the
+// trapezoidal rule (the sleigh); 1e-11 as above.
+TEST(ModelFiles, MethodOptionsGiveTheCatalogueTrajectories) {
+  struct Case {
+    std::string system, method;
+    double alpha;
+    std::string fim_start, rule;
+  };
+  const std::vector<Case> cases = {{"vertical-disk", "gf", 0.3, "B", "alpha"},
+                                   {"vertical-disk", "gf-sym", 0.3, "B", "alpha"},
+                                   {"knife-edge", "fim", 0.5, "A", "alpha"},
+                                   {"chaplygin-sleigh", "dla", 0.5, "B", "trapezoid"}};
+  for (const auto& c : cases) {
+    RunOptions o = options(c.method, 0.05, 200);
+    o.alpha = c.alpha;
+    o.fim_start = c.fim_start;
+    o.rule = c.rule;
+    const auto builtin = catalogue::find(c.system).run({}, {}, o);
+    const auto bound = modelfile::bind(modelfile::load(model_path(c.system)), {});
+    const InitialData init{bound->q0, bound->v0, std::nullopt, std::nullopt};
+    const RunResult within = modelfile::run_bounded(bound, init, o), heap = modelfile::run_unbounded(bound, init, o);
+    ASSERT_FALSE(builtin.failed() || within.failed() || heap.failed()) << c.system << " " << c.method;
+    const double d = std::max(largest_difference(builtin.trajectory, within.trajectory),
+                              largest_difference(builtin.trajectory, heap.trajectory));
+    test::report("model_file_options_" + c.method + "_difference", d);
+    EXPECT_LT(d, 1e-11) << c.system << " with " << c.method;
+  }
 }
 
 TEST(ModelFiles, ClosedFormsMatchTheCatalogue) {

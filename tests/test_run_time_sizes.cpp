@@ -1,17 +1,19 @@
-// One method layer for every size: each method family on a model of run-time size (the catalogue's
-// models behind tests/at_run_time.hpp, with sizes known only at run time, stored within a bound or
-// on the heap) gives the steps it gives on the compiled fixed-size model.
+// One method layer for every size: the catalogue's models seen at run time (tests/at_run_time.hpp,
+// sizes known only at run time, stored within a bound or on the heap) give the steps of the compiled
+// fixed-size model. Every method family runs in the library on the catalogue's model files, within
+// the bound and on the heap, with the catalogue's trajectories to 1e-12 (dla, mla) and 1e-11
+// (ModelFiles.SameTrajectoriesAsTheCatalogue and …OnTheHeap; options beside the defaults:
+// ModelFiles.MethodOptionsGiveTheCatalogueTrajectories; contact families:
+// ContactModelFiles.SameTrajectoriesAsTheCatalogue), so the tests here do not compile the families
+// again at run-time sizes (docs/decisions.md, Build: precompiled headers, -O1 tests, and nothing
+// compiled twice). They keep what no model file reaches: a Lagrangian written in scalars, whose
+// constants meet derivatives of run-time width; MLA with the exact ingredients and those
+// ingredients themselves; the exponential Herglotz rule (test_run_time_sizes_exact.cpp).
 #include <gtest/gtest.h>
 
 #include "same_steps_at_run_time.hpp"
-#include "dalembert/method/del.hpp"
 #include "dalembert/method/dla.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
-#include "dalembert/method/reference.hpp"
-#include "dalembert/method/rk4.hpp"
-#include "dalembert/models/chaplygin_sleigh.hpp"
-#include "dalembert/models/unconstrained.hpp"
-#include "dalembert/models/vertical_disk.hpp"
 #include "test_support.hpp"
 
 using namespace dalembert;
@@ -39,47 +41,9 @@ struct ScalarFormOscillator {
 
 const auto dla = [](const auto& sys) { return make_dla(sys, 0.1); };
 const auto mla = [](const auto& sys) { return make_midpoint_mla(sys, 0.1); };
-const auto rk4 = [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); };
-const auto reference = [](const auto& sys) { return ReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1, 1e-12); };
-const auto del = [](const auto& sys) {
-  using S = std::decay_t<decltype(sys)>;
-  return DiscreteEulerLagrange<S, AlphaRule<S>>(sys, AlphaRule<S>(sys, 0.1));
-};
-
 }  // namespace
 
-// Each family on one model, within the bound. On the heap, where sizes are not bounded, every
-// family runs in the library on the catalogue's model files (FileModel<Eigen::Dynamic>, the same
-// method templates at unbounded storage): ModelFiles.SameTrajectoriesAsTheCatalogueOnTheHeap, and
-// model_files_of_any_size_against_scipy on files of 11 coordinates. Compiling them here again at that
-// storage would only lengthen the build (docs/decisions.md, Build: precompiled headers, -O1 tests,
-// and nothing compiled twice). The scalar-form test below keeps a step on the heap, where constants
-// meet derivatives of run-time width.
-TEST(RunTimeSizes, DlaVerticalDisk) {
-  const models::VerticalDisk disk;
-  const auto x0 = disk.default_initial();
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("dla_vertical_disk", disk, dla, x0.q, x0.v);
-}
-
-TEST(RunTimeSizes, DelPendulum) {
-  const models::Pendulum pendulum;
-  const auto x0 = pendulum.default_initial();
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("del_pendulum", pendulum, del, x0.q, x0.v);
-}
-
-TEST(RunTimeSizes, MlaVerticalDisk) {
-  const models::VerticalDisk disk;
-  const auto x0 = disk.default_initial();
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("mla_vertical_disk", disk, mla, x0.q, x0.v, 50);
-}
-
-TEST(RunTimeSizes, Rk4AndReferenceSleigh) {
-  const models::ChaplyginSleigh sleigh;
-  const auto s0 = sleigh.default_initial();
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("rk4_sleigh", sleigh, rk4, s0.q, s0.v);
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("reference_sleigh", sleigh, reference, s0.q, s0.v, 20);
-}
-
+// A Lagrangian in scalar operations: momentum(), energy() and DLA, MLA steps at run-time width.
 TEST(RunTimeSizes, ConstantsCarryTheFullWidthOfDerivatives) {
   const ScalarFormOscillator fixed;
   const test::AtRunTime<ScalarFormOscillator, 8, 8> bounded(fixed);

@@ -1,16 +1,15 @@
-// The exact discrete nonholonomic flow (shooting with sensitivities) and the contact (Herglotz)
-// family on models of run-time size (tests/at_run_time.hpp, tests/at_run_time_contact.hpp): the
-// same steps as on the compiled fixed-size model. Few steps where every step shoots.
+// What no model file reaches at run-time sizes (test_run_time_sizes.cpp says why the rest is not
+// here): MLA with the exact ingredients (shooting with sensitivities), the exact discrete
+// Lagrangian's objects and completion, and the exponential Herglotz rule, which needs a compiled
+// L0(q, v) + γz; each gives the values of the compiled fixed-size model. Few steps where every step
+// shoots.
 #include <gtest/gtest.h>
 
 #include "same_steps_at_run_time.hpp"
 #include "at_run_time_contact.hpp"
-#include "dalembert/method/rk4.hpp"
-#include "dalembert/method/reference.hpp"
-#include "dalembert/method/exact_flow.hpp"
+#include "dalembert/discrete/exact_nonholonomic.hpp"
 #include "dalembert/method/herglotz.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
-#include "dalembert/models/contact_systems.hpp"
 #include "dalembert/models/damped_knife_edge.hpp"
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/vertical_disk.hpp"
@@ -19,8 +18,6 @@
 using namespace dalembert;
 
 namespace {
-
-const auto exact = [](const auto& sys) { return ExactDiscreteFlow<std::decay_t<decltype(sys)>>(sys, 0.1); };
 
 // MLA with the exact ingredients (ExactNonholonomic, ExactDiscreteConstraint) is the exact flow.
 const auto mla_exact = [](const auto& sys) {
@@ -32,27 +29,11 @@ const auto mla_exact = [](const auto& sys) {
       sys, e, ExactDiscreteConstraint<S>(e), newton);
 };
 
-const auto thesis_herglotz = [](const auto& sys) { return make_thesis_herglotz(sys, 0.1); };
 const auto exponential_herglotz = [](const auto& sys) {
   return make_herglotz(sys, ExponentialRule<std::decay_t<decltype(sys)>>(sys, 0.1));
 };
-const auto exact_herglotz = [](const auto& sys) { return make_exact_herglotz(sys, 0.1); };
-const auto contact_rk4 = [](const auto& sys) { return RungeKutta4<std::decay_t<decltype(sys)>>(sys, 0.1); };
-const auto contact_reference = [](const auto& sys) {
-  return ReferenceSolver<std::decay_t<decltype(sys)>>(sys, 0.1);
-};
 
 }  // namespace
-
-// Each family on one model, within the bound. On the heap they run in the library on model files
-// (test_run_time_sizes.cpp says where; the contact families: ContactModelFiles.MoreThanEightCoordinatesOnTheHeap).
-// The unconstrained exact flow (m = 0) runs on the model files of the pendulum and the harmonic
-// oscillator in ModelFiles.SameTrajectoriesAsTheCatalogue.
-TEST(RunTimeSizes, ExactVerticalDisk) {
-  const models::VerticalDisk disk;
-  const auto x0 = disk.default_initial();
-  test::expect_same_steps_at_run_time<test::Storage::bounded>("exact_vertical_disk", disk, exact, x0.q, x0.v, 5);
-}
 
 TEST(RunTimeSizes, ExactIngredientsInMlaParticle) {
   models::NonholonomicParticle particle;
@@ -85,26 +66,10 @@ TEST(RunTimeSizes, ExactCompletionAndObjectsVerticalDisk) {
   compare(test::AtRunTime<models::VerticalDisk, 8, 8>(disk), "exact_objects_vertical_disk_run_time_bounded");
 }
 
-TEST(RunTimeSizes, HerglotzDampedKnifeEdge) {
-  // Constrained: the discrete Herglotz–d'Alembert integrator, RK4 and the reference solver.
+TEST(RunTimeSizes, HerglotzExponentialRuleDampedKnifeEdge) {
+  // The discrete Herglotz–d'Alembert integrator with the exponential rule, on a constrained model.
   const models::DampedKnifeEdge knife;
   const auto x0 = knife.default_initial();
-  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_thesis_damped_knife_edge", knife,
-                                                                      thesis_herglotz, x0.q, x0.v, x0.z);
   test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_exponential_damped_knife_edge", knife,
                                                                       exponential_herglotz, x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_rk4_damped_knife_edge", knife,
-                                                                      contact_rk4, x0.q, x0.v, x0.z);
-  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("contact_reference_damped_knife_edge", knife,
-                                                                      contact_reference, x0.q, x0.v, x0.z, 20);
-}
-
-TEST(RunTimeSizes, HerglotzExactDampedOscillator2D) {
-  // Unconstrained: the exact discrete Herglotz flow (shooting with sensitivities) and the thesis' rule.
-  const models::DampedOscillator2D oscillator;
-  const auto x0 = oscillator.default_initial();
-  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_exact_damped_oscillator_2d", oscillator,
-                                                                      exact_herglotz, x0.q, x0.v, x0.z, 5);
-  test::expect_same_contact_steps_at_run_time<test::Storage::bounded>("herglotz_thesis_damped_oscillator_2d",
-                                                                      oscillator, thesis_herglotz, x0.q, x0.v, x0.z);
 }

@@ -10,7 +10,7 @@
 // equations in dual numbers anew, so the models are the particle and the sleigh for the
 // position–momentum methods (the sleigh with a force, the vertical disk and the particle for the
 // others), and beyond them one model for each case that adds something: a force of (q, v, t), two
-// constraints (the vertical disk), none (the satellite), run-time sizes, terms (the chain). This
+// constraints (the vertical disk), none (the satellite), terms (the chain). This
 // file compiles at -O0 (tests/CMakeLists.txt).
 // Model files: ModelFiles.StepDerivativesAgreeWithCentralDifferences and
 // ModelFiles.StepDerivativesByAConstantForce; the others:
@@ -38,7 +38,6 @@
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/satellite.hpp"
 #include "dalembert/models/vertical_disk.hpp"
-#include "at_run_time.hpp"
 #include "central_differences.hpp"
 #include "test_support.hpp"
 
@@ -281,50 +280,9 @@ TEST(StepDerivative, Rk4ByTheStateAndAConstantForce) {
   EXPECT_LT(force_derivative_error("rk4_dragged_pushed_sleigh", rk4_of, sleigh, 0.1), 1e-8);
 }
 
-// The same derivative at run-time sizes, within a bound (the storage of model files up to 8
-// coordinates) and on the heap (beyond, with derivatives taken a chunk of directions at a time).
-TEST(StepDerivative, TheSameAtRunTimeSizes) {
-  const models::ChaplyginSleigh sleigh;
-  const auto x0 = sleigh.default_initial();
-  const auto fixed = make_dla(sleigh, 0.1);
-  const Eigen::MatrixXd D = fixed.step_derivative(fixed.initial_state(x0.q, x0.v));
-  const auto at_run_time = [&](const auto& system) {
-    using S = std::decay_t<decltype(system)>;
-    const auto dla = make_dla(system, 0.1);
-    const Eigen::MatrixXd E = dla.step_derivative(dla.initial_state(VecN<S>(x0.q), VecN<S>(x0.v)));
-    return (E - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-  };
-  const double bounded = at_run_time(test::AtRunTime<models::ChaplyginSleigh, 8, 8>(sleigh));
-  const double heap = at_run_time(test::AtRunTime<models::ChaplyginSleigh, Eigen::Dynamic, Eigen::Dynamic>(sleigh));
-  test::report("step_derivative_bounded_against_fixed", bounded);
-  test::report("step_derivative_heap_against_fixed", heap);
-  EXPECT_LT(bounded, 1e-14);
-  EXPECT_LT(heap, 1e-14);
-}
-
-// The methods written with the metric at run-time sizes on the heap (model files beyond 8
-// coordinates): the same derivative as at fixed size.
-TEST(StepDerivative, MetricMethodsTheSameAtRunTimeSizes) {
-  const models::ChaplyginSleigh sleigh;
-  const test::AtRunTime<models::ChaplyginSleigh, Eigen::Dynamic, Eigen::Dynamic> heap(sleigh);
-  using Point = Eigen::VectorXd;
-  const auto x0 = sleigh.default_initial();
-  const auto compare = [&](const std::string& name, const auto& make) {
-    const auto fixed = make(sleigh, 0.1);
-    const auto dynamic = make(heap, 0.1);
-    auto s = fixed.initial_state(x0.q, x0.v);
-    auto t = dynamic.initial_state(Point(x0.q), Point(x0.v));
-    fixed.step(s);
-    dynamic.step(t);
-    const Eigen::MatrixXd D = fixed.step_derivative(s);
-    const double error = (dynamic.step_derivative(t) - D).cwiseAbs().maxCoeff() / D.cwiseAbs().maxCoeff();
-    test::report("step_derivative_heap_against_fixed_" + name, error);
-    EXPECT_LT(error, 1e-13) << name;
-  };
-  compare("mp", mp_of);
-  compare("dg", dg_of);
-  compare("spark3", spark_of(3));
-}
+// At run-time sizes the derivatives of the steps on model files meet central differences, within
+// the bound (dla, mla) and on the heap (every discrete method), from the library's instances
+// (ModelFiles.StepDerivativesAgreeWithCentralDifferences): not compiled again here at those sizes.
 
 namespace {
 /// sin over a range of phases, a direction with entries of order one in every coordinate.
