@@ -57,6 +57,7 @@
 
 #include "dalembert/discrete/shooting.hpp"
 #include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/gauss_newton.hpp"
 
 namespace dalembert {
 
@@ -382,18 +383,19 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
   out.q = q_guess;
   out.rates = detail::fitted_rates(symmetry, q_guess, v_guess,
                                    Eigen::VectorXd(acceleration_jacobian(sys, q, v).acceleration));
-  const int rows = n + m + held, columns = n + k;
-  Eigen::VectorXd R(rows);
-  Eigen::MatrixXd D(rows, columns);
-  for (out.iterations = 0;; ++out.iterations) {
+  // the unknowns x = (q0, ω); v0 = A_ω q0 + b_ω depends on both
+  Eigen::VectorXd x(n + k), conditions_at_x(n + m + held);
+  x << q_guess, out.rates;
+  Eigen::MatrixXd jacobian_at_x(conditions_at_x.size(), x.size());
+  const auto conditions = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& R, Eigen::MatrixXd& D) {
+    out.q = unknowns.head(n);
+    out.rates = unknowns.tail(k);
     const Eigen::MatrixXd A = detail::combined(symmetry, out.rates, n), Xi = detail::generators_at(symmetry, out.q);
     out.v = A * out.q + detail::combined_offset(symmetry, out.rates, n);
     const VecN<S> qs = out.q, vs = out.v;
     const auto J = acceleration_jacobian(sys, qs, vs);
     const Eigen::MatrixXd B = J.B, F = J.F;
-    const Eigen::VectorXd a = J.acceleration;
-    // the conditions and their derivatives by (q0, ω), v0 = A_ω q0 + b_ω depending on both
-    R.head(n) = a - A * out.v;
+    R.head(n) = Eigen::VectorXd(J.acceleration) - A * out.v;
     D.topLeftCorner(n, n) = B + F * A - A * A;
     for (int j = 0; j < k; ++j) D.col(n + j).head(n) = F * Xi.col(j) - symmetry[j].A * out.v - A * Xi.col(j);
     if constexpr (S::m != 0) {
@@ -416,17 +418,20 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
       D.row(row) << A.row(i), Xi.row(i);
       ++row;
     }
-    out.residual = R.lpNorm<Eigen::Infinity>();
+  };
+  const auto small_enough = [&](const Eigen::VectorXd&, double largest) {
     const double scale = 1.0 + out.v.lpNorm<Eigen::Infinity>();
-    if (out.residual <= tolerance * scale * scale) return out;
-    if (out.iterations == max_iterations || !std::isfinite(out.residual))
-      throw std::invalid_argument("no steady motion found near (q0, v0): the conditions' residual is " +
-                                  detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
-                                  " Gauss-Newton iterations");
-    const Eigen::VectorXd correction = D.completeOrthogonalDecomposition().solve(R);
-    out.q -= correction.head(n);
-    out.rates -= correction.tail(k);
-  }
+    return largest <= tolerance * scale * scale;
+  };
+  const GaussNewtonResult result =
+      gauss_newton(x, conditions_at_x, jacobian_at_x, conditions, small_enough, max_iterations);
+  out.iterations = result.iterations;
+  out.residual = result.residual;
+  if (!result.converged)
+    throw std::invalid_argument("no steady motion found near (q0, v0): the conditions' residual is " +
+                                detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
+                                " Gauss-Newton iterations");
+  return out;
 }
 
 /// The linearisation of `method`'s step on the steady motion through the state `given` (its q and
