@@ -534,8 +534,16 @@ TEST(CliModelFiles, SteadyTurnOfTheRollingDiskIsFoundWithWhatIsHeld) {
   const std::string start = " --q0 0,0,0,0,0 --v0 2,0,0,0,2";
   cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --method dla" + start,
                              "give --method and --h together");
-  cli_test::expect_bad_input("steady chaplygin-sleigh --q0 0,0,0 --v0 1,0,0 --method dla --h 0.1",
-                             "the eigenvalues of a step are computed for model files");
+  // a compiled system's step is its installed model file's, with the symmetry it declares: the
+  // sleigh's straight motion backwards, whose rates 0.4, 0, 0 dla's midpoint step keeps to O(h²)
+  const auto sleigh = nlohmann::json::parse(
+      cli_test::dalembert("steady chaplygin-sleigh --q0 0,0,0 --v0 -1,0,0 --method dla --h 0.1 --json").out);
+  const auto sleigh_file = nlohmann::json::parse(
+      cli_test::dalembert("steady " + model("chaplygin-sleigh") + " --symmetric x,y --q0 0,0,0 --v0 -1,0,0 "
+                          "--method dla --h 0.1 --json").out);
+  EXPECT_EQ(sleigh["step"], sleigh_file["step"]);
+  EXPECT_NEAR(sleigh["step"]["eigenvalues"][0][0].get<double>(), 0.4, 1e-2);
+  cli_test::expect_bad_input("steady suslov --method dla --h 0.1", "suslov is not one");
   cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric x,y,psi --hold theta" + start,
                              "--hold: what to hold is for --find");
   cli_test::expect_bad_input("steady " + model("rolling-disk") + " --symmetric psi --rotation x" + start,
@@ -586,7 +594,11 @@ TEST(CliModelFiles, ExponentialMapIsHomogeneousAndRadiallyGauss) {
   EXPECT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("Gauss condition"), std::string::npos) << text.out;
   cli_test::expect_bad_input("exp " + model("particle") + " --h -1", "must be a positive number, got -1");
-  cli_test::expect_bad_input("exp chaplygin-sleigh", "is a compiled catalogue system");
+  // a compiled system takes the model file installed under its name: the file's numbers
+  const Result sleigh = cli_test::dalembert("exp chaplygin-sleigh"), sleigh_file = cli_test::dalembert("exp " + model("chaplygin-sleigh"));
+  ASSERT_EQ(sleigh.status, 0) << sleigh.err;
+  EXPECT_EQ(sleigh.out.substr(sleigh.out.find('\n')), sleigh_file.out.substr(sleigh_file.out.find('\n')));
+  cli_test::expect_bad_input("exp suslov", "suslov is a compiled catalogue system without one");
   cli_test::expect_bad_input("exp " + model("particle") + " --q0 0,0,0 --v0 1,0,1", "violates constraints[0]");
 }
 
@@ -623,7 +635,11 @@ TEST(CliModelFiles, JacobiFieldOfTheParticleInItsWellAsCsv) {
                              "is not tangent to the constraint");
   cli_test::expect_bad_input("jacobi " + model("particle") + " --dq0 0,0 --dv0 0,1,0 --t-end 1", "dq0 has 2 entries");
   cli_test::expect_bad_input("jacobi " + model("particle") + " --dq0 0,0,0 --dv0 0,1,0 --t-end 0", "--t-end");
-  cli_test::expect_bad_input("jacobi particle --dq0 0,0,0 --dv0 0,1,0 --t-end 1", "particle is a compiled catalogue system");
+  const std::string variation = " --param potential=2 --q0 0,0,0 --v0 1,0,0 --dq0 0,0,0 --dv0 0,1,0 --t-end 1";
+  const Result by_name = cli_test::dalembert("jacobi particle" + variation);
+  ASSERT_EQ(by_name.status, 0) << by_name.err;
+  EXPECT_EQ(by_name.out, cli_test::dalembert("jacobi " + model("particle") + variation).out);
+  cli_test::expect_bad_input("jacobi suslov --dq0 0,0,0 --dv0 0,1,0 --t-end 1", "suslov is a compiled catalogue system");
 }
 
 TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
@@ -642,5 +658,8 @@ TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
   EXPECT_NE(text.out.find("in (0, 10]: 0"), std::string::npos) << text.out;
   cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end -1", "--t-end: must be a positive number");
   cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end 1 --samples 2", "--samples");
-  cli_test::expect_bad_input("conjugate particle --t-end 1", "particle is a compiled catalogue system");
+  const Result by_name = cli_test::dalembert("conjugate particle --param potential=2 --q0 0,0,0 --v0 1,0,0 --t-end 7 --json");
+  ASSERT_EQ(by_name.status, 0) << by_name.err;
+  EXPECT_EQ(nlohmann::json::parse(by_name.out)["conjugate_points"], points);
+  cli_test::expect_bad_input("conjugate suslov --t-end 1", "suslov is a compiled catalogue system");
 }

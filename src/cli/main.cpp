@@ -55,12 +55,13 @@ void print_entries(const std::string& label, const Eigen::VectorXd& x) {
   std::cout << '\n';
 }
 
-/// The loaded model file `name` names, for `what`, which is computed for model files only.
+/// The loaded model file `name` names, or the one installed for the compiled system `name`
+/// (modelfile::model_file_behind), for `what`, which is computed for model files only.
 std::shared_ptr<const modelfile::LoadedModel> model_file_named(const std::string& name, const std::string& what) {
-  auto model = modelfile::loaded_model_of(catalogue::find(name));
+  auto model = modelfile::model_file_behind(catalogue::find(name));
   if (!model)
     throw BadInput(what + " computed for model files (docs/jacobi-fields.md); " + name +
-                   " is a compiled catalogue system: write it as a model file");
+                   " is a compiled catalogue system without one: write it as a model file");
   return model;
 }
 
@@ -242,10 +243,10 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
                    " is not one");
   InitialData init = a.initial();
   const bool with_step = a.step_given();
-  const auto model = modelfile::loaded_model_of(entry);
+  const auto model = with_step ? modelfile::model_file_behind(entry) : nullptr;
   if (with_step && !model)
     throw BadInput("--method: the eigenvalues of a step are computed for model files; " + name +
-                   " is a compiled catalogue system (models/ has a file of each)");
+                   " is a compiled catalogue system without one: write it as a model file");
   const catalogue::SteadyMotion motion = entry.steady(a.parameters(), init, request);
   // the step's linearisation at the motion found or given, with the same symmetry
   std::optional<catalogue::SteadyMotion> step;
@@ -255,9 +256,9 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
     InitialData start;
     start.q0 = motion.q0;
     start.v0 = motion.v0;
-    catalogue::SteadyRequest symmetry = request;
-    symmetry.find = false;
-    symmetry.hold.clear();
+    catalogue::SteadyRequest symmetry;  // the motion's: a compiled system's declared cyclic coordinates by name
+    symmetry.symmetric = motion.symmetric;
+    symmetry.rotation = motion.rotation;
     step = modelfile::Stepper(model, a.parameters(), start, options).steady_motion(symmetry);
   }
   const auto sorted = [](const Eigen::VectorXcd& x) {

@@ -9,6 +9,7 @@
 #include "modelfile/file_model.hpp"
 #include "modelfile/model.hpp"
 #include "modelfile/run.hpp"
+#include "support/data.hpp"
 #include "support/named_velocities.hpp"
 
 namespace dalembert::modelfile {
@@ -175,6 +176,12 @@ std::shared_ptr<const LoadedModel> loaded_model_of(const catalogue::Entry& entry
   const std::lock_guard lock(models_mutex);
   const auto it = models_of_entries.find(&entry);
   return it == models_of_entries.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const LoadedModel> model_file_behind(const catalogue::Entry& entry) {
+  if (auto model = loaded_model_of(entry)) return model;
+  const auto installed = support::find_data_file("models/" + entry.name + ".toml");
+  return installed ? loaded_model_of(catalogue::find(*installed)) : nullptr;
 }
 
 bool is_model_file_name(const std::string& name) {

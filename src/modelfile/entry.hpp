@@ -20,6 +20,13 @@ void fill_initial_data(const BoundModel& bound, InitialData& init);
 /// catalogue's compiled systems.
 std::shared_ptr<const LoadedModel> loaded_model_of(const catalogue::Entry& entry);
 
+/// The model file behind `entry`, for what is computed for model files only: its own model for an
+/// entry of a model file; for a compiled catalogue system, the model file of the same name that
+/// dalembert installs (models/NAME.toml of support::data_directories(), never of the working
+/// directory), the same system with the same parameters (tests hold their trajectories together to
+/// 1e-11); null if there is none.
+std::shared_ptr<const LoadedModel> model_file_behind(const catalogue::Entry& entry);
+
 /// The entry of the model file at `path`, loaded (and compiled or found in the cache) on first use
 /// and kept for the life of the process. Throws ModelFileError for mistakes in the file.
 const catalogue::Entry& model_file_entry(const std::string& path);

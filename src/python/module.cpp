@@ -351,10 +351,10 @@ Eigen::VectorXd input_of(const modelfile::Stepper& stepper, const std::optional<
 
 modelfile::Stepper make_stepper(const System& s, const Parameters& p, const OptionalVector& q0,
                                 const OptionalVector& v0, const py::dict& options) {
-  const auto model = modelfile::loaded_model_of(*s.entry);
+  const auto model = modelfile::model_file_behind(*s.entry);
   if (!model)
     throw BadInput("a stepper steps model files (docs/control.md); " + s.entry->name +
-                   " is a compiled catalogue system: write it as a model file");
+                   " is a compiled catalogue system without one: write it as a model file");
   InitialData init = initial_data(q0, v0, std::nullopt, std::nullopt);
   init.project_v0 = options.contains("project_v0") && options["project_v0"].cast<bool>();
   return modelfile::Stepper(model, p, init, run_options(options));
@@ -395,10 +395,10 @@ InitialData start_at(const OptionalVector& q0, const OptionalVector& v0, bool pr
 }
 
 std::shared_ptr<const modelfile::LoadedModel> model_file_of(const System& s, const std::string& what) {
-  auto model = modelfile::loaded_model_of(*s.entry);
+  auto model = modelfile::model_file_behind(*s.entry);
   if (!model)
     throw BadInput(what + " are computed for model files (docs/jacobi-fields.md); " + s.entry->name +
-                   " is a compiled catalogue system: write it as a model file");
+                   " is a compiled catalogue system without one: write it as a model file");
   return model;
 }
 

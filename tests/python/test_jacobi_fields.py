@@ -62,12 +62,26 @@ def test_refusals(particle):
         dalembert.jacobi_field(particle, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], times=[2, 1])
     with pytest.raises(dalembert.BadInput, match="dq0 must be 3"):
         dalembert.jacobi_field(particle, dq0=[0, 0], dv0=[0.8, 0, 0.4], times=[1])
-    with pytest.raises(dalembert.BadInput, match="compiled catalogue system"):
-        dalembert.jacobi_field("particle", dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], times=[1])
+    with pytest.raises(dalembert.BadInput, match="suslov is a compiled catalogue system without one"):
+        dalembert.jacobi_field("suslov", dq0=[0] * 9, dv0=[0] * 9, times=[1])
     s = dalembert.stepper(particle, "dla", h=0.1)
     s.step()
     with pytest.raises(dalembert.BadInput, match="reset"):
         dalembert.discrete_jacobi_field(s, dq0=[0, 0, 0], dv0=[0.8, 0, 0.4], steps=3)
+
+
+def test_a_compiled_system_takes_its_installed_model_file(particle):
+    # The catalogue's particle has no Jacobi fields of its own: the model file installed under its
+    # name gives them, the same as the file of models/ (and a wrong sign of the variation would not).
+    dq0, dv0, times = [0, 0, 0], [0.8, 0, 0.4], [0.5, 1.0]
+    by_name = dalembert.jacobi_field("particle", dq0=dq0, dv0=dv0, times=times)
+    by_file = dalembert.jacobi_field(particle, dq0=dq0, dv0=dv0, times=times)
+    assert np.array_equal(by_name.W, by_file.W) and np.array_equal(by_name.W_dot, by_file.W_dot)
+    flipped = dalembert.jacobi_field(particle, dq0=dq0, dv0=[-x for x in dv0], times=times)
+    assert np.max(np.abs(by_name.W + flipped.W)) < 1e-12 < np.max(np.abs(by_name.W))
+    s = dalembert.stepper("chaplygin-sleigh", "dla", h=0.1)
+    s.step()
+    assert s.q.shape == (3,)
 
 
 def test_exponential_map_at_the_origin(particle):

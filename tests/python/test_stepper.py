@@ -59,9 +59,15 @@ def test_lqr_holds_the_backward_sleigh_straight(source_dir):
     assert abs(final["without"][0]) > 1.0  # it turns round and slides forwards
 
 
-def test_refusals(sleigh):
+def test_refusals(sleigh, source_dir):
     with pytest.raises(dalembert.BadInput, match="a stepper steps model files"):
-        dalembert.stepper("chaplygin-sleigh", h=0.1)
+        dalembert.stepper("suslov", h=0.1)
+    chaplygin = dalembert.model_file(str(source_dir / "models" / "chaplygin-sleigh.toml"))
+    by_name, by_file = dalembert.stepper("chaplygin-sleigh", h=0.1), dalembert.stepper(chaplygin, h=0.1)
+    for _ in range(3):
+        by_name.step()
+        by_file.step()
+    assert np.array_equal(by_name.q, by_file.q)  # the compiled sleigh steps its installed model file
     with pytest.raises(dalembert.BadInput, match="gf has no stepper"):
         dalembert.stepper(sleigh, "gf", h=0.1)
     s = dalembert.stepper(sleigh, h=0.1)
