@@ -595,7 +595,8 @@ TEST(CliModelFiles, ExponentialMapIsHomogeneousAndRadiallyGauss) {
   EXPECT_NE(text.out.find("Gauss condition"), std::string::npos) << text.out;
   cli_test::expect_bad_input("exp " + model("particle") + " --h -1", "must be a positive number, got -1");
   // a compiled system takes the model file installed under its name: the file's numbers
-  const Result sleigh = cli_test::dalembert("exp chaplygin-sleigh"), sleigh_file = cli_test::dalembert("exp " + model("chaplygin-sleigh"));
+  const Result sleigh = cli_test::dalembert("exp chaplygin-sleigh");
+  const Result sleigh_file = cli_test::dalembert("exp " + model("chaplygin-sleigh"));
   ASSERT_EQ(sleigh.status, 0) << sleigh.err;
   EXPECT_EQ(sleigh.out.substr(sleigh.out.find('\n')), sleigh_file.out.substr(sleigh_file.out.find('\n')));
   cli_test::expect_bad_input("exp suslov", "suslov is a compiled catalogue system without one");
@@ -639,7 +640,8 @@ TEST(CliModelFiles, JacobiFieldOfTheParticleInItsWellAsCsv) {
   const Result by_name = cli_test::dalembert("jacobi particle" + variation);
   ASSERT_EQ(by_name.status, 0) << by_name.err;
   EXPECT_EQ(by_name.out, cli_test::dalembert("jacobi " + model("particle") + variation).out);
-  cli_test::expect_bad_input("jacobi suslov --dq0 0,0,0 --dv0 0,1,0 --t-end 1", "suslov is a compiled catalogue system");
+  cli_test::expect_bad_input("jacobi suslov --dq0 0,0,0 --dv0 0,1,0 --t-end 1",
+                             "suslov is a compiled catalogue system");
 }
 
 TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
@@ -658,7 +660,8 @@ TEST(CliModelFiles, ConjugatePointsOfTheParticleInItsWell) {
   EXPECT_NE(text.out.find("in (0, 10]: 0"), std::string::npos) << text.out;
   cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end -1", "--t-end: must be a positive number");
   cli_test::expect_bad_input("conjugate " + model("particle") + " --t-end 1 --samples 2", "--samples");
-  const Result by_name = cli_test::dalembert("conjugate particle --param potential=2 --q0 0,0,0 --v0 1,0,0 --t-end 7 --json");
+  const Result by_name =
+      cli_test::dalembert("conjugate particle --param potential=2 --q0 0,0,0 --v0 1,0,0 --t-end 7 --json");
   ASSERT_EQ(by_name.status, 0) << by_name.err;
   EXPECT_EQ(nlohmann::json::parse(by_name.out)["conjugate_points"], points);
   cli_test::expect_bad_input("conjugate suslov --t-end 1", "suslov is a compiled catalogue system");
