@@ -197,6 +197,25 @@ Entry populate(const fs::path& cache, const std::string& model) {
   return e;
 }
 
+// A model's generated source is a function of the file alone: GiNaC keeps a product with either
+// sign, by hashes of type addresses that move between processes, and the rolling disk's code gave
+// a product met with both signs a second temporary in some runs: a new library every run (0.3 s of
+// compiling each time). Three processes must find one entry and give the same trajectory.
+TEST(Security, AModelIsOneCacheEntryAcrossProcesses) {
+  const fs::path cache = fresh_directory("one_entry") / "cache";
+  std::string first;
+  for (int run = 0; run < 3; ++run) {
+    const auto r = dalembert({"run", model_path("rolling-disk"), "--method", "spark", "--h", "0.05", "--steps", "20"},
+                             cache);
+    ASSERT_EQ(r.status, 0) << r.err;
+    if (run == 0) first = r.out;
+    EXPECT_EQ(r.out, first) << "run " << run;
+  }
+  int libraries = 0;
+  for (const auto& name : names_in(cache)) libraries += name.ends_with(".so");
+  EXPECT_EQ(libraries, 1);
+}
+
 TEST(Security, CacheDirectoryIsCreatedPrivate) {
   const fs::path dir = fresh_directory("cache_mode");
   populate(dir / "cache", model_path("harmonic-oscillator"));

@@ -736,6 +736,7 @@ class CanonicalC {
   /// The body of one kernel: its temporaries, then `out[i] = ...;` for every output.
   std::string kernel_body(const Kernel& kernel) {
     code_.clear();
+    temporary_of_value_.clear();
     body_.clear();
     temporaries_ = 0;
     std::string outputs;
@@ -892,10 +893,15 @@ class CanonicalC {
     const std::string& c = code(e);
     return shape(e).negative ? "(-" + c + ")" : c;
   }
+  /// The temporary that holds `value`, written once: GiNaC keeps one magnitude as differently signed
+  /// expressions (a·b and −a·b), an order that varied between runs, so `code_` may meet the same
+  /// canonical value under another expression; its text names it exactly.
   std::string temporary(const std::string& value) {
-    const std::string name = "t" + std::to_string(temporaries_++);
-    body_ += "  const double " + name + " = " + value + ";\n";
-    return name;
+    const auto [it, added] = temporary_of_value_.try_emplace(value, "t" + std::to_string(temporaries_));
+    if (!added) return it->second;
+    ++temporaries_;
+    body_ += "  const double " + it->second + " = " + value + ";\n";
+    return it->second;
   }
 
   std::string compute_code(const ex& e) {
@@ -949,6 +955,7 @@ class CanonicalC {
 
   std::map<ex, Shape, GiNaC::ex_is_less> shapes_;
   std::map<ex, std::string, GiNaC::ex_is_less> code_;
+  std::map<std::string, std::string> temporary_of_value_;
   std::string body_;
   int temporaries_ = 0;
 };
