@@ -893,9 +893,9 @@ class CanonicalC {
     const std::string& c = code(e);
     return shape(e).negative ? "(-" + c + ")" : c;
   }
-  /// The temporary that holds `value`, written once: GiNaC keeps one magnitude as differently signed
-  /// expressions (a·b and −a·b), an order that varied between runs, so `code_` may meet the same
-  /// canonical value under another expression; its text names it exactly.
+  /// The temporary that holds `value`, written once. GiNaC may hold one magnitude under expressions
+  /// of both signs (a·b, and −a·b inside a sum), which of them depending on the process, so `code_`
+  /// can meet a canonical value again under another expression: the value's text finds it.
   std::string temporary(const std::string& value) {
     const auto [it, added] = temporary_of_value_.try_emplace(value, "t" + std::to_string(temporaries_));
     if (!added) return it->second;
