@@ -234,7 +234,7 @@ TEST(CliModelFiles, NonlinearConstraintsAreRefused) {
   expect_refused("affine_constraint", replace_line(knife_edge, "sin(phi)*x_t - cos(phi)*y_t", "sin(phi)*x_t - cos(phi)*y_t + 1"),
                  5, {"not linear in the velocities (the part without velocities", "\"sin(phi)*x_t - cos(phi)*y_t + 1\""});
   expect_refused("holonomic_constraint", replace_line(knife_edge, "sin(phi)*x_t - cos(phi)*y_t", "x - y"), 5,
-                 {"not linear in the velocities (it contains no velocity)", "\"x - y\""});
+                 {"not linear in the velocities (it contains no velocity", "goes in holonomic = [...]", "\"x - y\""});
 }
 
 TEST(CliModelFiles, SingularMetricAndConstraintMatrixAreRefused) {
@@ -257,6 +257,148 @@ TEST(CliModelFiles, InitialVelocityOutsideTheConstraintsIsRefused) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(path + ":5:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(--v0)"), std::string::npos) << r.err;
+}
+
+// The largest |value| of a CSV column over the rows of a run.
+double largest_of_column(const std::string& csv, const std::string& name) {
+  const auto rows = lines(csv);
+  std::stringstream header(rows.at(0));
+  std::string cell;
+  int column = 0, found = -1;
+  while (std::getline(header, cell, ',')) {
+    if (cell == name) found = column;
+    ++column;
+  }
+  EXPECT_GE(found, 0) << name << " in " << rows.at(0);
+  double largest = 0.0;
+  for (std::size_t k = 1; k < rows.size(); ++k) {
+    std::stringstream row(rows[k]);
+    for (int c = 0; std::getline(row, cell, ','); ++c)
+      if (c == found) largest = std::max(largest, std::abs(std::stod(cell)));
+  }
+  return largest;
+}
+
+// The last row of a run's CSV as numbers.
+std::vector<double> last_row(const std::string& csv) {
+  std::stringstream row(lines(csv).back());
+  std::vector<double> values;
+  for (std::string cell; std::getline(row, cell, ',');) values.push_back(std::stod(cell));
+  return values;
+}
+
+// A holonomic constraint φ(q) = 0 (models/pendulum-cartesian.toml, x² + y² = l²) enters as its
+// velocity form dφ(q)·v = 0; its value is the column holonomic_0. The pendulum in Cartesian
+// coordinates moves as models/pendulum.toml's in its angle, x = l sin θ, y = −l cos θ (both by the
+// reference solver, to 1e-9 at t = 5). DLA's discrete constraint at the midpoint, dφ(q̄)·(q1 − q0),
+// is φ(q1) − φ(q0) exactly for a quadratic φ: the bob stays on the circle to round-off over 10⁴
+// steps, where RK4's positions leave it at its order (|φ| about 1e-9 here, growing with h⁴).
+TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
+  const std::string cartesian = model("pendulum-cartesian");
+  const auto reference = dalembert("run " + cartesian + " --method reference --h 0.05 --t-end 5 --every 100");
+  ASSERT_EQ(reference.status, 0) << reference.err;
+  EXPECT_EQ(lines(reference.out)[0], "t,x,y,x_t,y_t,energy,constraint,newton_iterations,holonomic_0");
+  const auto angle = dalembert("run " + model("pendulum") + " --method reference --h 0.05 --t-end 5 --every 100");
+  ASSERT_EQ(angle.status, 0) << angle.err;
+  const auto xy = last_row(reference.out), theta = last_row(angle.out);
+  ASSERT_DOUBLE_EQ(xy[0], 5.0);
+  ASSERT_DOUBLE_EQ(theta[0], 5.0);
+  EXPECT_NEAR(xy[1], std::sin(theta[1]), 1e-9);
+  EXPECT_NEAR(xy[2], -std::cos(theta[1]), 1e-9);
+  EXPECT_NEAR(xy[3], std::cos(theta[1]) * theta[2], 1e-9);
+  EXPECT_NEAR(xy[4], std::sin(theta[1]) * theta[2], 1e-9);
+
+  const auto dla = dalembert("run " + cartesian + " --method dla --h 0.01 --steps 10000");
+  ASSERT_EQ(dla.status, 0) << dla.err;
+  EXPECT_LT(largest_of_column(dla.out, "holonomic_0"), 1e-13);
+  EXPECT_LT(largest_of_column(dla.out, "constraint"), 1e-12);
+  const auto rk4_at = [&](const std::string& h) {
+    const auto r = dalembert("run " + cartesian + " --method rk4 --h " + h + " --t-end 10");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return largest_of_column(r.out, "holonomic_0");
+  };
+  const double coarse = rk4_at("0.1"), fine = rk4_at("0.05");
+  EXPECT_GT(coarse, 1e-9);  // the velocity form alone: the positions drift off φ = 0
+  EXPECT_NEAR(std::log2(coarse / fine), 4.0, 0.5) << coarse << " " << fine;
+}
+
+TEST(CliModelFiles, HolonomicConstraintsAreChecked) {
+  const std::string pendulum = R"toml(name = "pendulum"
+coordinates = ["x", "y"]
+parameters = { l = 1.0 }
+lagrangian = "(x_t^2 + y_t^2)/2 - y"
+holonomic = ["x^2 + y^2 - l^2"]
+[initial]
+q = ["l*sin(1)", "-l*cos(1)"]
+v = [0, 0]
+)toml";
+  expect_refused("holonomic_velocity", replace_line(pendulum, "- l^2\"", "- l^2 + x_t\""), 5,
+                 {"holonomic[0]: unknown symbol 'x_t': velocities are not allowed here"});
+  expect_refused("holonomic_constant", replace_line(pendulum, "x^2 + y^2 - l^2", "l - 1"), 5,
+                 {"holonomic[0]: contains no coordinate", "\"l - 1\""});
+  expect_refused("holonomic_too_many", replace_line(pendulum, "\"x^2 + y^2 - l^2\"", "\"x^2 + y^2 - l^2\", \"x - y\""),
+                 5, {"2 holonomic constraints for 2 coordinates leave no motion"});
+  expect_refused("holonomic_position", replace_line(pendulum, "q = [\"l*sin(1)\", \"-l*cos(1)\"]", "q = [1, 1]"), 7,
+                 {"the initial position initial.q = (1, 1) violates holonomic[0] \"x^2 + y^2 - l^2\": its value is 1, "
+                  "not 0"});
+  expect_refused("holonomic_velocity_form", replace_line(pendulum, "v = [0, 0]", "v = [0, 1]"), 8,
+                 {"violates holonomic[0] in its velocity form d/dt \"x^2 + y^2 - l^2\""});
+  const std::string path = write_model("holonomic_good", pendulum);
+  const auto off = dalembert("run " + path + " --method dla --h 0.1 --steps 1 --q0 1,0.5");
+  EXPECT_EQ(off.status, 2);
+  EXPECT_NE(off.err.find(path + ":5: the initial position (--q0) = (1, 0.5) violates holonomic[0]"), std::string::npos)
+      << off.err;
+  EXPECT_EQ(dalembert("run " + path + " --method dla --h 0.1 --steps 1 --q0 1,0 --v0 0,1").status, 0);
+}
+
+// [definitions]: each name written out in parentheses wherever a later expression uses it, so a
+// file with definitions is the file with them written out by hand: the same generated code, the
+// same CSV to the last digit.
+TEST(CliModelFiles, DefinitionsAreWrittenOut) {
+  const std::string by_hand = R"toml(name = "sleigh"
+coordinates = ["x", "y", "theta"]
+parameters = { m = 1.0, I = 1.0, a = 0.5 }
+lagrangian = "m/2*((x_t - a*sin(theta)*theta_t)^2 + (y_t + a*cos(theta)*theta_t)^2) + I/2*theta_t^2"
+constraints = ["(y_t*cos(theta) - x_t*sin(theta))"]
+[initial]
+q = [0, 0, 0]
+v = [1, 0, 1]
+)toml";
+  const std::string defined = R"toml(name = "sleigh"
+coordinates = ["x", "y", "theta"]
+parameters = { m = 1.0, I = 1.0, a = 0.5 }
+lagrangian = "m/2*(u^2 + w^2) + I/2*theta_t^2"
+constraints = ["sideways"]
+[initial]
+q = [0, 0, 0]
+v = [1, 0, 1]
+[definitions]
+u = "x_t - a*sin(theta)*theta_t"   # the centre of mass' velocity
+w = "y_t + a*cos(theta)*theta_t"
+sideways = "y_t*cos(theta) - x_t*sin(theta)"
+)toml";
+  const auto a = dalembert("run " + write_model("by_hand", by_hand) + " --method mla --h 0.05 --steps 200");
+  const auto b = dalembert("run " + write_model("defined", defined) + " --method mla --h 0.05 --steps 200");
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+
+  expect_refused("definition_unknown", replace_line(defined, "sideways = \"y_t", "sideways = \"c*y_t"), 12,
+                 {"definitions.sideways: unknown symbol 'c'"});
+  expect_refused("definition_later", replace_line(defined, "u = \"x_t", "u = \"w + x_t"), 10,
+                 {"definitions.u: unknown symbol 'w': a definition may use only the definitions above it"});
+  expect_refused("definition_velocity_in_potential",
+                 replace_line(defined, "+ I/2*theta_t^2\"", "+ I/2*theta_t^2\"\npotential = \"u\""), 5,
+                 {"potential: unknown symbol 'x_t': velocities are not allowed here", "(with the definitions u written "
+                  "out)", "\"u\""});
+  expect_refused("definition_of_a_coordinate", replace_line(defined, "u = \"x_t", "x = \"x_t"), 10,
+                 {"definition 'x' is defined twice"});
+  std::string doubling = "name = \"doubling\"\ncoordinates = [\"x\"]\nlagrangian = \"x_t^2/2 - d20\"\n[definitions]\n"
+                         "d0 = \"x\"\n";
+  for (int k = 1; k <= 20; ++k)
+    doubling += "d" + std::to_string(k) + " = \"d" + std::to_string(k - 1) + "*d" + std::to_string(k - 1) + "\"\n";
+  expect_refused("definitions_doubling", doubling, 17, {"definitions.d12: with the definitions it uses written out, it "
+                                                        "is longer than the limit of 20000 characters"});
 }
 
 TEST(CliModelFiles, SizesAndLimitsAreChecked) {

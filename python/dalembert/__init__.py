@@ -153,25 +153,30 @@ def model_file(path: Union[str, "os.PathLike[str]"], **parameters: float) -> Sys
 
 
 def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = None, potential: Expr = None,
-          constraints: Sequence[Expr] = (), parameters: Optional[Mapping[str, Any]] = None,
+          constraints: Sequence[Expr] = (), holonomic: Sequence[Expr] = (),
+          parameters: Optional[Mapping[str, Any]] = None,
           force: Optional[Sequence[Expr]] = None, action: Optional[str] = None, q0: Optional[Sequence[Expr]] = None,
           v0: Optional[Sequence[Expr]] = None, z0: Expr = None, solution: Optional[Sequence[Expr]] = None,
           valid_when_zero: Optional[Sequence[Expr]] = None, derived: Optional[Mapping[str, Expr]] = None,
-          inputs: Optional[Sequence[str]] = None, name: str = "model", summary: Optional[str] = None) -> System:
+          inputs: Optional[Sequence[str]] = None, definitions: Optional[Mapping[str, Expr]] = None,
+          name: str = "model", summary: Optional[str] = None) -> System:
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
-    (linear in the velocities), parameters ({name: value}, or value (value, description)), force
-    (n expressions in q, v), action (the action variable of a contact system), q0, v0, z0 (default
+    (linear in the velocities), holonomic (functions phi(q) = 0 of the coordinates, kept in their
+    velocity form; the column holonomic_<b> shows each), parameters ({name: value}, or value
+    (value, description)), force (n expressions in q, v), action (the action variable of a contact
+    system), q0, v0, z0 (default
     initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}),
-    inputs (names the force may use linearly, set per step by a stepper). Expressions are strings in
-    the model files' syntax, numbers, or sympy expressions.
+    inputs (names the force may use linearly, set per step by a stepper), definitions ({name:
+    expression}, in order, each written out wherever a later expression uses its name). Expressions
+    are strings in the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
     """
     text = model_text(coordinates=coordinates, lagrangian=lagrangian, metric=metric, potential=potential,
-                      constraints=constraints, parameters=parameters, force=force, action=action, q0=q0, v0=v0,
-                      z0=z0, solution=solution, valid_when_zero=valid_when_zero, derived=derived,
-                      inputs=inputs, name=name, summary=summary)
+                      constraints=constraints, holonomic=holonomic, parameters=parameters, force=force,
+                      action=action, q0=q0, v0=v0, z0=z0, solution=solution, valid_when_zero=valid_when_zero,
+                      derived=derived, inputs=inputs, definitions=definitions, name=name, summary=summary)
     handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
     return System(handle, {}, "model " + str(name), text)
 

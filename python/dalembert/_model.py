@@ -86,9 +86,9 @@ def _parameter(value, name):
     return "{ value = %s, description = %s }" % (number, json.dumps(str(description)))
 
 
-def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), parameters=None,
-               force=None, action=None, q0=None, v0=None, z0=None, solution=None, valid_when_zero=None,
-               derived=None, inputs=None, name="model", summary=None):
+def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), holonomic=(),
+               parameters=None, force=None, action=None, q0=None, v0=None, z0=None, solution=None,
+               valid_when_zero=None, derived=None, inputs=None, definitions=None, name="model", summary=None):
     """The TOML text of a model file with these keys (docs/model-files.md)."""
     lines = ["name = " + json.dumps(str(name))]
     if summary is not None:
@@ -108,6 +108,9 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
     constraints = list(constraints)
     if constraints:
         lines.append("constraints = " + _expressions(constraints, "constraints"))
+    holonomic = list(holonomic)
+    if holonomic:
+        lines.append("holonomic = " + _expressions(holonomic, "holonomic"))
     if force is not None:
         lines.append("force = " + _expressions(force, "force"))
     if inputs:
@@ -134,4 +137,8 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
         lines.append("[derived]")
         for k, v in dict(derived).items():
             lines.append("%s = %s" % (_key(k), _expression(v, "derived " + str(k))))
+    if definitions:
+        lines.append("[definitions]")  # in the mapping's order, which the file keeps
+        for k, v in dict(definitions).items():
+            lines.append("%s = %s" % (_key(k), _expression(v, "definition " + str(k))))
     return "\n".join(lines) + "\n"

@@ -200,23 +200,47 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
                          " (the equations of motion need it invertible; does every velocity appear squared?)");
   if (m == 0) return;
 
+  // The positions on the holonomic constraints φ_b(q) = 0, whose values the derived kernel gives
+  // (spec.hpp, holonomic_<b>), to a tolerance relative to the coordinates' size.
+  if (!spec.holonomic.empty()) {
+    std::vector<double> derived(static_cast<std::size_t>(model.layout.derived + 1 + n));
+    model.evaluator->derived(x.data(), p.data(), bound.time_offset, derived.data());
+    const double position_tolerance = 1e-10 * (1.0 + q0.lpNorm<Eigen::Infinity>());
+    for (std::size_t k = 0; k < spec.derived.size(); ++k) {
+      const int b = spec.derived[k].holonomic;
+      if (b < 0 || std::abs(derived[k]) <= position_tolerance) continue;
+      std::ostringstream value;
+      value.precision(6);
+      value << derived[k];
+      const Expression& e = spec.holonomic[static_cast<std::size_t>(b)];
+      // `source` tells where v0 came from; q0 is the file's when it is the file's value
+      const bool from_file = q0.size() == bound.q0.size() && q0 == bound.q0;
+      const std::string position = from_file ? "the initial position initial.q" : "the initial position (--q0)";
+      throw ModelFileError(spec.path, from_file ? spec.q0_line : e.line,
+                           position + " = " + format_vector(q0) + " violates " + e.key + " " + quote(e.text) +
+                               ": its value is " + value.str() + ", not 0");
+    }
+  }
   const Eigen::MatrixXd M = model.constraint_matrix(q0, p);
   for (int a = 0; a < m; ++a)
-    if (!M.row(a).allFinite()) fail(spec.constraints[a], "not finite at " + where);
+    if (!M.row(a).allFinite()) fail(spec.constraint_source(a), "not finite at " + where);
   coefficients.resize(model.layout.constraints_size);
   model.evaluator->constraints(max_taylor_order, q0.data(), p.data(), coefficients.data());
   for (const auto& entry : model.layout.constraints)
     for (int k = 0; k < entry.terms.size(); ++k)
       if (!std::isfinite(coefficients[entry.terms.offset + k]))
-        fail(spec.constraints[entry.row], "a derivative of the constraint is not finite" + singular);
+        fail(spec.constraint_source(entry.row), "a derivative of the constraint is not finite" + singular);
   if (!(relative_rank_gap(M) > 1e-12)) {
     for (int a = 0; a < m; ++a)
-      if (M.row(a).lpNorm<Eigen::Infinity>() == 0.0) fail(spec.constraints[a], "the constraint vanishes identically in the velocities at " + where);
+      if (M.row(a).lpNorm<Eigen::Infinity>() == 0.0)
+        fail(spec.constraint_source(a), "the constraint vanishes identically in the velocities at " + where);
     const Eigen::Index rank = Eigen::JacobiSVD<Eigen::MatrixXd>(M).setThreshold(1e-12).rank();
     std::string all;
-    for (const auto& c : spec.constraints) all += (all.empty() ? "" : ", ") + quote(c.text);
-    throw ModelFileError(spec.path, spec.constraints_line,
-                         "constraints: the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
+    for (int a = 0; a < m; ++a) all += (all.empty() ? "" : ", ") + quote(spec.constraint_source(a).text);
+    const bool velocity_rows = !spec.constraints.empty();
+    throw ModelFileError(spec.path, velocity_rows ? spec.constraints_line : spec.holonomic_line,
+                         std::string(velocity_rows ? "constraints" : "holonomic") +
+                             ": the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
                              std::to_string(m) + " at " + where + " (the constraints are dependent there): [" + all + "]");
   }
   const Eigen::VectorXd residual = M * v0;
@@ -227,9 +251,11 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     value.precision(6);
     value << residual[a];
     const std::string velocity = source == InitialSource::File ? "the initial velocity initial.v" : "the initial velocity (--v0)";
-    throw ModelFileError(spec.path, source == InitialSource::File ? spec.v0_line : spec.constraints[a].line,
-                         velocity + " = " + format_vector(v0) + " violates constraints[" + std::to_string(a) + "] " +
-                             quote(spec.constraints[a].text) + " at q0 = " + format_vector(q0) + ": its value is " +
+    const Expression& e = spec.constraint_source(a);
+    const std::string form = a < static_cast<int>(spec.constraints.size()) ? " " : " in its velocity form d/dt ";
+    throw ModelFileError(spec.path, source == InitialSource::File ? spec.v0_line : e.line,
+                         velocity + " = " + format_vector(v0) + " violates " + e.key + form + quote(e.text) +
+                             " at q0 = " + format_vector(q0) + ": its value is " +
                              value.str() + ", not 0");
   }
 }

@@ -153,8 +153,8 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
 
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",
-                                                      "force",      "action",      "initial",     "solution",
-                                                      "derived",    "inputs"};
+                                                      "holonomic",  "force",       "action",      "initial",
+                                                      "solution",   "derived",     "inputs",      "definitions"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
@@ -243,6 +243,27 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     }
   }
 
+  // Definitions: named expressions, written out wherever a later expression names them
+  // (symbolic.cpp); names like the parameters', in the order of the file.
+  if (const auto* definitions = root.get("definitions")) {
+    if (!definitions->is_table())
+      r.fail(line_of(*definitions), "definitions must be a table of name = \"expression\", e.g. [definitions] "
+                                    "speed = \"x_t*cos(phi) + y_t*sin(phi)\"");
+    for (auto&& [key, node] : *definitions->as_table()) {
+      const std::string name(key.str());
+      const long line = key.source().begin.line ? static_cast<long>(key.source().begin.line) : line_of(node);
+      claim(name, line, "definition");
+      for (const auto& c : spec.coordinates)
+        if (initial_name(c) == name || initial_name(velocity_name(c)) == name)
+          r.fail(line, "definition '" + name + "' is the name of an initial value in closed-form solutions");
+      spec.definitions.push_back(
+          {name, r.expression(node, "definitions." + name), static_cast<long>(node.source().begin.column)});
+    }
+    std::sort(spec.definitions.begin(), spec.definitions.end(), [](const DefinitionSpec& a, const DefinitionSpec& b) {
+      return std::pair(a.expression.line, a.column) < std::pair(b.expression.line, b.column);
+    });
+  }
+
   // The Lagrangian: an expression, or a metric (with an optional potential).
   const auto* lagrangian = root.get("lagrangian");
   const auto* metric = root.get("metric");
@@ -280,9 +301,20 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     const auto& a = r.array(*constraints, "constraints", "[\"sin(phi)*x_t - cos(phi)*y_t\"]");
     for (std::size_t i = 0; i < a.size(); ++i)
       spec.constraints.push_back(r.expression(a[i], "constraints[" + std::to_string(i) + "]"));
-    if (spec.m() >= n)
-      r.fail(spec.constraints_line, std::to_string(spec.m()) + " constraints for " + std::to_string(n) +
-                                        " coordinates leave no motion (need fewer constraints than coordinates)");
+  }
+  if (const auto* holonomic = root.get("holonomic")) {
+    spec.holonomic_line = line_of(*holonomic);
+    const auto& a = r.array(*holonomic, "holonomic", "[\"x^2 + y^2 - l^2\"]");
+    for (std::size_t i = 0; i < a.size(); ++i)
+      spec.holonomic.push_back(r.expression(a[i], "holonomic[" + std::to_string(i) + "]"));
+  }
+  if (spec.m() >= n) {
+    const std::string counted = spec.holonomic.empty()  ? " constraints"
+                                : spec.constraints.empty() ? " holonomic constraints"
+                                                           : " constraints and holonomic constraints";
+    r.fail(spec.holonomic.empty() ? spec.constraints_line : spec.holonomic_line,
+           std::to_string(spec.m()) + counted + " for " + std::to_string(n) +
+               " coordinates leave no motion (need fewer constraints than coordinates)");
   }
 
   if (const auto* force = root.get("force")) {
@@ -355,6 +387,16 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
       return std::pair(a.expression.line, a.column) < std::pair(b.expression.line, b.column);
     });
   }
+  // The value of each holonomic constraint, a column after the file's derived quantities: how far
+  // the positions have left φ(q) = 0, which the velocity form keeps only to the method's order.
+  for (std::size_t b = 0; b < spec.holonomic.size(); ++b) {
+    const std::string name = "holonomic_" + std::to_string(b);
+    if (taken.count(name) || std::any_of(spec.derived.begin(), spec.derived.end(),
+                                         [&](const DerivedSpec& d) { return d.name == name; }))
+      r.fail(spec.holonomic_line, "the column '" + name + "' of holonomic[" + std::to_string(b) +
+                                      "] has the name of a symbol or a derived quantity");
+    spec.derived.push_back({name, spec.holonomic[b], 0, static_cast<int>(b)});
+  }
 
   // What a contact system cannot have yet.
   if (spec.action) {
@@ -365,6 +407,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     if (!spec.force.empty()) refuse(spec.force_line, "an external force");
     if (spec.input_count > 0) refuse(spec.inputs_line, "inputs");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
+    if (!spec.holonomic.empty()) refuse(spec.holonomic_line, "holonomic constraints");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
   }
   return spec;

@@ -37,6 +37,17 @@ struct DerivedSpec {
   std::string name;
   Expression expression;
   long column = 0;
+  /// The index of the holonomic constraint whose value this column shows (holonomic_<b>), or −1
+  /// for a quantity of the file's [derived].
+  int holonomic = -1;
+};
+
+/// A named expression of [definitions]: written out, in parentheses, wherever a later expression
+/// names it (a definition may use those above it in the file).
+struct DefinitionSpec {
+  std::string name;
+  Expression expression;
+  long column = 0;
 };
 
 struct ModelSpec {
@@ -58,6 +69,11 @@ struct ModelSpec {
   long metric_line = 0;
   std::vector<Expression> constraints;
   long constraints_line = 0;
+  /// Holonomic constraints φ_b(q) = 0, in the coordinates and parameters. They enter the equations
+  /// in their velocity form dφ_b(q)·v = 0, as the rows of M(q) after the file's `constraints`.
+  std::vector<Expression> holonomic;
+  long holonomic_line = 0;
+  std::vector<DefinitionSpec> definitions;  ///< in the order of the file
   /// External force F(q, v), one expression per coordinate (empty: no force). It enters the
   /// Lagrange–d'Alembert principle as ∫ F·δq dt, so F is a covector in the coordinates' basis.
   std::vector<Expression> force;
@@ -75,10 +91,18 @@ struct ModelSpec {
   std::vector<Expression> solution;  ///< closed form q(t) in t, initial data and parameters
   std::vector<Expression> solution_conditions;  ///< the closed form holds where these vanish
   long solution_line = 0;
-  std::vector<DerivedSpec> derived;  ///< in the order of the file
+  /// In the order of the file, then the value of each holonomic constraint (holonomic_<b>).
+  std::vector<DerivedSpec> derived;
 
   int n() const { return static_cast<int>(coordinates.size()); }
-  int m() const { return static_cast<int>(constraints.size()); }
+  /// The rows of M(q): the velocity constraints, then the holonomic constraints' velocity forms.
+  int m() const { return static_cast<int>(constraints.size() + holonomic.size()); }
+  /// The expression row a of M(q) comes from.
+  const Expression& constraint_source(int a) const {
+    const auto velocity_rows = static_cast<int>(constraints.size());
+    return a < velocity_rows ? constraints[static_cast<std::size_t>(a)]
+                             : holonomic[static_cast<std::size_t>(a - velocity_rows)];
+  }
   /// Where the inputs start among the parameters.
   int first_input() const { return static_cast<int>(parameters.size()) - input_count; }
 };

@@ -75,7 +75,11 @@ const std::set<std::string>& parser_literals() {
   return names;
 }
 
-std::string rename_literals(const std::string& text, const std::set<std::string>& defined, const std::string& suffix) {
+/// `text` with each name in it (letters, digits and _; not the exponent of a number such as 1e5)
+/// replaced by rename(name), or nothing once the result is longer than `limit`.
+template <class Rename>
+std::optional<std::string> rename_words(const std::string& text, Rename&& rename,
+                                        std::size_t limit = std::string::npos) {
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
     if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
@@ -83,13 +87,20 @@ std::string rename_literals(const std::string& text, const std::set<std::string>
       while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
       const std::string word = text.substr(i, j - i);
       const bool in_number = i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.');
-      out += !in_number && parser_literals().count(word) && defined.count(word) ? word + suffix : word;
+      out += in_number ? word : rename(word);
       i = j;
     } else {
       out += text[i++];
     }
+    if (out.size() > limit) return std::nullopt;
   }
   return out;
+}
+
+std::string rename_literals(const std::string& text, const std::set<std::string>& defined, const std::string& suffix) {
+  return *rename_words(text, [&](const std::string& word) {
+    return parser_literals().count(word) && defined.count(word) ? word + suffix : word;
+  });
 }
 
 /// The symbols of one model file and which expressions may use which.
@@ -169,9 +180,21 @@ std::string join(const std::vector<std::string>& names) {
 /// mistake with the file, the line and the expression.
 class ExpressionParser {
  public:
-  ExpressionParser(const ModelSpec& spec, const Symbols& s) : spec_(spec), s_(s) {}
+  ExpressionParser(const ModelSpec& spec, const Symbols& s) : spec_(spec), s_(s) {
+    for (std::size_t k = 0; k < spec.definitions.size(); ++k) {
+      written_out_.push_back(write_out(spec.definitions[k].expression, k, nullptr));
+      definition_index_[spec.definitions[k].name] = k;
+    }
+  }
 
-  ex operator()(const Expression& e, int allow, const std::string& allowed_description) const {
+  /// e with the symbols `allow` permits, and the first `visible` definitions (all by default).
+  ex operator()(const Expression& e, int allow, const std::string& allowed_description,
+                std::size_t visible = static_cast<std::size_t>(-1)) const {
+    std::vector<std::string> used;  // the definitions e names, which a message then mentions
+    const std::string text = spec_.definitions.empty() ? e.text : write_out(e, visible, &used);
+    const auto fail = [&](const Expression& source, const std::string& message) {
+      this->fail(source, used.empty() ? message : message + " (with the definitions " + join(used) + " written out)");
+    };
     GiNaC::symtab table;
     table["pi"] = GiNaC::Pi;
     const auto key = [this](const std::string& name) { return s_.key(name); };
@@ -190,12 +213,12 @@ class ExpressionParser {
       }
     GiNaC::parser reader(table, true, model_functions());
     ex result;
-    check_expression(spec_.path, e);  // depth, size and constant powers, before GiNaC reads it
+    check_expression(spec_.path, {text, e.line, e.key});  // depth, size and constant powers, before GiNaC reads it
     try {
       std::set<std::string> defined(s_.p_names.begin(), s_.p_names.end());
       defined.insert(s_.q_names.begin(), s_.q_names.end());
       if (spec_.action) defined.insert(*spec_.action);
-      result = reader(rename_literals(e.text, defined, s_.renamed_suffix));
+      result = reader(rename_literals(text, defined, s_.renamed_suffix));
     } catch (const GiNaC::parse_error& err) {
       const std::string message = parser_message(err.what());
       if (message.starts_with("no function"))
@@ -243,8 +266,29 @@ class ExpressionParser {
     return what;
   }
 
+  /// e's text with each of the first `visible` definitions it names written out in parentheses (as
+  /// written out themselves), the names of those it uses added to `used`. Refused beyond the length
+  /// of one expression (ExpressionLimits), which bounds the work of definitions that double in
+  /// length at each use of the one before.
+  std::string write_out(const Expression& e, std::size_t visible, std::vector<std::string>* used) const {
+    const auto written = rename_words(
+        e.text,
+        [&](const std::string& word) {
+          const auto found = definition_index_.find(word);
+          if (found == definition_index_.end() || found->second >= visible) return word;
+          if (used && std::find(used->begin(), used->end(), word) == used->end()) used->push_back(word);
+          return "(" + written_out_[found->second] + ")";
+        },
+        ExpressionLimits::max_length);
+    if (!written)
+      fail(e, "with the definitions it uses written out, it is longer than the limit of " +
+                  std::to_string(ExpressionLimits::max_length) + " characters");
+    return *written;
+  }
+
   // Explains a symbol that exists but not in this expression (a velocity in the potential...).
   std::string misplaced(const std::string& name) const {
+    if (definition_index_.count(name)) return ": a definition may use only the definitions above it in the file";
     const auto has = [&](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), name) != names.end();
     };
@@ -261,6 +305,8 @@ class ExpressionParser {
 
   const ModelSpec& spec_;
   const Symbols& s_;
+  std::vector<std::string> written_out_;  ///< each definition's text with those above it written out
+  std::map<std::string, std::size_t> definition_index_;  ///< a definition's place in the file's order
 };
 
 /// Floating-point value of an expression at a point, NaN where it cannot be evaluated.
@@ -475,6 +521,16 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const std::string in_qv = "coordinates: " + join(s.q_names) + "; velocities: " + join(s.v_names) + "; " + params;
   const std::string in_q = "coordinates: " + join(s.q_names) + "; " + params;
 
+  // Each definition read on its own first, so that a mistake in it is reported where it is written;
+  // where it is used, it must use only what that expression may (symbols of the written-out text).
+  for (std::size_t k = 0; k < spec.definitions.size(); ++k) {
+    std::string in_definition = in_qv + "; t";
+    if (!input_names.empty()) in_definition += "; inputs: " + join(input_names);
+    if (s.z) in_definition += "; action: " + *spec.action;
+    if (k > 0) in_definition += "; the definitions above it";
+    parse(spec.definitions[k].expression, kCoordinates | kVelocities | kTime | kInputs | kAction, in_definition, k);
+  }
+
   // The Lagrangian.
   ex L;
   const std::string in_qvz = s.z ? in_qv + "; action: " + *spec.action : in_qv;
@@ -513,7 +569,8 @@ SymbolicModel analyse(const ModelSpec& spec) {
 
   // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
-  for (int a = 0; a < m; ++a) {
+  const int velocity_rows = static_cast<int>(spec.constraints.size());
+  for (int a = 0; a < velocity_rows; ++a) {
     const Expression& e = spec.constraints[a];
     const ex c = parse(e, kCoordinates | kVelocities, in_qv);
     GiNaC::exmap at_rest;
@@ -527,7 +584,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
           parse.fail(e, "not linear in the velocities (it has a nonzero d2/d" + s.v_names[i] + "d" + s.v_names[j] +
                             " = " + quote(text_of(second)) + ")");
     }
-    if (!depends_on_velocity) parse.fail(e, "not linear in the velocities (it contains no velocity)");
+    if (!depends_on_velocity)
+      parse.fail(e, "not linear in the velocities (it contains no velocity; a constraint on the positions, phi(q) = 0, "
+                    "goes in holonomic = [...])");
     ex rest;
     try {
       rest = c.subs(at_rest);
@@ -537,6 +596,18 @@ SymbolicModel analyse(const ModelSpec& spec) {
     if (!vanishes(rest, points))
       parse.fail(e, "not linear in the velocities (the part without velocities, " +
                         quote(text_of(rest)) + ", is not zero)");
+  }
+  // Holonomic constraints φ_b(q) = 0, in their velocity form dφ_b(q)·v = 0: M(a, i) = ∂φ_b/∂q_i.
+  for (int a = velocity_rows; a < m; ++a) {
+    const Expression& e = spec.constraint_source(a);
+    const ex phi = parse(e, kCoordinates, in_q);
+    bool depends_on_position = false;
+    for (int i = 0; i < n; ++i) {
+      M[a][i] = d(phi, s.q[i], e);
+      depends_on_position |= !M[a][i].is_zero();
+    }
+    if (!depends_on_position)
+      parse.fail(e, "contains no coordinate (a holonomic constraint is a function of the coordinates, phi(q) = 0)");
   }
 
   // The expression a mistake in a derivative of L (or of G and V) is reported against.
@@ -623,7 +694,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
   for (int a = 0; a < m; ++a)
     for (int i = 0; i < n; ++i)
       if (!M[a][i].is_zero())
-        layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients, d, spec.constraints[a])});
+        layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients, d, spec.constraint_source(a))});
   layout.constraints_size = static_cast<int>(M_coefficients.size());
   std::vector<std::pair<int, ex>> mechanics_coefficients;
   layout.mechanical = mechanical;

@@ -219,6 +219,24 @@ def test_a_model_s_mistakes_are_bad_input_naming_the_key():
         dalembert.model(coordinates=["x"], lagrangian="x_t^2/2", q0=[True])
 
 
+def test_a_model_with_a_holonomic_constraint_and_definitions(source_dir):
+    # The pendulum of models/pendulum-cartesian.toml: its bob's radius squared as a definition
+    pendulum = dalembert.model(
+        name="pendulum", coordinates=["x", "y"], parameters={"l": 1.0}, lagrangian="(x_t^2 + y_t^2)/2 - y",
+        holonomic=["r2 - l^2"], definitions={"r2": "x^2 + y^2"}, q0=["l*sin(1)", "-l*cos(1)"], v0=[0, 0])
+    assert pendulum.constraints == 1
+    a = dalembert.run(pendulum, "dla", h=0.01, steps=1000)
+    b = dalembert.run(dalembert.model_file(source_dir / "models" / "pendulum-cartesian.toml"), "dla", h=0.01,
+                      steps=1000)
+    assert np.max(np.abs(a.q - b.q)) < 1e-13
+    assert np.max(np.abs(a.column("holonomic_0"))) < 1e-13  # the midpoint keeps a quadratic phi exactly
+    with pytest.raises(dalembert.BadInput, match=r"initial.q = \(1, 1\) violates holonomic\[0\]"):
+        dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2", holonomic=["x^2 + y^2 - 1"],
+                        q0=[1, 1])
+    with pytest.raises(dalembert.BadInput, match=r"definitions.r: unknown symbol 's': a definition may use only"):
+        dalembert.model(coordinates=["x"], lagrangian="x_t^2/2 - r", definitions={"r": "s*x", "s": "2"})
+
+
 def test_a_model_file_takes_parameters_by_keyword(source_dir):
     disk = dalembert.model_file(source_dir / "models" / "rolling-disk.toml", C=0.6)
     assert disk.n == 5 and disk.constraints == 2 and disk.parameters["C"] == 0.6
