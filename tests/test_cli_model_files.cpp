@@ -322,6 +322,40 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   EXPECT_NEAR(std::log2(coarse / fine), 4.0, 0.5) << coarse << " " << fine;
 }
 
+// The free rigid body with its attitude a unit quaternion (models/rigid-body-quaternion.toml: the
+// norm a holonomic constraint, the body's angular velocity written once as [definitions]). With
+// I1 = I2 = 1, I3 = 3 it is the symmetric Euler top: ω3 stays 0.5 and (ω1, ω2) turns at
+// Ω = (I3 − I1) ω3 / I1 = 1, so from ω0 = (1, 0.1, 0.5), ω1 = cos t − 0.1 sin t and
+// ω2 = sin t + 0.1 cos t; the reference solver meets them to 1e-9 at t = 10. DLA keeps |q| = 1 to
+// round-off (its midpoint constraint is exact for the quadratic norm) and the length of the
+// body's angular momentum to the round-off of 10⁴ steps (its drift was 6e-14 of 3.29).
+TEST(CliModelFiles, ARigidBodyInQuaternionsIsEulersTop) {
+  const std::string top = model("rigid-body-quaternion") + " --param I2=1";
+  const auto reference = dalembert("run " + top + " --method reference --h 0.1 --t-end 10 --every 100");
+  ASSERT_EQ(reference.status, 0) << reference.err;
+  const auto header = lines(reference.out)[0];
+  EXPECT_NE(header.find(",omega_1,omega_2,omega_3,momentum_squared,holonomic_0"), std::string::npos) << header;
+  const auto last = last_row(reference.out);
+  ASSERT_DOUBLE_EQ(last[0], 10.0);
+  const std::size_t omega = last.size() - 5;  // omega_1, omega_2, omega_3, momentum_squared, holonomic_0
+  EXPECT_NEAR(last[omega], std::cos(10.0) - 0.1 * std::sin(10.0), 1e-9);
+  EXPECT_NEAR(last[omega + 1], std::sin(10.0) + 0.1 * std::cos(10.0), 1e-9);
+  EXPECT_NEAR(last[omega + 2], 0.5, 1e-9);
+
+  const auto dla = dalembert("run " + model("rigid-body-quaternion") + " --method dla --h 0.01 --steps 10000");
+  ASSERT_EQ(dla.status, 0) << dla.err;
+  EXPECT_LT(largest_of_column(dla.out, "holonomic_0"), 1e-13);
+  const auto rows = lines(dla.out);
+  double largest_drift = 0.0;
+  for (std::size_t k = 1; k < rows.size(); ++k) {
+    std::stringstream row(rows[k]);
+    std::vector<double> values;
+    for (std::string cell; std::getline(row, cell, ',');) values.push_back(std::stod(cell));
+    largest_drift = std::max(largest_drift, std::abs(values[values.size() - 2] - 3.29));  // 1 + 0.04 + 2.25
+  }
+  EXPECT_LT(largest_drift, 1e-11);
+}
+
 TEST(CliModelFiles, HolonomicConstraintsAreChecked) {
   const std::string pendulum = R"toml(name = "pendulum"
 coordinates = ["x", "y"]
