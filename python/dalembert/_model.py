@@ -11,7 +11,9 @@ import numbers
 
 
 def _is_sympy(x):
-    return type(x).__module__.startswith("sympy")
+    # by the class's module, without importing sympy; a dynamicsymbol's class is made at run time
+    # (no module of its own), its bases are sympy's
+    return any((c.__module__ or "").startswith("sympy") for c in type(x).__mro__)
 
 
 def _sympy_text(expr):
@@ -40,10 +42,50 @@ def _number(x, what):
         return repr(math.inf)
 
 
-def _expression(x, what):
-    """An expression: a number, a string, or a sympy expression."""
+def _is_function_of_time(x):
+    """A dynamicsymbol of sympy.physics.mechanics, x(t)."""
+    from sympy.core.function import AppliedUndef
+    return isinstance(x, AppliedUndef) and len(x.args) == 1
+
+
+def _dynamic_coordinates(coordinates):
+    """The coordinates' names, and where some are dynamicsymbols x(t) (sympy.physics.mechanics) the
+    map that writes x(t) as x and its time derivative as x_t in every expression (else None)."""
+    if isinstance(coordinates, (str, bytes)) or not hasattr(coordinates, "__iter__"):
+        return coordinates, None  # _names says what is wrong
+    names, plain = [], {}
+    for c in coordinates:
+        if _is_sympy(c) and _is_function_of_time(c):
+            import sympy
+            plain[c.diff(c.args[0])] = sympy.Symbol(c.func.__name__ + "_t")
+            plain[c] = sympy.Symbol(c.func.__name__)
+            names.append(c.func.__name__)
+        else:
+            names.append(c)
+    return names, plain or None
+
+
+def _plain(x, plain, what):
+    """A sympy expression in dynamicsymbols written in the symbols of the coordinates and velocities
+    (derivatives first: x(t) replaced first would make d/dt x(t) the derivative of a constant)."""
+    if not plain or not _is_sympy(x) or not hasattr(x, "xreplace"):
+        return x
+    import sympy
+    left = ({d for d in x.atoms(sympy.Derivative) if d not in plain}
+            | {f for f in x.atoms(sympy.Function) if _is_function_of_time(f) and f not in plain})
+    if left:
+        raise TypeError("%s: %s is not a coordinate or its velocity (the coordinates' dynamicsymbols and their "
+                        "first derivatives in time may appear)" % (what, sorted(map(str, left))[0]))
+    x = x.xreplace({d: s for d, s in plain.items() if isinstance(d, sympy.Derivative)})
+    return x.xreplace({f: s for f, s in plain.items() if not isinstance(f, sympy.Derivative)})
+
+
+def _expression(x, what, plain=None):
+    """An expression: a number, a string, or a sympy expression (in dynamicsymbols of the
+    coordinates where `plain` maps them)."""
     if isinstance(x, str):
         return json.dumps(x)
+    x = _plain(x, plain, what)
     if _is_sympy(x):
         if getattr(x, "is_number", False) and x.is_real:
             return repr(float(x))
@@ -51,10 +93,10 @@ def _expression(x, what):
     return _number(x, what)
 
 
-def _expressions(xs, what):
+def _expressions(xs, what, plain=None):
     if isinstance(xs, (str, bytes)) or not hasattr(xs, "__iter__"):
         raise TypeError("%s must be a list, got %r" % (what, xs))
-    return "[" + ", ".join(_expression(x, "%s[%d]" % (what, i)) for i, x in enumerate(xs)) + "]"
+    return "[" + ", ".join(_expression(x, "%s[%d]" % (what, i), plain) for i, x in enumerate(xs)) + "]"
 
 
 def _names(xs, what):
@@ -90,29 +132,31 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
                parameters=None, force=None, action=None, q0=None, v0=None, z0=None, solution=None,
                valid_when_zero=None, derived=None, inputs=None, definitions=None, name="model", summary=None):
     """The TOML text of a model file with these keys (docs/model-files.md)."""
+    coordinates, plain = _dynamic_coordinates(coordinates)
     lines = ["name = " + json.dumps(str(name))]
     if summary is not None:
         lines.append("summary = " + json.dumps(str(summary)))
     lines.append("coordinates = " + _names(coordinates, "coordinates"))
     if lagrangian is not None:
-        lines.append("lagrangian = " + _expression(lagrangian, "lagrangian"))
+        lines.append("lagrangian = " + _expression(lagrangian, "lagrangian", plain))
     if metric is not None:
         rows = list(metric)
         if rows and all(not isinstance(r, (str, bytes)) and hasattr(r, "__iter__") and not _is_sympy(r)
                         for r in rows):
-            lines.append("metric = [" + ", ".join(_expressions(r, "metric[%d]" % i) for i, r in enumerate(rows)) + "]")
+            lines.append("metric = [" + ", ".join(_expressions(r, "metric[%d]" % i, plain)
+                                                  for i, r in enumerate(rows)) + "]")
         else:
-            lines.append("metric = " + _expressions(rows, "metric"))
+            lines.append("metric = " + _expressions(rows, "metric", plain))
     if potential is not None:
-        lines.append("potential = " + _expression(potential, "potential"))
+        lines.append("potential = " + _expression(potential, "potential", plain))
     constraints = list(constraints)
     if constraints:
-        lines.append("constraints = " + _expressions(constraints, "constraints"))
+        lines.append("constraints = " + _expressions(constraints, "constraints", plain))
     holonomic = list(holonomic)
     if holonomic:
-        lines.append("holonomic = " + _expressions(holonomic, "holonomic"))
+        lines.append("holonomic = " + _expressions(holonomic, "holonomic", plain))
     if force is not None:
-        lines.append("force = " + _expressions(force, "force"))
+        lines.append("force = " + _expressions(force, "force", plain))
     if inputs:
         lines.append("inputs = " + _names(inputs, "inputs"))
     if action is not None:
@@ -123,22 +167,22 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
     if q0 is not None or v0 is not None or z0 is not None:
         lines.append("[initial]")
         if q0 is not None:
-            lines.append("q = " + _expressions(q0, "q0"))
+            lines.append("q = " + _expressions(q0, "q0", plain))
         if v0 is not None:
-            lines.append("v = " + _expressions(v0, "v0"))
+            lines.append("v = " + _expressions(v0, "v0", plain))
         if z0 is not None:
-            lines.append("z = " + _expression(z0, "z0"))
+            lines.append("z = " + _expression(z0, "z0", plain))
     if solution is not None:
         lines.append("[solution]")
-        lines.append("q = " + _expressions(solution, "solution"))
+        lines.append("q = " + _expressions(solution, "solution", plain))
         if valid_when_zero is not None:
-            lines.append("valid_when_zero = " + _expressions(valid_when_zero, "valid_when_zero"))
+            lines.append("valid_when_zero = " + _expressions(valid_when_zero, "valid_when_zero", plain))
     if derived:
         lines.append("[derived]")
         for k, v in dict(derived).items():
-            lines.append("%s = %s" % (_key(k), _expression(v, "derived " + str(k))))
+            lines.append("%s = %s" % (_key(k), _expression(v, "derived " + str(k), plain)))
     if definitions:
         lines.append("[definitions]")  # in the mapping's order, which the file keeps
         for k, v in dict(definitions).items():
-            lines.append("%s = %s" % (_key(k), _expression(v, "definition " + str(k))))
+            lines.append("%s = %s" % (_key(k), _expression(v, "definition " + str(k), plain)))
     return "\n".join(lines) + "\n"
