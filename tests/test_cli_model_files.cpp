@@ -467,8 +467,8 @@ sideways = "y_t*cos(theta) - x_t*sin(theta)"
                          "d0 = \"x\"\n";
   for (int k = 1; k <= 20; ++k)
     doubling += "d" + std::to_string(k) + " = \"d" + std::to_string(k - 1) + "*d" + std::to_string(k - 1) + "\"\n";
-  expect_refused("definitions_doubling", doubling, 17, {"definitions.d12: with the definitions it uses written out, it "
-                                                        "is longer than the limit of 20000 characters"});
+  expect_refused("definitions_doubling", doubling, 20, {"definitions.d15: with the definitions it uses written out, it "
+                                                        "is longer than the limit of 100000 characters"});
 }
 
 TEST(CliModelFiles, SizesAndLimitsAreChecked) {

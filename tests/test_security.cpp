@@ -708,9 +708,9 @@ TEST(Security, HostileExpressionsAreRefusedQuickly) {
   const struct {
     std::string name, lagrangian, message;
   } cases[] = {
-      {"parentheses", "0.5*x_t^2 - " + std::string(10000, '(') + "x" + std::string(10000, ')'), "limit of 20000"},
+      {"parentheses", "0.5*x_t^2 - " + std::string(60000, '(') + "x" + std::string(60000, ')'), "limit of 100000"},
       {"deep_parentheses", "0.5*x_t^2 - " + std::string(2000, '(') + "x" + std::string(2000, ')'), "nesting deeper than the limit of 64"},
-      {"signs", "0.5*x_t^2 - " + std::string(30000, '-') + "x", "limit of 20000"},
+      {"signs", "0.5*x_t^2 - " + std::string(110000, '-') + "x", "limit of 100000"},
       {"deep_signs", "0.5*x_t^2 - " + std::string(5000, '-') + "x", "nesting deeper than the limit of 64"},
       {"nested_functions", "0.5*x_t^2 + " + nested_sin, "function calls nested deeper than the limit of 16"},
       {"huge_power", "0.5*x_t^2 + 9^(9^9)*x", "exponent beyond the limit of 1024"},

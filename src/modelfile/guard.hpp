@@ -16,7 +16,10 @@
 namespace dalembert::modelfile {
 
 struct ExpressionLimits {
-  static constexpr std::size_t max_length = 20'000;  ///< characters of one expression
+  /// Characters of one expression (with its definitions written out): a tenth of the largest file.
+  /// The Lagrangian of the Whipple bicycle from sympy.physics.mechanics has 34 000; what bounds the
+  /// work are the limits on nesting and on the derivatives' terms below.
+  static constexpr std::size_t max_length = 100'000;
   static constexpr int max_nesting = 64;             ///< parentheses, calls, signs and powers within each other
   static constexpr int max_function_nesting = 16;    ///< function calls within each other: sin(cos(exp(...)))
   static constexpr double max_exponent = 1024;       ///< |b| in a^b where a and b are numbers
