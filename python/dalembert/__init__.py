@@ -33,9 +33,9 @@ from ._model import model_text
 
 __version__: str = _core.version
 Expr = Union[str, float, Any, None]  # an expression: a string of a model file's syntax, a number, or a sympy expression
-__all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "whipple_bicycle", "run", "compare", "convergence",
-           "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field", "discrete_steady_motion",
-           "exponential_map", "conjugate_points", "conjugate_locus", "nonholonomic_connection",
+__all__ = ["systems", "methods", "system", "model", "model_file", "chaotic_oscillator", "whipple_bicycle", "run",
+           "compare", "convergence", "ensemble", "load", "stepper", "jacobi_field", "discrete_jacobi_field",
+           "discrete_steady_motion", "exponential_map", "conjugate_points", "conjugate_locus", "nonholonomic_connection",
            "jacobi_equation_residual", "maupertuis_jacobi", "System", "Result", "Comparison", "Convergence", "Ensemble",
            "SteadyMotion", "DiscreteSteadyMotion", "Stepper", "JacobiField", "DiscreteJacobiField", "ExponentialMap",
            "ConjugatePoint", "ConjugateLocus", "NonholonomicConnection", "MaupertuisJacobi", "BadInput", "SolverError"]
