@@ -21,7 +21,12 @@ import numpy as np
 from scipy.optimize import brentq
 
 
-def modes(bicycle, upright, v):
+def upright(v, rR=0.3, rF=0.35):
+    """(q0, v0) of running upright and straight ahead at v: the wheels turn at v/rR and v/rF."""
+    return [0.0] * 8, [v, 0, 0, 0, 0, 0, v / rR, v / rF]
+
+
+def modes(bicycle, v):
     """The four modes of upright running at v: the eigenvalues of the linearisation but the two
     zeros of the symmetry reduction and of the holonomic constraint's level."""
     q0, v0 = upright(v)
@@ -39,14 +44,13 @@ def main():
     if not args.compile:
         os.environ["DALEMBERT_CC"] = "none"
     import dalembert
-    from dalembert._bicycle import upright
 
     bicycle = dalembert.whipple_bicycle()
     speeds = np.round(np.arange(0.0, 10.0 + 1e-9, 0.05), 10)
-    table = [modes(bicycle, upright, v) for v in speeds]
-    weave = brentq(lambda v: max(e.real for e in modes(bicycle, upright, v) if abs(e.imag) > 1e-6), 4.0, 4.5,
+    table = [modes(bicycle, v) for v in speeds]
+    weave = brentq(lambda v: max(e.real for e in modes(bicycle, v) if abs(e.imag) > 1e-6), 4.0, 4.5,
                    xtol=1e-12)
-    capsize = brentq(lambda v: max(e.real for e in modes(bicycle, upright, v) if abs(e.imag) <= 1e-6), 5.5, 6.5,
+    capsize = brentq(lambda v: max(e.real for e in modes(bicycle, v) if abs(e.imag) <= 1e-6), 5.5, 6.5,
                      xtol=1e-12)
 
     os.makedirs(args.out, exist_ok=True)
@@ -59,7 +63,7 @@ def main():
         json.dump({"weave": weave, "capsize": capsize}, f, indent=2)
     print("weave speed %.12f m/s, capsize speed %.12f m/s" % (weave, capsize))
     print("self-stable between them; at 5 m/s the modes are", ", ".join("%.6f%+.6fi" % (e.real, e.imag)
-                                                                         for e in modes(bicycle, upright, 5.0)))
+                                                                         for e in modes(bicycle, 5.0)))
     try:
         import matplotlib
         matplotlib.use("Agg")
