@@ -259,8 +259,8 @@ TEST(CliModelFiles, InitialVelocityOutsideTheConstraintsIsRefused) {
   EXPECT_NE(r.err.find("(--v0)"), std::string::npos) << r.err;
 }
 
-// The largest |value| of a CSV column over the rows of a run.
-double largest_of_column(const std::string& csv, const std::string& name) {
+// The values of a CSV column over the rows of a run.
+std::vector<double> column_values(const std::string& csv, const std::string& name) {
   const auto rows = lines(csv);
   std::stringstream header(rows.at(0));
   std::string cell;
@@ -270,12 +270,27 @@ double largest_of_column(const std::string& csv, const std::string& name) {
     ++column;
   }
   EXPECT_GE(found, 0) << name << " in " << rows.at(0);
-  double largest = 0.0;
+  std::vector<double> values;
   for (std::size_t k = 1; k < rows.size(); ++k) {
     std::stringstream row(rows[k]);
     for (int c = 0; std::getline(row, cell, ','); ++c)
-      if (c == found) largest = std::max(largest, std::abs(std::stod(cell)));
+      if (c == found) values.push_back(std::stod(cell));
   }
+  return values;
+}
+
+// The largest |value| of a CSV column over the rows of a run.
+double largest_of_column(const std::string& csv, const std::string& name) {
+  double largest = 0.0;
+  for (const double x : column_values(csv, name)) largest = std::max(largest, std::abs(x));
+  return largest;
+}
+
+// The largest change of a CSV column from its first row over a run.
+double largest_change_of_column(const std::string& csv, const std::string& name) {
+  const auto values = column_values(csv, name);
+  double largest = 0.0;
+  for (const double x : values) largest = std::max(largest, std::abs(x - values.front()));
   return largest;
 }
 
@@ -320,29 +335,6 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   const double coarse = rk4_at("0.1"), fine = rk4_at("0.05");
   EXPECT_GT(coarse, 1e-9);  // the velocity form alone: the positions drift off φ = 0
   EXPECT_NEAR(std::log2(coarse / fine), 4.0, 0.5) << coarse << " " << fine;
-}
-
-// The largest change of a CSV column from its first row over a run.
-double largest_change_of_column(const std::string& csv, const std::string& name) {
-  const auto rows = lines(csv);
-  std::stringstream header(rows.at(0));
-  std::string cell;
-  int column = 0, found = -1;
-  while (std::getline(header, cell, ',')) {
-    if (cell == name) found = column;
-    ++column;
-  }
-  EXPECT_GE(found, 0) << name << " in " << rows.at(0);
-  double first = 0.0, largest = 0.0;
-  for (std::size_t k = 1; k < rows.size(); ++k) {
-    std::stringstream row(rows[k]);
-    for (int c = 0; std::getline(row, cell, ','); ++c)
-      if (c == found) {
-        if (k == 1) first = std::stod(cell);
-        largest = std::max(largest, std::abs(std::stod(cell) - first));
-      }
-  }
-  return largest;
 }
 
 // The free rigid body with its attitude a unit quaternion (models/rigid-body-quaternion.toml: the
