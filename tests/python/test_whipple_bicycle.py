@@ -2,7 +2,8 @@
 upright straight running, from the library's steady-motion linearisation of the nonlinear model,
 against the benchmark of Meijaard, Papadopoulos, Ruina and Schwab (Proc. R. Soc. A 463 (2007)):
 the state matrix of (roll, steer, roll rate, steer rate) that sympy's own test of its bicycle
-(sympy/physics/mechanics/tests/test_kane3.py) holds to 1e-12, and the weave and capsize speeds.
+(sympy/physics/mechanics/tests/test_kane3.py) holds to 1e-12, the eigenvalues of the benchmark's
+table 2 at 0 to 10 m/s, and the weave and capsize speeds.
 
 The model is interpreted (DALEMBERT_CC=none: the same expressions, without the system compiler's
 2 minutes); its results agree with the compiled model's to rounding."""
@@ -30,6 +31,23 @@ def benchmark_state_matrix(v):
          -3.08486552743311 * v]])
 
 
+# Table 2 of the benchmark, as printed (14 decimals): at each speed v (m/s) the real eigenvalues and
+# the weave pair's real and imaginary parts (at rest, four real eigenvalues and no weave pair).
+TABLE_2 = {
+    0: ([-5.53094371765393, -3.13164324790656, 3.13164324790656, 5.53094371765393], None),
+    1: ([-7.11008014637442, -3.13423125066578], (3.52696170990070, 0.80774027519930)),
+    2: ([-8.67387984831735, -3.07158645641514], (2.68234517512745, 1.68066296590675)),
+    3: ([-10.35101467245920, -2.63366137253667], (1.70675605663975, 2.31582447384325)),
+    4: ([-12.15861426576450, -1.42944427361326], (0.41325331521125, 3.07910818603206)),
+    5: ([-14.07838969279820, -0.32286642900409], (-0.77534188219585, 4.46486771378823)),
+    6: ([-16.08537123098030, -0.00406690076970], (-1.52644486584142, 5.87673060598709)),
+    7: ([-18.15788466125262, 0.10268170574766], (-2.13875644258362, 7.19525913329805)),
+    8: ([-20.27940894394569, 0.14327879765713], (-2.69348683581097, 8.46037971396931)),
+    9: ([-22.43788559040858, 0.15790184030917], (-3.21675402252485, 9.69377351531791)),
+    10: ([-24.62459635017404, 0.16105338653172], (-3.72016840437287, 10.90681139476287)),
+}
+
+
 @pytest.fixture(scope="module")
 def bicycle():
     patch = pytest.MonkeyPatch()
@@ -54,6 +72,22 @@ def test_the_linearisation_is_the_benchmark_s(bicycle):
     for v in (0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 8.0):
         ours, theirs = modes(bicycle, v), np.linalg.eigvals(benchmark_state_matrix(v))
         assert np.max([np.min(np.abs(ours - e)) for e in theirs]) < 1e-10, v
+
+
+def test_the_eigenvalues_are_table_2_s(bicycle):
+    # The table prints 14 decimals; the four modes agree to 1e-13 relative to max(1, |λ|) at every
+    # speed (largest: 3.4e-14, the castering eigenvalue at 7 m/s), each mode matched to one of the
+    # table's and the two sets of the same size.
+    for v, (real, weave) in TABLE_2.items():
+        table = [complex(e) for e in real]
+        if weave:
+            table += [complex(weave[0], weave[1]), complex(weave[0], -weave[1])]
+        ours = modes(bicycle, float(v))
+        assert len(ours) == len(table) == 4
+        for e in table:
+            assert np.min(np.abs(ours - e)) <= 1e-13 * max(1.0, abs(e)), (v, e)
+        for e in ours:
+            assert np.min(np.abs(np.array(table) - e)) <= 1e-13 * max(1.0, abs(e)), (v, e)
 
 
 def test_the_weave_and_capsize_speeds_are_the_benchmark_s(bicycle):
