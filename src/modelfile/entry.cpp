@@ -189,15 +189,15 @@ bool is_model_file_name(const std::string& name) {
   return name.ends_with(".toml") || name.find('/') != std::string::npos || fs::is_regular_file(name, error);
 }
 
-const catalogue::Entry& model_file_entry(const std::string& path) {
+const catalogue::Entry& model_file_entry(const std::string& path, Kernels kernels) {
   static std::mutex mutex;
-  static std::map<std::string, std::unique_ptr<catalogue::Entry>> loaded;
+  static std::map<std::pair<std::string, Kernels>, std::unique_ptr<catalogue::Entry>> loaded;
   std::error_code error;
   const fs::path canonical = fs::weakly_canonical(path, error);
-  const std::string key = error ? path : canonical.string();
+  const auto key = std::make_pair(error ? path : canonical.string(), kernels);
   const std::lock_guard lock(mutex);
   if (const auto it = loaded.find(key); it != loaded.end()) return *it->second;
-  const auto model = load(path);
+  const auto model = load(path, kernels);
   auto entry = std::make_unique<catalogue::Entry>(make_entry(path, model));
   remember(*entry, model);
   return *loaded.emplace(key, std::move(entry)).first->second;

@@ -27,9 +27,10 @@ std::shared_ptr<const LoadedModel> loaded_model_of(const catalogue::Entry& entry
 /// 1e-11); null if there is none.
 std::shared_ptr<const LoadedModel> model_file_behind(const catalogue::Entry& entry);
 
-/// The entry of the model file at `path`, loaded (and compiled or found in the cache) on first use
-/// and kept for the life of the process. Throws ModelFileError for mistakes in the file.
-const catalogue::Entry& model_file_entry(const std::string& path);
+/// The entry of the model file at `path`, loaded (and compiled or found in the cache, or interpreted
+/// as `kernels` asks) on first use and kept for the life of the process. Throws ModelFileError for
+/// mistakes in the file.
+const catalogue::Entry& model_file_entry(const std::string& path, Kernels kernels = Kernels::compiled);
 
 /// The entry of a model given as TOML text (the Python package's dalembert.model), named `label`
 /// in messages; loaded on first use of this text and kept for the life of the process.

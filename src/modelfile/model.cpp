@@ -83,23 +83,27 @@ namespace {
 
 /// Checks, differentiates and compiles (or finds in the cache) a model read from `read()`.
 template <class Read>
-std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read) {
+std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read, Kernels kernels) {
   auto model = std::make_shared<LoadedModel>();
   const auto start = std::chrono::steady_clock::now();
   model->spec = read();
   const SymbolicModel symbolic = analyse(model->spec);
   model->layout = symbolic.layout;
-  const std::string source = c_source(symbolic);
-  model->analysis_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  NativeBuild native = native_evaluator(source, model->layout);
-  if (!native.warning.empty()) std::cerr << "dalembert: warning: " << support::printable(native.warning) << '\n';
+  NativeBuild native;
+  if (kernels == Kernels::compiled) {
+    native = native_evaluator(c_source(symbolic), model->layout);
+    if (!native.warning.empty()) std::cerr << "dalembert: warning: " << support::printable(native.warning) << '\n';
+  }
+  model->analysis_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - native.compile_seconds;
   if (native.evaluator) {
     model->evaluator = std::move(native.evaluator);
     model->compiled = native.compiled;
     model->compile_seconds = native.compile_seconds;
   } else {
-    std::cerr << "dalembert: warning: " << support::printable(native.problem + "; evaluating the model file " + path)
-              << " by interpretation (correct but much slower)\n";
+    if (kernels == Kernels::compiled)
+      std::cerr << "dalembert: warning: " << support::printable(native.problem + "; evaluating the model file " + path)
+                << " by interpretation (correct but much slower)\n";
     model->evaluator = interpreted_evaluator(symbolic);
   }
   const auto defaults = bind(model, {});
@@ -111,12 +115,12 @@ std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read)
 
 }  // namespace
 
-std::shared_ptr<const LoadedModel> load(const std::string& path) {
-  return load_with(path, [&] { return parse_spec(path); });
+std::shared_ptr<const LoadedModel> load(const std::string& path, Kernels kernels) {
+  return load_with(path, [&] { return parse_spec(path); }, kernels);
 }
 
 std::shared_ptr<const LoadedModel> load_text(const std::string& text, const std::string& label) {
-  return load_with(label, [&] { return parse_spec_text(text, label); });
+  return load_with(label, [&] { return parse_spec_text(text, label); }, Kernels::compiled);
 }
 
 std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides) {

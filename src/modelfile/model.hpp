@@ -37,9 +37,14 @@ struct LoadedModel {
   std::optional<Eigen::VectorXd> solution(const Eigen::VectorXd& x0, const std::vector<double>& p, double t) const;
 };
 
+/// How a loaded model evaluates its derivatives: compiled by the system compiler (or found in the
+/// cache; interpreted, with a warning, where it cannot be compiled), or interpreted, as asked for a
+/// large model that is evaluated a few times (compiling the bicycle's kernels takes minutes).
+enum class Kernels { compiled, interpreted };
+
 /// Reads, checks and compiles (or finds in the cache) a model file, and checks its own initial
 /// data. Throws ModelFileError for every mistake in the file.
-std::shared_ptr<const LoadedModel> load(const std::string& path);
+std::shared_ptr<const LoadedModel> load(const std::string& path, Kernels kernels = Kernels::compiled);
 /// The same for a model given as TOML text, named `label` in messages.
 std::shared_ptr<const LoadedModel> load_text(const std::string& text, const std::string& label);
 
