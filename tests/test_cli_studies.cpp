@@ -56,6 +56,7 @@ const std::map<std::string, std::string>& expected_verdicts() {
       {"thesis-radial-geometry", "supported"},
       {"thesis-jacobi-fields", "supported"},
       {"thesis-discrete-jacobi-fields", "supported"},
+      {"meijaard-bicycle", "supported"},
   };
   return v;
 }

@@ -121,3 +121,20 @@ def upright(speed, parameters=None):
     those of `parameters`."""
     radii = dict(BENCHMARK, **(parameters or {}))
     return [0.0] * 8, [speed, 0, 0, 0, 0, 0, speed / radii["rR"], speed / radii["rF"]]
+
+
+def model_file_text(speed=5.0):
+    """The bicycle as a model file (models/large/whipple-bicycle.toml is this text, written by
+    `python3 -m dalembert._bicycle`), upright and straight at `speed`."""
+    from ._model import model_text
+
+    header = ("# The benchmark Whipple bicycle of Meijaard, Papadopoulos, Ruina and Schwab, Proc. R. Soc. A 463\n"
+              "# (2007) 1955-1982, doi:10.1098/rspa.2007.1857 (docs/bicycle.md). Generated from\n"
+              "# python/dalembert/_bicycle.py by `python3 -m dalembert._bicycle`: edit that, not this.\n")
+    return header + model_text(**whipple_model(speed))
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(model_file_text())

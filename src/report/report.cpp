@@ -135,6 +135,9 @@ const std::vector<std::string>& references() {
       "doi:10.1007/s00211-020-01126-y.",
       "[Jay03] L. O. Jay, Solution of index 2 implicit differential-algebraic equations by Lobatto Runge-Kutta "
       "methods, BIT 43 (2003) 93-106, doi:10.1023/A:1023696822355.",
+      "[MPRS07] J. P. Meijaard, J. M. Papadopoulos, A. Ruina, A. L. Schwab, Linearized dynamics equations for the "
+      "balance and steer of a bicycle: a benchmark and review, Proc. R. Soc. A 463 (2007) 1955-1982, "
+      "doi:10.1098/rspa.2007.1857.",
   };
   return entries;
 }
