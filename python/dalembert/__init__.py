@@ -159,6 +159,8 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
           v0: Optional[Sequence[Expr]] = None, z0: Expr = None, solution: Optional[Sequence[Expr]] = None,
           valid_when_zero: Optional[Sequence[Expr]] = None, derived: Optional[Mapping[str, Expr]] = None,
           inputs: Optional[Sequence[str]] = None, definitions: Optional[Mapping[str, Expr]] = None,
+          bodies: Optional[Sequence[Mapping[str, Any]]] = None, gravity: Expr = None,
+          contacts: Optional[Sequence[Mapping[str, Any]]] = None,
           name: str = "model", summary: Optional[str] = None) -> System:
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
@@ -169,14 +171,18 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     system), q0, v0, z0 (default
     initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}),
     inputs (names the force may use linearly, set per step by a stepper), definitions ({name:
-    expression}, in order, each written out wherever a later expression uses its name). Expressions
-    are strings in the model files' syntax, numbers, or sympy expressions.
+    expression}, in order, each written out wherever a later expression uses its name), bodies
+    (rigid bodies, {name, mass, inertia: 3 principal moments, position: 3 components of the mass
+    centre, z up, euler: z-x-z angles}, whose energies are the Lagrangian) with gravity (g) and
+    contacts ({body, sphere: radius} or {body, rim: radius, axis: 1..3}: rolling on z = 0).
+    Expressions are strings in the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
     """
     text = model_text(coordinates=coordinates, lagrangian=lagrangian, metric=metric, potential=potential,
                       constraints=constraints, holonomic=holonomic, parameters=parameters, force=force,
                       action=action, q0=q0, v0=v0, z0=z0, solution=solution, valid_when_zero=valid_when_zero,
-                      derived=derived, inputs=inputs, definitions=definitions, name=name, summary=summary)
+                      derived=derived, inputs=inputs, definitions=definitions, bodies=bodies, gravity=gravity,
+                      contacts=contacts, name=name, summary=summary)
     handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
     return System(handle, {}, "model " + str(name), text)
 

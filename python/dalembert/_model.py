@@ -130,7 +130,8 @@ def _parameter(value, name):
 
 def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), holonomic=(),
                parameters=None, force=None, action=None, q0=None, v0=None, z0=None, solution=None,
-               valid_when_zero=None, derived=None, inputs=None, definitions=None, name="model", summary=None):
+               valid_when_zero=None, derived=None, inputs=None, definitions=None, bodies=None, gravity=None,
+               contacts=None, name="model", summary=None):
     """The TOML text of a model file with these keys (docs/model-files.md)."""
     coordinates, plain = _dynamic_coordinates(coordinates)
     lines = ["name = " + json.dumps(str(name))]
@@ -155,6 +156,8 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
     holonomic = list(holonomic)
     if holonomic:
         lines.append("holonomic = " + _expressions(holonomic, "holonomic", plain))
+    if gravity is not None:
+        lines.append("gravity = " + _expression(gravity, "gravity", plain))
     if force is not None:
         lines.append("force = " + _expressions(force, "force", plain))
     if inputs:
@@ -185,4 +188,24 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
         lines.append("[definitions]")  # in the mapping's order, which the file keeps
         for k, v in dict(definitions).items():
             lines.append("%s = %s" % (_key(k), _expression(v, "definition " + str(k), plain)))
+    for i, body in enumerate(bodies or ()):
+        body = dict(body)
+        what = "bodies[%d]" % i
+        lines.append("[[bodies]]")
+        lines.append("name = " + json.dumps(str(body.pop("name", ""))))
+        if "mass" in body:
+            lines.append("mass = " + _expression(body.pop("mass"), what + ".mass", plain))
+        for key in ("inertia", "position", "euler"):
+            if key in body:
+                lines.append("%s = %s" % (key, _expressions(body.pop(key), what + "." + key, plain)))
+        for key, value in body.items():  # unknown keys: the reader names them
+            lines.append("%s = %s" % (_key(key), _expression(value, what + "." + str(key), plain)))
+    for i, contact in enumerate(contacts or ()):
+        contact = dict(contact)
+        lines.append("[[contacts]]")
+        lines.append("body = " + json.dumps(str(contact.pop("body", ""))))
+        if "axis" in contact:
+            lines.append("axis = %d" % int(contact.pop("axis")))
+        for key, value in contact.items():
+            lines.append("%s = %s" % (_key(key), _expression(value, "contacts[%d].%s" % (i, key), plain)))
     return "\n".join(lines) + "\n"

@@ -241,9 +241,13 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     const Eigen::Index rank = Eigen::JacobiSVD<Eigen::MatrixXd>(M).setThreshold(1e-12).rank();
     std::string all;
     for (int a = 0; a < m; ++a) all += (all.empty() ? "" : ", ") + quote(spec.constraint_source(a).text);
-    const bool velocity_rows = !spec.constraints.empty();
-    throw ModelFileError(spec.path, velocity_rows ? spec.constraints_line : spec.holonomic_line,
-                         std::string(velocity_rows ? "constraints" : "holonomic") +
+    const std::string key = spec.contact_rows() > 0     ? "contacts"
+                            : !spec.constraints.empty() ? "constraints"
+                                                        : "holonomic";
+    const long line = spec.contact_rows() > 0     ? spec.contacts.front().line
+                      : !spec.constraints.empty() ? spec.constraints_line
+                                                  : spec.holonomic_line;
+    throw ModelFileError(spec.path, line, key +
                              ": the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
                              std::to_string(m) + " at " + where + " (the constraints are dependent there): [" + all + "]");
   }
@@ -256,7 +260,9 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     value << residual[a];
     const std::string velocity = source == InitialSource::File ? "the initial velocity initial.v" : "the initial velocity (--v0)";
     const Expression& e = spec.constraint_source(a);
-    const std::string form = a < static_cast<int>(spec.constraints.size()) ? " " : " in its velocity form d/dt ";
+    const std::string form = a < spec.contact_rows()    ? " (rolling of its body on z = 0, of radius) "
+                             : a < spec.velocity_rows() ? " "
+                                                        : " in its velocity form d/dt ";
     throw ModelFileError(spec.path, source == InitialSource::File ? spec.v0_line : e.line,
                          velocity + " = " + format_vector(v0) + " violates " + e.key + form + quote(e.text) +
                              " at q0 = " + format_vector(q0) + ": its value is " +

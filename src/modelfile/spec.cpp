@@ -122,6 +122,75 @@ std::string list_names(const std::vector<std::string>& names) {
   return s;
 }
 
+/// [[bodies]], `gravity` and [[contacts]] into spec (the algebra is symbolic.cpp's); `claim`
+/// reserves a body's name among the file's symbols.
+template <class Claim>
+void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, const Claim& claim) {
+  const auto tables = [&](const char* key, const char* example) {
+    std::vector<const toml::table*> out;
+    const auto* node = root.get(key);
+    if (!node) return out;
+    if (!node->is_array_of_tables())
+      r.fail(line_of(*node), std::string(key) + " must be an array of tables, e.g. " + example);
+    for (const auto& t : *node->as_array()) out.push_back(t.as_table());
+    return out;
+  };
+  const auto only_keys = [&](const toml::table& t, const std::string& what, const std::vector<std::string>& known) {
+    for (auto&& [k, v] : t)
+      if (std::find(known.begin(), known.end(), k.str()) == known.end())
+        r.fail(line_of(v), what + ": unknown key '" + std::string(k.str()) + "' (known: " + list_names(known) + ")");
+  };
+  const auto required = [&](const toml::table& t, long line, const std::string& what, const char* key) {
+    const auto* node = t.get(key);
+    if (!node) r.fail(line, what + " has no '" + key + "'");
+    return node;
+  };
+  for (const auto* t : tables("bodies", "[[bodies]] name = \"disk\" ...")) {
+    BodySpec b;
+    b.line = line_of(*t);
+    const std::string what = "body " + std::to_string(spec.bodies.size() + 1);
+    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler"});
+    b.name = r.string(*required(*t, b.line, what, "name"), what + ".name");
+    claim(b.name, b.line, "body");
+    const std::string key = "bodies." + b.name;
+    b.mass = r.expression(*required(*t, b.line, what, "mass"), key + ".mass");
+    b.inertia = r.expressions(*required(*t, b.line, what, "inertia"), key + ".inertia", 3,
+                              "a body has three principal moments of inertia about its mass centre");
+    b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
+                               "the mass centre's position has three components (x, y, z; z up)");
+    b.euler = r.expressions(*required(*t, b.line, what, "euler"), key + ".euler", 3,
+                            "the orientation is three z-x-z Euler angles (phi, theta, psi)");
+    spec.bodies.push_back(std::move(b));
+  }
+  if (const auto* g = root.get("gravity")) {
+    if (spec.bodies.empty()) r.fail(line_of(*g), "gravity acts on [[bodies]], and the file has none");
+    spec.gravity = r.expression(*g, "gravity");
+  }
+  for (const auto* t : tables("contacts", "[[contacts]] body = \"disk\", rim = \"r\", axis = 3")) {
+    ContactSpec c;
+    c.line = line_of(*t);
+    const std::string what = "contact " + std::to_string(spec.contacts.size() + 1);
+    only_keys(*t, what, {"body", "sphere", "rim", "axis"});
+    c.body = r.string(*required(*t, c.line, what, "body"), what + ".body");
+    if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& b) { return b.name == c.body; }))
+      r.fail(c.line, what + ": no body named '" + c.body + "' among [[bodies]]");
+    const auto* sphere = t->get("sphere");
+    const auto* rim = t->get("rim");
+    if (!sphere == !rim)
+      r.fail(c.line, what + ": give the shape that touches the plane, sphere = \"radius\" or rim = \"radius\"");
+    c.shape = sphere ? ContactSpec::Shape::sphere : ContactSpec::Shape::rim;
+    c.radius = r.expression(sphere ? *sphere : *rim, "contacts." + c.body + (sphere ? ".sphere" : ".rim"));
+    if (const auto* axis = t->get("axis")) {
+      if (!rim) r.fail(line_of(*axis), what + ": axis is the axle of a rim; a sphere has none");
+      const auto value = axis->template value<std::int64_t>();
+      if (!axis->is_integer() || !value || *value < 1 || *value > 3)
+        r.fail(line_of(*axis), what + ": axis must be 1, 2 or 3 (the body axis the rim turns about)");
+      c.axis = static_cast<int>(*value);
+    }
+    spec.contacts.push_back(std::move(c));
+  }
+}
+
 }  // namespace
 
 ModelSpec parse_spec(const std::string& path) {
@@ -154,7 +223,8 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
   static const std::vector<std::string> known_keys = {"name",       "summary",     "coordinates", "parameters",
                                                       "lagrangian", "metric",      "potential",   "constraints",
                                                       "holonomic",  "force",       "action",      "initial",
-                                                      "solution",   "derived",     "inputs",      "definitions"};
+                                                      "solution",   "derived",     "inputs",      "definitions",
+                                                      "bodies",     "gravity",     "contacts"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");
@@ -264,12 +334,20 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     });
   }
 
-  // The Lagrangian: an expression, or a metric (with an optional potential).
+  // Rigid bodies and their rolling contacts (docs/model-files.md, *Rigid bodies and contacts*).
+  read_bodies(root, r, spec, claim);
+
+  // The Lagrangian: an expression, or a metric (with an optional potential), or the bodies'.
   const auto* lagrangian = root.get("lagrangian");
   const auto* metric = root.get("metric");
   if (lagrangian && metric) r.fail(line_of(*metric), "give either 'lagrangian' or 'metric', not both");
-  if (!lagrangian && !metric)
-    r.fail(1, "the model file has neither 'lagrangian' nor 'metric' (e.g. lagrangian = \"0.5*x_t^2 - x^2\")");
+  if (!spec.bodies.empty() && (lagrangian || metric || root.get("potential")))
+    r.fail(line_of(lagrangian ? *lagrangian : metric ? *metric : *root.get("potential")),
+           "a model with [[bodies]] has their kinetic and gravitational energy as its Lagrangian: give no "
+           "'lagrangian', 'metric' or 'potential' (a force goes in 'force')");
+  if (!lagrangian && !metric && spec.bodies.empty())
+    r.fail(1, "the model file has neither 'lagrangian' nor 'metric' (e.g. lagrangian = \"0.5*x_t^2 - x^2\") nor "
+              "[[bodies]]");
   if (lagrangian) spec.lagrangian = r.expression(*lagrangian, "lagrangian");
   if (metric) {
     spec.metric_line = line_of(*metric);
@@ -312,7 +390,9 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     const std::string counted = spec.holonomic.empty()  ? " constraints"
                                 : spec.constraints.empty() ? " holonomic constraints"
                                                            : " constraints and holonomic constraints";
-    r.fail(spec.holonomic.empty() ? spec.constraints_line : spec.holonomic_line,
+    r.fail(!spec.holonomic.empty()   ? spec.holonomic_line
+           : !spec.constraints.empty() ? spec.constraints_line
+                                       : spec.contacts.back().line,
            std::to_string(spec.m()) + counted + " for " + std::to_string(n) +
                " coordinates leave no motion (need fewer constraints than coordinates)");
   }
@@ -408,6 +488,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     if (spec.input_count > 0) refuse(spec.inputs_line, "inputs");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
     if (!spec.holonomic.empty()) refuse(spec.holonomic_line, "holonomic constraints");
+    if (!spec.bodies.empty()) refuse(spec.bodies.front().line, "[[bodies]]");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
   }
   return spec;

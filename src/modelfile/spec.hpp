@@ -50,6 +50,33 @@ struct DefinitionSpec {
   long column = 0;
 };
 
+/// A rigid body of [[bodies]]: its mass, principal moments of inertia about its mass centre, the
+/// mass centre's position in the ground frame (z up) and its orientation, R = Rz(φ) Rx(θ) Rz(ψ) of
+/// the z-x-z Euler angles (φ, θ, ψ), all in the coordinates and parameters. The symbolic layer
+/// derives its kinetic energy ½ m |ṗ|² + ½ Σ I_k Ω_k², Ω the body angular velocity, and with
+/// `gravity` its potential m g p_z.
+struct BodySpec {
+  std::string name;
+  long line = 0;
+  Expression mass;
+  std::vector<Expression> inertia;   ///< 3
+  std::vector<Expression> position;  ///< 3
+  std::vector<Expression> euler;     ///< 3: φ, θ, ψ
+};
+
+/// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching
+/// it with a sphere of radius `radius` about its mass centre, or with the rim of a disk of that
+/// radius about its mass centre, perpendicular to the body axis `axis` (1, 2 or 3). Two velocity
+/// constraints: the material point at the contact has no horizontal velocity.
+struct ContactSpec {
+  enum class Shape { sphere, rim };
+  std::string body;
+  long line = 0;
+  Shape shape = Shape::sphere;
+  Expression radius;
+  int axis = 3;
+};
+
 struct ModelSpec {
   std::string path;
   std::string text;  ///< the file as read (for the provenance of a run)
@@ -74,6 +101,12 @@ struct ModelSpec {
   std::vector<Expression> holonomic;
   long holonomic_line = 0;
   std::vector<DefinitionSpec> definitions;  ///< in the order of the file
+  /// Rigid bodies, whose kinetic and gravitational energy is the Lagrangian (instead of
+  /// `lagrangian` or `metric`), and their rolling contacts, whose constraints come first among M's
+  /// rows (2 per contact).
+  std::vector<BodySpec> bodies;
+  std::optional<Expression> gravity;
+  std::vector<ContactSpec> contacts;
   /// External force F(q, v), one expression per coordinate (empty: no force). It enters the
   /// Lagrange–d'Alembert principle as ∫ F·δq dt, so F is a covector in the coordinates' basis.
   std::vector<Expression> force;
@@ -95,13 +128,17 @@ struct ModelSpec {
   std::vector<DerivedSpec> derived;
 
   int n() const { return static_cast<int>(coordinates.size()); }
-  /// The rows of M(q): the velocity constraints, then the holonomic constraints' velocity forms.
-  int m() const { return static_cast<int>(constraints.size() + holonomic.size()); }
-  /// The expression row a of M(q) comes from.
+  /// The rows of M(q): the contacts' (two each), the file's velocity constraints, then the
+  /// holonomic constraints' velocity forms.
+  int m() const { return static_cast<int>(2 * contacts.size() + constraints.size() + holonomic.size()); }
+  int contact_rows() const { return static_cast<int>(2 * contacts.size()); }
+  /// The rows of M(q) that are velocity constraints (the contacts' and the file's).
+  int velocity_rows() const { return contact_rows() + static_cast<int>(constraints.size()); }
+  /// The expression row a of M(q) comes from (a contact's: its radius).
   const Expression& constraint_source(int a) const {
-    const auto velocity_rows = static_cast<int>(constraints.size());
-    return a < velocity_rows ? constraints[static_cast<std::size_t>(a)]
-                             : holonomic[static_cast<std::size_t>(a - velocity_rows)];
+    if (a < contact_rows()) return contacts[static_cast<std::size_t>(a / 2)].radius;
+    if (a < velocity_rows()) return constraints[static_cast<std::size_t>(a - contact_rows())];
+    return holonomic[static_cast<std::size_t>(a - velocity_rows())];
   }
   /// Where the inputs start among the parameters.
   int first_input() const { return static_cast<int>(parameters.size()) - input_count; }

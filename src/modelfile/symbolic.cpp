@@ -1,6 +1,7 @@
 #include "modelfile/symbolic.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -507,6 +508,109 @@ struct KernelArguments {
 
 }  // namespace
 
+/// The rigid bodies' Lagrangian and their contacts' constraints (ModelSpec::bodies, contacts).
+/// A body's orientation R = Rz(φ) Rx(θ) Rz(ψ) has the body angular velocity
+/// Ω = Rz(ψ)ᵀRx(θ)ᵀ e3 φ̇ + Rz(ψ)ᵀ e1 θ̇ + e3 ψ̇ and the spatial one ω = R Ω = e3 φ̇ + Rz(φ) e1 θ̇ + Rz(φ)Rx(θ) e3 ψ̇,
+/// each rotation's rate taken through the ones after it (no sin² + cos² left to cancel). The
+/// Lagrangian is Σ ½ m |ṗ|² + ½ Σ_k I_k Ω_k² − m g p_z. A contact at the offset d from the mass
+/// centre gives the horizontal components of its material point's velocity ṗ + ω × d: a sphere's
+/// d = (0, 0, −r); a rim's d = −r u/|u| with u = e3 − a_z a, a = R e_axis the axle (the rim's
+/// lowest point).
+struct BodiesAlgebra {
+  ex lagrangian;
+  std::vector<ex> contact_rows;  ///< two per contact, linear in the velocities
+};
+
+BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const ExpressionParser& parse, Derivatives& d,
+                             const std::vector<GiNaC::exmap>& points, const std::string& in_q,
+                             const std::string& params) {
+  using Vector = std::array<ex, 3>;
+  using Matrix = std::array<Vector, 3>;
+  const auto rotation = [](int axis, const ex& angle) {  // about e1 (axis 0) or e3 (axis 2)
+    Matrix R{{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}};
+    const int i = (axis + 1) % 3, j = (axis + 2) % 3;
+    R[i][i] = R[j][j] = cos(angle);
+    R[i][j] = -sin(angle);
+    R[j][i] = sin(angle);
+    return R;
+  };
+  const auto times = [](const Matrix& A, const Matrix& B) {
+    Matrix C;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) C[i][j] = A[i][0] * B[0][j] + A[i][1] * B[1][j] + A[i][2] * B[2][j];
+    return C;
+  };
+  const auto apply = [](const Matrix& A, const Vector& x, bool transposed) {
+    Vector y;
+    for (int i = 0; i < 3; ++i)
+      y[i] = transposed ? A[0][i] * x[0] + A[1][i] * x[1] + A[2][i] * x[2]
+                        : A[i][0] * x[0] + A[i][1] * x[1] + A[i][2] * x[2];
+    return y;
+  };
+  const auto rate = [&](const ex& e, const Expression& source) {  // d/dt along the motion
+    ex r = 0;
+    for (std::size_t i = 0; i < s.q.size(); ++i) r += d(e, s.q[i], source) * s.v[i];
+    return r;
+  };
+  const auto axis = [](int k, const ex& speed) {
+    Vector e{0, 0, 0};
+    e[static_cast<std::size_t>(k)] = speed;
+    return e;
+  };
+  const auto plus = [](const Vector& a, const Vector& b) { return Vector{a[0] + b[0], a[1] + b[1], a[2] + b[2]}; };
+
+  BodiesAlgebra out;
+  const ex g = spec.gravity ? parse(*spec.gravity, 0, params) : ex(0);
+  std::map<std::string, std::pair<Matrix, Vector>> rotation_and_spin;  // R and ω of each body, by name
+  std::map<std::string, std::pair<Vector, Vector>> position_and_velocity;
+  for (const auto& b : spec.bodies) {
+    const ex mass = parse(b.mass, 0, params);
+    Vector p, p_t, angle, angle_t;
+    for (std::size_t i = 0; i < 3; ++i) {
+      p[i] = parse(b.position[i], kCoordinates, in_q);
+      p_t[i] = rate(p[i], b.position[i]);
+      angle[i] = parse(b.euler[i], kCoordinates, in_q);
+      angle_t[i] = rate(angle[i], b.euler[i]);
+    }
+    const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
+    const Vector Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
+                                   apply(Rz_psi, axis(0, angle_t[1]), true)),
+                              axis(2, angle_t[2]));
+    const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
+    const Vector omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
+                              apply(Rz_Rx, axis(2, angle_t[2]), false));
+    ex T = 0;
+    for (std::size_t i = 0; i < 3; ++i)
+      T += mass * pow(p_t[i], 2) / 2 + parse(b.inertia[i], 0, params) * pow(Omega[i], 2) / 2;
+    out.lagrangian += T - mass * g * p[2];
+    rotation_and_spin[b.name] = {times(Rz_Rx, Rz_psi), omega};
+    position_and_velocity[b.name] = {p, p_t};
+  }
+  for (const auto& c : spec.contacts) {
+    const auto& [R, omega] = rotation_and_spin.at(c.body);
+    const auto& [p, p_t] = position_and_velocity.at(c.body);
+    const ex r = parse(c.radius, 0, params);
+    Vector offset{0, 0, -r};
+    ex height = p[2] - r;  // of the contact point, which must be 0 at every configuration
+    if (c.shape == ContactSpec::Shape::rim) {
+      const int k = c.axis - 1;
+      const Vector a{R[0][k], R[1][k], R[2][k]};
+      const Vector u{-a[2] * a[0], -a[2] * a[1], 1 - a[2] * a[2]};
+      const ex length = sqrt(pow(a[0], 2) + pow(a[1], 2));
+      offset = {-r * u[0] / length, -r * u[1] / length, -r * u[2] / length};
+      height = pow(p[2], 2) - pow(r, 2) * (pow(a[0], 2) + pow(a[1], 2));  // its sign aside
+    }
+    if (!vanishes(height, points))
+      parse.fail(c.radius, "the contact of body '" + c.body + "' is not on the plane z = 0 at every configuration: "
+                           "its mass centre's height (position[2]) must be the distance from the centre to the "
+                           "contact point, the radius for a sphere and radius * |horizontal part of the axle| for "
+                           "a rim (mass centre above the plane, z up)");
+    out.contact_rows.push_back(p_t[0] + omega[1] * offset[2] - omega[2] * offset[1]);
+    out.contact_rows.push_back(p_t[1] + omega[2] * offset[0] - omega[0] * offset[2]);
+  }
+  return out;
+}
+
 SymbolicModel analyse(const ModelSpec& spec) {
   const int n = spec.n(), m = spec.m();
   const Symbols s(spec);
@@ -538,7 +642,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const int may_use_time = s.z ? 0 : kTime;
   const std::string in_qvzt = s.z ? in_qvz : in_qvz + "; t";
   const Expression* time_source = nullptr;  // the first expression that has t
-  if (spec.lagrangian) {
+  BodiesAlgebra bodies;
+  if (!spec.bodies.empty()) {
+    bodies = bodies_algebra(spec, s, parse, d, points, in_q, params);
+    L = bodies.lagrangian;
+  } else if (spec.lagrangian) {
     L = parse(*spec.lagrangian, kCoordinates | kVelocities | kAction | may_use_time, in_qvzt);
     if (L.has(s.t)) time_source = &*spec.lagrangian;
   } else {
@@ -569,10 +677,11 @@ SymbolicModel analyse(const ModelSpec& spec) {
 
   // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
-  const int velocity_rows = static_cast<int>(spec.constraints.size());
+  const int velocity_rows = spec.velocity_rows();
   for (int a = 0; a < velocity_rows; ++a) {
-    const Expression& e = spec.constraints[a];
-    const ex c = parse(e, kCoordinates | kVelocities, in_qv);
+    const Expression& e = spec.constraint_source(a);
+    const ex c = a < spec.contact_rows() ? bodies.contact_rows[static_cast<std::size_t>(a)]
+                                         : parse(e, kCoordinates | kVelocities, in_qv);
     GiNaC::exmap at_rest;
     for (const auto& v : s.v) at_rest[v] = 0;
     bool depends_on_velocity = false;
@@ -611,9 +720,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
   }
 
   // The expression a mistake in a derivative of L (or of G and V) is reported against.
-  const Expression& lagrangian_source = spec.lagrangian ? *spec.lagrangian
-                                        : spec.potential ? *spec.potential
-                                                         : spec.metric.at(0).at(0);
+  const Expression& lagrangian_source = spec.lagrangian       ? *spec.lagrangian
+                                        : spec.potential      ? *spec.potential
+                                        : !spec.bodies.empty() ? spec.bodies.front().mass
+                                                               : spec.metric.at(0).at(0);
 
   // Mechanical (L = ½ vᵀG(q)v − V(q)): no term linear in v, nothing beyond quadratic. Methods that
   // project with the metric (fim, gf-cp) need G and V on their own.

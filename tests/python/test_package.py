@@ -237,6 +237,31 @@ def test_a_model_with_a_holonomic_constraint_and_definitions(source_dir):
         dalembert.model(coordinates=["x"], lagrangian="x_t^2/2 - r", definitions={"r": "s*x", "s": "2"})
 
 
+def test_a_model_from_bodies_and_contacts(source_dir):
+    # The disk of models/rolling-disk-from-bodies.toml, with sympy expressions: a body and the rim
+    # of radius R about its third axis rolling on z = 0; the hand-written models/rolling-disk.toml's
+    # trajectory to round-off.
+    sp = pytest.importorskip("sympy")
+    x, y, theta, phi, psi, R = sp.symbols("x y theta phi psi R")
+    disk = dalembert.model(
+        name="disk", coordinates=["x", "y", "theta", "phi", "psi"],
+        parameters={"m": 1.0, "R": 1.0, "A": 0.25, "C": 0.5, "g": 1.0}, gravity="g",
+        bodies=[{"name": "disk", "mass": "m", "inertia": ["A", "A", "C"],
+                 "position": [x + R * sp.sin(theta) * sp.sin(phi), y - R * sp.sin(theta) * sp.cos(phi),
+                              R * sp.cos(theta)],
+                 "euler": [phi, sp.pi / 2 + theta, -psi]}],
+        contacts=[{"body": "disk", "rim": "R", "axis": 3}],
+        q0=[0, 0, 0.3, 0, 0], v0=["2*R", 0, 0.1, 0.5, 2])
+    assert disk.constraints == 2
+    a = dalembert.run(disk, "dla", h=0.02, steps=500)
+    b = dalembert.run(dalembert.model_file(source_dir / "models" / "rolling-disk.toml"), "dla", h=0.02, steps=500)
+    assert np.max(np.abs(a.q - b.q)) < 1e-12
+    with pytest.raises(dalembert.BadInput, match=r"contact 1: no body named 'wheel' among \[\[bodies\]\]"):
+        dalembert.model(coordinates=["x"], bodies=[{"name": "disk", "mass": 1, "inertia": [1, 1, 1],
+                                                     "position": ["x", 0, 1], "euler": [0, 0, 0]}],
+                        contacts=[{"body": "wheel", "sphere": 1}])
+
+
 def test_a_model_file_takes_parameters_by_keyword(source_dir):
     disk = dalembert.model_file(source_dir / "models" / "rolling-disk.toml", C=0.6)
     assert disk.n == 5 and disk.constraints == 2 and disk.parameters["C"] == 0.6
