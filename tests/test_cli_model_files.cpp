@@ -464,8 +464,9 @@ v = ["-0.5*sin(1)", -0.2, 0.3, 0.5, 0.2]
                  {"axis is the axle of a rim; a sphere has none"});
   expect_refused("bodies_inertia", replace_line(ball, "inertia = [1, 1, 1]", "inertia = [1, 1]"), 6,
                  {"bodies.ball.inertia has 2 value(s) but a body has three principal moments"});
-  expect_refused("bodies_and_lagrangian", replace_line(ball, "coordinates = [", "lagrangian = \"x_t^2\"\ncoordinates = ["),
-                 2, {"a model with [[bodies]] has their kinetic and gravitational energy as its Lagrangian"});
+  expect_refused("bodies_and_lagrangian",
+                 replace_line(ball, "coordinates = [", "lagrangian = \"x_t^2\"\ncoordinates = ["), 2,
+                 {"a model with [[bodies]] has their kinetic and gravitational energy as its Lagrangian"});
   expect_refused("bodies_gravity_alone", "name = \"p\"\ncoordinates = [\"x\"]\nlagrangian = \"x_t^2/2\"\ngravity = 1\n",
                  4, {"gravity acts on [[bodies]], and the file has none"});
   expect_refused("bodies_mass_of_q", replace_line(ball, "mass = 1", "mass = \"1 + x\""), 5,
