@@ -173,7 +173,8 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     inputs (names the force may use linearly, set per step by a stepper), definitions ({name:
     expression}, in order, each written out wherever a later expression uses its name), bodies
     (rigid bodies, {name, mass, inertia: 3 principal moments, position: 3 components of the mass
-    centre, z up, euler: z-x-z angles}, whose energies are the Lagrangian) with gravity (g) and
+    centre, z up, euler: z-x-z angles or quaternion: w, x, y, z}, whose energies are the
+    Lagrangian) with gravity (g) and
     contacts ({body, sphere: radius} or {body, rim: radius, axis: 1..3}: rolling on z = 0).
     Expressions are strings in the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.

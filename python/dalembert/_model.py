@@ -195,7 +195,7 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
         lines.append("name = " + json.dumps(str(body.pop("name", ""))))
         if "mass" in body:
             lines.append("mass = " + _expression(body.pop("mass"), what + ".mass", plain))
-        for key in ("inertia", "position", "euler"):
+        for key in ("inertia", "position", "euler", "quaternion"):
             if key in body:
                 lines.append("%s = %s" % (key, _expressions(body.pop(key), what + "." + key, plain)))
         for key, value in body.items():  # unknown keys: the reader names them

@@ -149,7 +149,7 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     BodySpec b;
     b.line = line_of(*t);
     const std::string what = "body " + std::to_string(spec.bodies.size() + 1);
-    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler"});
+    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion"});
     b.name = r.string(*required(*t, b.line, what, "name"), what + ".name");
     claim(b.name, b.line, "body");
     const std::string key = "bodies." + b.name;
@@ -158,8 +158,23 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
                               "a body has three principal moments of inertia about its mass centre");
     b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
                                "the mass centre's position has three components (x, y, z; z up)");
-    b.euler = r.expressions(*required(*t, b.line, what, "euler"), key + ".euler", 3,
-                            "the orientation is three z-x-z Euler angles (phi, theta, psi)");
+    const auto* euler = t->get("euler");
+    const auto* quaternion = t->get("quaternion");
+    if (!euler == !quaternion)
+      r.fail(b.line, what + ": give its orientation, euler = [phi, theta, psi] (z-x-z angles) or quaternion = "
+                            "[w, x, y, z]");
+    if (euler)
+      b.euler =
+          r.expressions(*euler, key + ".euler", 3, "the orientation is three z-x-z Euler angles (phi, theta, psi)");
+    if (quaternion) {
+      b.quaternion =
+          r.expressions(*quaternion, key + ".quaternion", 4, "a quaternion has four components (w, x, y, z)");
+      // its norm is 1: a holonomic constraint, which the initial position must satisfy
+      std::string norm;
+      for (const auto& e : b.quaternion) norm += "(" + e.text + ")^2 + ";
+      spec.holonomic.push_back({norm + "-1", line_of(*quaternion), key + ".quaternion (its norm)"});
+      if (spec.holonomic_line == 0) spec.holonomic_line = line_of(*quaternion);
+    }
     spec.bodies.push_back(std::move(b));
   }
   if (const auto* g = root.get("gravity")) {

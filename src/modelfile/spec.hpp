@@ -52,16 +52,18 @@ struct DefinitionSpec {
 
 /// A rigid body of [[bodies]]: its mass, principal moments of inertia about its mass centre, the
 /// mass centre's position in the ground frame (z up) and its orientation, R = Rz(φ) Rx(θ) Rz(ψ) of
-/// the z-x-z Euler angles (φ, θ, ψ), all in the coordinates and parameters. The symbolic layer
-/// derives its kinetic energy ½ m |ṗ|² + ½ Σ I_k Ω_k², Ω the body angular velocity, and with
-/// `gravity` its potential m g p_z.
+/// the z-x-z Euler angles (φ, θ, ψ) or R of a unit quaternion (w, x, y, z) whose norm is then a
+/// holonomic constraint, all in the coordinates and parameters. The symbolic layer derives its
+/// kinetic energy ½ m |ṗ|² + ½ Σ I_k Ω_k², Ω the body angular velocity, and with `gravity` its
+/// potential m g p_z.
 struct BodySpec {
   std::string name;
   long line = 0;
   Expression mass;
-  std::vector<Expression> inertia;   ///< 3
-  std::vector<Expression> position;  ///< 3
-  std::vector<Expression> euler;     ///< 3: φ, θ, ψ
+  std::vector<Expression> inertia;     ///< 3
+  std::vector<Expression> position;    ///< 3
+  std::vector<Expression> euler;       ///< 3: φ, θ, ψ; or empty
+  std::vector<Expression> quaternion;  ///< 4: w, x, y, z; or empty
 };
 
 /// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching

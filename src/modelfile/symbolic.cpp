@@ -564,25 +564,54 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
   std::map<std::string, std::pair<Vector, Vector>> position_and_velocity;
   for (const auto& b : spec.bodies) {
     const ex mass = parse(b.mass, 0, params);
-    Vector p, p_t, angle, angle_t;
+    Vector p, p_t, inertia;
     for (std::size_t i = 0; i < 3; ++i) {
       p[i] = parse(b.position[i], kCoordinates, in_q);
       p_t[i] = rate(p[i], b.position[i]);
-      angle[i] = parse(b.euler[i], kCoordinates, in_q);
-      angle_t[i] = rate(angle[i], b.euler[i]);
+      inertia[i] = parse(b.inertia[i], 0, params);
     }
-    const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
-    const Vector Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
-                                   apply(Rz_psi, axis(0, angle_t[1]), true)),
-                              axis(2, angle_t[2]));
-    const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
-    const Vector omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
-                              apply(Rz_Rx, axis(2, angle_t[2]), false));
+    Matrix R;
+    Vector Omega, omega;
     ex T = 0;
-    for (std::size_t i = 0; i < 3; ++i)
-      T += mass * pow(p_t[i], 2) / 2 + parse(b.inertia[i], 0, params) * pow(Omega[i], 2) / 2;
+    if (!b.euler.empty()) {
+      Vector angle, angle_t;
+      for (std::size_t i = 0; i < 3; ++i) {
+        angle[i] = parse(b.euler[i], kCoordinates, in_q);
+        angle_t[i] = rate(angle[i], b.euler[i]);
+      }
+      const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
+      Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
+                        apply(Rz_psi, axis(0, angle_t[1]), true)),
+                   axis(2, angle_t[2]));
+      const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
+      omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
+                   apply(Rz_Rx, axis(2, angle_t[2]), false));
+      R = times(Rz_Rx, Rz_psi);
+    } else {
+      // A unit quaternion (w, v): Ω = 2 (w v̇ − ẇ v − v × v̇), ω = 2 (w v̇ − ẇ v + v × v̇), and a term
+      // 2 J s², s = (w, v)·(ẇ, v̇) the radial rate that the norm's constraint keeps at 0, J the mean
+      // moment, which makes the metric regular in the radial direction.
+      std::array<ex, 4> e, e_t;
+      for (std::size_t i = 0; i < 4; ++i) {
+        e[i] = parse(b.quaternion[i], kCoordinates, in_q);
+        e_t[i] = rate(e[i], b.quaternion[i]);
+      }
+      const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
+      const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
+      const Vector cross{v[1] * v_t[2] - v[2] * v_t[1], v[2] * v_t[0] - v[0] * v_t[2], v[0] * v_t[1] - v[1] * v_t[0]};
+      for (std::size_t i = 0; i < 3; ++i) {
+        Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - cross[i]);
+        omega[i] = 2 * (w * v_t[i] - w_t * v[i] + cross[i]);
+      }
+      R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+            {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+            {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+      const ex s_rate = w * w_t + x * e_t[1] + y * e_t[2] + z * e_t[3];
+      T += 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
+    }
+    for (std::size_t i = 0; i < 3; ++i) T += mass * pow(p_t[i], 2) / 2 + inertia[i] * pow(Omega[i], 2) / 2;
     out.lagrangian += T - mass * g * p[2];
-    rotation_and_spin[b.name] = {times(Rz_Rx, Rz_psi), omega};
+    rotation_and_spin[b.name] = {R, omega};
     position_and_velocity[b.name] = {p, p_t};
   }
   for (const auto& c : spec.contacts) {

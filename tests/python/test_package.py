@@ -256,6 +256,17 @@ def test_a_model_from_bodies_and_contacts(source_dir):
     a = dalembert.run(disk, "dla", h=0.02, steps=500)
     b = dalembert.run(dalembert.model_file(source_dir / "models" / "rolling-disk.toml"), "dla", h=0.02, steps=500)
     assert np.max(np.abs(a.q - b.q)) < 1e-12
+    # Chaplygin's ball as a body in a unit quaternion: two rolling constraints and the norm's
+    ball = dalembert.model(
+        name="ball", coordinates=["x", "y", "qw", "qx", "qy", "qz"],
+        bodies=[{"name": "ball", "mass": 1, "inertia": [0.4, 0.5, 0.6], "position": ["x", "y", 1],
+                 "quaternion": ["qw", "qx", "qy", "qz"]}],
+        contacts=[{"body": "ball", "sphere": 1}], q0=[0, 0, 1, 0, 0, 0], v0=[0.3, -1, 0, 0.5, 0.15, 0.4])
+    assert ball.constraints == 3
+    c = dalembert.run(ball, "dla", h=0.02, steps=200)
+    d = dalembert.run(dalembert.model_file(source_dir / "models" / "chaplygin-ball.toml", J0=0.5), "dla", h=0.02,
+                      steps=200)
+    assert np.max(np.abs(c.q - d.q)) < 1e-12
     with pytest.raises(dalembert.BadInput, match=r"contact 1: no body named 'wheel' among \[\[bodies\]\]"):
         dalembert.model(coordinates=["x"], bodies=[{"name": "disk", "mass": 1, "inertia": [1, 1, 1],
                                                      "position": ["x", 0, 1], "euler": [0, 0, 0]}],
