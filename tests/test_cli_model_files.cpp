@@ -499,6 +499,8 @@ v = [0.3, -1, 0, 0.5, 0.15, 0.4]
                  4, {"gravity acts on [[bodies]], and the file has none"});
   expect_refused("bodies_mass_of_q", replace_line(ball, "mass = 1", "mass = \"1 + x\""), 5,
                  {"bodies.ball.mass: unknown symbol 'x'"});
+  expect_refused("bodies_contact_system", replace_line(ball, "coordinates = [", "action = \"z\"\ncoordinates = ["), 4,
+                 {"[[bodies]] with an action variable (action = \"z\") is not supported yet"});
 }
 
 // [definitions]: each name written out in parentheses wherever a later expression uses it, so a

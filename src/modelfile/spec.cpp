@@ -498,12 +498,12 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
     const auto refuse = [&](long line, const std::string& what) {
       r.fail(line, what + " with an action variable (action = \"" + *spec.action + "\") is not supported yet");
     };
+    if (!spec.bodies.empty()) refuse(spec.bodies.front().line, "[[bodies]]");
     if (!spec.lagrangian) refuse(spec.action_line, "a metric instead of a lagrangian");
     if (!spec.force.empty()) refuse(spec.force_line, "an external force");
     if (spec.input_count > 0) refuse(spec.inputs_line, "inputs");
     if (!spec.solution.empty()) refuse(spec.solution_line, "a closed form [solution]");
     if (!spec.holonomic.empty()) refuse(spec.holonomic_line, "holonomic constraints");
-    if (!spec.bodies.empty()) refuse(spec.bodies.front().line, "[[bodies]]");
     if (!spec.derived.empty()) refuse(spec.derived.front().expression.line, "[derived] quantities");
   }
   return spec;
