@@ -107,6 +107,8 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     j["initial"] = {{"q", d.q0}, {"v", d.v0}};
     if (d.z0) j["initial"]["z"] = *d.z0;
     j["constraints"] = d.constraints;
+    j["holonomic_constraints"] = d.holonomic_constraints;
+    j["affine_constraints"] = d.affine_constraints;
     j["summary"] = d.summary;
     j["closed_form"] = d.closed_form;
     j["external_force"] = d.external_force;
@@ -122,7 +124,15 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   };
   std::cout << d.name << ": " << d.summary << "\n\ncoordinates: ";
   for (std::size_t i = 0; i < d.coordinates.size(); ++i) std::cout << (i ? ", " : "") << d.coordinates[i];
-  std::cout << "\nconstraints: " << d.constraints << "\nexternal force: "
+  std::cout << "\nconstraints: " << d.constraints;
+  if (d.holonomic_constraints > 0 || d.affine_constraints > 0) {
+    std::cout << " (of which ";
+    if (d.holonomic_constraints > 0) std::cout << d.holonomic_constraints << " holonomic";
+    if (d.holonomic_constraints > 0 && d.affine_constraints > 0) std::cout << ", ";
+    if (d.affine_constraints > 0) std::cout << d.affine_constraints << " affine, M(q) v + b(q) = 0";
+    std::cout << ")";
+  }
+  std::cout << "\nexternal force: "
             << (d.external_force ? (d.force_depends_on_time ? "yes, depends on t" : "yes") : "no");
   if (d.lagrangian_depends_on_time) std::cout << "\nlagrangian: depends on t (its time-dependent part acts as a force)";
   std::cout << "\nparameters:";

@@ -42,7 +42,8 @@ void complete_initial_velocity(const BoundModel& bound, InitialData& init) {
     throw BadInput("--project-v0 projects v0 onto the constraints; --v0 by names gives a velocity on them already");
   const Eigen::MatrixXd M =
       model.m() > 0 ? model.constraint_matrix(init.q0, bound.parameters) : Eigen::MatrixXd(0, model.n());
-  init.v0 = support::complete_named_velocity(M, model.spec.coordinates, init.v0_names, init.v0, system, init.q0);
+  init.v0 = support::complete_named_velocity(M, model.spec.coordinates, init.v0_names, init.v0, system, init.q0,
+                                             model.constraint_offset(init.q0, bound.parameters));
 }
 
 }  // namespace
@@ -74,6 +75,8 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     for (std::size_t k = 0; k < spec.parameters.size(); ++k)
       d.parameters.push_back({spec.parameters[k].name, bound->parameters[k], spec.parameters[k].description});
     d.constraints = spec.m();
+    d.holonomic_constraints = spec.m() - spec.velocity_rows();
+    d.affine_constraints = static_cast<int>(model->layout.constraint_offsets.size());
     d.q0.assign(bound->q0.data(), bound->q0.data() + spec.n());
     d.v0.assign(bound->v0.data(), bound->v0.data() + spec.n());
     Eigen::VectorXd x0(2 * spec.n());
@@ -87,6 +90,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
   };
   e.run = [model](const catalogue::ParameterValues& values, InitialData init, const RunOptions& options) {
     const ModelSpec& spec = model->spec;
+    require_constraints_taken(*model, options.method);
     std::shared_ptr<const BoundModel> bound = bind(model, values);
     if (options.t0 != 0.0) {  // the file's t is the methods' time plus t0
       auto shifted = std::make_shared<BoundModel>(*bound);
@@ -151,6 +155,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
                                               " is a contact system");
     if (model->layout.lagrangian_depends_on_time)
       throw BadInput("a steady motion needs an autonomous system; the Lagrangian of " + system + " depends on t");
+    require_constraints_taken(*model, {}, "the steady-motion analysis");
     const auto bound = bind(model, values);
     fill_initial_data(*bound, init);
     if (init.project_v0) init.v0 = project_velocity(bound, init.q0, init.v0);

@@ -28,7 +28,8 @@ struct TaylorTerms {
   int size() const { return static_cast<int>(1 + first.size() + second.size() + third.size()); }
 };
 
-/// A structurally nonzero entry M(row, column) of the constraint matrix, a function of q.
+/// A structurally nonzero entry M(row, column) of the constraint matrix, a function of q (or of
+/// the metric, or an affine constraint's b(row)).
 struct ConstraintEntry {
   int row = 0, column = 0;
   TaylorTerms terms;
@@ -40,6 +41,9 @@ struct Layout {
   TaylorTerms lagrangian;                    ///< over x = (q, v), 2n variables, or (q, v, z) if contact
   int lagrangian_size = 0;                   ///< doubles written by the lagrangian kernels
   std::vector<ConstraintEntry> constraints;  ///< over q, n variables
+  /// The parts b_a(q) of affine constraints M(q) v + b(q) = 0 that are not identically zero, in the
+  /// same kernels as M's entries (column n: b multiplies no velocity).
+  std::vector<ConstraintEntry> constraint_offsets;
   int constraints_size = 0;
   /// Mechanical: L = ½ vᵀG(q)v − V(q). Then the mechanics kernels give the Taylor coefficients of
   /// the entries G(i, j), i ≤ j, that are not identically zero, and of V, as functions of q.

@@ -488,6 +488,28 @@ class FileModel {
     return out;
   }
 
+  /// Whether a constraint is affine, M(q) v + b(q) = 0 with b not zero (a ball on a turntable).
+  /// Only the methods whose discrete constraint and constrained acceleration add b take such a file
+  /// (methods_taking_affine_constraints in modelfile/model.hpp); the others refuse it.
+  bool has_constraint_offset() const { return !bound_->model->layout.constraint_offsets.empty(); }
+
+  /// b(q) of the affine constraints M(q) v + b(q) = 0 (zero rows for the linear ones).
+  template <class T>
+  Vec<T, m, max_m> constraint_offset(const Point<T>& q) const {
+    const LoadedModel& model = *bound_->model;
+    Vec<T, m, max_m> out(constraint_count());
+    const T zero = detail::constant_like(q[0], 0.0);
+    for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = zero;
+    if (!has_constraint_offset()) return out;
+    const auto kernel = [&](int order, const double* x, double* c) {
+      model.evaluator->constraints(order, x, bound_->parameters.data(), c);
+    };
+    taylor_in_q<T>(q, model.layout.constraints_size, kernel, [&](const auto& value) {
+      for (const auto& e : model.layout.constraint_offsets) out[e.row] = value(e.terms);
+    });
+    return out;
+  }
+
   /// The curvature a = (∂(M v)/∂q) v, a_r = Σ_(r,i) Σ_j g_j v_i v_j over the entries M_ri with
   /// gradient g and Hessian H, from one kernel call: of order 1 at doubles; of order 2 when q and v
   /// carry K first derivatives X_k = (q', v')_k (the Jacobian of the acceleration in `gf`, `mla`
@@ -523,10 +545,13 @@ class FileModel {
         if (variable.derivatives().size() > 0) entry.derivatives() += s * variable.derivatives();
       }
     };
-    for (const auto& e : model.layout.constraints) {
+    // An entry of M multiplies v_i; an affine constraint's b (column N) multiplies 1, which has no
+    // derivatives: (∂b/∂q) v and its derivative are the same sums with v_i = 1.
+    const auto add_entry = [&](const ConstraintEntry& e) {
       const double* k = c + e.terms.offset + 1;  // past the entry's value
       const int i = e.column;
-      const double vi = ad::plain(v[i]);
+      const bool offset = i == N;
+      const double vi = offset ? 1.0 : ad::plain(v[i]);
       T& a = out[e.row];
       for (int j : e.terms.first) {
         const double g = *k++, vj = ad::plain(v[j]);
@@ -535,7 +560,7 @@ class FileModel {
         } else {
           a += g * vi * vj;
         }
-        add_along(a, g * vj, v[i]);
+        if (!offset) add_along(a, g * vj, v[i]);
         add_along(a, g * vi, v[j]);
       }
       if constexpr (along) {
@@ -545,11 +570,13 @@ class FileModel {
           if (j != l) add_along(a, H * vi * ad::plain(v[l]), q[j]);
         }
       }
-    }
+    };
+    for (const auto& e : model.layout.constraints) add_entry(e);
+    for (const auto& e : model.layout.constraint_offsets) add_entry(e);
   }
 
-  /// ω = M(q̄) v and ∂ω/∂q1 = α ∂M/∂q(q̄)[·] v + M(q̄)/h of the α-rule constraint, from one kernel
-  /// call of order 1 (the entries of M and their gradients): the derivative of AlphaConstraint
+  /// ω = M(q̄) v + b(q̄) and ∂ω/∂q1 = α ∂(M v + b)/∂q(q̄) + M(q̄)/h of the α-rule constraint, from one
+  /// kernel call of order 1 (the entries of M and b and their gradients): the derivative of AlphaConstraint
   /// without dual numbers, which the library's differentiate(AlphaConstraint) takes
   /// (DifferentiatesItsAlphaConstraint, discrete/discrete_constraint.hpp); the test
   /// ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to the generic path.
@@ -569,6 +596,11 @@ class FileModel {
       omega[e.row] += entry * v[e.column];
       omega_by_q1(e.row, e.column) += entry / h;
       for (int i : e.terms.first) omega_by_q1(e.row, i) += alpha * *k++ * v[e.column];
+    }
+    for (const auto& e : model.layout.constraint_offsets) {  // + b(q̄)
+      const double* k = c + e.terms.offset;
+      omega[e.row] += *k++;
+      for (int i : e.terms.first) omega_by_q1(e.row, i) += alpha * *k++;
     }
   }
 

@@ -80,6 +80,7 @@ Start checked_start(std::shared_ptr<const LoadedModel> model, const ParameterOve
   start.system = "the model file " + model->spec.path;
   if (model->layout.contact)
     throw BadInput("Jacobi fields are those of Lagrange-d'Alembert models; " + start.system + " is a contact system");
+  require_constraints_taken(*model, {}, "the Jacobi-field computation");
   if (!(tolerance >= 1e-14 && tolerance < 1e-2))
     throw BadInput("tolerance = " + format_residual(tolerance) + " lies outside [1e-14, 1e-2)");
   start.bound = std::make_shared<BoundModel>(*bind(model, values));

@@ -8,6 +8,7 @@
 
 #include <Eigen/SVD>
 
+#include "dalembert/io/errors.hpp"
 #include "modelfile/native.hpp"
 #include "modelfile/symbolic.hpp"
 #include "support/text.hpp"
@@ -66,6 +67,28 @@ Eigen::MatrixXd LoadedModel::constraint_matrix(const Eigen::VectorXd& q, const s
   if (layout.constraints_size > 0) evaluator->constraints(0, q.data(), p.data(), c.data());
   for (const auto& e : layout.constraints) M(e.row, e.column) = c[e.terms.offset];
   return M;
+}
+
+Eigen::VectorXd LoadedModel::constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p) const {
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(layout.m);
+  if (layout.constraint_offsets.empty()) return b;
+  std::vector<double> c(layout.constraints_size);
+  evaluator->constraints(0, q.data(), p.data(), c.data());
+  for (const auto& e : layout.constraint_offsets) b[e.row] = c[e.terms.offset];
+  return b;
+}
+
+void require_constraints_taken(const LoadedModel& model, const std::string& method, const std::string& what) {
+  if (!model.has_affine_constraints()) return;
+  std::string taking;
+  for (const char* name : methods_taking_affine_constraints) {
+    if (!method.empty() && method == name) return;
+    taking += (taking.empty() ? "" : ", ") + std::string(name);
+  }
+  const Expression& e = model.spec.constraint_source(model.layout.constraint_offsets.front().row);
+  throw BadInput((method.empty() ? what : "method " + method) + " does not take affine constraints, " +
+                 "M(q) v + b(q) = 0 with b not zero, and the model file " + model.spec.path + " has one: " + e.key +
+                 " " + quote(e.text) + " (the methods that take them: " + taking + ")");
 }
 
 std::optional<Eigen::VectorXd> LoadedModel::solution(const Eigen::VectorXd& x0, const std::vector<double>& p,
@@ -230,10 +253,11 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
     if (!M.row(a).allFinite()) fail(spec.constraint_source(a), "not finite at " + where);
   coefficients.resize(model.layout.constraints_size);
   model.evaluator->constraints(max_taylor_order, q0.data(), p.data(), coefficients.data());
-  for (const auto& entry : model.layout.constraints)
-    for (int k = 0; k < entry.terms.size(); ++k)
-      if (!std::isfinite(coefficients[entry.terms.offset + k]))
-        fail(spec.constraint_source(entry.row), "a derivative of the constraint is not finite" + singular);
+  for (const auto* entries : {&model.layout.constraints, &model.layout.constraint_offsets})
+    for (const auto& entry : *entries)
+      for (int k = 0; k < entry.terms.size(); ++k)
+        if (!std::isfinite(coefficients[entry.terms.offset + k]))
+          fail(spec.constraint_source(entry.row), "a derivative of the constraint is not finite" + singular);
   if (!(relative_rank_gap(M) > 1e-12)) {
     for (int a = 0; a < m; ++a)
       if (M.row(a).lpNorm<Eigen::Infinity>() == 0.0)
@@ -251,7 +275,7 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
                              ": the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
                              std::to_string(m) + " at " + where + " (the constraints are dependent there): [" + all + "]");
   }
-  const Eigen::VectorXd residual = M * v0;
+  const Eigen::VectorXd residual = M * v0 + model.constraint_offset(q0, p);
   const double tolerance = 1e-10 * (1.0 + v0.lpNorm<Eigen::Infinity>());
   for (int a = 0; a < m; ++a) {
     if (std::abs(residual[a]) <= tolerance) continue;

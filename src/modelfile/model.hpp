@@ -30,6 +30,9 @@ struct LoadedModel {
   Eigen::MatrixXd velocity_hessian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
   /// M(q), rows the constraint 1-forms.
   Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const;
+  /// b(q) of affine constraints M(q) v + b(q) = 0 (zero for linear ones).
+  Eigen::VectorXd constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p) const;
+  bool has_affine_constraints() const { return !layout.constraint_offsets.empty(); }
   /// L at x = (q, v), or (q, v, z).
   double lagrangian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
   /// The closed form (q(t), v(t)) from x0 = (q0, v0), if the file has one, its conditions
@@ -62,6 +65,18 @@ using ParameterOverrides = std::vector<std::pair<std::string, double>>;
 
 /// The model with the file's parameter values, overridden by `overrides` (unknown names: BadInput).
 std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides);
+
+/// The methods that take affine constraints M(q) v + b(q) = 0: those whose discrete constraint is
+/// the α-rule or the trapezoidal rule with b added (dla, mla), and those whose equations take the
+/// constrained acceleration, whose curvature includes (∂b/∂q) v (mla's and the gf family's forces,
+/// rk4, reference). The others write M v = 0 into their own equations (docs/methods.md, Affine
+/// constraints).
+inline constexpr const char* methods_taking_affine_constraints[] = {"dla", "mla", "gf", "gf-sym", "rk4", "reference"};
+
+/// Throws BadInput when the model has an affine constraint and `method` is not among
+/// methods_taking_affine_constraints (or, with method empty, for `what`: a computation that takes
+/// linear constraints only), naming the constraint.
+void require_constraints_taken(const LoadedModel& model, const std::string& method, const std::string& what = {});
 
 /// Where initial data came from, for the messages.
 enum class InitialSource { File, CommandLine };

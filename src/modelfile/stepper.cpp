@@ -89,6 +89,7 @@ Stepper::Stepper(std::shared_ptr<const LoadedModel> model, const ParameterOverri
     throw BadOption(o.rule != "alpha" ? "rule" : "constraint_rule", "a stepper takes the alpha rule");
   if (model->layout.contact)
     throw BadInput("a stepper steps Lagrange-d'Alembert models; " + system + " is a contact system");
+  require_constraints_taken(*model, {}, "the stepper");
   bound_ = std::make_shared<BoundModel>(*bind(model, values));
   bound_->time_offset = o.t0;
   for (int i = spec.first_input(); i < static_cast<int>(spec.parameters.size()); ++i)

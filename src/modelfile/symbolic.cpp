@@ -705,8 +705,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const TimeDependence time_part =
       time_source ? split_time_dependence(*time_source, s, parse, d, points, L) : TimeDependence{};
 
-  // Constraints: linear in the velocities, μ^a(q)·v; M(a, i) = ∂c_a/∂v_i.
+  // Constraints: affine in the velocities, μ^a(q)·v + b_a(q); M(a, i) = ∂c_a/∂v_i, b_a = c_a at v = 0.
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
+  std::vector<ex> b(m, 0);
   const int velocity_rows = spec.velocity_rows();
   for (int a = 0; a < velocity_rows; ++a) {
     const Expression& e = spec.constraint_source(a);
@@ -726,15 +727,15 @@ SymbolicModel analyse(const ModelSpec& spec) {
     if (!depends_on_velocity)
       parse.fail(e, "not linear in the velocities (it contains no velocity; a constraint on the positions, phi(q) = 0, "
                     "goes in holonomic = [...])");
-    ex rest;
     try {
-      rest = c.subs(at_rest);
+      b[a] = c.subs(at_rest);
     } catch (const std::exception&) {
-      rest = 1;
+      parse.fail(e, "not affine in the velocities (it cannot be evaluated at zero velocity)");
     }
-    if (!vanishes(rest, points))
-      parse.fail(e, "not linear in the velocities (the part without velocities, " +
-                        quote(text_of(rest)) + ", is not zero)");
+    if (vanishes(b[a], points)) b[a] = 0;
+    if (s.z && !b[a].is_zero())
+      parse.fail(e, "not linear in the velocities (the part without velocities, " + quote(text_of(b[a])) +
+                        ", is not zero; a contact system takes linear constraints only)");
   }
   // Holonomic constraints φ_b(q) = 0, in their velocity form dφ_b(q)·v = 0: M(a, i) = ∂φ_b/∂q_i.
   for (int a = velocity_rows; a < m; ++a) {
@@ -835,6 +836,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
     for (int i = 0; i < n; ++i)
       if (!M[a][i].is_zero())
         layout.constraints.push_back({a, i, taylor_terms(M[a][i], s.q, M_coefficients, d, spec.constraint_source(a))});
+  for (int a = 0; a < m; ++a)
+    if (!b[a].is_zero())
+      layout.constraint_offsets.push_back(
+          {a, n, taylor_terms(b[a], s.q, M_coefficients, d, spec.constraint_source(a))});
   layout.constraints_size = static_cast<int>(M_coefficients.size());
   std::vector<std::pair<int, ex>> mechanics_coefficients;
   layout.mechanical = mechanical;

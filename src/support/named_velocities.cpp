@@ -29,7 +29,8 @@ std::string format(const Eigen::VectorXd& x) {
 
 Eigen::VectorXd complete_named_velocity(const Eigen::MatrixXd& M, const std::vector<std::string>& coordinates,
                                         const std::vector<std::string>& named, const Eigen::VectorXd& values,
-                                        const std::string& system, const Eigen::VectorXd& q0) {
+                                        const std::string& system, const Eigen::VectorXd& q0,
+                                        const Eigen::VectorXd& b) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   const Eigen::Index m = M.rows(), independent = n - m;
   if (static_cast<Eigen::Index>(named.size()) != independent)
@@ -50,13 +51,13 @@ Eigen::VectorXd complete_named_velocity(const Eigen::MatrixXd& M, const std::vec
     v[static_cast<Eigen::Index>(i)] = values[static_cast<Eigen::Index>(k)];
   }
   if (m == 0) return v;
-  // M_D v_D = −M_N v_N, with D the coordinates left out and N the named ones.
+  // M_D v_D = −M_N v_N − b, with D the coordinates left out and N the named ones.
   std::vector<Eigen::Index> dependent;
   for (Eigen::Index i = 0; i < n; ++i)
     if (!given[static_cast<std::size_t>(i)]) dependent.push_back(i);
   Eigen::MatrixXd M_dependent(m, m);
   for (Eigen::Index j = 0; j < m; ++j) M_dependent.col(j) = M.col(dependent[static_cast<std::size_t>(j)]);
-  const Eigen::VectorXd right = -(M * v);
+  const Eigen::VectorXd right = b.size() == 0 ? Eigen::VectorXd(-(M * v)) : Eigen::VectorXd(-(M * v + b));
   // The smallest singular value against the largest of all of M: the velocities left out are
   // determined when their columns span the constraints' image, which is full (a model is refused
   // where M(q0) loses rank).

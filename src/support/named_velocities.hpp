@@ -10,11 +10,13 @@
 
 namespace dalembert::support {
 
-/// The velocity v with v[named[i]] = values[i] and M v = 0 (BadInput naming the value when the
-/// names are not n − m distinct coordinates of `coordinates`, or when the constraints at q0 do not
-/// determine the velocities left out). `system` names the system in messages; `q0` is quoted in them.
+/// The velocity v with v[named[i]] = values[i] and M v + b = 0 (b empty: zero; BadInput naming the
+/// value when the names are not n − m distinct coordinates of `coordinates`, or when the constraints
+/// at q0 do not determine the velocities left out). `system` names the system in messages; `q0` is
+/// quoted in them.
 Eigen::VectorXd complete_named_velocity(const Eigen::MatrixXd& M, const std::vector<std::string>& coordinates,
                                         const std::vector<std::string>& named, const Eigen::VectorXd& values,
-                                        const std::string& system, const Eigen::VectorXd& q0);
+                                        const std::string& system, const Eigen::VectorXd& q0,
+                                        const Eigen::VectorXd& b = {});
 
 }  // namespace dalembert::support

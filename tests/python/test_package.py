@@ -237,6 +237,31 @@ def test_a_model_with_a_holonomic_constraint_and_definitions(source_dir):
         dalembert.model(coordinates=["x"], lagrangian="x_t^2/2 - r", definitions={"r": "s*x", "s": "2"})
 
 
+def test_a_model_with_affine_constraints(source_dir):
+    # A knife edge on a conveyor belt that moves at c along x: its velocity relative to the belt is
+    # along the blade, sin(phi)*(x_t - c) - cos(phi)*y_t = 0, whose part without velocities,
+    # -c*sin(phi), is derived. The belt's frame is inertial, and there the knife edge keeps its speed
+    # along the blade: started at rest on the belt and turning, it moves with the belt, x = c t,
+    # y = 0, phi = t. Each method that takes the constraint keeps that to round-off; with M v = 0 in
+    # place of the affine constraint the blade would steer it off the x axis.
+    belt = dalembert.model(
+        name="belt", coordinates=["x", "y", "phi"], parameters={"c": 0.5}, lagrangian="(x_t^2 + y_t^2 + phi_t^2)/2",
+        constraints=["sin(phi)*(x_t - c) - cos(phi)*y_t"], q0=[0, 0, 0], v0=["c", 0, 1])
+    for method in ("reference", "dla", "mla", "gf", "rk4"):
+        r = dalembert.run(belt, method, h=0.1, steps=50)
+        assert np.max(np.abs(r.v[:, 0] - 0.5)) < 1e-13 and np.max(np.abs(r.v[:, 1])) < 1e-13, method
+        assert np.max(np.abs(r.q[:, 0] - 0.5 * r.t)) < 1e-12 and np.max(np.abs(r.q[:, 2] - r.t)) < 1e-12, method
+    with pytest.raises(dalembert.BadInput, match=r"initial.v = \(0, 0, 0\) violates constraints\[0\]"):
+        dalembert.model(coordinates=["x", "y", "phi"], lagrangian="(x_t^2 + y_t^2 + phi_t^2)/2",
+                        constraints=["sin(phi)*(x_t - 1) - cos(phi)*y_t + 1"], q0=[0, 0, 0], v0=[0, 0, 0])
+    with pytest.raises(dalembert.BadInput, match=r"method spark does not take affine constraints"):
+        dalembert.run(belt, "spark", h=0.1, steps=1)
+    turntable = dalembert.run(dalembert.model_file(source_dir / "models" / "turntable-ball.toml"), "reference", h=0.1,
+                              steps=100)
+    for column in ("circle_x", "circle_y", "speed"):
+        assert np.ptp(turntable.column(column)) < 1e-10, column
+
+
 def test_a_model_from_bodies_and_contacts(source_dir):
     # The disk of models/rolling-disk-from-bodies.toml, with sympy expressions: a body and the rim
     # of radius R about its third axis rolling on z = 0; the hand-written models/rolling-disk.toml's

@@ -63,8 +63,8 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
   }
 }
 
-/// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h; α = ½ (midpoint) is the usual
-/// companion of the midpoint discrete Lagrangian.
+/// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point for affine
+/// constraints); α = ½ (midpoint) is the usual companion of the midpoint discrete Lagrangian.
 template <Model S>
 class AlphaConstraint {
  public:
@@ -93,6 +93,9 @@ class AlphaConstraint {
       for (int i = 0; i < rows; ++i) {
         omega[i] = M(i, 0) * v[0];
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
+      }
+      if constexpr (MayHaveAffineConstraints<S>) {
+        if (system_.has_constraint_offset()) omega += system_.template constraint_offset<T>(q);
       }
       return omega;
     }
@@ -124,9 +127,10 @@ DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differen
   return d;
 }
 
-/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h: the constraint's matrix averaged over
-/// the two ends instead of taken at one point between them. Of order 2 with a second-order L_d; on
-/// the knife edge the same discrete constraint space as the midpoint's (docs/methods.md).
+/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0) + b(q1)]): the
+/// constraint's matrix averaged over the two ends instead of taken at one point between them. Of
+/// order 2 with a second-order L_d; on the knife edge the same discrete constraint space as the
+/// midpoint's (docs/methods.md).
 template <Model S>
 class TrapezoidConstraint {
  public:
@@ -141,7 +145,12 @@ class TrapezoidConstraint {
     const MatMN<S, T> M0 = system_.template constraint_matrix<T>(q0);
     const MatMN<S, T> M1 = system_.template constraint_matrix<T>(q1);
     const VecN<S, T> v = (q1 - q0) / h_;
-    return VecM<S, T>(0.5 * (coefficient_product(M0, v) + coefficient_product(M1, v)));
+    VecM<S, T> omega = 0.5 * (coefficient_product(M0, v) + coefficient_product(M1, v));
+    if constexpr (MayHaveAffineConstraints<S>) {
+      if (system_.has_constraint_offset())
+        omega += 0.5 * (system_.template constraint_offset<T>(q0) + system_.template constraint_offset<T>(q1));
+    }
+    return omega;
   }
 
  private:

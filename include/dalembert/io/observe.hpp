@@ -161,11 +161,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
   // The energy is a conserved quantity to watch unless a Lagrangian of t, the action variable of a
-  // contact system or second-order constraints change it; with an external force, its balance with
-  // the force's work is watched instead.
+  // contact system, second-order or affine constraints (whose force does work) change it; with an
+  // external force, its balance with the force's work is watched instead.
   bool energy_is_watched = !contact && !SecondOrderSystem<S>, forced = false;
   if constexpr (Model<S>) forced = has_external_force(sys);
   if constexpr (LagrangianMayDependOnTime<S>) energy_is_watched = energy_is_watched && !sys.lagrangian_depends_on_time();
+  if constexpr (Model<S>) energy_is_watched = energy_is_watched && !has_affine_constraints(sys);
   recorder.watch_energy(!energy_is_watched ? RunRecorder::EnergyWatch::none
                         : forced           ? RunRecorder::EnergyWatch::balance
                                            : RunRecorder::EnergyWatch::conserved);

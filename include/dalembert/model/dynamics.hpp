@@ -241,7 +241,8 @@ MatMN<S> constraint_matrix(const S& sys, const VecN<S>& q) {
   return sys.template constraint_matrix<double>(q);
 }
 
-/// The largest continuous constraint residual |M(q) v|_inf (0 for unconstrained systems).
+/// The largest continuous constraint residual |M(q) v + b(q)|_inf (b = 0 but for affine constraints;
+/// 0 for unconstrained systems).
 template <Model S>
 double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   if constexpr (S::m == 0) {
@@ -250,7 +251,11 @@ double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
     return local::constraint_residual(sys, q, v);
   } else {
     if (constraint_count(sys) == 0) return 0.0;
-    return (sys.template constraint_matrix<double>(q) * v).template lpNorm<Eigen::Infinity>();
+    VecM<S> residual = sys.template constraint_matrix<double>(q) * v;
+    if constexpr (MayHaveAffineConstraints<S>) {
+      if (sys.has_constraint_offset()) residual += sys.template constraint_offset<double>(q);
+    }
+    return residual.template lpNorm<Eigen::Infinity>();
   }
 }
 
@@ -652,10 +657,26 @@ MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
 /// linear system, EᵀG E u = Eᵀp with v = E u: part of every step's output, so small systems take
 /// the small systems' LU and larger ones Eigen's LDLT (half the work of an LU); general Lagrangians
 /// use Newton on v = E u.
+/// With affine constraints M(q) v + b(q) = 0 the admissible velocities are v_b + D_q, v_b the
+/// smallest with M v_b = −b, and v = v_b + E u with the same condition on the momentum.
 template <Model S>
 VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (LocallyCoupled<S>) return local::velocity_in_distribution(sys, q, p);
   const MatNK<S> E = constraint_frame(sys, q);
+  if constexpr (MayHaveAffineConstraints<S>) {
+    if (sys.has_constraint_offset()) {
+      const MatMN<S> M = sys.template constraint_matrix<double>(q);
+      const VecN<S> v_b = -M.transpose() * (M * M.transpose()).ldlt().solve(sys.template constraint_offset<double>(q));
+      VecK<S> u = VecK<S>::Zero(E.cols());
+      const auto equations = [&](const VecK<S>& x, VecK<S>& F, MatKK<S>& J) {
+        const auto d = lagrangian_derivatives(sys, q, VecN<S>(v_b + E * x));
+        F = E.transpose() * (d.Lv - p);
+        J = E.transpose() * d.W * E;
+      };
+      newton_solve<k_of<S>, max_n_of<S>()>(equations, u, 0.0, newton_to_round_off);
+      return v_b + E * u;
+    }
+  }
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
     if (is_mechanical(sys)) {
       const MatNN<S> G = sys.template metric<double>(q);

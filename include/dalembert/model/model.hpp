@@ -113,6 +113,26 @@ concept Model = requires(const S& s, const VecN<S>& q) {
   { s.template constraint_matrix<double>(q) } -> std::convertible_to<MatMN<S>>;
 };
 
+/// A model whose constraints may be affine in the velocities, M(q) v + b(q) = 0 (a ball on a
+/// turntable), and says at run time whether they are (a model file): constraint_offset<T>(q) is b.
+/// The discrete constraints of the α-rule and the trapezoidal rule, the constrained acceleration
+/// (through the model's constraint_curvature, which then includes (∂b/∂q) v) and the constraint
+/// residual add b; methods that would leave it out refuse such a model (src/modelfile/entry.cpp).
+template <class S>
+concept MayHaveAffineConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
+  { s.has_constraint_offset() } -> std::convertible_to<bool>;
+  { s.template constraint_offset<double>(q) } -> std::convertible_to<VecM<S>>;
+};
+
+template <class S>
+bool has_affine_constraints(const S& sys) {
+  if constexpr (MayHaveAffineConstraints<S>) {
+    return sys.has_constraint_offset();
+  } else {
+    return false;
+  }
+}
+
 /// Whether a model's sizes are known only at run time.
 template <class S>
 inline constexpr bool sized_at_run_time = S::n == Eigen::Dynamic;
