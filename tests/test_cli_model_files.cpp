@@ -420,7 +420,7 @@ TEST(CliModelFiles, ABallOnATurntableCirclesAtTwoSeventhsOfItsRate) {
 
   const std::vector<std::pair<std::string, double>> orders = {
       {"dla", 2.0}, {"dla --rule trapezoid", 2.0}, {"dla --constraint-rule trapezoid", 2.0}, {"mla", 2.0},
-      {"gf", 2.0}, {"gf-sym", 2.0}, {"rk4", 4.0}};
+      {"gf", 2.0}, {"gf-sym", 2.0}, {"mclachlan-perlmutter", 2.0}, {"spark", 4.0}, {"rk4", 4.0}};
   for (const auto& [method, order] : orders) {
     const double coarse = std::abs(end_of("--method " + method + " --h 0.05") - centre_at(1.0, 10.0));
     const double fine = std::abs(end_of("--method " + method + " --h 0.025") - centre_at(1.0, 10.0));
@@ -436,13 +436,15 @@ TEST(CliModelFiles, ABallOnATurntableCirclesAtTwoSeventhsOfItsRate) {
       EXPECT_LT(largest_change_of_column(dla.out, column), 1e-12 * (1.0 + largest_of_column(dla.out, column)))
           << column << start;
   }
-  for (const std::string method : {"mclachlan-perlmutter", "exact"}) {
+  for (const std::string method : {"discrete-gradient", "exact"}) {
     const auto refused = dalembert("run " + model("turntable-ball") + " --method " + method + " --h 0.1 --steps 1");
     EXPECT_EQ(refused.status, 2);
     EXPECT_NE(refused.err.find("method " + method + " does not take affine constraints"), std::string::npos)
         << refused.err;
     EXPECT_NE(refused.err.find("constraints[0] \"x_t - r*ws2 + Omega*y\""), std::string::npos) << refused.err;
-    EXPECT_NE(refused.err.find("(the methods that take them: dla, mla, gf, gf-sym, rk4, reference)"), std::string::npos)
+    EXPECT_NE(refused.err.find("(the methods that take them: dla, mla, gf, gf-sym, mclachlan-perlmutter, spark, rk4, "
+                               "reference)"),
+              std::string::npos)
         << refused.err;
   }
   const auto steady = dalembert("steady " + model("turntable-ball") + " --symmetric x");

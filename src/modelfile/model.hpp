@@ -66,12 +66,14 @@ using ParameterOverrides = std::vector<std::pair<std::string, double>>;
 /// The model with the file's parameter values, overridden by `overrides` (unknown names: BadInput).
 std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& overrides);
 
-/// The methods that take affine constraints M(q) v + b(q) = 0: those whose discrete constraint is
-/// the α-rule or the trapezoidal rule with b added (dla, mla), and those whose equations take the
-/// constrained acceleration, whose curvature includes (∂b/∂q) v (mla's and the gf family's forces,
-/// rk4, reference). The others write M v = 0 into their own equations (docs/methods.md, Affine
-/// constraints).
-inline constexpr const char* methods_taking_affine_constraints[] = {"dla", "mla", "gf", "gf-sym", "rk4", "reference"};
+/// The methods that take affine constraints M(q) v + b(q) = 0: those whose constraint rows add b
+/// (add_constraint_offset: dla's and mla's α-rule or trapezoidal rule, mclachlan-perlmutter's end
+/// point, spark's stages and end point), and those whose equations take the constrained
+/// acceleration, whose curvature includes (∂b/∂q) v (mla's and the gf family's forces, rk4,
+/// reference). The others project with M or balance the energy with M v = 0 (docs/methods.md,
+/// Affine constraints).
+inline constexpr const char* methods_taking_affine_constraints[] = {
+    "dla", "mla", "gf", "gf-sym", "mclachlan-perlmutter", "spark", "rk4", "reference"};
 
 /// Throws BadInput when the model has an affine constraint and `method` is not among
 /// methods_taking_affine_constraints (or, with method empty, for `what`: a computation that takes

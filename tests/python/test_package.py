@@ -247,15 +247,15 @@ def test_a_model_with_affine_constraints(source_dir):
     belt = dalembert.model(
         name="belt", coordinates=["x", "y", "phi"], parameters={"c": 0.5}, lagrangian="(x_t^2 + y_t^2 + phi_t^2)/2",
         constraints=["sin(phi)*(x_t - c) - cos(phi)*y_t"], q0=[0, 0, 0], v0=["c", 0, 1])
-    for method in ("reference", "dla", "mla", "gf", "rk4"):
+    for method in ("reference", "dla", "mla", "gf", "mclachlan-perlmutter", "spark", "rk4"):
         r = dalembert.run(belt, method, h=0.1, steps=50)
         assert np.max(np.abs(r.v[:, 0] - 0.5)) < 1e-13 and np.max(np.abs(r.v[:, 1])) < 1e-13, method
         assert np.max(np.abs(r.q[:, 0] - 0.5 * r.t)) < 1e-12 and np.max(np.abs(r.q[:, 2] - r.t)) < 1e-12, method
     with pytest.raises(dalembert.BadInput, match=r"initial.v = \(0, 0, 0\) violates constraints\[0\]"):
         dalembert.model(coordinates=["x", "y", "phi"], lagrangian="(x_t^2 + y_t^2 + phi_t^2)/2",
                         constraints=["sin(phi)*(x_t - 1) - cos(phi)*y_t + 1"], q0=[0, 0, 0], v0=[0, 0, 0])
-    with pytest.raises(dalembert.BadInput, match=r"method spark does not take affine constraints"):
-        dalembert.run(belt, "spark", h=0.1, steps=1)
+    with pytest.raises(dalembert.BadInput, match=r"method discrete-gradient does not take affine constraints"):
+        dalembert.run(belt, "discrete-gradient", h=0.1, steps=1)
     turntable = dalembert.run(dalembert.model_file(source_dir / "models" / "turntable-ball.toml"), "reference", h=0.1,
                               steps=100)
     for column in ("circle_x", "circle_y", "speed"):

@@ -94,9 +94,7 @@ class AlphaConstraint {
         omega[i] = M(i, 0) * v[0];
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
-      if constexpr (MayHaveAffineConstraints<S>) {
-        if (system_.has_constraint_offset()) omega += system_.template constraint_offset<T>(q);
-      }
+      add_constraint_offset(system_, q, omega);
       return omega;
     }
   }
@@ -145,12 +143,10 @@ class TrapezoidConstraint {
     const MatMN<S, T> M0 = system_.template constraint_matrix<T>(q0);
     const MatMN<S, T> M1 = system_.template constraint_matrix<T>(q1);
     const VecN<S, T> v = (q1 - q0) / h_;
-    VecM<S, T> omega = 0.5 * (coefficient_product(M0, v) + coefficient_product(M1, v));
-    if constexpr (MayHaveAffineConstraints<S>) {
-      if (system_.has_constraint_offset())
-        omega += 0.5 * (system_.template constraint_offset<T>(q0) + system_.template constraint_offset<T>(q1));
-    }
-    return omega;
+    VecM<S, T> omega0 = coefficient_product(M0, v), omega1 = coefficient_product(M1, v);
+    add_constraint_offset(system_, q0, omega0);
+    add_constraint_offset(system_, q1, omega1);
+    return VecM<S, T>(0.5 * (omega0 + omega1));
   }
 
  private:

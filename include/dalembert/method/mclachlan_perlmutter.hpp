@@ -5,7 +5,7 @@
 //   q½ = q0 + (h/2) v0,
 //   p1 = p0 − (h/2) [H_q(q½, p0) + H_q(q½, p1)] + h M(q½)ᵀλ + h F(q½, (q1 − q0)/h, t0 + h/2),
 //   q1 = q½ + (h/2) v1,   v1 = G(q1)⁻¹p1,
-//   M(q1) v1 = 0,
+//   M(q1) v1 = 0   (M(q1) v1 + b(q1) = 0 for affine constraints),
 // with H_q(q, p) = ∇V(q) − ½ wᵀ∂_qG(q) w, w = G(q)⁻¹p. For G = I this is (4.18) as odelab's
 // `McLachlan` reads it; for a metric the drifts move with the velocities of the step points (docs/methods.md).
 // The scheme is symmetric on D (the same equations from (q1, p1) with −h give back (q0, p0)),
@@ -214,6 +214,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     add_constant_force(momentum_residual, f, -h);
     e.residual.resize(dn + dm);
     e.residual << momentum_residual, VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(e.q1), v1));
+    add_constraint_offset(system_, e.q1, e.residual.tail(dm));
     return e;
   }
 

@@ -261,7 +261,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
 
   /// A part's stage rates at y = (Q, V, Λ) (Λ: the part's constraint rows): its momentum G(Q)V, its
   /// momentum rate R = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, with forces(R, Q, V) adding the external
-  /// forces (a term has none), and its constraint M(Q)V, as one vector.
+  /// forces (a term has none), and its constraint M(Q)V (+ b(Q), affine), as one vector.
   template <class Part, class Y, class Forces>
   static auto stage_rates(const Part& part, const Y& y, Forces&& forces) {
     using T = typename Y::Scalar;
@@ -278,6 +278,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         const MatMN<Part, T> M = part.template constraint_matrix<T>(Q);
         R += coefficient_product(M.transpose(), VecM<Part, T>(y.template segment<mK>(2 * k, dm)));
         out.template segment<mK>(2 * k, dm) = coefficient_product(M, V);
+        add_constraint_offset(part, Q, out.template segment<mK>(2 * k, dm));
       }
     }
     forces(R, Q, V);
@@ -307,14 +308,17 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     }
   }
 
-  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1, of z = (q1, p1): the dense last condition.
+  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1 (+ b(q1)), of z = (q1, p1): the dense last
+  /// condition.
   template <class Z>
   auto end_constraint(const Z& z) const {
     using T = typename Z::Scalar;
     const int dn = coordinate_count(system_);
     const VecN<S, T> q1 = z.template segment<n>(0, dn);
     const VecN<S, T> v1 = metric_factorisation(system_, q1).solve(z.template segment<n>(dn, dn));
-    return VecM<S, T>(coefficient_product(system_.template constraint_matrix<T>(q1), v1));
+    VecM<S, T> g = coefficient_product(system_.template constraint_matrix<T>(q1), v1);
+    add_constraint_offset(system_, q1, g);
+    return g;
   }
 
   /// A term's G(q1)v1 and M(q1)v1 at z = (q1, v1): its share of the rows of v1 and of the last condition.

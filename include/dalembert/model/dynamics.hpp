@@ -252,9 +252,7 @@ double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   } else {
     if (constraint_count(sys) == 0) return 0.0;
     VecM<S> residual = sys.template constraint_matrix<double>(q) * v;
-    if constexpr (MayHaveAffineConstraints<S>) {
-      if (sys.has_constraint_offset()) residual += sys.template constraint_offset<double>(q);
-    }
+    add_constraint_offset(sys, q, residual);
     return residual.template lpNorm<Eigen::Infinity>();
   }
 }

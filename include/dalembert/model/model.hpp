@@ -133,6 +133,15 @@ bool has_affine_constraints(const S& sys) {
   }
 }
 
+/// rows += b(q): turns the values M(q) v of a model's constraint rows into M(q) v + b(q), in q's
+/// scalar type (nothing for linear constraints, or for a model or term that has none).
+template <class S, class Point, class Rows>
+void add_constraint_offset(const S& sys, const Point& q, Rows&& rows) {
+  if constexpr (MayHaveAffineConstraints<S>) {
+    if (sys.has_constraint_offset()) rows += sys.template constraint_offset<typename Point::Scalar>(q);
+  }
+}
+
 /// Whether a model's sizes are known only at run time.
 template <class S>
 inline constexpr bool sized_at_run_time = S::n == Eigen::Dynamic;
