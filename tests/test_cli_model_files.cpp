@@ -692,6 +692,10 @@ z = 0.5
                  {"initial: unknown key 'z' (known: q, v; z only with an action variable"});
   expect_refused("action_is_a_coordinate", replace_line(contact, "action = \"z\"", "action = \"x\""), 3,
                  {"action variable 'x' is defined twice"});
+  expect_refused("action_with_affine_constraint",
+                 replace_line(contact, "lagrangian =", "constraints = [\"y_t - x\"]\nlagrangian ="), 4,
+                 {"constraints[0]: not linear in the velocities (the part without velocities, \"-x\", is not zero; "
+                  "a contact system takes linear constraints only)"});
 }
 
 // Compiled once, then found in the cache: the generated code must not depend on the run (GiNaC
