@@ -491,7 +491,7 @@ class FileModel {
   /// Whether a constraint is affine, M(q) v + b(q) = 0 with b not zero (a ball on a turntable).
   /// Only the methods whose discrete constraint and constrained acceleration add b take such a file
   /// (methods_taking_affine_constraints in modelfile/model.hpp); the others refuse it.
-  bool has_constraint_offset() const { return !bound_->model->layout.constraint_offsets.empty(); }
+  bool has_constraint_offset() const { return bound_->model->has_affine_constraints(); }
 
   /// b(q) of the affine constraints M(q) v + b(q) = 0 (zero rows for the linear ones).
   template <class T>

@@ -18,8 +18,8 @@ RunResult run_contact(std::shared_ptr<const BoundModel> model, const InitialData
 RunResult run_contact_constrained(std::shared_ptr<const BoundModel> model, const InitialData& init,
                                   const RunOptions& options);
 
-/// The velocity in D(q0) with the momentum components on D of v0 (InitialData::project_v0), for a
-/// model without an action variable.
+/// The velocity in D(q0) (on the affine constraints, in v_b + D(q0)) with the momentum components
+/// on D of v0 (InitialData::project_v0), for a model without an action variable.
 Eigen::VectorXd project_velocity(std::shared_ptr<const BoundModel> model, const Eigen::VectorXd& q0,
                                  const Eigen::VectorXd& v0);
 

@@ -12,18 +12,6 @@ RunResult run_unbounded(std::shared_ptr<const BoundModel> model, const InitialDa
 
 Eigen::VectorXd project_velocity(std::shared_ptr<const BoundModel> model, const Eigen::VectorXd& q0,
                                  const Eigen::VectorXd& v0) {
-  if (model->model->has_affine_constraints()) {
-    // The admissible velocities are a translate of D: v = v0 − W⁻¹Mᵀ(M W⁻¹Mᵀ)⁻¹(M v0 + b), the
-    // closest in the metric W = ∂²L/∂v²(q0, v0), which keeps v0's momentum components on D.
-    const LoadedModel& loaded = *model->model;
-    Eigen::VectorXd x(2 * loaded.n());
-    x << q0, v0;
-    const Eigen::LDLT<Eigen::MatrixXd> W(loaded.velocity_hessian(x, model->parameters));
-    const Eigen::MatrixXd M = loaded.constraint_matrix(q0, model->parameters);
-    const Eigen::MatrixXd WinvMt = W.solve(M.transpose());
-    const Eigen::VectorXd violation = M * v0 + loaded.constraint_offset(q0, model->parameters);
-    return v0 - WinvMt * (M * WinvMt).ldlt().solve(violation);
-  }
   const UnboundedFileModel file_model(std::move(model));
   return velocity_in_distribution(file_model, q0, momentum(file_model, q0, v0));
 }

@@ -510,8 +510,8 @@ struct KernelArguments {
 /// A body's orientation R = Rz(φ) Rx(θ) Rz(ψ) has the body angular velocity
 /// Ω = Rz(ψ)ᵀRx(θ)ᵀ e3 φ̇ + Rz(ψ)ᵀ e1 θ̇ + e3 ψ̇ and the spatial one
 /// ω = R Ω = e3 φ̇ + Rz(φ) e1 θ̇ + Rz(φ)Rx(θ) e3 ψ̇, each rotation's rate taken through the ones
-/// after it (no sin² + cos² left to cancel). The
-/// Lagrangian is Σ ½ m |ṗ|² + ½ Σ_k I_k Ω_k² − m g p_z. A contact at the offset d from the mass
+/// after it (no sin² + cos² left to cancel); a unit quaternion's are below. The Lagrangian is
+/// Σ ½ m |ṗ|² + ½ Σ_k I_k Ω_k² − m g p_z. A contact at the offset d from the mass
 /// centre gives the horizontal components of its material point's velocity ṗ + ω × d: a sphere's
 /// d = (0, 0, −r); a rim's d = −r u/|u| with u = e3 − a_z a, a = R e_axis the axle (the rim's
 /// lowest point).

@@ -656,27 +656,21 @@ MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
 /// the small systems' LU and larger ones Eigen's LDLT (half the work of an LU); general Lagrangians
 /// use Newton on v = E u.
 /// With affine constraints M(q) v + b(q) = 0 the admissible velocities are v_b + D_q, v_b the
-/// smallest with M v_b = −b, and v = v_b + E u with the same condition on the momentum.
+/// smallest with M v_b = −b, and v = v_b + E u with the same condition on the momentum, by Newton.
 template <Model S>
 VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
   if constexpr (LocallyCoupled<S>) return local::velocity_in_distribution(sys, q, p);
   const MatNK<S> E = constraint_frame(sys, q);
+  VecN<S> v_b = VecN<S>::Zero(coordinate_count(sys));
+  const bool affine = has_affine_constraints(sys);
   if constexpr (MayHaveAffineConstraints<S>) {
-    if (sys.has_constraint_offset()) {
+    if (affine) {
       const MatMN<S> M = sys.template constraint_matrix<double>(q);
-      const VecN<S> v_b = -M.transpose() * (M * M.transpose()).ldlt().solve(sys.template constraint_offset<double>(q));
-      VecK<S> u = VecK<S>::Zero(E.cols());
-      const auto equations = [&](const VecK<S>& x, VecK<S>& F, MatKK<S>& J) {
-        const auto d = lagrangian_derivatives(sys, q, VecN<S>(v_b + E * x));
-        F = E.transpose() * (d.Lv - p);
-        J = E.transpose() * d.W * E;
-      };
-      newton_solve<k_of<S>, max_n_of<S>()>(equations, u, 0.0, newton_to_round_off);
-      return v_b + E * u;
+      v_b = -M.transpose() * (M * M.transpose()).ldlt().solve(sys.template constraint_offset<double>(q));
     }
   }
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
-    if (is_mechanical(sys)) {
+    if (is_mechanical(sys) && !affine) {
       const MatNN<S> G = sys.template metric<double>(q);
       const MatKK<S> EtGE = E.transpose() * G * E;
       const VecK<S> Etp = E.transpose() * p;
@@ -686,12 +680,12 @@ VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& 
   }
   VecK<S> u = VecK<S>::Zero(E.cols());
   const auto equations = [&](const VecK<S>& x, VecK<S>& F, MatKK<S>& J) {
-    const auto d = lagrangian_derivatives(sys, q, VecN<S>(E * x));
+    const auto d = lagrangian_derivatives(sys, q, VecN<S>(v_b + E * x));
     F = E.transpose() * (d.Lv - p);
     J = E.transpose() * d.W * E;
   };
   newton_solve<k_of<S>, max_n_of<S>()>(equations, u, 0.0, newton_to_round_off);
-  return E * u;
+  return v_b + E * u;
 }
 
 }  // namespace dalembert
