@@ -165,7 +165,7 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
-    (linear in the velocities), holonomic (functions phi(q) = 0 of the coordinates, kept in their
+    (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates, kept in their
     velocity form; the column holonomic_<b> shows each), parameters ({name: value}, or value
     (value, description)), force (n expressions in q, v), action (the action variable of a contact
     system), q0, v0, z0 (default
@@ -174,8 +174,8 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     expression}, in order, each written out wherever a later expression uses its name), bodies
     (rigid bodies, {name, mass, inertia: 3 principal moments, position: 3 components of the mass
     centre, z up, euler: z-x-z angles or quaternion: w, x, y, z}, whose energies are the
-    Lagrangian) with gravity (g) and
-    contacts ({body, sphere: radius} or {body, rim: radius, axis: 1..3}: rolling on z = 0).
+    Lagrangian) with gravity (g) and contacts ({body, sphere: radius} or {body, rim: radius,
+    axis: 1..3}: rolling on z = 0).
     Expressions are strings in the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
     """
