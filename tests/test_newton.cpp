@@ -9,7 +9,9 @@
 #include <Eigen/LU>
 
 #include "dalembert/core/sizes.hpp"
+#include "dalembert/core/autodiff.hpp"
 #include "dalembert/solve/newton.hpp"
+#include "dalembert/solve/small_ldlt.hpp"
 #include "dalembert/solve/step_driver.hpp"
 
 using namespace dalembert;
@@ -246,6 +248,54 @@ TEST(SmallLU, SwapsRowsForAZeroPivotAndShowsASingularMatrix) {
   const SmallLU<3> singular(a);
   const Vecd<3> pivots = singular.matrixLU().diagonal().cwiseAbs();
   EXPECT_LT(pivots.minCoeff(), 1e-15 * pivots.maxCoeff());
+}
+
+// LDLᵀ of a metric (model/dynamics.hpp's metric_factorisation): against a solve with Eigen's LU on
+// random well-conditioned symmetric positive definite matrices, for a vector, a matrix of two
+// columns and a dual right-hand side, whose derivative a constant matrix solves as its value.
+template <int N>
+double worst_small_ldlt_error() {
+  std::mt19937 random(17 + N);
+  std::uniform_real_distribution<double> entry(-1.0, 1.0);
+  double worst = 0.0;
+  for (int trial = 0; trial < 50; ++trial) {
+    const Matd<N, N> a = Matd<N, N>::NullaryExpr([&] { return entry(random); });
+    const Matd<N, N> g = a * a.transpose() + Matd<N, N>::Identity();
+    const Eigen::Matrix<double, N, 2> b = Eigen::Matrix<double, N, 2>::NullaryExpr([&] { return entry(random); });
+    const Eigen::Matrix<double, N, 2> expected = g.partialPivLu().solve(b);
+    const SmallLdlt<N> ldlt(g);
+    worst = std::max(worst, (ldlt.solve(b) - expected).template lpNorm<Eigen::Infinity>());
+    worst = std::max(worst, (ldlt.solve(b.col(0).eval()) - expected.col(0)).template lpNorm<Eigen::Infinity>());
+    using D = ad::Dual<double, 1>;
+    Vec<D, N> bd;
+    for (int i = 0; i < N; ++i) bd[i] = ad::along(b(i, 0), b(i, 1));
+    const Vec<D, N> xd = ldlt.solve(bd);
+    for (int i = 0; i < N; ++i) {
+      worst = std::max(worst, std::abs(xd[i].value() - expected(i, 0)));
+      worst = std::max(worst, std::abs(xd[i].derivatives()[0] - expected(i, 1)));
+    }
+  }
+  return worst;
+}
+
+TEST(SmallLdlt, SolvesASymmetricPositiveDefiniteMatrixToRoundOff) {
+  const double worst = std::max({worst_small_ldlt_error<1>(), worst_small_ldlt_error<2>(),
+                                 worst_small_ldlt_error<3>(), worst_small_ldlt_error<8>()});
+  EXPECT_LT(worst, 1e-12);
+}
+
+TEST(SmallLdlt, SolvesAMetricOfTheSleighsShapeExactly) {
+  // G = [[m, 0, −b], [0, m, c], [−b, c, J]] with m = 2, b = c = 1, J = 1.5: D = (2, 2, 0.5) and L's
+  // last row (−0.5, 0.5), every entry exact in binary, so the solve is exact.
+  Matd<3, 3> g;
+  g << 2.0, 0.0, -1.0,  //
+      0.0, 2.0, 1.0,    //
+      -1.0, 1.0, 1.5;
+  const Vecd<3> x(1.0, -2.0, 0.5);
+  const Vecd<3> b(1.5, -3.5, -2.25);  // G x
+  EXPECT_EQ(SmallLdlt<3>(g).solve(b), x);
+  g(2, 2) = 1.0;  // d₃ = 1 − 0.5 − 0.5 = 0: a singular metric gives non-finite entries
+  EXPECT_FALSE(SmallLdlt<3>(g).solve(b).allFinite());
 }
 
 // A step's first guess from the increments of the last steps (SPARK's stages, the discrete

@@ -13,6 +13,7 @@
 //   value(d), derivative(d, i)
 //   at_width<N, MaxN>(n, f)  f<W, MaxW>() at the width to differentiate along n run-time directions
 //   seeded<W>(x, i, first)   x seeded along direction i within the chunk [first, first + W)
+//   along(x, dx)          x with the one derivative dx: a directional derivative
 //   sin_cos(x)            sin x and cos x with one libm call at every depth
 // Second derivatives use nested duals (Dual<Dual<double, N>, M>); the shims below let model code
 // mix nested duals with plain double constants (0.5 * v.dot(v)), which neither library does alone.
@@ -106,6 +107,12 @@ inline Dual<T, N, MaxN> constant(const T& x, int width = N) {
   return d;
 }
 
+/// x moving at the rate dx: one derivative, along a direction given by its components.
+template <class T>
+inline Dual<T, 1> along(const T& x, const T& dx) {
+  return Dual<T, 1>(x, Vec<T, 1>::Constant(dx));
+}
+
 #else
 
 template <class T, int N, int MaxN = N>  // fixed sizes only: a Jet has no run-time width
@@ -125,6 +132,12 @@ template <int N, int MaxN = N, class T>
 inline Dual<T, N> variable(const T& x, int i, int = N) { return Dual<T, N>(x, i); }
 template <int N, int MaxN = N, class T>
 inline Dual<T, N> constant(const T& x, int = N) { return Dual<T, N>(x); }
+template <class T>
+inline Dual<T, 1> along(const T& x, const T& dx) {
+  Dual<T, 1> d(x);
+  d.v[0] = dx;
+  return d;
+}
 
 #endif
 

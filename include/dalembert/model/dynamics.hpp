@@ -24,6 +24,7 @@
 #include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/model.hpp"
 #include "dalembert/solve/dual_lu.hpp"
+#include "dalembert/solve/small_ldlt.hpp"
 #include "dalembert/solve/newton.hpp"
 
 namespace dalembert {
@@ -420,13 +421,22 @@ class RunTimeMetricFactorisation {
 /// A factorisation of G(q), for G(q)⁻¹ b with b of doubles or dual numbers: a metric with double
 /// entries (constant at compile time) in doubles (ConstantLU: the value and each derivative of b are
 /// the columns of one solve, a diagonal G is divided by), a metric constant at run time by the
-/// model's factorisation, any other as a matrix of T (DualLU).
+/// model's factorisation, a varying one of doubles at a small fixed size by LDLᵀ (SmallLdlt), any
+/// other as a matrix of T (DualLU).
 template <HasMetric S, class T>
 auto metric_factorisation(const S& sys, const VecN<S, T>& q) {
   if constexpr (metric_in_doubles<S>) {
-    return ConstantLU<MatNN<S>>(dense_metric(sys, plain_values(sys, q)));
+    const auto G = sys.template metric<double>(plain_values(sys, q));
+    using Given = std::decay_t<decltype(G)>;
+    if constexpr (std::is_base_of_v<Eigen::DiagonalBase<Given>, Given>) {
+      return ConstantLU<MatNN<S>>(G);
+    } else {
+      return ConstantLU<MatNN<S>>(MatNN<S>(G));
+    }
   } else if constexpr (GivesConstantMetric<S>) {
     return RunTimeMetricFactorisation<S, T>(sys, q);
+  } else if constexpr (std::is_same_v<T, double> && S::n != Eigen::Dynamic && S::n <= sizes::small_lu_max) {
+    return SmallLdlt<S::n>(dense_metric(sys, q));
   } else {
     return DualLU<MatNN<S, T>>(dense_metric(sys, q));
   }
@@ -459,8 +469,9 @@ ConstrainedAccelerationOf<S, T> saddle_point_acceleration(const Factorisation& W
 /// Of a mechanical model L = ½ vᵀG(q)v − V(q): r = ∂L/∂q − (∂(Gv)/∂q) v = ½ vᵀ∂G v − ∇V − (∂G[v]) v,
 /// the curvature (∂(M v)/∂q) v and M(q), from first-order duals along q (no second derivatives of
 /// L): G v and V along the coordinates they depend on (noncyclic_coordinates, model/model.hpp; a
-/// sleigh's θ alone), M v along all of them, M(q) from the values of that pass. Inlined where it is
-/// called, as the code it replaced was: GF's force takes it at every Newton iteration.
+/// sleigh's θ alone), M v along v itself (the curvature is that one directional derivative), M(q)
+/// from the values of that pass. Inlined where it is called, as the code it replaced was: GF's
+/// force takes it at every Newton iteration.
 template <class S, class T>
 struct MechanicalRates {
   VecN<S, T> r;
@@ -532,24 +543,22 @@ template <HasMetric S, class T>
   }
   if constexpr (S::m != 0) {
     if (m == 0) return out;
-    ad::at_width<S::n, max_n_of<S>()>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
-      using D = ad::Dual<T, W, MaxW>;
-      VecN<S, D> qd(n);
-      for (int i = 0; i < n; ++i) qd[i] = ad::variable<W, MaxW>(q[i], i, n);
-      const auto Md = sys.template constraint_matrix<D>(qd);
-      const VecM<S, D> Mv = coefficient_product(Md, ad::constants<D>(v, n));
-      const auto value = [](const auto& x) {  // an entry of a constant M may be a double
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, D>) return ad::value(x);
-        else return ad::lift<T>(x);
-      };
-      out.curvature.resize(m);
-      out.Mq.resize(m, n);
-      for (int a = 0; a < m; ++a) {
-        out.curvature[a] = ad::lift<T>(0.0);
-        for (int j = 0; j < n; ++j) out.curvature[a] += ad::derivative(Mv[a], j) * v[j];
-        for (int j = 0; j < n; ++j) out.Mq(a, j) = value(Md(a, j));
-      }
-    });
+    // The curvature is the derivative of M(q) v along v: one direction, whatever n.
+    using D = ad::Dual<T, 1>;
+    VecN<S, D> qd(n);
+    for (int i = 0; i < n; ++i) qd[i] = ad::along(q[i], v[i]);
+    const auto Md = sys.template constraint_matrix<D>(qd);
+    const VecM<S, D> Mv = coefficient_product(Md, ad::constants<D>(v, 1));
+    const auto value = [](const auto& x) {  // an entry of a constant M may be a double
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, D>) return ad::value(x);
+      else return ad::lift<T>(x);
+    };
+    out.curvature.resize(m);
+    out.Mq.resize(m, n);
+    for (int a = 0; a < m; ++a) {
+      out.curvature[a] = ad::derivative(Mv[a], 0);
+      for (int j = 0; j < n; ++j) out.Mq(a, j) = value(Md(a, j));
+    }
   }
   return out;
 }

@@ -198,6 +198,9 @@ class ConstantLU {
     diagonal_only_ = A.isDiagonal(0.0);
     if (!diagonal_only_) lu_.compute(A);
   }
+  /// A matrix that is diagonal by its type (a model's Eigen::DiagonalMatrix): nothing to look at.
+  template <class Diagonal>
+  explicit ConstantLU(const Eigen::DiagonalBase<Diagonal>& A) : diagonal_(A.diagonal()), diagonal_only_(true) {}
 
   template <class B>
   typename B::PlainObject solve(const B& b) const {

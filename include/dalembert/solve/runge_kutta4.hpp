@@ -7,16 +7,27 @@
 // (model/first_order_field.hpp), as method/reference.hpp takes solve/bulirsch_stoer.hpp.
 #include <utility>
 
+#include <Eigen/Core>
+
 namespace dalembert {
 
-/// `f(t, y)` returns y' as a `Vector` (an Eigen vector of fixed, bounded or dynamic size).
+/// `f(t, y)` returns y' as a `Vector` (an Eigen vector of fixed, bounded or dynamic size). The stages
+/// are combined entry by entry, not as Eigen expressions: a field writes its rate an entry at a
+/// time, and Eigen's vectorised expressions read it back in pairs at once, which waits on store
+/// forwarding (docs/decisions.md, *The constrained acceleration of a mechanical model*). Each entry
+/// is the expression's, operation for operation.
 template <class Vector, class VectorField>
 void runge_kutta4_step(VectorField&& f, Vector& y, double t, double h) {
+  const Eigen::Index n = y.size();
+  Vector x(n);
   const Vector k1 = f(t, y);
-  const Vector k2 = f(t + 0.5 * h, Vector(y + 0.5 * h * k1));
-  const Vector k3 = f(t + 0.5 * h, Vector(y + 0.5 * h * k2));
-  const Vector k4 = f(t + h, Vector(y + h * k3));
-  y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+  for (Eigen::Index i = 0; i < n; ++i) x[i] = y[i] + 0.5 * h * k1[i];
+  const Vector k2 = f(t + 0.5 * h, x);
+  for (Eigen::Index i = 0; i < n; ++i) x[i] = y[i] + 0.5 * h * k2[i];
+  const Vector k3 = f(t + 0.5 * h, x);
+  for (Eigen::Index i = 0; i < n; ++i) x[i] = y[i] + h * k3[i];
+  const Vector k4 = f(t + h, x);
+  for (Eigen::Index i = 0; i < n; ++i) y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
 }
 
 }  // namespace dalembert
