@@ -480,15 +480,15 @@ TEST(ModelFiles, ConstantMetricsAreKnownAtRunTime) {
 
 namespace {
 /// The same for the α-rule constraint: ω and ∂ω/∂q1 from the entries of M and their gradients
-/// (file_model.hpp) against the generic dual-number path.
+/// (file_model.hpp) against the generic dual-number path, for a step that starts at the time t0.
 template <class File = modelfile::BoundedFileModel>
 double alpha_constraint_difference(const std::string& stem, double alpha, const Eigen::VectorXd& q0,
-                                   const Eigen::VectorXd& q1) {
+                                   const Eigen::VectorXd& q1, double t0 = 0.0) {
   const File file(modelfile::bind(modelfile::load(model_path(stem)), {}));
   const AlphaConstraint<File> c(file, 0.1, alpha);
   const VecN<File> x0 = q0, x1 = q1;
-  const auto direct = differentiate(c, x0, x1);
-  const auto generic = dalembert::differentiate<AlphaConstraint<File>>(c, x0, x1);
+  const auto direct = differentiate(c, x0, x1, t0);
+  const auto generic = dalembert::differentiate<AlphaConstraint<File>>(c, x0, x1, t0);
   const double scale = std::max(generic.value.cwiseAbs().maxCoeff(), generic.D2.cwiseAbs().maxCoeff());
   return std::max((direct.value - generic.value).cwiseAbs().maxCoeff(), (direct.D2 - generic.D2).cwiseAbs().maxCoeff()) /
          scale;
@@ -507,6 +507,10 @@ TEST(ModelFiles, AlphaConstraintDerivativesEqualDuals) {
     worst = std::max(worst,
                      alpha_constraint_difference<modelfile::UnboundedFileModel>(
                          "chaotic-oscillator", alpha, chaotic_oscillator_point(0.0), chaotic_oscillator_point(0.04)));
+    // b(q, t) of a table turning at a varying rate, at a step that starts at t0 = 0.7
+    const Eigen::VectorXd ball0 = (Eigen::VectorXd(6) << 1.0, 0.5, 0.9, 0.1, -0.2, 0.3).finished();
+    const Eigen::VectorXd ball1 = (Eigen::VectorXd(6) << 1.02, 0.53, 0.88, 0.12, -0.19, 0.33).finished();
+    worst = std::max(worst, alpha_constraint_difference("varying-turntable-ball", alpha, ball0, ball1, 0.7));
   }
   test::report("model_file_alpha_constraint_direct_vs_duals", worst);
   EXPECT_LT(worst, 1e-14);

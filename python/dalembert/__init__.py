@@ -65,7 +65,8 @@ class System:
     Attributes (from its description): name, summary, coordinates, velocities (the velocity
     columns of a run), parameters ({name: value}), parameter_descriptions, constraints (m),
     q0, v0, z0 (default initial data; z0 for contact systems, else None), closed_form,
-    external_force, force_depends_on_time, lagrangian_depends_on_time.
+    external_force, force_depends_on_time, lagrangian_depends_on_time, constraints_depend_on_time
+    (the part b(q, t) of an affine constraint M(q) v + b(q, t) = 0 depends on t).
     """
 
     def __init__(self, handle, parameters, source, text=None):

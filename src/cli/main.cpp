@@ -109,6 +109,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     j["constraints"] = d.constraints;
     j["holonomic_constraints"] = d.holonomic_constraints;
     j["affine_constraints"] = d.affine_constraints;
+    j["constraints_depend_on_time"] = d.constraints_depend_on_time;
     j["summary"] = d.summary;
     j["closed_form"] = d.closed_form;
     j["external_force"] = d.external_force;
@@ -129,7 +130,9 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     std::cout << " (of which ";
     if (d.holonomic_constraints > 0) std::cout << d.holonomic_constraints << " holonomic";
     if (d.holonomic_constraints > 0 && d.affine_constraints > 0) std::cout << ", ";
-    if (d.affine_constraints > 0) std::cout << d.affine_constraints << " affine, M(q) v + b(q) = 0";
+    if (d.affine_constraints > 0)
+      std::cout << d.affine_constraints << " affine, M(q) v + " << (d.constraints_depend_on_time ? "b(q, t)" : "b(q)")
+                << " = 0";
     std::cout << ")";
   }
   std::cout << "\nexternal force: "

@@ -43,7 +43,7 @@ void complete_initial_velocity(const BoundModel& bound, InitialData& init) {
   const Eigen::MatrixXd M =
       model.m() > 0 ? model.constraint_matrix(init.q0, bound.parameters) : Eigen::MatrixXd(0, model.n());
   init.v0 = support::complete_named_velocity(M, model.spec.coordinates, init.v0_names, init.v0, system, init.q0,
-                                             model.constraint_offset(init.q0, bound.parameters));
+                                             model.constraint_offset(init.q0, bound.parameters, bound.time_offset));
 }
 
 }  // namespace
@@ -77,6 +77,7 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
     d.constraints = spec.m();
     d.holonomic_constraints = spec.m() - spec.velocity_rows();
     d.affine_constraints = static_cast<int>(model->layout.constraint_offsets.size());
+    d.constraints_depend_on_time = model->layout.constraint_offsets_depend_on_time;
     d.q0.assign(bound->q0.data(), bound->q0.data() + spec.n());
     d.v0.assign(bound->v0.data(), bound->v0.data() + spec.n());
     Eigen::VectorXd x0(2 * spec.n());

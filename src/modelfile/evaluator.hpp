@@ -41,9 +41,12 @@ struct Layout {
   TaylorTerms lagrangian;                    ///< over x = (q, v), 2n variables, or (q, v, z) if contact
   int lagrangian_size = 0;                   ///< doubles written by the lagrangian kernels
   std::vector<ConstraintEntry> constraints;  ///< over q, n variables
-  /// The parts b_a(q) of affine constraints M(q) v + b(q) = 0 that are not identically zero, in the
-  /// same kernels as M's entries (column n: b multiplies no velocity).
+  /// The parts b_a(q, t) of affine constraints M(q) v + b(q, t) = 0 that are not identically zero,
+  /// in the same kernels as M's entries (column n: b multiplies no velocity).
   std::vector<ConstraintEntry> constraint_offsets;
+  /// Their rates ∂b_a/∂t(q, t) that are not identically zero (column n + 1), in the same kernels.
+  std::vector<ConstraintEntry> constraint_offset_rates;
+  bool constraint_offsets_depend_on_time = false;  ///< whether t appears in some b_a
   int constraints_size = 0;
   /// Mechanical: L = ½ vᵀG(q)v − V(q). Then the mechanics kernels give the Taylor coefficients of
   /// the entries G(i, j), i ≤ j, that are not identically zero, and of V, as functions of q.
@@ -73,8 +76,9 @@ class Evaluator {
   virtual ~Evaluator() = default;
   /// Taylor coefficients of L up to `order` (0..3) at x = (q, v).
   virtual void lagrangian(int order, const double* x, const double* p, double* out) const = 0;
-  /// Taylor coefficients of the nonzero entries of M up to `order` at q.
-  virtual void constraints(int order, const double* q, const double* p, double* out) const = 0;
+  /// Taylor coefficients of the nonzero entries of M, of b and of ∂b/∂t up to `order` at q and the
+  /// time t (only b and ∂b/∂t may depend on it).
+  virtual void constraints(int order, const double* q, const double* p, double t, double* out) const = 0;
   /// Taylor coefficients of the metric entries and of the potential up to `order` at q
   /// (mechanical models only).
   virtual void mechanics(int order, const double* q, const double* p, double* out) const = 0;

@@ -481,7 +481,9 @@ class FileModel {
     for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = zero;
     taylor_in_q<T>(
         q, model.layout.constraints_size,
-        [&](int order, const double* x, double* c) { model.evaluator->constraints(order, x, bound_->parameters.data(), c); },
+        [&](int order, const double* x, double* c) {
+          model.evaluator->constraints(order, x, bound_->parameters.data(), bound_->time_offset, c);
+        },
         [&](const auto& value) {
           for (const auto& e : model.layout.constraints) out(e.row, e.column) = value(e.terms);
         });
@@ -492,17 +494,21 @@ class FileModel {
   /// Only the methods whose discrete constraint and constrained acceleration add b take such a file
   /// (methods_taking_affine_constraints in modelfile/model.hpp); the others refuse it.
   bool has_constraint_offset() const { return bound_->model->has_affine_constraints(); }
+  /// Whether b depends on the time: M(q) v + b(q, t) = 0 (a table turning at a varying rate).
+  bool constraint_offset_depends_on_time() const {
+    return bound_->model->layout.constraint_offsets_depend_on_time;
+  }
 
-  /// b(q) of the affine constraints M(q) v + b(q) = 0 (zero rows for the linear ones).
+  /// b(q, t) of the affine constraints M(q) v + b(q, t) = 0 (zero rows for the linear ones).
   template <class T>
-  Vec<T, m, max_m> constraint_offset(const Point<T>& q) const {
+  Vec<T, m, max_m> constraint_offset(const Point<T>& q, double t) const {
     const LoadedModel& model = *bound_->model;
     Vec<T, m, max_m> out(constraint_count());
     const T zero = detail::constant_like(q[0], 0.0);
     for (Eigen::Index i = 0; i < out.size(); ++i) out[i] = zero;
     if (!has_constraint_offset()) return out;
     const auto kernel = [&](int order, const double* x, double* c) {
-      model.evaluator->constraints(order, x, bound_->parameters.data(), c);
+      model.evaluator->constraints(order, x, bound_->parameters.data(), t + bound_->time_offset, c);
     };
     taylor_in_q<T>(q, model.layout.constraints_size, kernel, [&](const auto& value) {
       for (const auto& e : model.layout.constraint_offsets) out[e.row] = value(e.terms);
@@ -510,15 +516,16 @@ class FileModel {
     return out;
   }
 
-  /// The curvature a = (∂(M v)/∂q) v, a_r = Σ_(r,i) Σ_j g_j v_i v_j over the entries M_ri with
-  /// gradient g and Hessian H, from one kernel call: of order 1 at doubles; of order 2 when q and v
+  /// The curvature a = (∂(M v + b)/∂q) v + ∂b/∂t at the time t, a_r = Σ_(r,i) Σ_j g_j v_i v_j over
+  /// the entries M_ri (and b_r, with v_i = 1) with gradient g and Hessian H, plus ∂b_r/∂t, from one
+  /// kernel call: of order 1 at doubles; of order 2 when q and v
   /// carry K first derivatives X_k = (q', v')_k (the Jacobian of the acceleration in `gf`, `mla`
   /// and `exact`), where a_r' = Σ_(r,i) [Σ_jl H_jl q'_l v_i v_j + Σ_j g_j (v'_i v_j + v_i v'_j)].
   /// Done in doubles: the generic path (detail::constraint_curvature_by_duals) nests a second
   /// level of duals inside T, hyper-duals when T is a dual.
   template <class T, class Out>
     requires(std::is_same_v<T, double> || detail::is_plain_dual_v<T>)
-  void constraint_curvature(const Point<T>& q, const Point<T>& v, Out& out) const {
+  void constraint_curvature(const Point<T>& q, const Point<T>& v, double t, Out& out) const {
     constexpr bool along = !std::is_same_v<T, double>;
     const LoadedModel& model = *bound_->model;
     const int N = dimension(), M = constraint_count();
@@ -538,7 +545,7 @@ class FileModel {
     double* x = detail::scratch(0, N);
     for (int i = 0; i < N; ++i) x[i] = ad::plain(q[i]);
     double* c = detail::scratch(1, model.layout.constraints_size);
-    model.evaluator->constraints(along ? 2 : 1, x, bound_->parameters.data(), c);
+    model.evaluator->constraints(along ? 2 : 1, x, bound_->parameters.data(), t + bound_->time_offset, c);
     // Adds s X to the derivatives of `entry` (a variable that stores none has X = 0).
     const auto add_along = [&](T& entry, double s, const T& variable) {
       if constexpr (along) {
@@ -573,23 +580,33 @@ class FileModel {
     };
     for (const auto& e : model.layout.constraints) add_entry(e);
     for (const auto& e : model.layout.constraint_offsets) add_entry(e);
+    for (const auto& e : model.layout.constraint_offset_rates) {  // + ∂b/∂t, whose derivative is along q
+      const double* k = c + e.terms.offset;
+      T& a = out[e.row];
+      if constexpr (along) {
+        a.value() += *k++;
+      } else {
+        a += *k++;
+      }
+      for (int j : e.terms.first) add_along(a, *k++, q[j]);
+    }
   }
 
-  /// ω = M(q̄) v + b(q̄) and ∂ω/∂q1 = α ∂(M v + b)/∂q(q̄) + M(q̄)/h of the α-rule constraint, from one
+  /// ω = M(q̄) v + b(q̄, t) and ∂ω/∂q1 = α ∂(M v + b)/∂q(q̄) + M(q̄)/h of the α-rule constraint, from one
   /// kernel call of order 1 (the entries of M and b and their gradients): the derivative of AlphaConstraint
   /// without dual numbers, which the library's differentiate(AlphaConstraint) takes
   /// (DifferentiatesItsAlphaConstraint, discrete/discrete_constraint.hpp); the test
   /// ModelFiles.AlphaConstraintDerivativesEqualDuals holds it equal to the generic path.
   template <class Value, class Jacobian>
   void alpha_constraint_derivatives(const Point<double>& q_bar, const Point<double>& v, double alpha, double h,
-                                    Value& omega, Jacobian& omega_by_q1) const {
+                                    double t, Value& omega, Jacobian& omega_by_q1) const {
     const LoadedModel& model = *bound_->model;
     const int N = dimension(), M = constraint_count();
     omega.setZero(M);
     omega_by_q1.setZero(M, N);
     if (M == 0) return;
     double* c = detail::scratch(1, model.layout.constraints_size);
-    model.evaluator->constraints(1, q_bar.data(), bound_->parameters.data(), c);
+    model.evaluator->constraints(1, q_bar.data(), bound_->parameters.data(), t + bound_->time_offset, c);
     for (const auto& e : model.layout.constraints) {
       const double* k = c + e.terms.offset;
       const double entry = *k++;
@@ -597,7 +614,7 @@ class FileModel {
       omega_by_q1(e.row, e.column) += entry / h;
       for (int i : e.terms.first) omega_by_q1(e.row, i) += alpha * *k++ * v[e.column];
     }
-    for (const auto& e : model.layout.constraint_offsets) {  // + b(q̄)
+    for (const auto& e : model.layout.constraint_offsets) {  // + b(q̄, t)
       const double* k = c + e.terms.offset;
       omega[e.row] += *k++;
       for (int i : e.terms.first) omega_by_q1(e.row, i) += alpha * *k++;

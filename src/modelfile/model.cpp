@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <span>
 #include <sstream>
 #include <vector>
 
@@ -64,31 +65,37 @@ Eigen::MatrixXd LoadedModel::velocity_hessian(const Eigen::VectorXd& x, const st
 Eigen::MatrixXd LoadedModel::constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const {
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(layout.m, layout.n);
   std::vector<double> c(layout.constraints_size);
-  if (layout.constraints_size > 0) evaluator->constraints(0, q.data(), p.data(), c.data());
+  if (layout.constraints_size > 0) evaluator->constraints(0, q.data(), p.data(), 0.0, c.data());
   for (const auto& e : layout.constraints) M(e.row, e.column) = c[e.terms.offset];
   return M;
 }
 
-Eigen::VectorXd LoadedModel::constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p) const {
+Eigen::VectorXd LoadedModel::constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p,
+                                               double t) const {
   Eigen::VectorXd b = Eigen::VectorXd::Zero(layout.m);
   if (layout.constraint_offsets.empty()) return b;
   std::vector<double> c(layout.constraints_size);
-  evaluator->constraints(0, q.data(), p.data(), c.data());
+  evaluator->constraints(0, q.data(), p.data(), t, c.data());
   for (const auto& e : layout.constraint_offsets) b[e.row] = c[e.terms.offset];
   return b;
 }
 
 void require_constraints_taken(const LoadedModel& model, const std::string& method, const std::string& what) {
   if (!model.has_affine_constraints()) return;
+  const bool of_time = model.layout.constraint_offsets_depend_on_time;
   std::string taking;
-  for (const char* name : methods_taking_affine_constraints) {
+  for (const char* name : of_time ? std::span<const char* const>(methods_taking_time_dependent_constraints)
+                                  : std::span<const char* const>(methods_taking_affine_constraints)) {
     if (!method.empty() && method == name) return;
     taking += (taking.empty() ? "" : ", ") + std::string(name);
   }
-  const Expression& e = model.spec.constraint_source(model.layout.constraint_offsets.front().row);
-  throw BadInput((method.empty() ? what : "method " + method) + " does not take affine constraints, " +
-                 "M(q) v + b(q) = 0 with b not zero, and the model file " + model.spec.path + " has one: " + e.key +
-                 " " + quote(e.text) + " (the methods that take them: " + taking + ")");
+  const auto& offsets = of_time ? model.layout.constraint_offset_rates : model.layout.constraint_offsets;
+  const Expression& e = model.spec.constraint_source(offsets.front().row);
+  const std::string kind = of_time ? "affine constraints of the time, M(q) v + b(q, t) = 0 with b depending on t"
+                                   : "affine constraints, M(q) v + b(q) = 0 with b not zero";
+  throw BadInput((method.empty() ? what : "method " + method) + " does not take " + kind + ", and the model file " +
+                 model.spec.path + " has one: " + e.key + " " + quote(e.text) + " (the methods that take them: " +
+                 taking + ")");
 }
 
 std::optional<Eigen::VectorXd> LoadedModel::solution(const Eigen::VectorXd& x0, const std::vector<double>& p,
@@ -252,8 +259,9 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
   for (int a = 0; a < m; ++a)
     if (!M.row(a).allFinite()) fail(spec.constraint_source(a), "not finite at " + where);
   coefficients.resize(model.layout.constraints_size);
-  model.evaluator->constraints(max_taylor_order, q0.data(), p.data(), coefficients.data());
-  for (const auto* entries : {&model.layout.constraints, &model.layout.constraint_offsets})
+  model.evaluator->constraints(max_taylor_order, q0.data(), p.data(), bound.time_offset, coefficients.data());
+  for (const auto* entries :
+       {&model.layout.constraints, &model.layout.constraint_offsets, &model.layout.constraint_offset_rates})
     for (const auto& entry : *entries)
       for (int k = 0; k < entry.terms.size(); ++k)
         if (!std::isfinite(coefficients[entry.terms.offset + k]))
@@ -275,7 +283,7 @@ void check_initial_point(const BoundModel& bound, const Eigen::VectorXd& q0, con
                              ": the constraint matrix M(q) has rank " + std::to_string(rank) + " < " +
                              std::to_string(m) + " at " + where + " (the constraints are dependent there): [" + all + "]");
   }
-  const Eigen::VectorXd residual = M * v0 + model.constraint_offset(q0, p);
+  const Eigen::VectorXd residual = M * v0 + model.constraint_offset(q0, p, bound.time_offset);
   const double tolerance = 1e-10 * (1.0 + v0.lpNorm<Eigen::Infinity>());
   for (int a = 0; a < m; ++a) {
     if (std::abs(residual[a]) <= tolerance) continue;

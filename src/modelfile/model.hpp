@@ -30,8 +30,8 @@ struct LoadedModel {
   Eigen::MatrixXd velocity_hessian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
   /// M(q), rows the constraint 1-forms.
   Eigen::MatrixXd constraint_matrix(const Eigen::VectorXd& q, const std::vector<double>& p) const;
-  /// b(q) of affine constraints M(q) v + b(q) = 0 (zero for linear ones).
-  Eigen::VectorXd constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p) const;
+  /// b(q, t) of affine constraints M(q) v + b(q, t) = 0 (zero for linear ones), t the file's time.
+  Eigen::VectorXd constraint_offset(const Eigen::VectorXd& q, const std::vector<double>& p, double t) const;
   bool has_affine_constraints() const { return !layout.constraint_offsets.empty(); }
   /// L at x = (q, v), or (q, v, z).
   double lagrangian(const Eigen::VectorXd& x, const std::vector<double>& p) const;
@@ -74,6 +74,11 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
 /// Affine constraints).
 inline constexpr const char* methods_taking_affine_constraints[] = {
     "dla", "mla", "gf", "gf-sym", "mclachlan-perlmutter", "spark", "rk4", "reference"};
+/// Those of them that take b(q, t) of the time: each evaluates b, and for the constrained
+/// acceleration ∂b/∂t, at the times of its own points; `gf` and `gf-sym` take the constraint force
+/// at t = 0 (their schemes have no force of t) and refuse it.
+inline constexpr const char* methods_taking_time_dependent_constraints[] = {
+    "dla", "mla", "mclachlan-perlmutter", "spark", "rk4", "reference"};
 
 /// Throws BadInput when the model has an affine constraint and `method` is not among
 /// methods_taking_affine_constraints (or, with method empty, for `what`: a computation that takes

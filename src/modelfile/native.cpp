@@ -57,8 +57,8 @@ class NativeEvaluator : public Evaluator {
   void lagrangian(int order, const double* x, const double* p, double* out) const override {
     lagrangian_[order](x, p, 0.0, out);
   }
-  void constraints(int order, const double* q, const double* p, double* out) const override {
-    constraints_[order](q, p, 0.0, out);
+  void constraints(int order, const double* q, const double* p, double t, double* out) const override {
+    constraints_[order](q, p, t, out);
   }
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     mechanics_[order](q, p, 0.0, out);

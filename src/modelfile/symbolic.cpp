@@ -299,8 +299,9 @@ class ExpressionParser {
     if (std::find(inputs, s_.p_names.end(), name) != s_.p_names.end()) return ": inputs are allowed only in the force";
     if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
-      return ": the time is not allowed here (the constraints, the metric and the Lagrangian of a contact system do "
-             "not depend on t; a lagrangian, potential and force may)";
+      return ": the time is not allowed here (the metric, the holonomic constraints and a contact system's "
+             "Lagrangian and constraints do not depend on t; a lagrangian, potential and force may, and so may the "
+             "part of a velocity constraint without velocities)";
     return "";
   }
 
@@ -705,20 +706,26 @@ SymbolicModel analyse(const ModelSpec& spec) {
   const TimeDependence time_part =
       time_source ? split_time_dependence(*time_source, s, parse, d, points, L) : TimeDependence{};
 
-  // Constraints: affine in the velocities, μ^a(q)·v + b_a(q); M(a, i) = ∂c_a/∂v_i, b_a = c_a at v = 0.
+  const std::string in_qvt = in_qv + "; t";
+  // Constraints: affine in the velocities, μ^a(q)·v + b_a(q, t); M(a, i) = ∂c_a/∂v_i, b_a = c_a at
+  // v = 0. Only b may depend on the time (a table or a belt driven at a varying rate).
   std::vector<std::vector<ex>> M(m, std::vector<ex>(n));
   std::vector<ex> b(m, 0);
   const int velocity_rows = spec.velocity_rows();
   for (int a = 0; a < velocity_rows; ++a) {
     const Expression& e = spec.constraint_source(a);
     const ex c = a < spec.contact_rows() ? bodies.contact_rows[static_cast<std::size_t>(a)]
-                                         : parse(e, kCoordinates | kVelocities, in_qv);
+                                         : parse(e, kCoordinates | kVelocities | may_use_time, s.z ? in_qv : in_qvt);
     GiNaC::exmap at_rest;
     for (const auto& v : s.v) at_rest[v] = 0;
     bool depends_on_velocity = false;
     for (int i = 0; i < n; ++i) {
       M[a][i] = d(c, s.v[i], e);
       depends_on_velocity |= !M[a][i].is_zero();
+      if (M[a][i].has(s.t) && !vanishes(d(M[a][i], s.t, e), points))
+        parse.fail(e, "the coefficient of " + s.v_names[i] + ", " + quote(text_of(M[a][i])) +
+                          ", depends on the time t (only the part without velocities, b(q, t) in M(q) v + b(q, t) = 0, "
+                          "may)");
       for (int j = i; j < n; ++j)
         if (const ex second = d(M[a][i], s.v[j], e); !vanishes(second, points))
           parse.fail(e, "not linear in the velocities (it has a nonzero d2/d" + s.v_names[i] + "d" + s.v_names[j] +
@@ -840,6 +847,14 @@ SymbolicModel analyse(const ModelSpec& spec) {
     if (!b[a].is_zero())
       layout.constraint_offsets.push_back(
           {a, n, taylor_terms(b[a], s.q, M_coefficients, d, spec.constraint_source(a))});
+  for (int a = 0; a < m; ++a)
+    if (b[a].has(s.t)) {
+      const ex rate = d(b[a], s.t, spec.constraint_source(a));
+      if (vanishes(rate, points)) continue;
+      layout.constraint_offsets_depend_on_time = true;
+      layout.constraint_offset_rates.push_back(
+          {a, n + 1, taylor_terms(rate, s.q, M_coefficients, d, spec.constraint_source(a))});
+    }
   layout.constraints_size = static_cast<int>(M_coefficients.size());
   std::vector<std::pair<int, ex>> mechanics_coefficients;
   layout.mechanical = mechanical;
@@ -1319,8 +1334,8 @@ class InterpretedEvaluator : public Evaluator {
   void lagrangian(int order, const double* x, const double* p, double* out) const override {
     tapes_[lagrangian_kernel(order)].run(x, p, 0.0, out);
   }
-  void constraints(int order, const double* q, const double* p, double* out) const override {
-    tapes_[constraints_kernel(order)].run(q, p, 0.0, out);
+  void constraints(int order, const double* q, const double* p, double t, double* out) const override {
+    tapes_[constraints_kernel(order)].run(q, p, t, out);
   }
   void mechanics(int order, const double* q, const double* p, double* out) const override {
     tapes_[mechanics_kernel(order)].run(q, p, 0.0, out);

@@ -137,6 +137,7 @@ py::dict description(const catalogue::SystemDescription& d) {
   j["external_force"] = d.external_force;
   j["force_depends_on_time"] = d.force_depends_on_time;
   j["lagrangian_depends_on_time"] = d.lagrangian_depends_on_time;
+  j["constraints_depend_on_time"] = d.constraints_depend_on_time;
   return j;
 }
 

@@ -5,8 +5,12 @@
 //   static constexpr int n, m;   (Eigen::Dynamic with dimension() and constraint_count(), and
 //                                 optionally bounds max_n, max_m, as a model: model/model.hpp)
 //   template <class T> Vec<T,m> operator()(const Vec<T,n>& q0, const Vec<T,n>& q1) const;
-// differentiate() returns ω and ∂ω/∂q1 (the block of the Newton Jacobian).
+// differentiate() returns ω and ∂ω/∂q1 (the block of the Newton Jacobian). A constraint that may
+// depend on the time (the α-rule and the trapezoidal rule, for affine constraints M(q) v + b(q, t))
+// also takes the step's start time, ω(q0, q1, t0); the steps pass it through discrete_constraint_at
+// and differentiate(c, q0, q1, t0), which give it to such a constraint and no other.
 #include <concepts>
+#include <optional>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
@@ -27,9 +31,21 @@ concept DiscreteConstraint = requires(const Dc& c, const VecN<Dc>& q) {
   { c(q, q) } -> std::convertible_to<VecM<Dc>>;
 };
 
+/// ω(q0, q1) of a step that starts at the time t0 (ignored by a constraint that takes no time).
+template <class Dc, class Q0, class Q1>
+auto discrete_constraint_at(const Dc& c, const Q0& q0, const Q1& q1, double t0) {
+  if constexpr (requires { c(q0, q1, t0); }) {
+    return c(q0, q1, t0);
+  } else {
+    return c(q0, q1);
+  }
+}
+
+namespace detail {
+/// ω and ∂ω/∂q1 by automatic differentiation, at the step's start time t0 where one is given.
 template <DiscreteConstraint Dc>
-[[gnu::flatten]] DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> differentiate(
-    const Dc& c, const VecN<Dc>& q0, const VecN<Dc>& q1) {
+[[gnu::flatten]] DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> differentiate_at(
+    const Dc& c, const VecN<Dc>& q0, const VecN<Dc>& q1, std::optional<double> t0) {
   DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> d;
   if constexpr (Dc::m != 0) {
     if (constraint_count(c) == 0) return d;
@@ -37,11 +53,33 @@ template <DiscreteConstraint Dc>
         [&](const auto& x1) {
           using D = typename std::decay_t<decltype(x1)>::Scalar;
           const VecN<Dc, D> q0d = ad::constants<D>(q0, x1.size());
-          return VecM<Dc, D>(c(q0d, x1));
+          return VecM<Dc, D>(t0 ? discrete_constraint_at(c, q0d, x1, *t0) : c(q0d, x1));
         },
         q1, d.value, d.D2);
   }
   return d;
+}
+}  // namespace detail
+
+/// ω and ∂ω/∂q1 of a constraint that does not depend on the time.
+template <DiscreteConstraint Dc>
+DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> differentiate(const Dc& c,
+                                                                                      const VecN<Dc>& q0,
+                                                                                      const VecN<Dc>& q1) {
+  return detail::differentiate_at(c, q0, q1, std::nullopt);
+}
+
+/// The same at a step that starts at the time t0; a constraint that takes no time keeps its own
+/// differentiate (the exact flow's) or the one above.
+template <DiscreteConstraint Dc>
+DiscreteConstraintDerivatives<Dc::n, Dc::m, max_n_of<Dc>(), max_m_of<Dc>()> differentiate(const Dc& c,
+                                                                                      const VecN<Dc>& q0,
+                                                                                      const VecN<Dc>& q1, double t0) {
+  if constexpr (requires { c(q0, q1, t0); }) {
+    return detail::differentiate_at(c, q0, q1, t0);
+  } else {
+    return differentiate(c, q0, q1);
+  }
 }
 
 /// The constraint rows of a Newton system in the unknowns (q1, λ) whose first n equations already
@@ -63,8 +101,9 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
   }
 }
 
-/// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point for affine
-/// constraints); α = ½ (midpoint) is the usual companion of the midpoint discrete Lagrangian.
+/// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point and at the time
+/// t0 + α h for affine constraints); α = ½ (midpoint) is the usual companion of the midpoint
+/// discrete Lagrangian.
 template <Model S>
 class AlphaConstraint {
  public:
@@ -79,6 +118,13 @@ class AlphaConstraint {
 
   template <class T>
   VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    require_time_independent_constraints(system_, "the alpha-rule constraint");
+    return (*this)(q0, q1, 0.0);
+  }
+
+  /// ω of the step that starts at the time t0.
+  template <class T>
+  VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
     if constexpr (m == 0) {
       return {};
     } else {
@@ -94,7 +140,7 @@ class AlphaConstraint {
         omega[i] = M(i, 0) * v[0];
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
-      add_constraint_offset(system_, q, omega);
+      add_constraint_offset(system_, q, t0 + alpha_ * h_, omega);
       return omega;
     }
   }
@@ -105,27 +151,28 @@ class AlphaConstraint {
 };
 
 /// A model that differentiates its α-rule constraint itself:
-/// alpha_constraint_derivatives(q̄, v, α, h, ω, ∂ω/∂q1) at q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h. A
+/// alpha_constraint_derivatives(q̄, v, α, h, t, ω, ∂ω/∂q1) at q̄ = (1−α) q0 + α q1, v = (q1 − q0)/h
+/// and t = t0 + α h. A
 /// model file does, from the entries of M and their gradients in one kernel call, without dual
 /// numbers (src/modelfile/file_model.hpp; docs/decisions.md, Model files: compiled Taylor
 /// coefficients); the tests hold it equal to the generic path.
 template <class S>
 concept DifferentiatesItsAlphaConstraint = requires(const S& s, const VecN<S>& q, VecM<S>& omega, MatMN<S>& by_q1) {
-  s.alpha_constraint_derivatives(q, q, 0.5, 1.0, omega, by_q1);
+  s.alpha_constraint_derivatives(q, q, 0.5, 1.0, 0.0, omega, by_q1);
 };
 
 template <DifferentiatesItsAlphaConstraint S>
 DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differentiate(const AlphaConstraint<S>& c,
                                                                                      const VecN<S>& q0,
-                                                                                     const VecN<S>& q1) {
+                                                                                     const VecN<S>& q1, double t0) {
   const double h = c.step_size(), a = c.alpha();
   const VecN<S> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
   DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
-  c.system().alpha_constraint_derivatives(q_bar, v, a, h, d.value, d.D2);
+  c.system().alpha_constraint_derivatives(q_bar, v, a, h, t0 + a * h, d.value, d.D2);
   return d;
 }
 
-/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0) + b(q1)]): the
+/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0, t0) + b(q1, t0 + h)]): the
 /// constraint's matrix averaged over the two ends instead of taken at one point between them. Of
 /// order 2 with a second-order L_d; on the knife edge the same discrete constraint space as the
 /// midpoint's (docs/methods.md).
@@ -140,12 +187,19 @@ class TrapezoidConstraint {
 
   template <class T>
   VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+    require_time_independent_constraints(system_, "the trapezoidal constraint");
+    return (*this)(q0, q1, 0.0);
+  }
+
+  /// ω of the step that starts at the time t0.
+  template <class T>
+  VecM<S, T> operator()(const VecN<S, T>& q0, const VecN<S, T>& q1, double t0) const {
     const MatMN<S, T> M0 = system_.template constraint_matrix<T>(q0);
     const MatMN<S, T> M1 = system_.template constraint_matrix<T>(q1);
     const VecN<S, T> v = (q1 - q0) / h_;
     VecM<S, T> omega0 = coefficient_product(M0, v), omega1 = coefficient_product(M1, v);
-    add_constraint_offset(system_, q0, omega0);
-    add_constraint_offset(system_, q1, omega1);
+    add_constraint_offset(system_, q0, t0, omega0);
+    add_constraint_offset(system_, q1, t0 + h_, omega1);
     return VecM<S, T>(0.5 * (omega0 + omega1));
   }
 

@@ -52,11 +52,11 @@ class DenseForcedMapsAtStep {
     if constexpr (m != 0) {
       if (dm_ > 0) {
         if constexpr (jacobian_with_residual) {
-          const auto w = differentiate(dc_, q0_, q1);
+          const auto w = differentiate(dc_, q0_, q1, t0_);
           omega_ = w.value;
           omega_by_q1_ = w.D2;
         } else {
-          omega_ = dc_(q0_, q1);
+          omega_ = discrete_constraint_at(dc_, q0_, q1, t0_);
         }
       }
     }
@@ -96,7 +96,7 @@ class DenseForcedMapsAtStep {
         if constexpr (jacobian_with_residual) {
           J.template bottomLeftCorner<m, n>(dm_, dn_) = omega_by_q1_;
         } else {
-          J.template bottomLeftCorner<m, n>(dm_, dn_) = differentiate(dc_, q0_, q1).D2;
+          J.template bottomLeftCorner<m, n>(dm_, dn_) = differentiate(dc_, q0_, q1, t0_).D2;
         }
         J.template bottomRightCorner<m, m>(dm_, dm_).setZero();
       }

@@ -17,6 +17,7 @@
 #include "dalembert/io/recorder.hpp"
 #include "dalembert/io/run_options.hpp"
 #include "dalembert/io/trajectory.hpp"
+#include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/method/integrate.hpp"
 #include "dalembert/model/dynamics.hpp"
@@ -32,18 +33,18 @@ namespace detail {
 template <class State>
 concept HasDiscreteConstraint = requires(const State& s) { s.discrete_constraint; };
 
-/// The `constraint` column: |M(q) v|_inf for Lagrange–d'Alembert models; for second-order
+/// The `constraint` column: |M(q) v + b(q, t)|_inf for Lagrange–d'Alembert models; for second-order
 /// constrained systems the kinematic residual |Φ(q, v, a)|_inf, with the acceleration `a` of the
 /// method (or, where there is none, of the continuous equations).
 template <class S>
-double constraint_column(const S& sys, const VecN<S>& q, const VecN<S>& v, const VecN<S>* a) {
+double constraint_column(const S& sys, const VecN<S>& q, const VecN<S>& v, double t, const VecN<S>* a) {
   if constexpr (SecondOrderSystem<S>) {
     VecN<S> acc;
     if (a) acc = *a;
     else if (!solve_acceleration(sys, q, v, acc).converged) return std::numeric_limits<double>::quiet_NaN();
     return kinematic_residual(sys, q, v, acc);
   } else {
-    return constraint_residual(sys, q, v);
+    return constraint_residual(sys, q, v, t);
   }
 }
 
@@ -215,7 +216,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         E = energy(sys, q, v);
       }
       if constexpr (LagrangianMayDependOnTime<S>) E += sys.energy_at_time(q, t);
-      c = constraint_column(sys, q, v, a);
+      c = constraint_column(sys, q, v, t, a);
     }
     std::size_t i = 0;
     row[i++] = options.t0 + t;  // the methods count time from 0
@@ -303,7 +304,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
   if (options.steps < 1) throw BadOption("q1", "a two-point start needs at least one step");
   const VecN<S> q1 = point_of<S>(*init.q1);
   if constexpr (requires { method.discrete_constraint(); }) {
-    const auto w = method.discrete_constraint()(q0, q1);
+    const auto w = discrete_constraint_at(method.discrete_constraint(), q0, q1, 0.0);
     const double scale = 1.0 + ((q1 - q0) / options.h).template lpNorm<Eigen::Infinity>();
     if (w.size() > 0 && w.template lpNorm<Eigen::Infinity>() > 1e-10 * scale) {
       throw BadInput("(q0, q1) violates the discrete constraint of " + name_of(sys) +
@@ -319,7 +320,7 @@ RunResult run_two_step(const S& sys, const Method& method, const InitialData& in
   } else {
     pre = -differentiate(method.discrete_lagrangian(), q0, q1).D1;
   }
-  const PhasePointOf<S> start{q0, velocity_in_distribution(sys, q0, pre)};
+  const PhasePointOf<S> start{q0, velocity_in_distribution(sys, q0, pre, 0.0)};
   return observe_run(sys, method, method.initial_state_two_point(q0, q1), options, name, start);
 }
 

@@ -256,7 +256,7 @@ class DiscreteLagrangeDAlembert {
   /// p̄_k = E(q_k)ᵀp_k, the momentum on D* (= F^+l_d(q_{k−1}, q_k) = F^−l_d(q_k, q_{k+1})).
   VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system_, s.q, s.p); }
   /// The velocity in D of the momentum on D*.
-  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p); }
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system_, s.q, s.p, s.t); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
   /// DLA's −λ/h of the last step: the impulse −M(q_{k−1})ᵀλ over h estimates the continuous
   /// multiplier at t_{k−1} (to O(h²) for the midpoint rule; the first step from (q0, v0) covers half
@@ -285,7 +285,8 @@ class DiscreteLagrangeDAlembert {
     const auto f = forced_.legendre_maps(q0, q1, t0);
     LegendreValues v{f.minus, f.plus, 0.0};
     if constexpr (m != 0) {
-      if (constraint_count(system_) > 0) v.discrete_constraint = dc_(q0, q1).template lpNorm<Eigen::Infinity>();
+      if (constraint_count(system_) > 0)
+        v.discrete_constraint = discrete_constraint_at(dc_, q0, q1, t0).template lpNorm<Eigen::Infinity>();
     }
     return v;
   }

@@ -214,7 +214,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
     add_constant_force(momentum_residual, f, -h);
     e.residual.resize(dn + dm);
     e.residual << momentum_residual, VecM<S, U>(coefficient_product(system_.template constraint_matrix<U>(e.q1), v1));
-    add_constraint_offset(system_, e.q1, e.residual.tail(dm));
+    add_constraint_offset(system_, e.q1, t0 + h, e.residual.tail(dm));
     return e;
   }
 

@@ -261,9 +261,10 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
 
   /// A part's stage rates at y = (Q, V, Λ) (Λ: the part's constraint rows): its momentum G(Q)V, its
   /// momentum rate R = −∇V(Q) + ½ Vᵀ∂_qG(Q)V + M(Q)ᵀΛ, with forces(R, Q, V) adding the external
-  /// forces (a term has none), and its constraint M(Q)V (+ b(Q), affine), as one vector.
+  /// forces (a term has none), and its constraint M(Q)V (+ b(Q, t), affine, at the stage's time t),
+  /// as one vector.
   template <class Part, class Y, class Forces>
-  static auto stage_rates(const Part& part, const Y& y, Forces&& forces) {
+  static auto stage_rates(const Part& part, const Y& y, double t, Forces&& forces) {
     using T = typename Y::Scalar;
     constexpr int K = Part::n, mK = Part::m;
     const int k = coordinate_count(part), dm = constraint_count(part);
@@ -278,7 +279,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         const MatMN<Part, T> M = part.template constraint_matrix<T>(Q);
         R += coefficient_product(M.transpose(), VecM<Part, T>(y.template segment<mK>(2 * k, dm)));
         out.template segment<mK>(2 * k, dm) = coefficient_product(M, V);
-        add_constraint_offset(part, Q, out.template segment<mK>(2 * k, dm));
+        add_constraint_offset(part, Q, t, out.template segment<mK>(2 * k, dm));
       }
     }
     forces(R, Q, V);
@@ -308,16 +309,16 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     }
   }
 
-  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1 (+ b(q1)), of z = (q1, p1): the dense last
-  /// condition.
+  /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1 (+ b(q1, t1)), of z = (q1, p1) at the time t1:
+  /// the dense last condition.
   template <class Z>
-  auto end_constraint(const Z& z) const {
+  auto end_constraint(const Z& z, double t1) const {
     using T = typename Z::Scalar;
     const int dn = coordinate_count(system_);
     const VecN<S, T> q1 = z.template segment<n>(0, dn);
     const VecN<S, T> v1 = metric_factorisation(system_, q1).solve(z.template segment<n>(dn, dn));
     VecM<S, T> g = coefficient_product(system_.template constraint_matrix<T>(q1), v1);
-    add_constraint_offset(system_, q1, g);
+    add_constraint_offset(system_, q1, t1, g);
     return g;
   }
 
@@ -401,7 +402,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         for (int c = 0; c < width; ++c) y[c] = j == 0 && c < k ? s.q[indices[c]] : x[column(c)];
         const double t = s.t + pair_.c[j] * h;
         const auto rates = [&](const auto& w) {
-          return stage_rates(part, w, [&](auto& R, const auto& Q, const auto& V) { forces(R, Q, V, t); });
+          return stage_rates(part, w, t, [&](auto& R, const auto& Q, const auto& V) { forces(R, Q, V, t); });
         };
         Vecd<Y> value;
         [[maybe_unused]] Matd<Y, Y> by_y;
@@ -458,7 +459,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
       constexpr int Z = multiple_of_size(2, S::n);
       Vecd<Z> z(2 * dn);
       z << x.template segment<n>(q_at(last), dn), p1;
-      const auto condition = [&](const auto& w) { return end_constraint(w); };
+      const auto condition = [&](const auto& w) { return end_constraint(w, s.t + h); };
       if constexpr (Derivatives) {
         Vecd<m> g1(dm);
         Matd<m, Z> E(dm, 2 * dn);  // ∂g(q1, p1)/∂(q1, p1)

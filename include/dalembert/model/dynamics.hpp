@@ -242,10 +242,10 @@ MatMN<S> constraint_matrix(const S& sys, const VecN<S>& q) {
   return sys.template constraint_matrix<double>(q);
 }
 
-/// The largest continuous constraint residual |M(q) v + b(q)|_inf (b = 0 but for affine constraints;
-/// 0 for unconstrained systems).
+/// The largest continuous constraint residual |M(q) v + b(q, t)|_inf at the time t (b = 0 but for
+/// affine constraints; 0 for unconstrained systems).
 template <Model S>
-double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v, double t) {
   if constexpr (S::m == 0) {
     return 0.0;
   } else if constexpr (LocallyCoupled<S>) {
@@ -253,9 +253,16 @@ double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
   } else {
     if (constraint_count(sys) == 0) return 0.0;
     VecM<S> residual = sys.template constraint_matrix<double>(q) * v;
-    add_constraint_offset(sys, q, residual);
+    add_constraint_offset(sys, q, t, residual);
     return residual.template lpNorm<Eigen::Infinity>();
   }
+}
+
+/// The same for constraints that do not depend on the time.
+template <Model S>
+double constraint_residual(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+  require_time_independent_constraints(sys, "the constraint residual");
+  return constraint_residual(sys, q, v, 0.0);
 }
 
 /// ∂(M(q) v)/∂q at a fixed v, m × n, by differentiating M(q) v along q: a second level of duals
@@ -284,22 +291,30 @@ VecM<S, T> constraint_curvature_by_duals(const S& sys, const VecN<S, T>& q, cons
 }  // namespace detail
 
 /// A model that computes (∂(M v)/∂q) v itself (model files, from their kernels' Taylor
-/// coefficients: src/modelfile/file_model.hpp) gives sys.constraint_curvature(q, v, out).
+/// coefficients: src/modelfile/file_model.hpp) gives sys.constraint_curvature(q, v, t, out), with
+/// (∂b/∂q) v + ∂b/∂t at the time t for affine constraints.
 template <class S, class T>
 concept GivesConstraintCurvature = requires(const S& sys, const VecN<S, T>& q, VecM<S, T>& out) {
-  sys.constraint_curvature(q, q, out);
+  sys.constraint_curvature(q, q, 0.0, out);
 };
 
-/// a = (∂(M(q) v)/∂q) v, the part of d/dt (M v) that does not involve q̈.
+/// a = (∂(M(q) v)/∂q) v at the time t, the part of d/dt (M v + b) that does not involve q̈.
 template <Model S, class T>
-VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t) {
   if constexpr (GivesConstraintCurvature<S, T>) {
     VecM<S, T> out;
-    sys.constraint_curvature(q, v, out);
+    sys.constraint_curvature(q, v, t, out);
     return out;
   } else {
     return detail::constraint_curvature_by_duals(sys, q, v);
   }
+}
+
+/// The same for constraints that do not depend on the time.
+template <Model S, class T>
+VecM<S, T> constraint_curvature(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+  require_time_independent_constraints(sys, "the constraint curvature");
+  return constraint_curvature(sys, q, v, 0.0);
 }
 
 /// Acceleration and multipliers of the Lagrange–d'Alembert equations at (q, v).
@@ -604,7 +619,7 @@ ConstrainedAccelerationOf<S, T> constrained_acceleration(const S& sys, const Vec
   }
   MatMN<S, T> Mq;  // M(q), evaluated only where there are constraints
   if (constraint_count(sys) > 0) Mq = sys.template constraint_matrix<T>(q);
-  const auto curvature = [&] { return constraint_curvature(sys, q, v); };
+  const auto curvature = [&] { return constraint_curvature(sys, q, v, t); };
   if constexpr (detail::ConstantMetricAtRunTime<S, T>) {
     if (const auto* G = sys.constant_metric()) {  // a model file's constant metric: W = G, r = −∇V
       VecN<S, T> r(coordinate_count(sys));
@@ -664,10 +679,11 @@ MatNK<S> constraint_frame(const S& sys, const VecN<S>& q) {
 /// linear system, EᵀG E u = Eᵀp with v = E u: part of every step's output, so small systems take
 /// the small systems' LU and larger ones Eigen's LDLT (half the work of an LU); general Lagrangians
 /// use Newton on v = E u.
-/// With affine constraints M(q) v + b(q) = 0 the admissible velocities are v_b + D_q, v_b the
-/// smallest with M v_b = −b, and v = v_b + E u with the same condition on the momentum, by Newton.
+/// With affine constraints M(q) v + b(q, t) = 0 the admissible velocities at the time t are
+/// v_b + D_q, v_b the smallest with M v_b = −b, and v = v_b + E u with the same condition on the
+/// momentum, by Newton.
 template <Model S>
-VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p, double t) {
   if constexpr (LocallyCoupled<S>) return local::velocity_in_distribution(sys, q, p);
   const MatNK<S> E = constraint_frame(sys, q);
   VecN<S> v_b = VecN<S>::Zero(coordinate_count(sys));
@@ -675,7 +691,7 @@ VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& 
   if constexpr (MayHaveAffineConstraints<S>) {
     if (affine) {
       const MatMN<S> M = sys.template constraint_matrix<double>(q);
-      v_b = -M.transpose() * (M * M.transpose()).ldlt().solve(sys.template constraint_offset<double>(q));
+      v_b = -M.transpose() * (M * M.transpose()).ldlt().solve(sys.template constraint_offset<double>(q, t));
     }
   }
   if constexpr (HasMetric<S>) {  // L quadratic in v: one linear solve, no AD
@@ -695,6 +711,13 @@ VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& 
   };
   newton_solve<k_of<S>, max_n_of<S>()>(equations, u, 0.0, newton_to_round_off);
   return v_b + E * u;
+}
+
+/// The same for constraints that do not depend on the time.
+template <Model S>
+VecN<S> velocity_in_distribution(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+  require_time_independent_constraints(sys, "the velocity in the distribution");
+  return velocity_in_distribution(sys, q, p, 0.0);
 }
 
 }  // namespace dalembert

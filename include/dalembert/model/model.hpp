@@ -21,6 +21,7 @@
 // dalembert/models/catalogue_entry.hpp and is not needed by the integrators.
 #include <array>
 #include <concepts>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -113,15 +114,18 @@ concept Model = requires(const S& s, const VecN<S>& q) {
   { s.template constraint_matrix<double>(q) } -> std::convertible_to<MatMN<S>>;
 };
 
-/// A model whose constraints may be affine in the velocities, M(q) v + b(q) = 0 (a ball on a
-/// turntable), and says at run time whether they are (a model file): constraint_offset<T>(q) is b.
-/// The discrete constraints of the α-rule and the trapezoidal rule, the constrained acceleration
-/// (through the model's constraint_curvature, which then includes (∂b/∂q) v) and the constraint
-/// residual add b; methods that would leave it out refuse such a model (src/modelfile/entry.cpp).
+/// A model whose constraints may be affine in the velocities, M(q) v + b(q, t) = 0 (a ball on a
+/// turntable), and says at run time whether they are (a model file): constraint_offset<T>(q, t) is
+/// b, and constraint_offset_depends_on_time() whether b has t. The discrete constraints of the
+/// α-rule and the trapezoidal rule, the constrained acceleration (through the model's
+/// constraint_curvature, which then includes (∂b/∂q) v + ∂b/∂t) and the constraint residual add b at
+/// the time of the point they evaluate; methods that would leave it out refuse such a model
+/// (src/modelfile/entry.cpp).
 template <class S>
 concept MayHaveAffineConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.has_constraint_offset() } -> std::convertible_to<bool>;
-  { s.template constraint_offset<double>(q) } -> std::convertible_to<VecM<S>>;
+  { s.constraint_offset_depends_on_time() } -> std::convertible_to<bool>;
+  { s.template constraint_offset<double>(q, 0.0) } -> std::convertible_to<VecM<S>>;
 };
 
 template <class S>
@@ -133,13 +137,31 @@ bool has_affine_constraints(const S& sys) {
   }
 }
 
-/// rows += b(q): turns the values M(q) v of a model's constraint rows into M(q) v + b(q), in q's
-/// scalar type (nothing for linear constraints, or for a model or term that has none).
-template <class S, class Point, class Rows>
-void add_constraint_offset(const S& sys, const Point& q, Rows&& rows) {
+/// Whether b of affine constraints M(q) v + b(q, t) = 0 depends on the time.
+template <class S>
+bool has_time_dependent_constraints(const S& sys) {
   if constexpr (MayHaveAffineConstraints<S>) {
-    if (sys.has_constraint_offset()) rows += sys.template constraint_offset<typename Point::Scalar>(q);
+    return sys.has_constraint_offset() && sys.constraint_offset_depends_on_time();
+  } else {
+    return false;
   }
+}
+
+/// rows += b(q, t): turns the values M(q) v of a model's constraint rows into M(q) v + b(q, t), in
+/// q's scalar type (nothing for linear constraints, or for a model or term that has none).
+template <class S, class Point, class Rows>
+void add_constraint_offset(const S& sys, const Point& q, double t, Rows&& rows) {
+  if constexpr (MayHaveAffineConstraints<S>) {
+    if (sys.has_constraint_offset()) rows += sys.template constraint_offset<typename Point::Scalar>(q, t);
+  }
+}
+
+/// Throws std::logic_error when b depends on the time: for the computations that evaluate M(q) v +
+/// b without being given a time (a caller that may meet such a model passes its time instead).
+template <class S>
+void require_time_independent_constraints(const S& sys, const char* what) {
+  if (has_time_dependent_constraints(sys))
+    throw std::logic_error(std::string(what) + " was asked for without a time, but the constraints depend on t");
 }
 
 /// Whether a model's sizes are known only at run time.
