@@ -1,8 +1,9 @@
 #pragma once
 // What the methods written with the metric share (McLachlan–Perlmutter, the discrete gradient,
 // SPARK): the state (q, v, p), p = G(q)v (MetricMethodState, which a method may extend), the start
-// from (q0, v0), the step (by terms for a locally coupled model, model/local_terms.hpp) and the
-// derivatives of a step from the method's own equations (metric_method_step_derivatives). A method
+// from (q0, v0), the step (by terms for a locally coupled model, model/local_terms.hpp), the parts
+// of the model whose shares a method's equations sum (visit_parts) and the derivatives of a step
+// from the method's own equations (metric_method_step_derivatives). A method
 // derives from MetricMethod<Method, S, State> and gives
 //   dense_step(State&), step_by_terms(State&)    its step, in both storages (or step(State&) with
 //                                                the storage a policy of its equations);
@@ -14,6 +15,8 @@
 // and by terms sparse_step_derivative(s), a map whose products hold δq_{k+1} from the row
 // next_position_row(s) and δp_{k+1} last. A method whose equations give the entries of their own
 // derivatives (SPARK) gives step_derivative and step_derivatives instead of the two above.
+#include "dalembert/model/dynamics.hpp"
+#include "dalembert/model/local_terms.hpp"
 #include "dalembert/model/metric_derivatives.hpp"
 #include "dalembert/solve/dual_lu.hpp"
 #include "dalembert/solve/step_driver.hpp"
@@ -118,6 +121,29 @@ class MetricMethod {
 
  protected:
   const Method& method() const { return static_cast<const Method&>(*this); }
+
+  /// visit(part, indices, first constraint row, add_force) for the parts of the model whose shares
+  /// a method's equations sum: the whole model, whose external force add_force(R, Q, V, t, factor)
+  /// adds as factor F(Q, V, t), or each term of a locally coupled model (SteppedByTerms), which has
+  /// none.
+  template <class Visit>
+  void visit_parts(Visit&& visit) const {
+    if constexpr (SteppedByTerms<S>) {
+      int constraint_row = 0;
+      system_.visit_terms([&](const auto& term, const auto& indices) {
+        visit(term, indices, constraint_row, [](auto&&...) {});
+        constraint_row += std::decay_t<decltype(term)>::m;
+      });
+    } else {
+      visit(system_, detail::EveryCoordinate{}, 0,
+            [&](auto& R, const auto& Q, const auto& V, double t, double factor) DALEMBERT_INLINE {
+              if constexpr (HasExternalForce<S>) {
+                using T = typename std::decay_t<decltype(R)>::Scalar;
+                if (has_external_force(system_)) R += factor * system_.template force<T>(Q, V, t);
+              }
+            });
+    }
+  }
 
   template <bool ByForce>
   StepDerivatives derivatives(const State& s) const {

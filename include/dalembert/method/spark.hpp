@@ -120,7 +120,7 @@ template <HasMetric S>
 class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   using Base = MetricMethod<Spark<S>, S, SparkState<S>>;
   friend Base;
-  using Base::options_, Base::h_, Base::system_;
+  using Base::options_, Base::h_, Base::system_, Base::visit_parts;
 
  public:
   using Base::n, Base::m;
@@ -288,27 +288,6 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     return out;
   }
 
-  /// visit(part, indices, first constraint row, forces) for the parts whose stage rates the
-  /// equations sum: the whole model, with its external force at the time t (forces(R, Q, V, t)), or
-  /// each term of a locally coupled one.
-  template <class Visit>
-  void visit_parts(Visit&& visit) const {
-    if constexpr (by_terms) {
-      int constraint_row = 0;
-      system_.visit_terms([&](const auto& term, const auto& indices) {
-        visit(term, indices, constraint_row, [](auto&...) {});
-        constraint_row += std::decay_t<decltype(term)>::m;
-      });
-    } else {
-      visit(system_, detail::EveryCoordinate{}, 0, [&](auto& R, const auto& Q, const auto& V, double t) {
-        if constexpr (HasExternalForce<S>) {
-          using T = typename std::decay_t<decltype(R)>::Scalar;
-          if (has_external_force(system_)) R += system_.template force<T>(Q, V, t);
-        }
-      });
-    }
-  }
-
   /// g at the step point, g(q1, p1) = M(q1) G(q1)⁻¹ p1 (+ b(q1, t1)), of z = (q1, p1) at the time t1:
   /// the dense last condition.
   template <class Z>
@@ -402,7 +381,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
         for (int c = 0; c < width; ++c) y[c] = j == 0 && c < k ? s.q[indices[c]] : x[column(c)];
         const double t = s.t + pair_.c[j] * h;
         const auto rates = [&](const auto& w) {
-          return stage_rates(part, w, t, [&](auto& R, const auto& Q, const auto& V) { forces(R, Q, V, t); });
+          return stage_rates(part, w, t, [&](auto& R, const auto& Q, const auto& V) { forces(R, Q, V, t, 1.0); });
         };
         Vecd<Y> value;
         [[maybe_unused]] Matd<Y, Y> by_y;
