@@ -1,12 +1,11 @@
 #pragma once
 // What the methods written with the metric share (McLachlan–Perlmutter, the discrete gradient,
 // SPARK): the state (q, v, p), p = G(q)v (MetricMethodState, which a method may extend), the start
-// from (q0, v0), the step (by terms for a locally coupled model, model/local_terms.hpp), the parts
-// of the model whose shares a method's equations sum (visit_parts) and the derivatives of a step
-// from the method's own equations (metric_method_step_derivatives). A method
-// derives from MetricMethod<Method, S, State> and gives
-//   dense_step(State&), step_by_terms(State&)    its step, in both storages (or step(State&) with
-//                                                the storage a policy of its equations);
+// from (q0, v0), the parts of the model whose shares a method's equations sum (visit_parts: the
+// whole model, or the terms of a locally coupled one, model/local_terms.hpp) and the derivatives of
+// a step from the method's own equations (metric_method_step_derivatives). A method derives from
+// MetricMethod<Method, S, State> and gives
+//   step(State&)                                 its step, the storage a policy of its equations;
 //   unknowns_at(s, next)                         its unknowns at the solution of the step s → next;
 //   step_equations(q0, v0, p0, f, x, t0, width)  its equations, generic in the scalar type, with the
 //                                                members residual, q1 and p1, and a constant
@@ -75,14 +74,6 @@ class MetricMethod {
     State s;
     static_cast<MetricMethodState<S>&>(s) = metric_method_start(system_, q0, v0);
     return s;
-  }
-
-  void step(State& s) const {
-    if constexpr (SteppedByTerms<S>) {
-      method().step_by_terms(s);
-    } else {
-      method().dense_step(s);
-    }
   }
 
   VecN<S> velocity(const State& s) const { return s.v; }

@@ -14,7 +14,7 @@
 // constraint residual, the velocity in D and the constrained acceleration of RK4 and the reference
 // solver (model/dynamics.hpp), and the steps of every method but `exact` (FIM's and GF's from
 // the derivatives of local::LagrangianDerivativesAtStep, DLA's and MLA's from ForcedMapsByTerms,
-// the others' in a step_by_terms) are
+// the others' from their equations summed over the terms) are
 // assembled term by term, with sparse matrices, at a cost linear in the number of terms rather
 // than cubic in n. The chain of knife edges (models/knife_edge_chain.hpp)
 // is the catalogue's example; tests/test_knife_edge_chain.cpp checks both views against each other.
