@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cmath>
 #include <random>
 #include <utility>
@@ -10,6 +12,7 @@
 
 #include "dalembert/core/sizes.hpp"
 #include "dalembert/core/autodiff.hpp"
+#include "dalembert/solve/gauss_newton.hpp"
 #include "dalembert/solve/newton.hpp"
 #include "dalembert/solve/small_ldlt.hpp"
 #include "dalembert/solve/step_driver.hpp"
@@ -228,6 +231,48 @@ TEST(ChordSolve, GoesOnWithASlowlyContractingFactorisationOnlyOnLargeSystems) {
       EXPECT_EQ(kept.uses, 2);
     }
   }
+}
+
+// Newton, chord iterations and Gauss–Newton are one loop (newton_iterate): each reads the run's stop
+// flag at its first iteration and ends with Interrupted, carrying the signal.
+TEST(NewtonLoop, EveryKindOfIterationEndsWhenTheRunIsAskedToStop) {
+  const std::atomic<int> stop{SIGTERM};
+  const StepLimits limits(&stop, max_step_substeps);
+  const auto signal_of = [](auto&& solve) {
+    try {
+      solve();
+    } catch (const Interrupted& e) {
+      return e.signal();
+    }
+    return 0;
+  };
+  const auto residual = [](const Eigen::VectorXd& y) -> Eigen::VectorXd { return y.array().square() - 2.0; };
+  const auto jacobian = [](const Eigen::VectorXd& y, Eigen::MatrixXd& J) { J = (2.0 * y).asDiagonal(); };
+  EXPECT_EQ(signal_of([&] {
+              Eigen::VectorXd x = Eigen::VectorXd::Ones(2);
+              newton_solve<Eigen::Dynamic>([&](const Eigen::VectorXd& y, Eigen::VectorXd& F) { F = residual(y); },
+                                           jacobian, x, 1.0);
+            }),
+            SIGTERM);
+  EXPECT_EQ(signal_of([&] {
+              struct {
+                long k = 0;
+              } state;
+              KeptJacobian<Eigen::MatrixXd> kept;
+              Eigen::VectorXd x = Eigen::VectorXd::Ones(2);
+              chord_solve(state, 0.1, residual, jacobian, x, 1.0, NewtonOptions{}, kept);
+            }),
+            SIGTERM);
+  EXPECT_EQ(signal_of([&] {
+              Eigen::VectorXd x = Eigen::VectorXd::Ones(2), R(2);
+              Eigen::MatrixXd D(2, 2);
+              const auto evaluate = [&](const Eigen::VectorXd& y, Eigen::VectorXd& F, Eigen::MatrixXd& J) {
+                F = residual(y);
+                jacobian(y, J);
+              };
+              gauss_newton(x, R, D, evaluate, [](const Eigen::VectorXd&, double norm) { return norm < 1e-12; }, 10);
+            }),
+            SIGTERM);
 }
 
 TEST(SmallLU, FactorsAsEigenDoesAndSolvesToRoundOff) {

@@ -29,6 +29,9 @@
 // step, time, residual norm and iterations. Each iteration reads the run's stop flag (solve/step_limits.hpp).
 // On request Newton also leaves, after convergence, its last Jacobian and y = J⁻¹F at the solution:
 // what the solution's doubles could not hold (Linearisation, solve/below_last_bit.hpp).
+// Its loop, newton_iterate, is the library's one Newton-type loop: chord iterations on a kept
+// factorisation (solve/step_driver.hpp, chord_solve) and Gauss–Newton's least-norm corrections
+// (solve/gauss_newton.hpp) are the same loop with other rules for the correction and for stopping.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -222,6 +225,190 @@ struct Linearisation {
   Vector below_last_bit;
 };
 
+/// After a correction is taken: the iteration goes on, has converged, or has failed.
+enum class AfterCorrection { go_on, converged, failed };
+/// A trial x − λδ is taken, or λ halved, or the search gives up (stalls) and x stays.
+enum class LineSearch { take, halve, stall };
+
+/// The library's one Newton-type loop: x ← x − λδ, with δ the correction at x (J δ = F(x), or its
+/// least-norm solution), until x converges. Newton, chord iterations and Gauss–Newton differ only in
+/// `rules`, which decide:
+///  - converged(x, |F|_∞): whether x is a solution (before each correction, and after the last);
+///  - correct(x, F, δ): the correction at x; false where J is singular;
+///  - search(b, |F(x)|_∞, |F(x − λδ)|_∞) after b halvings of λ (Newton's damping): take the trial,
+///    halve λ again, or stall, where converged_when_stalled(|F|_∞) decides;
+///  - after(δ, λ, x, F) with the new x and F: tests on the correction taken (rounds to round-off,
+///    stops contracting), and failure() names a failure there;
+///  - at_solution(x, F): what a converged solve leaves (Newton's Linearisation).
+/// residual_at(x, F) fills F; its last call is at the returned x, and F holds it. Each iteration
+/// reads the run's stop flag (a residual may take long: exact's is a shooting solve).
+template <class Rules, class Residual, class Unknowns, class Residuals>
+NewtonReport newton_iterate(Rules& rules, Residual&& residual_at, Unknowns& x, Residuals& residual,
+                            int max_iterations) {
+  Unknowns step(x.size()), trial(x.size());
+  Residuals trial_residual(residual.size());
+  NewtonReport report;
+  residual_at(x, residual);
+  double norm = residual.template lpNorm<Eigen::Infinity>();
+  for (report.iterations = 0; report.iterations < max_iterations; ++report.iterations) {
+    throw_if_stop_requested();
+    report.residual_norm = norm;
+    if (!std::isfinite(norm)) {
+      report.reason = "non-finite residual";
+      return report;
+    }
+    if (rules.converged(x, norm)) {
+      report.converged = true;
+      rules.at_solution(x, residual);
+      return report;
+    }
+    if (!rules.correct(x, residual, step)) {
+      report.reason = "singular Jacobian";
+      return report;
+    }
+    double lambda = 1.0;
+    for (int b = 0;; ++b) {
+      trial = x - lambda * step;
+      residual_at(trial, trial_residual);
+      const LineSearch next = rules.search(b, norm, trial_residual.template lpNorm<Eigen::Infinity>());
+      if (next == LineSearch::take) break;
+      if (next == LineSearch::stall) {
+        residual_at(x, residual);  // x stays, and so must the last evaluation
+        report.converged = rules.converged_when_stalled(norm);
+        if (report.converged) {
+          rules.at_solution(x, residual);
+        } else {
+          report.reason = "stalled: no correction within " + std::to_string(b) + " halvings reduces the residual";
+        }
+        return report;
+      }
+      lambda *= 0.5;
+    }
+    x = trial;
+    residual = trial_residual;
+    norm = residual.template lpNorm<Eigen::Infinity>();
+    const AfterCorrection verdict = rules.after(step, lambda, x, residual);
+    if (verdict != AfterCorrection::go_on) {
+      report.iterations += 1;
+      report.residual_norm = norm;
+      report.converged = verdict == AfterCorrection::converged && std::isfinite(norm);
+      if (report.converged) rules.at_solution(x, residual);
+      if (verdict == AfterCorrection::failed) report.reason = rules.failure();
+      return report;
+    }
+  }
+  report.residual_norm = norm;
+  report.converged = rules.converged(x, norm);
+  if (report.converged) rules.at_solution(x, residual);
+  if (!report.converged) report.reason = "no convergence within " + std::to_string(max_iterations) + " iterations";
+  return report;
+}
+
+/// What rules that take every correction whole and keep nothing at the solution (chord iterations,
+/// Gauss–Newton) leave as it is: they give converged and correct, and after and failure where they
+/// also stop on the corrections.
+struct UndampedRules {
+  static bool converged_when_stalled(double) { return false; }
+  static LineSearch search(int, double, double) { return LineSearch::take; }
+  template <class Unknowns, class Residuals>
+  static AfterCorrection after(const Unknowns&, double, const Unknowns&, const Residuals&) {
+    return AfterCorrection::go_on;
+  }
+  static std::string failure() { return {}; }
+  template <class Unknowns, class Residuals>
+  static void at_solution(const Unknowns&, const Residuals&) {}
+};
+
+namespace detail {
+
+/// Newton's rules for newton_iterate (tests (a) to (d) at the top of this file): a Jacobian at
+/// every iterate, factorised, with its round-off floor; corrections halved while the residual grows.
+template <int N, int MaxN, class JacobianMatrix, bool NoisyResidual, class Jacobian>
+class NewtonRules {
+ public:
+  using Vector = Vecd<N, MaxN>;
+  /// For n unknowns.
+  NewtonRules(Jacobian& jacobian_at, Eigen::Index n, double scale, const NewtonOptions& options,
+              Linearisation<JacobianMatrix, Vector>* last)
+      : jacobian_at_(jacobian_at), options_(options), threshold_(options.tolerance * std::max(1.0, scale)),
+        last_(last), jacobian_(last ? last->jacobian : own_jacobian_) {
+    jacobian_.resize(n, n);
+  }
+
+  bool converged(const Vector&, double norm) const { return norm <= threshold_; }
+  bool converged_when_stalled(double norm) const { return norm <= 10 * threshold_; }
+
+  [[gnu::always_inline]] bool correct(const Vector& x, const Vector& F, Vector& step) {
+    jacobian_at_(x, jacobian_);
+    have_jacobian_ = true;
+    floor_ = roundoff_floor(jacobian_, x);
+    if (!factorisation_.factorise(jacobian_) || !factorisation_.solve(F, step)) return false;
+    const double correction = step.template lpNorm<Eigen::Infinity>();
+    correction_at_roundoff_ = correction <= roundoff_of(x);
+    correction_converged_ = options_.correction_tolerance > 0 &&
+                            correction <= options_.correction_tolerance * (1.0 + x.template lpNorm<Eigen::Infinity>());
+    return true;
+  }
+
+  // Full step first; halve it while the residual grows, only far from the solution: not when the
+  // residual is near the threshold, nor when the correction is at round-off (then components at
+  // their floor can dominate the norm, and halving would stall Newton there; test (b) decides),
+  // nor when it meets test (c) (the residual is then at the accuracy it is known to). A noisy
+  // residual (test (d)) is halved however close to the threshold, and stalls after max_backtracks.
+  LineSearch search(int halvings, double norm, double trial_norm) const {
+    if constexpr (NoisyResidual) {
+      if (trial_norm < norm || correction_converged_) return LineSearch::take;
+      return halvings >= options_.max_backtracks ? LineSearch::stall : LineSearch::halve;
+    } else {
+      const bool take = !options_.damped || trial_norm < norm || halvings >= options_.max_backtracks ||
+                        norm <= 1e3 * threshold_ || correction_at_roundoff_ || correction_converged_;
+      return take ? LineSearch::take : LineSearch::halve;
+    }
+  }
+
+  // Test (c), or test (b): a correction at round-off level cannot improve x further. The floor is
+  // the one of the iterate before (its J and x), which differs from x by round-off.
+  AfterCorrection after(const Vector& step, double lambda, const Vector& x, const Vector& F) const {
+    const bool converged = correction_converged_ ||
+                           (lambda * step.template lpNorm<Eigen::Infinity>() <= roundoff_of(x) &&
+                            within_roundoff_floor(F, floor_, 1e3 * threshold_));
+    return converged ? AfterCorrection::converged : AfterCorrection::go_on;
+  }
+  std::string failure() const { return {}; }
+
+  // After convergence: y = J⁻¹F(x) with the last Jacobian and its factorisation (a new one if Newton
+  // took none).
+  [[gnu::always_inline]] void at_solution(const Vector& x, const Vector& F) {
+    if (!last_) return;
+    bool regular = true;
+    if (!have_jacobian_) {
+      jacobian_at_(x, jacobian_), have_jacobian_ = true;
+      regular = factorisation_.factorise(jacobian_);
+    }
+    last_->below_last_bit.resize(x.size());
+    if (!regular || !factorisation_.solve(F, last_->below_last_bit)) last_->below_last_bit.setZero(x.size());
+  }
+
+ private:
+  /// A correction this small only changes y's last bits.
+  static double roundoff_of(const Vector& y) {
+    return 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>());
+  }
+
+  Jacobian& jacobian_at_;
+  const NewtonOptions& options_;
+  double threshold_;
+  Linearisation<JacobianMatrix, Vector>* last_;
+  JacobianMatrix own_jacobian_;
+  JacobianMatrix& jacobian_;
+  LatestFactorisation<N, MaxN, JacobianMatrix> factorisation_;
+  bool have_jacobian_ = false;  // a Jacobian Newton took is factorised at once, and regular
+  Vector floor_;
+  bool correction_at_roundoff_ = false, correction_converged_ = false;
+};
+
+}  // namespace detail
+
 /// Solves F(x) = 0 in place, starting from x. residual(x, F) fills F; jacobian(x, J) fills its
 /// Jacobian at the x of the latest residual call. The last call of residual is always at the
 /// returned x, so callers may keep by-products of that evaluation (the integrators keep D2 L_d for
@@ -237,110 +424,10 @@ template <int N, int MaxN = N, class JacobianMatrix = Matd<N, N, MaxN, MaxN>, bo
 NewtonReport newton_solve(Residual&& residual_at, Jacobian&& jacobian_at, Vecd<N, MaxN>& x, double scale,
                           const NewtonOptions& options = {},
                           Linearisation<JacobianMatrix, Vecd<N, MaxN>>* last = nullptr) {
-  const int n = static_cast<int>(x.size());
-  Vecd<N, MaxN> residual(n), trial_residual(n), step(n), trial(n);
-  JacobianMatrix own_jacobian;
-  JacobianMatrix& jacobian = last ? last->jacobian : own_jacobian;
-  jacobian.resize(n, n);
-  detail::LatestFactorisation<N, MaxN, JacobianMatrix> factorisation;
-  const double threshold = options.tolerance * std::max(1.0, scale);
-  const auto roundoff_of = [](const auto& y) {  // a correction this small only changes y's last bits
-    return 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.template lpNorm<Eigen::Infinity>());
-  };
-  bool have_jacobian = false;  // a Jacobian Newton took is factorised at once, and regular
-  // After convergence: y = J⁻¹F(x) with the last Jacobian and its factorisation (a new one if Newton
-  // took none).
-  const auto fill_last = [&]() __attribute__((always_inline)) {
-    if (!last) return;
-    bool regular = true;
-    if (!have_jacobian) {
-      jacobian_at(x, jacobian), have_jacobian = true;
-      regular = factorisation.factorise(jacobian);
-    }
-    last->below_last_bit.resize(n);
-    if (!regular || !factorisation.solve(residual, last->below_last_bit)) last->below_last_bit.setZero(n);
-  };
-
-  NewtonReport report;
-  residual_at(x, residual);
-  double norm = residual.template lpNorm<Eigen::Infinity>();
-  for (report.iterations = 0; report.iterations < options.max_iterations; ++report.iterations) {
-    throw_if_stop_requested();  // a residual may take long (exact's is a shooting solve)
-    report.residual_norm = norm;
-    if (!std::isfinite(norm)) {
-      report.reason = "non-finite residual";
-      return report;
-    }
-    if (norm <= threshold) {
-      report.converged = true;
-      fill_last();
-      return report;
-    }
-    jacobian_at(x, jacobian);
-    have_jacobian = true;
-    const Vecd<N, MaxN> floor = detail::roundoff_floor(jacobian, x);
-    const bool regular = factorisation.factorise(jacobian) && factorisation.solve(residual, step);
-    if (!regular) {
-      report.reason = "singular Jacobian";
-      return report;
-    }
-
-    // Full step first; halve it while the residual grows, only far from the solution: not when the
-    // residual is near the threshold, nor when the correction is at round-off (then components at
-    // their floor can dominate the norm, and halving would stall Newton there; test (b) decides),
-    // nor when it meets test (c) (the residual is then at the accuracy it is known to).
-    const bool correction_at_roundoff = step.template lpNorm<Eigen::Infinity>() <= roundoff_of(x);
-    const bool correction_converged =
-        options.correction_tolerance > 0 &&
-        step.template lpNorm<Eigen::Infinity>() <= options.correction_tolerance * (1.0 + x.template lpNorm<Eigen::Infinity>());
-    double lambda = 1.0;
-    [[maybe_unused]] bool stalled = false;
-    for (int b = 0;; ++b) {
-      trial = x - lambda * step;
-      residual_at(trial, trial_residual);
-      const double trial_norm = trial_residual.template lpNorm<Eigen::Infinity>();
-      if constexpr (NoisyResidual) {
-        if (trial_norm < norm || correction_converged) break;
-        if ((stalled = b >= options.max_backtracks)) break;
-      } else if (!options.damped || trial_norm < norm || b >= options.max_backtracks ||
-                 norm <= 1e3 * threshold || correction_at_roundoff || correction_converged) {
-        break;
-      }
-      lambda *= 0.5;
-    }
-    if constexpr (NoisyResidual) {
-      if (stalled) {  // x stays, and so must the last evaluation
-        residual_at(x, residual);
-        report.converged = norm <= 10 * threshold;
-        if (report.converged) {
-          fill_last();
-        } else {
-          report.reason = "stalled: no correction within " + std::to_string(options.max_backtracks) +
-                          " halvings reduces the residual";
-        }
-        return report;
-      }
-    }
-    const double step_size = lambda * step.template lpNorm<Eigen::Infinity>();
-    x = trial;
-    residual = trial_residual;
-    norm = residual.template lpNorm<Eigen::Infinity>();
-    // Test (c), or test (b): a correction at round-off level cannot improve x further. The floor is
-    // the one of the iterate before (its J and x), which differs from x by round-off.
-    if (correction_converged ||
-        (step_size <= roundoff_of(x) && detail::within_roundoff_floor(residual, floor, 1e3 * threshold))) {
-      report.iterations += 1;
-      report.residual_norm = norm;
-      report.converged = std::isfinite(norm);
-      if (report.converged) fill_last();
-      return report;
-    }
-  }
-  report.residual_norm = norm;
-  report.converged = norm <= threshold;
-  if (report.converged) fill_last();
-  if (!report.converged) report.reason = "no convergence within " + std::to_string(options.max_iterations) + " iterations";
-  return report;
+  detail::NewtonRules<N, MaxN, JacobianMatrix, NoisyResidual, std::remove_reference_t<Jacobian>> rules(
+      jacobian_at, x.size(), scale, options, last);
+  Vecd<N, MaxN> residual(x.size());
+  return newton_iterate(rules, residual_at, x, residual, options.max_iterations);
 }
 
 /// Newton on a sparse Jacobian: jacobian(x, J) fills an Eigen::SparseMatrix<double> whose pattern

@@ -26,6 +26,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -166,6 +167,42 @@ class StepIncrements {
   std::array<Vector, 3> steps_;
 };
 
+namespace detail {
+/// Chord iterations' rules for newton_iterate: corrections from one factorised Jacobian, never
+/// halved; converged at Newton's threshold or where every component of the correction is at
+/// round-off; failed where the corrections contract by less than `slowest_contraction` from one to
+/// the next.
+template <class Unknowns, class JacobianMatrix>
+class ChordRules : public UndampedRules {
+ public:
+  ChordRules(const Eigen::PartialPivLU<JacobianMatrix>& factorisation, double threshold, double slowest_contraction)
+      : factorisation_(factorisation), threshold_(threshold), slowest_contraction_(slowest_contraction) {}
+
+  bool converged(const Unknowns&, double norm) const { return norm <= threshold_; }
+  bool correct(const Unknowns&, const Unknowns& F, Unknowns& step) const {
+    step = factorisation_.solve(F);
+    return true;
+  }
+  // At round-off in every component, y cannot improve further. Component by component: a bound from
+  // |y|_inf would stop the small components (momenta, multipliers) early once another (an angle) has
+  // grown large over a long run.
+  AfterCorrection after(const Unknowns& step, double, const Unknowns& y, const Unknowns&) {
+    if ((step.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
+      return AfterCorrection::converged;
+    const double size = step.template lpNorm<Eigen::Infinity>();
+    if (size > slowest_contraction_ * last_correction_) return AfterCorrection::failed;
+    last_correction_ = size;
+    return AfterCorrection::go_on;
+  }
+  std::string failure() const { return "the corrections stopped contracting"; }
+
+ private:
+  const Eigen::PartialPivLU<JacobianMatrix>& factorisation_;
+  double threshold_, slowest_contraction_;
+  double last_correction_ = std::numeric_limits<double>::infinity();
+};
+}  // namespace detail
+
 /// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
 /// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
 /// First on the kept Jacobian (unless one failed at its first reuse within the last 8 steps), then
@@ -190,26 +227,13 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
     kept.factorisation.compute(J);
     kept.uses = 0;
   };
+  const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
+  Unknowns last_residual(x.size());
   const auto chord = [&](Unknowns& y) {
-    double last_correction = std::numeric_limits<double>::infinity();
-    for (int it = 0; it < options.max_iterations; ++it) {
-      const Unknowns F = residual(y);
-      const double norm = F.template lpNorm<Eigen::Infinity>();
-      if (!std::isfinite(norm)) return false;
-      if (norm <= threshold) return true;
-      const Unknowns correction = kept.factorisation.solve(F);
-      y -= correction;
-      ++iterations;
-      const double size = correction.template lpNorm<Eigen::Infinity>();
-      // At round-off in every component, y cannot improve further. Component by component: a bound
-      // from |y|_inf would stop the small components (momenta, multipliers) early once another (an
-      // angle) has grown large over a long run.
-      if ((correction.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
-        return std::isfinite(size);
-      if (size > slowest_contraction * last_correction) return false;
-      last_correction = size;
-    }
-    return false;
+    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept.factorisation, threshold, slowest_contraction);
+    const NewtonReport r = newton_iterate(rules, residual_at, y, last_residual, options.max_iterations);
+    iterations += r.iterations;
+    return r.converged;
   };
   bool converged = false;
   const bool try_kept = kept.factorisation.rows() == x.size() && kept.skip == 0;
@@ -238,8 +262,9 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
     iterations += r.iterations;
     if (!r.converged) throw SolverError(s.k + 1, grid_time(s.k + 1, h), r);
     factorise_at(x);
+    last_residual = residual(x);
   }
-  const Unknowns correction = kept.factorisation.solve(Unknowns(residual(x)));
+  const Unknowns correction = kept.factorisation.solve(last_residual);
   if (correction.allFinite()) x -= correction;
   return iterations;
 }
