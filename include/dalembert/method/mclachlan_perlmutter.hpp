@@ -35,7 +35,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   using Base::options_, Base::h_, Base::system_;
 
  public:
-  using Base::n, Base::m;
+  using Base::n, Base::m, Base::by_terms;
   /// The unknowns of a step, (v1, λ), in the scalar type T.
   template <class T>
   using Unknowns = Vec<T, sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>;
@@ -50,7 +50,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   void step(State& s) const {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
-    using StepEquations = std::conditional_t<SteppedByTerms<S>, EquationsByTerms, DenseEquations>;
+    using StepEquations = std::conditional_t<by_terms, EquationsByTerms, DenseEquations>;
     StepEquations at(*this, s);
     const auto residual = [&](const Unknowns<double>& x, Unknowns<double>& F) { at.residual(x, F); };
     const auto jacobian = [&](const Unknowns<double>& x, typename StepEquations::Jacobian& J) { at.jacobian(x, J); };
@@ -74,7 +74,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   /// q_{k+1} = q_k + (h/2)(v_k + v_{k+1}). A term whose metric varies couples every coordinate through
   /// G(q½)⁻¹ in H_q: not implemented (std::logic_error). It takes a step of its own.
   SparseStepDerivativeByVelocity sparse_step_derivative(const State& s) const
-    requires SteppedByTerms<S>
+    requires by_terms
   {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;

@@ -64,6 +64,8 @@ class MetricMethod {
   using State = MethodState;
   static constexpr int n = S::n;
   static constexpr int m = S::m;
+  /// Whether a step is assembled term by term, with a sparse Jacobian (a locally coupled model).
+  static constexpr bool by_terms = SteppedByTerms<S>;
 
   MetricMethod(const S& system, double h, NewtonOptions options) : system_(system), h_(h), options_(options) {}
 
@@ -83,7 +85,7 @@ class MetricMethod {
   /// rows q_{k+1} then p_{k+1}, columns q_k then p_k, by the implicit-function theorem on the step's
   /// equations at their solution. It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const
-    requires(!SteppedByTerms<S>)
+    requires(!by_terms)
   {
     return derivatives<false>(s).by_state;
   }
@@ -92,7 +94,7 @@ class MetricMethod {
   /// added to the model's over the step, at f = 0 (2n × n), from one factorisation: the A and B of
   /// the step's linearisation, for control. It takes a step of its own.
   StepDerivatives step_derivatives(const State& s) const
-    requires(!SteppedByTerms<S>)
+    requires(!by_terms)
   {
     return derivatives<true>(s);
   }
@@ -101,7 +103,7 @@ class MetricMethod {
   /// (sparse_step_derivative): the rows of q_{k+1} (from next_position_row(s)) and of p_{k+1} (the
   /// last) of its product with every direction.
   Eigen::MatrixXd step_derivative(const State& s) const
-    requires SteppedByTerms<S>
+    requires by_terms
   {
     const Eigen::MatrixXd D = method().sparse_step_derivative(s).matrix();
     const Eigen::Index n = s.q.size();
@@ -119,7 +121,7 @@ class MetricMethod {
   /// none.
   template <class Visit>
   void visit_parts(Visit&& visit) const {
-    if constexpr (SteppedByTerms<S>) {
+    if constexpr (by_terms) {
       int constraint_row = 0;
       system_.visit_terms([&](const auto& term, const auto& indices) {
         visit(term, indices, constraint_row, [](auto&&...) {});

@@ -123,10 +123,8 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   using Base::options_, Base::h_, Base::system_, Base::visit_parts;
 
  public:
-  using Base::n, Base::m;
+  using Base::n, Base::m, Base::by_terms;  // by terms, v1 is among the unknowns
   using typename Base::State;
-  /// Whether the step is assembled term by term, with v1 among its unknowns.
-  static constexpr bool by_terms = SteppedByTerms<S>;
   static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   using Unknowns = Vecd<Dynamic, max_unknowns>;
 
