@@ -58,6 +58,7 @@
 #include "dalembert/discrete/shooting.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/gauss_newton.hpp"
+#include "dalembert/solve/step_driver.hpp"
 
 namespace dalembert {
 
@@ -488,8 +489,7 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
   };
   out.orbit = orbit_at(q0, w0);
   {  // the step is equivariant: it maps the orbit's tangents at s to those at the next state
-    typename Method::State next = s;
-    method.step(next);
+    const typename Method::State next = step_from(method, s);
     const Eigen::MatrixXd off = step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(w_of(next)));
     const double scale = std::max(1.0, step.cwiseAbs().maxCoeff()) * std::max(1.0, out.orbit.cwiseAbs().maxCoeff());
     if (k > 0 && off.cwiseAbs().maxCoeff() > tolerance * scale)

@@ -83,8 +83,7 @@ class DiscreteEulerLagrange {
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, as DLA's without constraints
   /// (discrete/position_momentum_derivative.hpp): a symplectic matrix. It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const auto force = midpoint_external_force(system_, step_size(), s.t);
     return position_momentum_step_derivative(system_, discrete_lagrangian(), NoDiscreteConstraint{}, force, force, s.q, s.p, next.q, 0);
   }
@@ -92,8 +91,7 @@ class DiscreteEulerLagrange {
   /// step_derivative(s) and the derivative by a constant external force f added over the step, at
   /// f = 0, as DLA's step_derivatives.
   StepDerivatives step_derivatives(const State& s) const {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);
     return position_momentum_step_derivatives(system_, discrete_lagrangian(), NoDiscreteConstraint{}, forces, forces,
                                               s.q, s.p, next.q, 0);

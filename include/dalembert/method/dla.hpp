@@ -193,14 +193,12 @@ class DiscreteLagrangeDAlembert {
       by_state << D.topRows(dn), D.bottomRows(dn);
       return by_state;
     } else if constexpr (carries_multiplier) {
-      State next = s;
-      step(next);
+      const State next = step_from(*this, s);
       const auto force = midpoint_external_force(system_, step_size(), s.t);
       return position_momentum_step_derivative(system_, forced_.discrete_lagrangian(), dc_, force, force, s.q, s.p,
                                                next.q, next.multiplier);
     } else {
-      State next = s;
-      step(next);
+      const State next = step_from(*this, s);
       const auto& ld = forced_.discrete_lagrangian();
       const auto& fd = forced_.discrete_force();
       const auto minus = [&](const auto& q0, const auto& q1) { return fd.minus(q0, q1, s.t); };
@@ -216,8 +214,7 @@ class DiscreteLagrangeDAlembert {
   SparseStepDerivative sparse_step_derivative(const State& s) const
     requires by_terms
   {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const auto& ld = forced_.discrete_lagrangian();
     if constexpr (alpha_force) {
       const double a = forced_.discrete_force().alpha();
@@ -238,8 +235,7 @@ class DiscreteLagrangeDAlembert {
   StepDerivatives step_derivatives(const State& s) const
     requires(carries_multiplier || alpha_force)
   {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     if constexpr (carries_multiplier) {
       const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);
       return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, forces, forces, s.q, s.p,

@@ -246,8 +246,7 @@ class GeneratingFunctionIntegrator {
   /// the next momentum). It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     if constexpr (by_terms) return sparse_step_derivative(s).matrix();
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const auto alpha0 = [&](const auto& q0, const auto& q1) {
       using Q = std::decay_t<decltype(q0)>;
       return Q(-discrete_force(q0, q1).alpha0);
@@ -275,8 +274,7 @@ class GeneratingFunctionIntegrator {
   SparseStepDerivative sparse_step_derivative(const State& s) const
     requires by_terms
   {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const double a = alpha();
     // −α0 and −α1 are h F(q_β, v) weighted: F = −Λ~ at β = α (and at 1 − α for GF-sym)
     std::vector<local::ForceAtPoint> forces{{a, 1.0 - a, a}};

@@ -161,8 +161,7 @@ class DiscreteHerglotz {
   Eigen::MatrixXd step_derivative(const State& s) const
     requires(!HasClosedDerivatives<Ld>)
   {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     constexpr int max_n = max_n_of<S>(), max_m = Sizes::max_m;
     constexpr int NS = sum_of_sizes(multiple_of_size(2, n), 1), MaxNS = sum_of_sizes(multiple_of_size(2, max_n), 1);
     constexpr int NZ = sum_of_sizes(sum_of_sizes(NS, n), m);

@@ -78,8 +78,7 @@ class McLachlanPerlmutter : public MetricMethod<McLachlanPerlmutter<S>, S> {
   {
     const int dn = coordinate_count(system_), dm = constraint_count(system_);
     const double h = h_;
-    State next = s;
-    this->step(next);
+    const State next = step_from(*this, s);
     local::Triplets F_sigma, F_x, y_sigma, y_x, metric, momentum_by_q;  // F_σ by σ = (q_k, v_k)
     int constraint_row = 0;
     system_.visit_terms([&](const auto& term, const auto& indices) {

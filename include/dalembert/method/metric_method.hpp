@@ -140,8 +140,7 @@ class MetricMethod {
 
   template <bool ByForce>
   StepDerivatives derivatives(const State& s) const {
-    State next = s;
-    method().step(next);
+    const State next = step_from(method(), s);
     const auto equations = [&](const auto& q0, const auto& v0, const auto& p0, const auto& f, const auto& x,
                                int width) { return method().step_equations(q0, v0, p0, f, x, s.t, width); };
     return metric_method_step_derivatives<ByForce>(system_, s.q, s.p, method().unknowns_at(s, next), equations);

@@ -124,8 +124,7 @@ class MomentumEnergyIntegrator {
   /// of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     if constexpr (by_terms) return sparse_step_derivative(s).matrix();
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const auto reflect = [&](const auto& q1, const auto& p1) {
       using Q = std::decay_t<decltype(p1)>;
       return Q(2.0 * project_momentum_generic(system_, q1, p1) - p1);
@@ -141,8 +140,7 @@ class MomentumEnergyIntegrator {
   SparseStepDerivative sparse_step_derivative(const State& s) const
     requires by_terms
   {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const int dn = coordinate_count(system_);
     const auto projection = local::momentum_projection_derivative(system_, next.q, next.p_plus);
     return local::position_momentum_derivative_by_terms(system_, ld_, std::nullopt, s.q, next.q, Eigen::VectorXd())

@@ -90,8 +90,7 @@ class RigidBodyMomentumEnergy {
   /// cay(x)ᵀ p_k are then differentiated in dual numbers, ξ_{k+1} read as vee(g_{k+1}ᵀ g'_{k+1}), which
   /// is it to first order. It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     Vecd<3> r;
     Matd<3, 3> r_by_x;
     momentum_and_jacobian(next.increment, r, r_by_x);

@@ -152,8 +152,7 @@ class DiscreteSecondOrderConstrained {
   /// took (solve/step_driver.hpp, implicit_step_derivative). It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     if (s.k == 0) throw std::invalid_argument("the first step applies the start rule: differentiate from k = 1");
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const Branch branch = next.spurious ? Branch::spurious : default_branch();
     constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
     constexpr int N3 = multiple_of_size(3, n), MaxN3 = multiple_of_size(3, max_n);

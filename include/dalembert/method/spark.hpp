@@ -464,8 +464,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     local::Triplets F_x, F_sigma, y_x, y_sigma;
   };
   DerivativeEntries derivative_entries(const State& s, bool by_force) const {
-    State next = s;
-    step(next);
+    const State next = step_from(*this, s);
     const int dn = coordinate_count(system_), size = unknown_count();
     DerivativeEntries e{size, (by_force ? 3 : 2) * dn, 2 * dn, {}, {}, {}, {}};
     Unknowns x = next.stage_increments.last();  // the unknowns at the solution, from their increments

@@ -269,6 +269,14 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   return iterations;
 }
 
+/// The state that one step of `method` from s reaches: what a step's derivative, which takes a step
+/// of its own, linearises at.
+template <class Method>
+typename Method::State step_from(const Method& method, typename Method::State s) {
+  method.step(s);
+  return s;
+}
+
 /// The derivatives of a step's result with respect to where it starts and to a constant external
 /// force f over it (at f = 0): rows q_{k+1} then p_{k+1}.
 struct StepDerivatives {
