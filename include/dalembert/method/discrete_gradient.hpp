@@ -63,9 +63,8 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
   using Base::options_, Base::h_, Base::system_, Base::visit_parts;
 
  public:
-  using Base::n, Base::m, Base::by_terms;
-  /// The multiplier is λ of the last step.
-  using typename Base::State;
+  /// The state's multiplier is λ of the last step.
+  using Base::n, Base::m, Base::by_terms, typename Base::State;
   /// The unknowns of a step, (q1, v1, λ) densely, (q1, v1, λ, c, σ) by terms, and their Jacobian.
   using Unknowns = Vecd<State::unknowns, State::max_unknowns>;
   using Jacobian = std::conditional_t<by_terms, Eigen::SparseMatrix<double>,

@@ -119,12 +119,10 @@ struct SparkState : MetricMethodState<S> {
 template <HasMetric S>
 class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   using Base = MetricMethod<Spark<S>, S, SparkState<S>>;
-  friend Base;
   using Base::options_, Base::h_, Base::system_, Base::visit_parts;
 
  public:
-  using Base::n, Base::m, Base::by_terms;  // by terms, v1 is among the unknowns
-  using typename Base::State;
+  using Base::n, Base::m, Base::by_terms, typename Base::State;  // by terms, v1 is among the unknowns
   static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   using Unknowns = Vecd<Dynamic, max_unknowns>;
 
