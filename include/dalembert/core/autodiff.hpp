@@ -399,21 +399,30 @@ inline void value_and_gradient(F&& f, const Vec<T, N, MaxN>& x, T& out_value, Ve
   }
 }
 
+/// Value and Jacobian of a vector function f : R^N -> R^M, a chunk of sizes::chunk_width columns
+/// per evaluation of f, whatever N: f is instantiated in one dual type for every N.
+template <int N, int M, int MaxN = N, int MaxM = M, class T, class F>
+inline void value_and_jacobian_by_chunks(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>& out_value,
+                                         Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
+  const int n = static_cast<int>(x.size());
+  over_chunks<N, MaxN>(x, f, [&](const Vec<Dual<T, sizes::chunk_width>, M, MaxM>& y, int first, int columns) {
+    const int m = static_cast<int>(y.size());
+    out_value.resize(m);
+    out_jacobian.resize(m, n);
+    for (int r = 0; r < m; ++r) {
+      out_value[r] = value(y[r]);
+      for (int c = 0; c < columns; ++c) out_jacobian(r, first + c) = derivative(y[r], c);
+    }
+  });
+}
+
 /// Value and Jacobian of a vector function f : R^N -> R^M.
 template <int N, int M, int MaxN = N, int MaxM = M, class T, class F>
 inline void value_and_jacobian(F&& f, const Vec<T, N, MaxN>& x, Vec<T, M, MaxM>& out_value,
                                Mat<T, M, N, MaxM, MaxN>& out_jacobian) {
   const int n = static_cast<int>(x.size());
   if constexpr (chunked_width<N, MaxN>) {
-    over_chunks<N, MaxN>(x, f, [&](const Vec<Dual<T, sizes::chunk_width>, M, MaxM>& y, int first, int columns) {
-      const int m = static_cast<int>(y.size());
-      out_value.resize(m);
-      out_jacobian.resize(m, n);
-      for (int r = 0; r < m; ++r) {
-        out_value[r] = value(y[r]);
-        for (int c = 0; c < columns; ++c) out_jacobian(r, first + c) = derivative(y[r], c);
-      }
-    });
+    value_and_jacobian_by_chunks<N, M, MaxN, MaxM>(f, x, out_value, out_jacobian);
   } else {
     at_width<N, MaxN>(n, [&]<int W, int MaxW>() DALEMBERT_INLINE {
       using D = Dual<T, W, MaxW>;

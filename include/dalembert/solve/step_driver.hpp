@@ -305,12 +305,15 @@ inline Eigen::MatrixXd implicit_derivative(const Eigen::MatrixXd& F_x, const Eig
 /// solution (the last `unknowns` entries of z); it returns (F, y): the step's residual F(σ, x)
 /// (`unknowns` entries, zero at the solution) followed by the parts y(σ, x) of the next state that
 /// the step computes from them explicitly. Returns [dx/dσ; dy/dσ] (implicit_derivative) from their
-/// Jacobian by automatic differentiation.
+/// Jacobian by automatic differentiation, sizes::chunk_width columns at a time: every step's
+/// equations are instantiated in one dual type, whatever the number of their variables, and
+/// models of the same size share its Eigen types (docs/decisions.md, Build: the unit of cost is a
+/// method compiled on a model type).
 template <int NZ, int NOut, int MaxNZ = NZ, int MaxNOut = NOut, class Equations>
 Eigen::MatrixXd implicit_step_derivative(Equations&& equations, const Vecd<NZ, MaxNZ>& z, int unknowns) {
   Vecd<NOut, MaxNOut> value;
   Matd<NOut, NZ, MaxNOut, MaxNZ> J;
-  ad::value_and_jacobian<NZ, NOut, MaxNZ, MaxNOut>(equations, z, value, J);
+  ad::value_and_jacobian_by_chunks<NZ, NOut, MaxNZ, MaxNOut>(equations, z, value, J);
   const int nx = unknowns, ns = static_cast<int>(z.size()) - nx, ny = static_cast<int>(value.size()) - nx;
   return implicit_derivative(J.block(0, ns, nx, nx), J.block(0, 0, nx, ns), J.block(nx, ns, ny, nx),
                              J.block(nx, 0, ny, ns));
