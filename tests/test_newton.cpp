@@ -80,6 +80,19 @@ TEST(Newton, ReportsNonConvergenceWithItsResidual) {
   EXPECT_NE(std::string(error.what()).find("residual norm"), std::string::npos);
 }
 
+// A step's time in a message: six decimals, as std::to_string prints it, up to 1e9; beyond, in
+// scientific notation (a step of 1e300 printed all 301 digits of t).
+TEST(Newton, AFailureAtAHugeTimeNamesItInScientificNotation) {
+  const NewtonReport report{false, 3, 2.0, "did not converge"};
+  EXPECT_EQ(std::string(SolverError(1, 1e300, report).what()),
+            "Newton solver failed at step 1 (t = 1.000000e+300): did not converge, residual norm 2.000e+00 after 3 "
+            "iterations");
+  EXPECT_EQ(std::string(SolverError(3, 0.3, "the shooting did not converge").what()),
+            "step 3 (t = 0.300000) failed: the shooting did not converge");
+  EXPECT_EQ(time_text(-2.5e9), "-2.500000e+09");
+  EXPECT_EQ(time_text(999999999.5), std::to_string(999999999.5));
+}
+
 // A residual known only to an inner computation's accuracy (newton_solve's NoisyResidual, the
 // shooting's): here F(x) = x, but 1e-12 wherever |x| < 1e-12, a floor no correction gets below.
 // From x = 1 Newton reaches the floor in one step; then the correction to -1e-12 and every halving

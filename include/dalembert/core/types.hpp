@@ -6,6 +6,9 @@
 // with a bound keeps its storage inside the object, so small run-time-sized systems compute
 // without touching the heap; the types of fixed sizes are exactly Eigen's fixed-size types.
 #include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -101,6 +104,14 @@ using OdeintState = std::conditional_t<K == Dynamic, std::vector<double>, std::a
 /// The time of step k on the grid of step size h, t_k = k h: computed from k rather than
 /// accumulated, so that rounding does not grow with the number of steps.
 constexpr double grid_time(long k, double h) { return static_cast<double>(k) * h; }
+
+/// A time as the messages print it, "(t = 0.300000)": six decimals (std::to_string's) up to 1e9,
+/// and in scientific notation beyond, where six decimals would print every digit of a huge t.
+inline std::string time_text(double t) {
+  char text[40];
+  std::snprintf(text, sizeof text, std::abs(t) < 1e9 ? "%f" : "%.6e", t);
+  return text;
+}
 
 /// What every method's state opens with: where it is on the time grid and what its last step cost.
 struct OnTheGrid {

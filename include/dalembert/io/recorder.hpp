@@ -32,13 +32,13 @@ class NonFiniteDiagnostics : public std::runtime_error {
       : std::runtime_error(describe(step, t, energy, constraint)) {}
   /// A part of the state that is not finite: `what` names it ("the coordinate x is nan").
   NonFiniteDiagnostics(long step, double t, const std::string& what)
-      : std::runtime_error(what + " at step " + std::to_string(step) + " (t = " + std::to_string(t) + ")") {}
+      : std::runtime_error(what + " at step " + std::to_string(step) + " (t = " + time_text(t) + ")") {}
 
  private:
   static std::string describe(long step, double t, double energy, double constraint) {
     const std::string what = std::isfinite(energy) ? "constraint residual is " + std::to_string(constraint)
                                                    : "energy is " + std::to_string(energy);
-    return "the " + what + " at step " + std::to_string(step) + " (t = " + std::to_string(t) + ")";
+    return "the " + what + " at step " + std::to_string(step) + " (t = " + time_text(t) + ")";
   }
 };
 
@@ -48,7 +48,7 @@ class RunInterrupted : public std::runtime_error {
  public:
   RunInterrupted(int signal, long step, double t)
       : std::runtime_error("stopped by " + signal_name(signal) + " after step " + std::to_string(step) +
-                           " (t = " + std::to_string(t) + ")") {}
+                           " (t = " + time_text(t) + ")") {}
 
  private:
   static std::string signal_name(int signal) {

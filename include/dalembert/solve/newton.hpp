@@ -90,8 +90,8 @@ class SolverError : public std::runtime_error {
       : std::runtime_error(describe(step, time, report, newton)),
         step_(step), time_(time), report_(report), newton_(newton) {}
   static std::string describe(long step, double time, const NewtonReport& r, bool newton) {
-    if (!newton) return "step " + std::to_string(step) + " (t = " + std::to_string(time) + ") failed: " + r.reason;
-    return "Newton solver failed at step " + std::to_string(step) + " (t = " + std::to_string(time) +
+    if (!newton) return "step " + std::to_string(step) + " (t = " + time_text(time) + ") failed: " + r.reason;
+    return "Newton solver failed at step " + std::to_string(step) + " (t = " + time_text(time) +
            "): " + r.reason + ", residual norm " + format(r.residual_norm) + " after " +
            std::to_string(r.iterations) + " iterations";
   }
