@@ -88,7 +88,7 @@ TEST(MLA, WithoutForcesIsDLA) {
 
 namespace {
 /// An unconstrained system with an external force: L = ½q̇² − ½kq², F = −c q̇.
-struct DampedOscillator : Mechanical<DampedOscillator, 1> {
+struct FrictionOscillator : Mechanical<FrictionOscillator, 1> {
   static constexpr int n = 1, m = 0;
   double k = 1.0, c = 0.3;
   template <class T>
@@ -110,7 +110,7 @@ TEST(MLA, WithoutConstraintsIsForcedDiscreteEulerLagrange) {
   // D = TQ, M_d = Q×Q: the forced midpoint DEL D2L_d + D1L_d + F_d^+ + F_d^− = 0 of the damped
   // oscillator is the linear recurrence
   //   (1/h + hk/4 + c/2) q2 = (2/h − hk/2) q1 − (1/h + hk/4 − c/2) q0.
-  const DampedOscillator osc;
+  const FrictionOscillator osc;
   const double h = 0.2, k = osc.k, c = osc.c;
   const auto mla = make_midpoint_mla(osc, h);
   double q0 = 1.0, q1 = 0.95;
@@ -125,7 +125,7 @@ TEST(MLA, WithoutConstraintsIsForcedDiscreteEulerLagrange) {
   EXPECT_LT(std::abs(q1), 0.01);  // the oscillator has lost its energy to the damping
 
   // and the library's forced DEL (del.hpp with the midpoint force) gives the same iterates.
-  const DiscreteEulerLagrange<DampedOscillator, AlphaRule<DampedOscillator>> del(osc, AlphaRule<DampedOscillator>(osc, h));
+  const DiscreteEulerLagrange<FrictionOscillator, AlphaRule<FrictionOscillator>> del(osc, AlphaRule<FrictionOscillator>(osc, h));
   const PhasePoint<1> x0{Vecd<1>(1.0), Vecd<1>(-0.4)};
   auto a = del.initial_state(x0.q, x0.v);
   auto b = mla.initial_state(x0.q, x0.v);

@@ -884,9 +884,9 @@ namespace {
 
 /// The compiled twin of models/dragged-knife-edge.toml: the knife edge on a level plane with the
 /// drag F = −c (ẋ, ẏ, 0) on its blade.
-struct DraggedKnifeEdge : models::KnifeEdge {
+struct LevelDraggedKnifeEdge : models::KnifeEdge {
   double drag = 0.2;
-  DraggedKnifeEdge() { slope = 0.0; }
+  LevelDraggedKnifeEdge() { slope = 0.0; }
   template <class T>
   Vec<T, 3> force(const Vec<T, 3>&, const Vec<T, 3>& v, double) const {
     Vec<T, 3> f;
@@ -958,7 +958,7 @@ double error_at_the_end(const catalogue::Entry& e, const std::string& method, do
 // midpoint and α-rule discrete forces, with their derivatives for Newton) and rk4 (the constrained
 // acceleration) take the same steps, to 1e-12, within a bound and on the heap.
 TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
-  const DraggedKnifeEdge compiled;
+  const LevelDraggedKnifeEdge compiled;
   expect_the_steps_of_the_file(compiled, "dragged-knife-edge", "model_file_force");
   // The drag does work: without it (c = 0) the runs differ by far more than the bound.
   const auto undragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}});
