@@ -125,7 +125,8 @@ TEST(MLA, WithoutConstraintsIsForcedDiscreteEulerLagrange) {
   EXPECT_LT(std::abs(q1), 0.01);  // the oscillator has lost its energy to the damping
 
   // and the library's forced DEL (del.hpp with the midpoint force) gives the same iterates.
-  const DiscreteEulerLagrange<FrictionOscillator, AlphaRule<FrictionOscillator>> del(osc, AlphaRule<FrictionOscillator>(osc, h));
+  const DiscreteEulerLagrange<FrictionOscillator, AlphaRule<FrictionOscillator>> del(
+      osc, AlphaRule<FrictionOscillator>(osc, h));
   const PhasePoint<1> x0{Vecd<1>(1.0), Vecd<1>(-0.4)};
   auto a = del.initial_state(x0.q, x0.v);
   auto b = mla.initial_state(x0.q, x0.v);
