@@ -886,10 +886,17 @@ TEST(CliModelFiles, SteadyTurnOfTheRollingDiskIsFoundWithWhatIsHeld) {
   EXPECT_LT(turn["v0"][3].get<double>(), 0.0) << "leaning towards −y, it turns that way";
   EXPECT_EQ(turn["rotation"], nlohmann::json({"x", "y", "phi"}));
   EXPECT_EQ(turn["eigenvalues"].size(), 4u);
-  // spark's step there, turned back by the rotation: its tilt pair within its order-4 error
+  // spark's own steady turn nearby, with the same tilt and spin, and its step there turned back by
+  // the rotation: the turning rate and the tilt pair within its order-4 error
   const auto step = json_of("--symmetric x,y,psi --rotation x,y,phi --find --hold theta,psi_t --q0 0,0,0.3,0,0 "
                             "--v0 2,0,0,0.5,2 --method spark --h 0.05")["step"];
   EXPECT_EQ(step["method"], "spark");
+  EXPECT_NEAR(step["q0"][2].get<double>(), 0.3, 1e-15);
+  EXPECT_NEAR(step["rates"]["psi"].get<double>(), 2.0, 1e-13);
+  const double turning_error =
+      std::abs(step["rates"]["rotation"].get<double>() - turn["rates"]["rotation"].get<double>());
+  EXPECT_GT(turning_error, 0.0);
+  EXPECT_LT(turning_error, 1e-5);
   ASSERT_EQ(step["eigenvalues"].size(), 4u);
   const auto largest_imaginary = [](const nlohmann::json& values) {
     double out = 0.0;

@@ -11,6 +11,7 @@
 //    (the constraint ż = y ẋ is ż = 0 to first order there).
 //  - The vertical disk rolling on a circle, steady under the rotation of the plane: its rates and
 //    two neutral eigenvalues; steady motions found by Gauss–Newton from guesses.
+//  - The steps' own steady motions near the continuous ones, where the steps are linearised.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -215,21 +216,43 @@ TEST(SteadyMotions, DiscreteParticleFrequenciesConvergeAtEachMethodsOrder) {
   check("spark3", steady_spark3_of, 4, true);
 }
 
+namespace {
+
+/// The vertical disk (R = 0.7, rolling and turning inertias 0.4 and 0.3) rolling at θ̇ = Ω = 1.3
+/// and turning at φ̇ = ω = 0.8 from q, and its symmetry: the translations of x, y and θ and the
+/// rotation of (x, y) turning φ.
+struct DiskOnACircle {
+  models::VerticalDisk disk = [] {
+    models::VerticalDisk d;
+    d.radius = 0.7;
+    d.rolling_inertia = 0.4;
+    d.turning_inertia = 0.3;
+    return d;
+  }();
+  double Omega = 1.3, omega = 0.8;
+  Vecd<4> q = Vecd<4>(0.3, -0.2, 0.5, 0.4);
+  Vecd<4> v = Vecd<4>(disk.radius * Omega * std::cos(q[3]), disk.radius * Omega * std::sin(q[3]), Omega, omega);
+  Symmetry symmetry = [] {
+    Symmetry s = translations(4, std::vector<int>{0, 1, 2});  // x, y, θ
+    s.push_back(rotation(4, 0, 1, 3));                        // (x, y) turning φ
+    return s;
+  }();
+};
+
+}  // namespace
+
 // The vertical disk rolling on a circle (θ̇ = Ω, φ̇ = ω): not steady under translations, whose
 // motions have constant velocities, but under the rotation of the plane that turns the heading with
 // it, at rate ω about the circle's centre; the translations of x and y take up the centre's offset:
 // ẋ = α − ω y, ẏ = β + ω x at the start. Every (Ω, ω) rolls on a circle, so what is left modulo the
 // orbit (2n − m − 4 = 2 directions, the two rates) is neutral: both eigenvalues 0.
 TEST(SteadyMotions, VerticalDiskOnACircleIsSteadyUnderTheRotation) {
-  models::VerticalDisk d;
-  d.radius = 0.7;
-  d.rolling_inertia = 0.4;
-  d.turning_inertia = 0.3;
-  const double Omega = 1.3, omega = 0.8;
-  const Vecd<4> q(0.3, -0.2, 0.5, 0.4);
-  const Vecd<4> v(d.radius * Omega * std::cos(q[3]), d.radius * Omega * std::sin(q[3]), Omega, omega);
-  Symmetry symmetry = translations(4, std::vector<int>{0, 1, 2});  // x, y, θ
-  symmetry.push_back(rotation(4, 0, 1, 3));                        // (x, y) turning φ
+  const DiskOnACircle circle;
+  const models::VerticalDisk& d = circle.disk;
+  const double Omega = circle.Omega, omega = circle.omega;
+  const Vecd<4>& q = circle.q;
+  const Vecd<4>& v = circle.v;
+  const Symmetry& symmetry = circle.symmetry;
   const SteadyMotionLinearisation L = steady_motion_linearisation(d, q, v, symmetry);
   ASSERT_EQ(L.rates.size(), 4);
   EXPECT_NEAR(L.rates[0], v[0] + omega * q[1], 1e-14);  // α
@@ -257,21 +280,72 @@ TEST(SteadyMotions, VerticalDiskOnACircleIsSteadyUnderTheRotation) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("it is not a symmetry"), std::string::npos) << e.what();
   }
-  // From rk4's step, turned back by the rotation: the two rates are a Jordan block at the multiplier
-  // 1, which the step's error off its own steady motion splits by its square root; their sum, the
-  // block's trace, stays at 2 to first order. (dla's momentum carries its step's constraint impulse,
-  // which a state built from (q0, v0) lacks on a circle: tests/python/test_steady_motions.py.)
+  // From each step, turned back by the rotation at its own steady motion near the circle: the two
+  // rates are a Jordan block at the multiplier 1, resolved to round-off there (at the circle's
+  // own point, the step's error off its steady motion split them by its square root, 1e-3 for rk4 at
+  // h = 0.05).
   const auto check_step = [&](const char* name, const auto& method) {
     const SteadyMotionLinearisation D =
         discrete_steady_motion_linearisation(method, method.initial_state(q, v), symmetry);
     ASSERT_EQ(D.multipliers.size(), 2) << name;
-    const std::complex<double> trace = D.multipliers.sum();
-    test::report(std::string("steady_vertical_disk_trace_error_") + name, std::abs(trace - 2.0));
-    EXPECT_LT(std::abs(trace - 2.0), 1e-6) << name;
-    for (const auto& mu : D.multipliers) EXPECT_LT(std::abs(mu - 1.0), 1e-3) << name << ": " << mu;
-    EXPECT_NEAR(D.rates[3], omega, 1e-12) << name;
+    for (const auto& mu : D.multipliers) {
+      test::report(std::string("steady_vertical_disk_multiplier_error_") + name, std::abs(mu - 1.0));
+      EXPECT_LT(std::abs(mu - 1.0), 1e-9) << name << ": " << mu;
+    }
+    EXPECT_EQ(D.growing_modes(), 0) << name;
   };
   check_step("rk4", RungeKutta4<models::VerticalDisk>(d, 0.05));
+  check_step("dla", make_dla(d, 0.05));
+  check_step("discrete_gradient", DiscreteGradient<models::VerticalDisk>(d, 0.05));
+  check_step("spark3", Spark<models::VerticalDisk>(d, 0.05, 3));
+}
+
+// The steady motions of the steps themselves (find_discrete_steady_motion): one step takes the state
+// to itself moved by the symmetry, at rates within O(h^p) of the continuous motion's.
+//  - The sleigh sliding straight along its blade is DLA's steady motion exactly, at its speed: from
+//    a state on it, no correction and the rates u (cos θ, sin θ).
+//  - The vertical disk's circle with its position, spin rate Ω and turning rate ω held: the offsets
+//    of the centre, (α, β) = (ẋ + ω y, ẏ − ω x), converge at each method's order.
+TEST(SteadyMotions, EachStepHasItsOwnSteadyMotionsNearTheContinuousOnes) {
+  const auto s = sleigh(2.0, 0.5, 0.7);
+  const PhasePoint<3> x = straight(1.5, 0.4);
+  const auto dla = make_dla(s, 0.2);
+  const Symmetry along = translations(3, sleigh_symmetry);
+  const auto sliding = find_discrete_steady_motion(dla, dla.initial_state(x.q, x.v), along);
+  EXPECT_EQ(sliding.iterations, 0);
+  EXPECT_NEAR(sliding.rates[0], x.v[0], 1e-14);
+  EXPECT_NEAR(sliding.rates[1], x.v[1], 1e-14);
+  const auto next = step_from(dla, sliding.state);
+  EXPECT_LT((next.q - sliding.state.q - 0.2 * x.v).lpNorm<Eigen::Infinity>(), 1e-14);
+
+  const DiskOnACircle circle;
+  const models::VerticalDisk& d = circle.disk;
+  const double Omega = circle.Omega, omega = circle.omega;
+  const Vecd<4>& q = circle.q;
+  const Vecd<4>& v = circle.v;
+  const Symmetry& symmetry = circle.symmetry;
+  SteadyMotionHold hold;
+  hold.positions = {0, 1, 2, 3};
+  hold.velocities = {2, 3};
+  const auto offset_error = [&](const auto& method) {
+    const auto motion = find_discrete_steady_motion(method, method.initial_state(q, v), symmetry, hold);
+    EXPECT_NEAR(motion.rates[2], Omega, 1e-13);
+    EXPECT_NEAR(motion.rates[3], omega, 1e-13);
+    EXPECT_LT(motion.iterations, 6);
+    const double alpha = v[0] + omega * q[1], beta = v[1] - omega * q[0];
+    return std::max(std::abs(motion.rates[0] - alpha), std::abs(motion.rates[1] - beta));
+  };
+  const auto check = [&](const char* name, const auto& method_of, int order) {
+    const double coarse = offset_error(method_of(d, 0.1)), fine = offset_error(method_of(d, 0.05));
+    const double observed = std::log2(coarse / fine);
+    test::report(std::string("steady_vertical_disk_own_motion_order_") + name, observed);
+    EXPECT_GT(observed, order - 0.2) << name << ": errors " << coarse << ", " << fine;
+    EXPECT_LT(observed, order + 0.5) << name << ": errors " << coarse << ", " << fine;
+  };
+  check("dla", steady_dla_of, 2);
+  check("rk4", steady_rk4_of, 4);
+  check("discrete_gradient", steady_dg_of, 2);
+  check("spark3", steady_spark3_of, 4);
 }
 
 // find_steady_motion: from a guess, the steady motion nearest it; what `hold` names stays at the

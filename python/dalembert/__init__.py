@@ -549,32 +549,39 @@ stepper's state_names)."""
 
 
 DiscreteSteadyMotion = collections.namedtuple(
-    "DiscreteSteadyMotion", "eigenvalues multipliers symmetric rotation rates resolution growing_modes")
+    "DiscreteSteadyMotion",
+    "eigenvalues multipliers symmetric rotation rates q0 v0 iterations resolution growing_modes")
 DiscreteSteadyMotion.__doc__ = """discrete_steady_motion's result: the rates log(mu)/h (complex,
 largest real part first), the multipliers mu in the same order, the translated coordinates, the
-rotation's coordinates, the symmetry's rates (by coordinate, "rotation"), the resolution and the
-number of rates with a real part above it."""
+rotation's coordinates, the symmetry's rates of the step's steady motion (by coordinate,
+"rotation"), its positions q0 and the method's velocity v0 there, the Gauss-Newton iterations
+that found it, the resolution and the number of rates with a real part above it."""
 
 
 def discrete_steady_motion(stepper: "Stepper", *, symmetric: Optional[Sequence[str]] = None,
-                           rotation: Optional[Sequence[str]] = None) -> DiscreteSteadyMotion:
-    """The linearisation of the stepper's step at its current state, which must be on a steady
-    motion of the symmetry (as System.steady_motion's `symmetric` and `rotation`; the inputs at
-    zero): the multipliers mu of the step, turned back by the symmetry's motion, on the linearised
-    constraint modulo the symmetry's orbit, and the rates log(mu)/h, which converge to the
-    continuous eigenvalues at the method's order (docs/methods.md, Steady motions and their
-    stability). For dla, whose momentum carries its last step's constraint impulse, the step is
-    linearised at the state a step along the steady motion reaches the current position with.
-    BadInput when the state is not on a steady motion or the symmetry is not one."""
+                           rotation: Optional[Sequence[str]] = None,
+                           hold: Optional[Sequence[str]] = None) -> DiscreteSteadyMotion:
+    """The steady motion of the stepper's step nearest its current state, which must be on a
+    steady motion of the symmetry (as System.steady_motion's `symmetric` and `rotation`; the inputs
+    at zero), and the step's linearisation there. The step's steady motion is a state that one
+    step takes to itself moved by the symmetry, at rates within O(h^p) of the continuous motion's;
+    it is found by Gauss-Newton, keeping the positions and the velocities (names ending in _t)
+    listed in `hold` at the current state's. Its linearisation: the multipliers mu of the step,
+    turned back by the symmetry's motion, on the linearised constraint modulo the symmetry's
+    orbit, and the rates log(mu)/h, which converge to the continuous eigenvalues at the method's
+    order (docs/methods.md, Steady motions and their stability). The stepper is not moved.
+    BadInput when the state is not on a steady motion, the step has none near it or the symmetry
+    is not one."""
     if not isinstance(stepper, Stepper):
         raise TypeError("expected a dalembert.Stepper, got %r" % (stepper,))
-    d = stepper.steady_motion(_names(symmetric, "symmetric"), _names(rotation, "rotation"))
+    d = stepper.steady_motion(_names(symmetric, "symmetric"), _names(rotation, "rotation"), _names(hold, "hold"))
     order = sorted(range(len(d["eigenvalues"])), key=lambda i: (-d["eigenvalues"][i].real, -d["eigenvalues"][i].imag))
     rate_names = list(d["symmetric"]) + (["rotation"] if d["rotation"] else [])
     return DiscreteSteadyMotion(np.array([d["eigenvalues"][i] for i in order], dtype=complex),
                                 np.array([d["multipliers"][i] for i in order], dtype=complex),
                                 list(d["symmetric"]), list(d["rotation"]), dict(zip(rate_names, d["rates"])),
-                                d["resolution"], d["growing_modes"])
+                                np.array(d["q0"]), np.array(d["v0"]), d["iterations"], d["resolution"],
+                                d["growing_modes"])
 
 
 def discrete_jacobi_field(stepper: "Stepper", *, dq0: ArrayLike, dv0: ArrayLike, steps: int,

@@ -12,6 +12,13 @@
 
 namespace dalembert::catalogue {
 
+/// The coordinates' names separated by commas, for messages.
+inline std::string coordinate_list(const std::vector<std::string>& coordinates) {
+  std::string list;
+  for (const auto& c : coordinates) list += (list.empty() ? "" : ", ") + c;
+  return list;
+}
+
 /// The symmetry a request names, with the translated coordinates' indices: the translations of
 /// the coordinates request.symmetric names (of `declared`, indices, when it names none) and the
 /// rotation request.rotation names. Throws BadInput naming what is wrong.
@@ -22,8 +29,7 @@ struct NamedSymmetry {
 inline NamedSymmetry symmetry_of(const std::string& system, const std::vector<std::string>& coordinates,
                                  const SteadyRequest& request, const std::vector<int>& declared) {
   const int n = static_cast<int>(coordinates.size());
-  std::string list;
-  for (const auto& c : coordinates) list += (list.empty() ? "" : ", ") + c;
+  const std::string list = coordinate_list(coordinates);
   const auto index_of = [&](const std::string& option, const std::string& name) {
     const auto it = std::find(coordinates.begin(), coordinates.end(), name);
     if (it == coordinates.end())
@@ -56,6 +62,25 @@ inline NamedSymmetry symmetry_of(const std::string& system, const std::vector<st
   return out;
 }
 
+/// What request.hold names for find to keep: coordinates (positions) and NAME_t (velocities).
+/// Throws BadInput naming an unknown coordinate, or a hold without find.
+inline SteadyMotionHold hold_of(const std::string& system, const std::vector<std::string>& coordinates,
+                                const SteadyRequest& request) {
+  SteadyMotionHold hold;
+  for (const auto& name : request.hold) {
+    if (!request.find) throw BadInput("--hold: what to hold is for --find");
+    const bool velocity = name.size() > 2 && name.ends_with("_t") &&
+                          std::find(coordinates.begin(), coordinates.end(), name) == coordinates.end();
+    const std::string coordinate = velocity ? name.substr(0, name.size() - 2) : name;
+    const auto it = std::find(coordinates.begin(), coordinates.end(), coordinate);
+    if (it == coordinates.end())
+      throw BadInput("--hold: " + system + " has no coordinate '" + coordinate +
+                     "' (coordinates: " + coordinate_list(coordinates) + ")");
+    (velocity ? hold.velocities : hold.positions).push_back(static_cast<int>(it - coordinates.begin()));
+  }
+  return hold;
+}
+
 /// Entry::steady's result: the linearisation L at (q0, v0), with the symmetry `named` of the
 /// coordinates `coordinates` and the rotation `rotation` by name.
 inline SteadyMotion steady_motion_result(const NamedSymmetry& named, const std::vector<std::string>& coordinates,
@@ -82,23 +107,12 @@ template <Model S>
 SteadyMotion steady_motion_of(const S& sys, const std::string& system, const std::vector<std::string>& coordinates,
                               const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, const SteadyRequest& request,
                               const std::vector<int>& declared) {
-  std::string list;
-  for (const auto& c : coordinates) list += (list.empty() ? "" : ", ") + c;
+  const std::string list = coordinate_list(coordinates);
   if (has_time_dependent_force(sys))
     throw BadInput("a steady motion needs an autonomous system; the force of " + system + " depends on t");
   const NamedSymmetry named = symmetry_of(system, coordinates, request, declared);
   const Symmetry& symmetry = named.symmetry;
-  SteadyMotionHold hold;
-  for (const auto& name : request.hold) {
-    if (!request.find) throw BadInput("--hold: what to hold is for --find");
-    const bool velocity = name.size() > 2 && name.ends_with("_t") &&
-                          std::find(coordinates.begin(), coordinates.end(), name) == coordinates.end();
-    const std::string coordinate = velocity ? name.substr(0, name.size() - 2) : name;
-    const auto it = std::find(coordinates.begin(), coordinates.end(), coordinate);
-    if (it == coordinates.end())
-      throw BadInput("--hold: " + system + " has no coordinate '" + coordinate + "' (coordinates: " + list + ")");
-    (velocity ? hold.velocities : hold.positions).push_back(static_cast<int>(it - coordinates.begin()));
-  }
+  const SteadyMotionHold hold = hold_of(system, coordinates, request);
   try {
     SteadyMotionPoint p{q0, v0, {}, 0, 0.0};
     if (request.find) p = find_steady_motion(sys, VecN<S>(q0), VecN<S>(v0), symmetry, hold);

@@ -269,9 +269,9 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
     InitialData start;
     start.q0 = motion.q0;
     start.v0 = motion.v0;
-    catalogue::SteadyRequest symmetry;  // the motion's: a compiled system's declared cyclic coordinates by name
+    // the motion's symmetry (a compiled system's declared cyclic coordinates by name) and what find held
+    catalogue::SteadyRequest symmetry = request;
     symmetry.symmetric = motion.symmetric;
-    symmetry.rotation = motion.rotation;
     step = modelfile::Stepper(model, a.parameters(), start, options).steady_motion(symmetry);
   }
   const auto sorted = [](const Eigen::VectorXcd& x) {
@@ -305,6 +305,12 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
       nlohmann::ordered_json d;
       d["method"] = options.method;
       d["h"] = options.h;
+      d["iterations"] = step->iterations;
+      d["q0"] = entries(step->q0);
+      d["v0"] = entries(step->v0);
+      d["rates"] = nlohmann::ordered_json::object();
+      for (std::size_t i = 0; i < rate_names.size(); ++i)
+        d["rates"][rate_names[i]] = step->rates[static_cast<Eigen::Index>(i)];
       d["eigenvalues"] = nlohmann::ordered_json::array();
       for (const auto& x : sorted(step->eigenvalues)) d["eigenvalues"].push_back({x.real(), x.imag()});
       d["multipliers"] = nlohmann::ordered_json::array();
@@ -319,17 +325,20 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
   std::cout.precision(12);
   std::cout << "steady motion of " << name << '\n';
   if (request.find) std::cout << "found in " << motion.iterations << " Gauss-Newton iteration(s)\n";
-  print_entries("  q0 ", motion.q0);
-  print_entries("  v0 ", motion.v0);
-  std::cout << "rates of the symmetry:\n";
-  for (std::size_t i = 0; i < rate_names.size(); ++i) {
-    std::string label = "translation of " + rate_names[i];
-    if (i == motion.symmetric.size()) {  // the rotation
-      label = "rotation of (" + motion.rotation[0] + ", " + motion.rotation[1] + ")";
-      if (motion.rotation.size() == 3) label += " turning " + motion.rotation[2];
+  const auto print_motion = [&](const catalogue::SteadyMotion& m) {
+    print_entries("  q0 ", m.q0);
+    print_entries("  v0 ", m.v0);
+    std::cout << "rates of the symmetry:\n";
+    for (std::size_t i = 0; i < rate_names.size(); ++i) {
+      std::string label = "translation of " + rate_names[i];
+      if (i == m.symmetric.size()) {  // the rotation
+        label = "rotation of (" + m.rotation[0] + ", " + m.rotation[1] + ")";
+        if (m.rotation.size() == 3) label += " turning " + m.rotation[2];
+      }
+      std::cout << "  " << label << ": " << m.rates[static_cast<Eigen::Index>(i)] << '\n';
     }
-    std::cout << "  " << label << ": " << motion.rates[static_cast<Eigen::Index>(i)] << '\n';
-  }
+  };
+  print_motion(motion);
   const auto print_values = [](const std::vector<std::complex<double>>& xs) {
     for (const auto& x : xs) {
       std::cout << "  " << x.real();
@@ -345,8 +354,10 @@ int steady_command(const std::string& name, const RunArguments& a, const catalog
             << "\n(real parts within " << motion.resolution << " count as zero)\n";
   if (step) {
     std::cout.precision(12);
-    std::cout << "rates log(mu)/h of the " << options.method << " step at h = " << options.h << " ("
-              << step->eigenvalues.size() << "):\n";
+    std::cout << "steady motion of the " << options.method << " step at h = " << options.h << ", found in "
+              << step->iterations << " Gauss-Newton iteration(s)\n";
+    print_motion(*step);
+    std::cout << "rates log(mu)/h of the step there (" << step->eigenvalues.size() << "):\n";
     print_values(sorted(step->eigenvalues));
   }
   return 0;
@@ -554,7 +565,8 @@ int main(int argc, char** argv) {
   steady->add_flag("--find", steady_request.find,
                    "find the steady motion nearest (q0, v0) by Gauss-Newton, then linearise there");
   steady->add_option("--hold", steady_request.hold,
-                     "with --find: keep these positions (NAME) and velocities (NAME_t) at their values in (q0, v0)")
+                     "with --find: keep these positions (NAME) and velocities (NAME_t) at their values in (q0, v0), "
+                     "in the step's own steady motion too with --method")
       ->delimiter(',')
       ->type_name("NAME,...");
   steady->add_flag("--json", steady_json, "machine-readable output");

@@ -23,7 +23,14 @@ struct Stepper::Engine {
   virtual ~Engine() = default;
   virtual long step(long count, const std::atomic<int>* stop) = 0;
   virtual StepDerivatives derivatives() const = 0;
-  virtual SteadyMotionLinearisation steady_motion(const Symmetry& symmetry) const = 0;
+  /// The step's steady motion nearest the current state, which is on a continuous one, and the
+  /// step's linearisation there.
+  struct StepSteadyMotion {
+    Eigen::VectorXd q0, v0;  ///< the state's positions and the method's velocity
+    int iterations = 0;
+    SteadyMotionLinearisation linearisation;
+  };
+  virtual StepSteadyMotion steady_motion(const Symmetry& symmetry, const SteadyMotionHold& hold) const = 0;
   virtual void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) = 0;
   virtual Eigen::VectorXd state() const = 0;
   virtual Eigen::VectorXd q() const = 0;
@@ -46,8 +53,13 @@ struct Stepper::MethodEngine final : Engine {
     return count;
   }
   StepDerivatives derivatives() const override { return method.step_derivatives(s); }
-  SteadyMotionLinearisation steady_motion(const Symmetry& symmetry) const override {
-    return discrete_steady_motion_linearisation(method, s, symmetry);
+  StepSteadyMotion steady_motion(const Symmetry& symmetry, const SteadyMotionHold& hold) const override {
+    // s must be on a steady motion of the model (this throws otherwise), as the stepper's reset
+    // from System.steady_motion's (q0, v0) is
+    steady_motion_linearisation(method.system(), s.q, method.velocity(s), symmetry, 1e-8);
+    const auto motion = find_discrete_steady_motion(method, s, symmetry, hold);
+    return {motion.state.q, method.velocity(motion.state), motion.iterations,
+            discrete_steady_motion_linearisation(method, motion, symmetry)};
   }
   void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) override { s = method.initial_state(q0, v0); }
   Eigen::VectorXd state() const override {
@@ -188,9 +200,13 @@ catalogue::SteadyMotion Stepper::steady_motion(const catalogue::SteadyRequest& r
     throw BadInput("a steady motion needs an autonomous system; " + system + " depends on t");
   set_inputs(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_names_.size())));
   const catalogue::NamedSymmetry named = catalogue::symmetry_of(system, spec.coordinates, request, {});
+  const SteadyMotionHold hold = catalogue::hold_of(system, spec.coordinates, request);
   try {
-    return catalogue::steady_motion_result(named, spec.coordinates, request.rotation, q(), v(),
-                                           engine_->steady_motion(named.symmetry));
+    const Engine::StepSteadyMotion motion = engine_->steady_motion(named.symmetry, hold);
+    catalogue::SteadyMotion out = catalogue::steady_motion_result(named, spec.coordinates, request.rotation, motion.q0,
+                                                                  motion.v0, motion.linearisation);
+    out.iterations = motion.iterations;
+    return out;
   } catch (const std::invalid_argument& e) {
     throw BadInput("the stepper's state of " + system + ": " + e.what());
   } catch (const SolverError& e) {

@@ -55,10 +55,12 @@ class Stepper {
   /// (A, B) of the step step(u) would take from the current state. Throws NumericalFailure where
   /// the step's Jacobian is singular at its solution.
   StepJacobians jacobians(const Eigen::VectorXd& u) const;
-  /// The linearisation of the step at the current state with the inputs at zero, which must be on a
-  /// steady motion of the symmetry `request` names (its find and hold are not taken): the multipliers μ on the
-  /// linearised constraint modulo the symmetry's orbit and the rates log(μ)/h
-  /// (diagnostics/steady_motions.hpp, discrete_steady_motion_linearisation). Throws BadInput.
+  /// The steady motion of the step nearest the current state with the inputs at zero, which must be
+  /// on a continuous steady motion of the symmetry `request` names, with what request.hold names
+  /// kept (find_discrete_steady_motion), and the step's linearisation there: its q0, the method's
+  /// velocity, the symmetry's rates of the step's motion, the multipliers μ on the linearised
+  /// constraint modulo the symmetry's orbit and the rates log(μ)/h (diagnostics/steady_motions.hpp).
+  /// Throws BadInput.
   catalogue::SteadyMotion steady_motion(const catalogue::SteadyRequest& request) const;
   /// Back to t = 0 from init (the file's initial data where it gives none).
   void reset(InitialData init);

@@ -575,8 +575,10 @@ void bind_stepper(py::module_& m) {
           "(dq0, dp0), or (dq0, dv0) for rk4.")
       .def(
           "steady_motion",
-          [](const Stepper& st, const std::vector<std::string>& symmetric, const std::vector<std::string>& rotation) {
-            const catalogue::SteadyMotion m = st.steady_motion(catalogue::SteadyRequest{symmetric, rotation, false, {}});
+          [](const Stepper& st, const std::vector<std::string>& symmetric, const std::vector<std::string>& rotation,
+             const std::vector<std::string>& hold) {
+            const catalogue::SteadyMotion m =
+                st.steady_motion(catalogue::SteadyRequest{symmetric, rotation, !hold.empty(), hold});
             const auto list = [](const Eigen::VectorXcd& x) {
               return std::vector<std::complex<double>>(x.data(), x.data() + x.size());
             };
@@ -586,12 +588,16 @@ void bind_stepper(py::module_& m) {
             out["eigenvalues"] = list(m.eigenvalues);
             out["multipliers"] = list(m.multipliers);
             out["rates"] = std::vector<double>(m.rates.data(), m.rates.data() + m.rates.size());
+            out["q0"] = to_numpy(m.q0);
+            out["v0"] = to_numpy(m.v0);
+            out["iterations"] = m.iterations;
             out["resolution"] = m.resolution;
             out["growing_modes"] = m.growing_modes;
             return out;
           },
-          py::arg("symmetric"), py::arg("rotation"),
-          "The linearisation of the step at the current state on a steady motion (dalembert.discrete_steady_motion).")
+          py::arg("symmetric"), py::arg("rotation"), py::arg("hold"),
+          "The step's steady motion nearest the current state and its linearisation there "
+          "(dalembert.discrete_steady_motion).")
       .def_property_readonly("state", [](const Stepper& st) { return to_numpy(st.state()); })
       .def_property_readonly("q", [](const Stepper& st) { return to_numpy(st.q()); })
       .def_property_readonly("v", [](const Stepper& st) { return to_numpy(st.v()); })

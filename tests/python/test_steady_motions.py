@@ -147,24 +147,45 @@ def test_what_steady_motion_refuses(disk):
                            hold=["theta"])
 
 
-# Each stepper method's rates at the steady turn: its tilt oscillation converges to the continuous
-# pair at the method's order (halving h from 0.02). dla's momentum p+_k = D2 L_d(q_{k-1}, q_k)
-# carries its step's constraint impulse, which a state from (q0, v0) lacks where the constraint
-# force is not zero (the turn's), so its step is linearised at the two-point start from the
-# position the steady motion had a step before.
+# Each stepper method's own steady turn near the continuous one, with the tilt and the spin rate
+# held: one step takes its state to itself turned by the rotation, the turning rate and the tilt
+# oscillation at that state converge to the continuous ones at the method's order (halving h from
+# 0.02). dla's momentum p+_k = D2 L_d(q_{k-1}, q_k) carries its step's constraint impulse, so its
+# state is the two-point start from the position its motion had a step before.
 ORDERS = {"dla": 2, "mla": 2, "mclachlan-perlmutter": 2, "discrete-gradient": 2, "spark": 4, "rk4": 4}
 
 
 @pytest.mark.parametrize("method", sorted(ORDERS))
-def test_each_step_s_rates_at_the_steady_turn_converge_at_its_order(disk, turning, method):
+def test_each_step_s_own_steady_turn_converges_at_its_order(disk, turning, method):
     pair = turning.eigenvalues[np.argmax(np.abs(turning.eigenvalues.imag))]
-    errors = []
+    errors, turning_errors = [], []
     for h in (0.02, 0.01):
         stepper = dalembert.stepper(disk, method, h=h, q0=turning.q0, v0=turning.v0)
-        d = dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"], rotation=["x", "y", "phi"])
+        d = dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"], rotation=["x", "y", "phi"],
+                                             hold=["theta", "psi_t"])
         assert len(d.eigenvalues) == len(turning.eigenvalues)
-        assert d.rates["rotation"] == pytest.approx(turning.rates["rotation"], rel=1e-12)
+        assert d.q0[2] == pytest.approx(0.3, abs=1e-15) and d.rates["psi"] == pytest.approx(6.0, rel=1e-13)
+        assert np.array_equal(stepper.q, turning.q0), "the stepper is not moved"
+        turning_errors.append(abs(d.rates["rotation"] - turning.rates["rotation"]))
         errors.append(np.min(np.abs(d.eigenvalues - pair)))
     order = math.log2(errors[0] / errors[1])
-    print("steady turn", method, errors, order)
+    print("steady turn", method, "tilt pair", errors, order, "turning rate", turning_errors)
     assert abs(order - ORDERS[method]) < 0.2, (errors, order)
+    # The step's turning rate is within O(h^p) of the continuous one: at its order, or at round-off
+    # where the held tilt and spin fix it as they do the continuous one (mla), or where the step's
+    # steady motions, off the constraint at a level of M v it does not keep (rk4), leave it free.
+    if turning_errors[0] > 1e-9:
+        order = math.log2(turning_errors[0] / turning_errors[1])
+        assert abs(order - ORDERS[method]) < 0.2, (turning_errors, order)
+    else:
+        assert max(turning_errors) < 1e-9, turning_errors
+
+
+def test_a_step_s_steady_motion_is_sought_from_a_steady_state(disk, turning):
+    # at half the speeds the tilted disk is no longer balanced: it falls
+    stepper = dalembert.stepper(disk, "dla", h=0.02, q0=turning.q0, v0=0.5 * turning.v0)
+    with pytest.raises(dalembert.BadInput, match="not a steady motion: the velocity of coordinate 3"):
+        dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"])
+    with pytest.raises(dalembert.BadInput, match="has no coordinate 'tilt'"):
+        dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"], rotation=["x", "y", "phi"],
+                                         hold=["tilt"])

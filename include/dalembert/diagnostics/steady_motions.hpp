@@ -22,17 +22,25 @@
 //   Â = Tᵀ L T,   T an orthonormal basis of ker K ∩ O^⊥ (2n − m − dim O columns).
 // With translations this is L on (δq_r, δv), the symmetric coordinates' rows and columns dropped.
 //
-// Discrete. A method's step is equivariant too, and at a steady motion the derivative of the step
-// followed by the symmetry's motion back over −h, D = E ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with
-// E = diag(e^{−hA_ω}, e^{−hA_ω}) on (q, v) or diag(e^{−hA_ω}, e^{hA_ωᵀ}) on (q, p) (w the momentum p or
-// p_minus, or for `rk4` the velocity), leaves the orbit's tangents invariant (to the method's error
-// where s is on the continuous steady motion, not the step's own: `dla`'s momentum carries its
-// step's constraint impulse, so a state built from (q0, v0) is O(h) off its own where the
-// constraint force is not zero, and its rates O(1)); on O^⊥ its eigenvalues are
-// multipliers μ ≈ exp(λ h), converging at the method's order, and m more whose eigenvectors leave
-// the constraint (0 where the next step takes the constraint's part of the momentum out, 1 for `rk4`,
-// which keeps M v): those whose eigenvectors lie furthest off ker K_w (the linearised constraint in
-// (q, w)) are set aside.
+// Discrete. A method's step is equivariant too, and has steady motions of its own: states x = (q, w)
+// (w the momentum p or p_minus, or for `rk4` the velocity) that one step takes to exp(h ξ_ω) x, the
+// state moved by the symmetry at rates ω_h = ω + O(h^p). find_discrete_steady_motion solves
+//   x_{k+1}(x) − exp(h ξ_ω) x = 0   for (q0, v0, ω),
+// x built from (q0, v0) as the method builds its start; for `dla`, whose momentum carries its last
+// step's constraint impulse (p_k = D2 L_d(q_{k−1}, q_k) with the multiplier's share), by the
+// two-point start from exp(−h ξ_ω) q0 to q0. There the step followed by the symmetry's motion back,
+// D = E ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with E = diag(e^{−hA_ω}, e^{−hA_ω}) on (q, v) or
+// diag(e^{−hA_ω}, e^{hA_ωᵀ}) on (q, p), leaves the orbit's tangents invariant exactly; on O^⊥ its
+// eigenvalues are multipliers μ ≈ exp(λ h), converging at the method's order, and m more whose
+// eigenvectors leave the constraint (0 where the next step takes the constraint's part of the
+// momentum out, 1 for `rk4`, which keeps M v): those whose eigenvectors lie furthest off ker K_w (the
+// linearised constraint in (q, w)) are set aside. At a point of the continuous motion instead, D
+// would only leave the orbit invariant to the method's error, and a Jordan block of neutral
+// directions (a family of steady motions) would split by its square root. A step that keeps the
+// constraint only to its error (`rk4`, whose M v is a first integral of the extended dynamics only)
+// has steady motions off it too, at any level of M v, which the symmetry carries along unchanged:
+// no condition asks for M v = 0, which such a step's steady motions need not reach (the
+// nearest one, to the least-norm correction, is O(h^p) off).
 //
 // Resolution. The eigenvalues of a Jordan block (a neutral direction along a family of steady
 // motions, as the vertical disk's heading) are found to about the square root of the round-off
@@ -148,6 +156,13 @@ inline std::string number_text(double x) {
   out.precision(6);
   out << x;
   return out.str();
+}
+
+inline void check_hold(const SteadyMotionHold& hold, int n) {
+  for (const auto* list : {&hold.positions, &hold.velocities})
+    for (const int i : *list)
+      if (i < 0 || i >= n)
+        throw std::invalid_argument("held coordinate " + std::to_string(i) + " is not in 0.." + std::to_string(n - 1));
 }
 
 inline void check_generators(const Symmetry& symmetry, int n) {
@@ -374,10 +389,7 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
                                      int max_iterations = 50) {
   const int n = coordinate_count(sys), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
   detail::check_generators(symmetry, n);
-  for (const auto* list : {&hold.positions, &hold.velocities})
-    for (const int i : *list)
-      if (i < 0 || i >= n)
-        throw std::invalid_argument("held coordinate " + std::to_string(i) + " is not in 0.." + std::to_string(n - 1));
+  detail::check_hold(hold, n);
   const int held = static_cast<int>(hold.positions.size() + hold.velocities.size());
   const Eigen::VectorXd q_guess = q, v_guess = v;
   SteadyMotionPoint out;
@@ -435,50 +447,80 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
   return out;
 }
 
-/// The linearisation of `method`'s step on the steady motion through the state `given` (its q and
-/// velocity(given)) with the symmetry `symmetry`, at that state or, for a method whose momentum
-/// carries the last step's constraint impulse (DLA), at the state a step along the motion gives
-/// (detail::state_on_the_orbit): its multipliers μ on the linearised constraint modulo the orbit and
-/// λ_h = log(μ)/h, which converge to the continuous eigenvalues at the method's order. The method
-/// gives step_derivative(s), ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k) with w the state's momentum p (or
-/// p_minus), or its velocity v for a state without one (`rk4`), and velocity(s). Throws
-/// std::invalid_argument when the state is not on a steady motion or the step is not equivariant.
-template <class Method>
-SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method,
-                                                               const typename Method::State& given,
-                                                               const Symmetry& symmetry, double tolerance = 1e-8) {
-  const auto& sys = method.system();
-  const int n = static_cast<int>(given.q.size()), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
-  const double h = method.step_size();
-  detail::check_generators(symmetry, n);
-  using Point = std::decay_t<decltype(given.q)>;
-  const Point v = method.velocity(given);
-  const Eigen::VectorXd q0 = given.q, v0 = v;
-  SteadyMotionLinearisation out;
-  {
-    const auto J = acceleration_jacobian(sys, given.q, v);
-    out.rates = detail::symmetry_rates(symmetry, q0, v0, Eigen::VectorXd(J.acceleration), tolerance,
-                                       1.0 + v0.lpNorm<Eigen::Infinity>());
+namespace detail {
+/// What a method's step carries besides the positions: the momentum p (or p_minus), or the velocity v
+/// for a state without one (`rk4`).
+template <class State>
+constexpr bool carries_velocity = !requires(const State& s) { s.p; } && !requires(const State& s) { s.p_minus; };
+template <class State>
+const auto& carried(const State& s) {
+  if constexpr (requires { s.p_minus; }) {
+    return s.p_minus;
+  } else if constexpr (requires { s.p; }) {
+    return s.p;
+  } else {
+    return s.v;
   }
-  const typename Method::State s = detail::state_on_the_orbit(method, given, symmetry, out.rates);
-  const auto w_of = [](const auto& state) -> const auto& {
-    if constexpr (requires { state.p_minus; }) {
-      return state.p_minus;
-    } else if constexpr (requires { state.p; }) {
-      return state.p;
-    } else {
-      return state.v;
-    }
-  };
-  constexpr bool by_velocity = !requires { s.p; } && !requires { s.p_minus; };
-  const Point w = w_of(s);
-  const Eigen::VectorXd w0 = w;
-  // The symmetry's motion back over one step, on positions and on w (a momentum is a covector).
-  const Eigen::MatrixXd A = detail::combined(symmetry, out.rates, n);
-  const Eigen::MatrixXd back = detail::matrix_exponential(-h * A);
+}
+
+/// The symmetry's motion over one step at the rates ω, exp(h ξ_ω), on a state's (q, w):
+/// q ↦ e^{hA_ω} q + ∫₀^h e^{tA_ω} dt b_ω, and w ↦ e^{hA_ω} w for a velocity, e^{−hA_ωᵀ} w for a
+/// momentum (a covector).
+struct SymmetryStep {
+  Eigen::MatrixXd positions, carried;
+  Eigen::VectorXd offset;
+
+  SymmetryStep(const Symmetry& symmetry, const Eigen::VectorXd& rates, int n, double h, bool velocity) {
+    Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n + 1, n + 1);  // the affine flow as a linear one
+    X.topLeftCorner(n, n) = h * combined(symmetry, rates, n);
+    X.col(n).head(n) = h * combined_offset(symmetry, rates, n);
+    const Eigen::MatrixXd flow = matrix_exponential(X);
+    positions = flow.topLeftCorner(n, n);
+    offset = flow.col(n).head(n);
+    carried = velocity ? positions : Eigen::MatrixXd(matrix_exponential(-X.topLeftCorner(n, n).transpose()));
+  }
+  Eigen::VectorXd operator()(const Eigen::VectorXd& q, const Eigen::VectorXd& w) const {
+    Eigen::VectorXd x(q.size() + w.size());
+    x << positions * q + offset, carried * w;
+    return x;
+  }
+};
+
+/// The rates of the continuous steady motion through the state `given` (its q and
+/// velocity(given)); throws std::invalid_argument when it is not on one (symmetry_rates).
+template <class Method>
+Eigen::VectorXd rates_through(const Method& method, const typename Method::State& given, const Symmetry& symmetry,
+                              double tolerance) {
+  const Eigen::VectorXd q0 = given.q;
+  const auto v = method.velocity(given);
+  const Eigen::VectorXd v0 = v;
+  const auto J = acceleration_jacobian(method.system(), given.q, v);
+  return symmetry_rates(symmetry, q0, v0, Eigen::VectorXd(J.acceleration), tolerance,
+                        1.0 + v0.lpNorm<Eigen::Infinity>());
+}
+
+/// The linearisation of the step at the state s, which the symmetry moves along at the rates ω
+/// (the body of discrete_steady_motion_linearisation).
+template <class Method>
+SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, const typename Method::State& s,
+                                                      const Symmetry& symmetry, const Eigen::VectorXd& rates,
+                                                      double tolerance) {
+  using State = typename Method::State;
+  const auto& sys = method.system();
+  const int n = static_cast<int>(s.q.size()), m = constraint_count(sys), k = static_cast<int>(symmetry.size());
+  const double h = method.step_size();
+  constexpr bool by_velocity = carries_velocity<State>;
+  using Point = std::decay_t<decltype(s.q)>;
+  const Point w = carried(s);
+  const Eigen::VectorXd q0 = s.q, w0 = w;
+  SteadyMotionLinearisation out;
+  out.rates = rates;
+  // The symmetry's motion back over one step, on positions and on w.
+  const Eigen::MatrixXd A = combined(symmetry, rates, n);
+  const Eigen::MatrixXd back = matrix_exponential(-h * A);
   Eigen::MatrixXd E = Eigen::MatrixXd::Zero(2 * n, 2 * n);
   E.topLeftCorner(n, n) = back;
-  E.bottomRightCorner(n, n) = by_velocity ? back : Eigen::MatrixXd(detail::matrix_exponential(h * A.transpose()));
+  E.bottomRightCorner(n, n) = by_velocity ? back : Eigen::MatrixXd(matrix_exponential(h * A.transpose()));
   const Eigen::MatrixXd step = method.step_derivative(s);
   const auto orbit_at = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& ww) {
     Eigen::MatrixXd O(2 * n, k);
@@ -489,15 +531,15 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
   };
   out.orbit = orbit_at(q0, w0);
   {  // the step is equivariant: it maps the orbit's tangents at s to those at the next state
-    const typename Method::State next = step_from(method, s);
-    const Eigen::MatrixXd off = step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(w_of(next)));
+    const State next = step_from(method, s);
+    const Eigen::MatrixXd off = step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(carried(next)));
     const double scale = std::max(1.0, step.cwiseAbs().maxCoeff()) * std::max(1.0, out.orbit.cwiseAbs().maxCoeff());
     if (k > 0 && off.cwiseAbs().maxCoeff() > tolerance * scale)
       throw std::invalid_argument("the step is not equivariant (off by " +
-                                  detail::number_text(off.cwiseAbs().maxCoeff()) + "): it is not a symmetry");
+                                  number_text(off.cwiseAbs().maxCoeff()) + "): it is not a symmetry");
   }
   out.field = E * step;
-  out.basis = detail::orthogonal_complement_of_rows(out.orbit.transpose(), 2 * n);
+  out.basis = orthogonal_complement_of_rows(out.orbit.transpose(), 2 * n);
   // The linearised constraint in the state's (q, w), by central differences: it only sorts the
   // eigenvectors (below), far from the round-off that would matter.
   const auto constraint_at = [&](const Point& q, const Point& ww) -> Eigen::VectorXd {
@@ -534,8 +576,149 @@ SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& met
     out.multipliers[i] = mu;
     out.eigenvalues[i] = std::log(mu) / h;
   }
-  out.resolution = detail::eigenvalue_resolution(reduced) / h;
+  out.resolution = eigenvalue_resolution(reduced) / h;
   return out;
+}
+}  // namespace detail
+
+/// A steady motion of a method's step (find_discrete_steady_motion): a state that one step takes to
+/// itself moved by the symmetry, x_{k+1} = exp(h ξ_ω) x_k, with the rates ω of the step's own motion.
+template <class State>
+struct DiscreteSteadyMotion {
+  State state;
+  Eigen::VectorXd rates;  ///< ω_h, one per generator
+  int iterations = 0;     ///< Gauss–Newton iterations
+  double residual = 0.0;  ///< |x_{k+1} − exp(h ξ_ω) x_k|_inf at the solution
+};
+
+/// The steady motion of `method`'s step nearest the state `guess` (least-norm Gauss–Newton
+/// corrections of (q0, v0, ω), the state built from them as the method builds it from (q0, v0)
+/// or, for a method whose momentum carries its last step's constraint impulse (DLA), by the
+/// two-point start from exp(−h ξ_ω) q0 to q0), with the positions of `hold` and the velocities of
+/// the symmetry's motion, A_ω q0 + b_ω, kept at the guess's. Its conditions: one step from the
+/// state x = (q, w) reaches exp(h ξ_ω) x, w its momentum or velocity; the rates start from those
+/// that fit the continuous motion through (q, velocity(guess)). Throws std::invalid_argument when
+/// they are not met to `tolerance` relative to 1 + |q| + |w| within `max_iterations`, and
+/// SolverError when a step fails on the way.
+template <class Method>
+DiscreteSteadyMotion<typename Method::State> find_discrete_steady_motion(const Method& method,
+                                                                         const typename Method::State& guess,
+                                                                         const Symmetry& symmetry,
+                                                                         const SteadyMotionHold& hold = {},
+                                                                         double tolerance = 1e-11,
+                                                                         int max_iterations = 30) {
+  using State = typename Method::State;
+  using Point = std::decay_t<decltype(guess.q)>;
+  constexpr bool by_velocity = detail::carries_velocity<State>;
+  const int n = static_cast<int>(guess.q.size()), k = static_cast<int>(symmetry.size());
+  const double h = method.step_size();
+  detail::check_generators(symmetry, n);
+  detail::check_hold(hold, n);
+  const int held = static_cast<int>(hold.positions.size() + hold.velocities.size());
+  const Eigen::VectorXd q_guess = guess.q;
+  const auto v = method.velocity(guess);
+  const Eigen::VectorXd v_guess = v;
+  // the unknowns z = (q0, v0, ω)
+  Eigen::VectorXd z(2 * n + k), R(2 * n + held);
+  z << q_guess, v_guess,
+      detail::fitted_rates(symmetry, q_guess, v_guess,
+                           Eigen::VectorXd(acceleration_jacobian(method.system(), guess.q, v).acceleration));
+  Eigen::MatrixXd D(R.size(), z.size());
+  const auto state_at = [&](const Eigen::VectorXd& unknowns) {
+    const Point q0 = unknowns.head(n), v0 = unknowns.segment(n, n);
+    return detail::state_on_the_orbit(method, method.initial_state(q0, v0), symmetry, unknowns.tail(k));
+  };
+  const auto coordinates_of = [&](const State& s) {
+    Eigen::VectorXd x(2 * n);
+    x << Eigen::VectorXd(s.q), Eigen::VectorXd(detail::carried(s));
+    return x;
+  };
+  DiscreteSteadyMotion<State> out;
+  double scale = 1.0;
+  const auto conditions = [&](const Eigen::VectorXd& unknowns, Eigen::VectorXd& residual, Eigen::MatrixXd& J) {
+    const Eigen::VectorXd rates = unknowns.tail(k);
+    out.state = state_at(unknowns);
+    const Eigen::VectorXd x = coordinates_of(out.state);
+    const detail::SymmetryStep moved(symmetry, rates, n, h, by_velocity);
+    residual.head(2 * n) = coordinates_of(step_from(method, out.state)) - moved(x.head(n), x.tail(n));
+    scale = 1.0 + x.lpNorm<Eigen::Infinity>();
+    // J = (∂x_{k+1}/∂x_k − exp(h ξ_ω)) ∂x/∂z − ∂(exp(h ξ_ω) x)/∂ω, the derivatives of the state's
+    // construction and of the symmetry's motion by its rates by central differences: they only
+    // steer the iteration, whose residual is exact.
+    Eigen::MatrixXd by_unknowns(2 * n, z.size()), by_rates = Eigen::MatrixXd::Zero(2 * n, z.size());
+    for (int j = 0; j < z.size(); ++j) {
+      const double e = 1e-6 * (1.0 + std::abs(unknowns[j]));
+      Eigen::VectorXd up = unknowns, down = unknowns;
+      up[j] += e;
+      down[j] -= e;
+      by_unknowns.col(j) = (coordinates_of(state_at(up)) - coordinates_of(state_at(down))) / (2 * e);
+      if (j >= 2 * n)
+        by_rates.col(j) = (detail::SymmetryStep(symmetry, up.tail(k), n, h, by_velocity)(x.head(n), x.tail(n)) -
+                           detail::SymmetryStep(symmetry, down.tail(k), n, h, by_velocity)(x.head(n), x.tail(n))) /
+                          (2 * e);
+    }
+    Eigen::MatrixXd jump = method.step_derivative(out.state);
+    jump.topLeftCorner(n, n) -= moved.positions;
+    jump.bottomRightCorner(n, n) -= moved.carried;
+    J.topRows(2 * n) = jump * by_unknowns - by_rates;
+    const Eigen::MatrixXd A = detail::combined(symmetry, rates, n);
+    const Eigen::MatrixXd Xi = detail::generators_at(symmetry, unknowns.head(n));
+    const Eigen::VectorXd orbit_velocity = A * unknowns.head(n) + detail::combined_offset(symmetry, rates, n);
+    int row = 2 * n;
+    for (const int i : hold.positions) {
+      residual[row] = unknowns[i] - q_guess[i];
+      J.row(row).setZero();
+      J(row, i) = 1.0;
+      ++row;
+    }
+    for (const int i : hold.velocities) {
+      residual[row] = orbit_velocity[i] - v_guess[i];
+      J.row(row).setZero();
+      J.row(row).head(n) = A.row(i);
+      J.row(row).tail(k) = Xi.row(i);
+      ++row;
+    }
+  };
+  const auto small_enough = [&](const Eigen::VectorXd&, double largest) { return largest <= tolerance * scale; };
+  const GaussNewtonResult result = gauss_newton(z, R, D, conditions, small_enough, max_iterations);
+  out.rates = z.tail(k);
+  out.iterations = result.iterations;
+  out.residual = result.residual;
+  if (!result.converged)
+    throw std::invalid_argument("no steady motion of the step found near the state: its residual is " +
+                                detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
+                                " Gauss-Newton iterations");
+  return out;
+}
+
+/// The linearisation of `method`'s step at its steady motion `motion` with the symmetry `symmetry`:
+/// D = exp(−h ξ_ω) ∂(q_{k+1}, w_{k+1})/∂(q_k, w_k), w the state's momentum p (or p_minus), or its
+/// velocity v for a state without one (`rk4`); its multipliers μ on the linearised constraint modulo
+/// the orbit and λ_h = log(μ)/h, which converge to the continuous eigenvalues at the method's order.
+/// The method gives step_derivative(s) and velocity(s). Throws std::invalid_argument when the step
+/// is not equivariant.
+template <class Method>
+SteadyMotionLinearisation discrete_steady_motion_linearisation(
+    const Method& method, const DiscreteSteadyMotion<typename Method::State>& motion, const Symmetry& symmetry,
+    double tolerance = 1e-8) {
+  detail::check_generators(symmetry, static_cast<int>(motion.state.q.size()));
+  return detail::step_linearisation_on_orbit(method, motion.state, symmetry, motion.rates, tolerance);
+}
+
+/// The same at the step's steady motion nearest the continuous one through the state `given` (its q
+/// and velocity(given)), with what `hold` names kept (find_discrete_steady_motion). Throws
+/// std::invalid_argument when the state is not on a steady motion (steady_motion_linearisation's
+/// test at `tolerance`), none of the step's is found near it or the step is not equivariant.
+template <class Method>
+SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method,
+                                                               const typename Method::State& given,
+                                                               const Symmetry& symmetry,
+                                                               const SteadyMotionHold& hold = {},
+                                                               double tolerance = 1e-8) {
+  detail::check_generators(symmetry, static_cast<int>(given.q.size()));
+  detail::rates_through(method, given, symmetry, tolerance);  // given is on a steady motion
+  return discrete_steady_motion_linearisation(method, find_discrete_steady_motion(method, given, symmetry, hold),
+                                              symmetry, tolerance);
 }
 
 /// The same with the translations of the coordinates `symmetric` as the symmetry.
@@ -543,7 +726,7 @@ template <class Method>
 SteadyMotionLinearisation discrete_steady_motion_linearisation(const Method& method, const typename Method::State& s,
                                                                std::span<const int> symmetric,
                                                                double tolerance = 1e-8) {
-  return discrete_steady_motion_linearisation(method, s, translations(static_cast<int>(s.q.size()), symmetric),
+  return discrete_steady_motion_linearisation(method, s, translations(static_cast<int>(s.q.size()), symmetric), {},
                                               tolerance);
 }
 
