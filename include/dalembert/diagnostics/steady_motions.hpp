@@ -257,11 +257,11 @@ inline Eigen::MatrixXd matrix_exponential(const Eigen::MatrixXd& X) {
   return sum;
 }
 
-/// The state at which a method's step is linearised on the steady motion through the state s with
-/// the symmetry's rates: s itself, unless its momentum carries the constraint impulse of the step
-/// that reached it (DLA: p_k = D2 L_d(q_{k−1}, q_k), the multiplier's impulse balancing the
-/// constraint force), which a state from (q0, v0) lacks; then the two-point start from the
-/// position the steady motion had a step before, q(−h) = e^{−hA_ω} q0 + ∫₀^{−h} e^{tA_ω} dt b_ω, to q0.
+/// The state of a step's steady motion at the position of s, moving with the symmetry's rates, as
+/// find_discrete_steady_motion builds it: s itself, unless its momentum carries the constraint
+/// impulse of the step that reached it (DLA: p_k = D2 L_d(q_{k−1}, q_k), the multiplier's impulse
+/// balancing the constraint force), which a state from (q0, v0) lacks; then the two-point start from
+/// the position the motion had a step before, q(−h) = e^{−hA_ω} q0 + ∫₀^{−h} e^{tA_ω} dt b_ω, to q0.
 template <class Method>
 typename Method::State state_on_the_orbit(const Method& method, const typename Method::State& s,
                                           const Symmetry& symmetry, const Eigen::VectorXd& rates) {
@@ -487,7 +487,8 @@ struct SymmetryStep {
 };
 
 /// The rates of the continuous steady motion through the state `given` (its q and
-/// velocity(given)); throws std::invalid_argument when it is not on one (symmetry_rates).
+/// velocity(given)); throws std::invalid_argument when it is not on one (symmetry_rates): the test
+/// that a state is on a steady motion.
 template <class Method>
 Eigen::VectorXd rates_through(const Method& method, const typename Method::State& given, const Symmetry& symmetry,
                               double tolerance) {
