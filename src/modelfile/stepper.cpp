@@ -101,10 +101,7 @@ Stepper::Stepper(std::shared_ptr<const LoadedModel> model, const ParameterOverri
     throw BadOption(o.rule != "alpha" ? "rule" : "constraint_rule", "a stepper takes the alpha rule");
   if (model->layout.contact)
     throw BadInput("a stepper steps Lagrange-d'Alembert models; " + system + " is a contact system");
-  // Affine constraints M(q) v + b(q) = 0 with the methods that take them in runs; not b(q, t): the
-  // step's derivatives restate the discrete constraint without the step's time.
-  if (model->layout.constraint_offsets_depend_on_time) require_constraints_taken(*model, {}, "the stepper");
-  require_constraints_taken(*model, o.method);
+  require_constraints_taken(*model, o.method);  // affine constraints with the methods that take them
   bound_ = std::make_shared<BoundModel>(*bind(model, values));
   bound_->time_offset = o.t0;
   for (int i = spec.first_input(); i < static_cast<int>(spec.parameters.size()); ++i)

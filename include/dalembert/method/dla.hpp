@@ -195,15 +195,16 @@ class DiscreteLagrangeDAlembert {
     } else if constexpr (carries_multiplier) {
       const State next = step_from(*this, s);
       const auto force = midpoint_external_force(system_, step_size(), s.t);
-      return position_momentum_step_derivative(system_, forced_.discrete_lagrangian(), dc_, force, force, s.q, s.p,
-                                               next.q, next.multiplier);
+      return position_momentum_step_derivative(system_, forced_.discrete_lagrangian(), discrete_constraint_from(s.t),
+                                               force, force, s.q, s.p, next.q, next.multiplier);
     } else {
       const State next = step_from(*this, s);
       const auto& ld = forced_.discrete_lagrangian();
       const auto& fd = forced_.discrete_force();
       const auto minus = [&](const auto& q0, const auto& q1) { return fd.minus(q0, q1, s.t); };
       const auto plus = [&](const auto& q0, const auto& q1) { return fd.plus(q0, q1, s.t); };
-      return position_momentum_step_derivative(system_, ld, dc_, minus, plus, s.q, s.p, next.q, next.multiplier);
+      return position_momentum_step_derivative(system_, ld, discrete_constraint_from(s.t), minus, plus, s.q, s.p,
+                                               next.q, next.multiplier);
     }
   }
 
@@ -238,14 +239,14 @@ class DiscreteLagrangeDAlembert {
     const State next = step_from(*this, s);
     if constexpr (carries_multiplier) {
       const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);
-      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, forces, forces, s.q, s.p,
-                                                next.q, next.multiplier);
+      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), discrete_constraint_from(s.t),
+                                                forces, forces, s.q, s.p, next.q, next.multiplier);
     } else {
       const auto& fd = forced_.discrete_force();
       const auto minus = [&](const auto& q0, const auto& q1, const auto& f) { return fd.minus(q0, q1, s.t, f); };
       const auto plus = [&](const auto& q0, const auto& q1, const auto& f) { return fd.plus(q0, q1, s.t, f); };
-      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), dc_, minus, plus, s.q, s.p,
-                                                next.q, next.multiplier);
+      return position_momentum_step_derivatives(system_, forced_.discrete_lagrangian(), discrete_constraint_from(s.t),
+                                                minus, plus, s.q, s.p, next.q, next.multiplier);
     }
   }
 
@@ -267,6 +268,12 @@ class DiscreteLagrangeDAlembert {
   double energy(const State& s) const { return dalembert::energy(system_, s.q, velocity(s)); }
 
  private:
+  /// ω(q0, q1) of the step from the time t, generic in the scalar type, for the derivatives'
+  /// equations: an affine part b(q, t) is taken at the step's own times.
+  auto discrete_constraint_from(double t) const {
+    return [this, t](const auto& q0, const auto& q1) { return discrete_constraint_at(dc_, q0, q1, t); };
+  }
+
   /// F^{f∓}L_d(q0, q1) and |ω(q0, q1)|_inf, without Jacobians: by terms where the steps are.
   struct LegendreValues {
     VecN<S> minus, plus;
