@@ -172,8 +172,9 @@ def test_each_step_s_own_steady_turn_converges_at_its_order(disk, turning, metho
     print("steady turn", method, "tilt pair", errors, order, "turning rate", turning_errors)
     assert abs(order - ORDERS[method]) < 0.2, (errors, order)
     # The step's turning rate is within O(h^p) of the continuous one: at its order, or at round-off
-    # where the held tilt and spin fix it as they do the continuous one (mla), or where the step's
-    # steady motions, off the constraint at a level of M v it does not keep (rk4), leave it free.
+    # where the held tilt and spin fix it as they do the continuous one (dla, mla), or where the
+    # step's steady motions, off the constraint at a level of M v it does not keep (rk4), leave it
+    # free.
     if turning_errors[0] > 1e-9:
         order = math.log2(turning_errors[0] / turning_errors[1])
         assert abs(order - ORDERS[method]) < 0.2, (turning_errors, order)
@@ -184,8 +185,8 @@ def test_each_step_s_own_steady_turn_converges_at_its_order(disk, turning, metho
 def test_a_step_s_steady_motion_is_sought_from_a_steady_state(disk, turning):
     # at half the speeds the tilted disk is no longer balanced: it falls
     stepper = dalembert.stepper(disk, "dla", h=0.02, q0=turning.q0, v0=0.5 * turning.v0)
-    with pytest.raises(dalembert.BadInput, match="not a steady motion: the velocity of coordinate 3"):
-        dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"])
+    with pytest.raises(dalembert.BadInput, match="not a steady motion: the acceleration of coordinate"):
+        dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"], rotation=["x", "y", "phi"])
     with pytest.raises(dalembert.BadInput, match="has no coordinate 'tilt'"):
         dalembert.discrete_steady_motion(stepper, symmetric=["x", "y", "psi"], rotation=["x", "y", "phi"],
                                          hold=["tilt"])
