@@ -8,21 +8,10 @@
 #include <Eigen/Core>
 
 #include "dalembert/model/projectors.hpp"
+#include "dalembert/solve/step_driver.hpp"
 #include "test_support.hpp"
 
 namespace dalembert::test {
-
-/// The second half of a method's state: p, FIM's p⁻, or RK4's v (it carries no momentum).
-template <class State>
-auto& momentum_of(State& s) {
-  if constexpr (requires { s.p_minus; }) {
-    return s.p_minus;
-  } else if constexpr (requires { s.p; }) {
-    return s.p;
-  } else {
-    return s.v;
-  }
-}
 
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of `method`'s step from s by central differences, each entry of
 /// (q_k, p_k) moved by `relative_step` of its size (at least that much), the difference taken of the

@@ -134,7 +134,7 @@ double force_derivative_error(const std::string& name, const Make& make, const S
     auto s_up = s, s_down = s;
     make(up, h).step(s_up);
     make(down, h).step(s_down);
-    reference.col(j) << (s_up.q - s_down.q) / 2e-5, (test::momentum_of(s_up) - test::momentum_of(s_down)) / 2e-5;
+    reference.col(j) << (s_up.q - s_down.q) / 2e-5, (momentum_of(s_up) - momentum_of(s_down)) / 2e-5;
   }
   const double error = (d.by_force - reference).cwiseAbs().maxCoeff() / d.by_force.cwiseAbs().maxCoeff();
   test::report("force_derivative_" + name, error);

@@ -158,6 +158,14 @@ inline std::string number_text(double x) {
   return out.str();
 }
 
+/// Throws std::invalid_argument "<not_found> residual is R after N Gauss-Newton iterations" unless
+/// the iteration converged.
+inline void require_converged(const GaussNewtonResult& result, const std::string& not_found) {
+  if (!result.converged)
+    throw std::invalid_argument(not_found + " residual is " + number_text(result.residual) + " after " +
+                                std::to_string(result.iterations) + " Gauss-Newton iterations");
+}
+
 inline void check_hold(const SteadyMotionHold& hold, int n) {
   for (const auto* list : {&hold.positions, &hold.velocities})
     for (const int i : *list)
@@ -440,29 +448,11 @@ SteadyMotionPoint find_steady_motion(const S& sys, const VecN<S>& q, const VecN<
       gauss_newton(x, conditions_at_x, jacobian_at_x, conditions, small_enough, max_iterations);
   out.iterations = result.iterations;
   out.residual = result.residual;
-  if (!result.converged)
-    throw std::invalid_argument("no steady motion found near (q0, v0): the conditions' residual is " +
-                                detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
-                                " Gauss-Newton iterations");
+  detail::require_converged(result, "no steady motion found near (q0, v0): the conditions'");
   return out;
 }
 
 namespace detail {
-/// What a method's step carries besides the positions: the momentum p (or p_minus), or the velocity v
-/// for a state without one (`rk4`).
-template <class State>
-constexpr bool carries_velocity = !requires(const State& s) { s.p; } && !requires(const State& s) { s.p_minus; };
-template <class State>
-const auto& carried(const State& s) {
-  if constexpr (requires { s.p_minus; }) {
-    return s.p_minus;
-  } else if constexpr (requires { s.p; }) {
-    return s.p;
-  } else {
-    return s.v;
-  }
-}
-
 /// The symmetry's motion over one step at the rates ω, exp(h ξ_ω), on a state's (q, w):
 /// q ↦ e^{hA_ω} q + ∫₀^h e^{tA_ω} dt b_ω, and w ↦ e^{hA_ω} w for a velocity, e^{−hA_ωᵀ} w for a
 /// momentum (a covector).
@@ -512,7 +502,7 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
   const double h = method.step_size();
   constexpr bool by_velocity = carries_velocity<State>;
   using Point = std::decay_t<decltype(s.q)>;
-  const Point w = carried(s);
+  const Point w = momentum_of(s);
   const Eigen::VectorXd q0 = s.q, w0 = w;
   SteadyMotionLinearisation out;
   out.rates = rates;
@@ -533,7 +523,8 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
   out.orbit = orbit_at(q0, w0);
   {  // the step is equivariant: it maps the orbit's tangents at s to those at the next state
     const State next = step_from(method, s);
-    const Eigen::MatrixXd off = step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(carried(next)));
+    const Eigen::MatrixXd off =
+        step * out.orbit - orbit_at(Eigen::VectorXd(next.q), Eigen::VectorXd(momentum_of(next)));
     const double scale = std::max(1.0, step.cwiseAbs().maxCoeff()) * std::max(1.0, out.orbit.cwiseAbs().maxCoeff());
     if (k > 0 && off.cwiseAbs().maxCoeff() > tolerance * scale)
       throw std::invalid_argument("the step is not equivariant (off by " +
@@ -610,7 +601,7 @@ DiscreteSteadyMotion<typename Method::State> find_discrete_steady_motion(const M
                                                                          int max_iterations = 30) {
   using State = typename Method::State;
   using Point = std::decay_t<decltype(guess.q)>;
-  constexpr bool by_velocity = detail::carries_velocity<State>;
+  constexpr bool by_velocity = carries_velocity<State>;
   const int n = static_cast<int>(guess.q.size()), k = static_cast<int>(symmetry.size());
   const double h = method.step_size();
   detail::check_generators(symmetry, n);
@@ -631,7 +622,7 @@ DiscreteSteadyMotion<typename Method::State> find_discrete_steady_motion(const M
   };
   const auto coordinates_of = [&](const State& s) {
     Eigen::VectorXd x(2 * n);
-    x << Eigen::VectorXd(s.q), Eigen::VectorXd(detail::carried(s));
+    x << Eigen::VectorXd(s.q), Eigen::VectorXd(momentum_of(s));
     return x;
   };
   DiscreteSteadyMotion<State> out;
@@ -685,10 +676,7 @@ DiscreteSteadyMotion<typename Method::State> find_discrete_steady_motion(const M
   out.rates = z.tail(k);
   out.iterations = result.iterations;
   out.residual = result.residual;
-  if (!result.converged)
-    throw std::invalid_argument("no steady motion of the step found near the state: its residual is " +
-                                detail::number_text(out.residual) + " after " + std::to_string(out.iterations) +
-                                " Gauss-Newton iterations");
+  detail::require_converged(result, "no steady motion of the step found near the state: its");
   return out;
 }
 

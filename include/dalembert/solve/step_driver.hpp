@@ -277,6 +277,22 @@ typename Method::State step_from(const Method& method, typename Method::State s)
   return s;
 }
 
+/// The second half of a method's state, by which step_derivative differentiates beside q: its
+/// momentum p, FIM's p⁻, or RK4's velocity v (it carries no momentum).
+template <class State>
+auto& momentum_of(State& s) {
+  if constexpr (requires { s.p_minus; }) {
+    return s.p_minus;
+  } else if constexpr (requires { s.p; }) {
+    return s.p;
+  } else {
+    return s.v;
+  }
+}
+/// Whether that half is a velocity (RK4's state).
+template <class State>
+constexpr bool carries_velocity = !requires(const State& s) { s.p; } && !requires(const State& s) { s.p_minus; };
+
 /// The derivatives of a step's result with respect to where it starts and to a constant external
 /// force f over it (at f = 0): rows q_{k+1} then p_{k+1}.
 struct StepDerivatives {
