@@ -318,25 +318,20 @@ TEST(SteadyMotions, EachStepHasItsOwnSteadyMotionsNearTheContinuousOnes) {
   const auto next = step_from(dla, sliding.state);
   EXPECT_LT((next.q - sliding.state.q - 0.2 * x.v).lpNorm<Eigen::Infinity>(), 1e-14);
 
-  const DiskOnACircle circle;
-  const models::VerticalDisk& d = circle.disk;
-  const double Omega = circle.Omega, omega = circle.omega;
-  const Vecd<4>& q = circle.q;
-  const Vecd<4>& v = circle.v;
-  const Symmetry& symmetry = circle.symmetry;
+  const DiskOnACircle c;
   SteadyMotionHold hold;
   hold.positions = {0, 1, 2, 3};
   hold.velocities = {2, 3};
   const auto offset_error = [&](const auto& method) {
-    const auto motion = find_discrete_steady_motion(method, method.initial_state(q, v), symmetry, hold);
-    EXPECT_NEAR(motion.rates[2], Omega, 1e-13);
-    EXPECT_NEAR(motion.rates[3], omega, 1e-13);
+    const auto motion = find_discrete_steady_motion(method, method.initial_state(c.q, c.v), c.symmetry, hold);
+    EXPECT_NEAR(motion.rates[2], c.Omega, 1e-13);
+    EXPECT_NEAR(motion.rates[3], c.omega, 1e-13);
     EXPECT_LT(motion.iterations, 6);
-    const double alpha = v[0] + omega * q[1], beta = v[1] - omega * q[0];
+    const double alpha = c.v[0] + c.omega * c.q[1], beta = c.v[1] - c.omega * c.q[0];
     return std::max(std::abs(motion.rates[0] - alpha), std::abs(motion.rates[1] - beta));
   };
   const auto check = [&](const char* name, const auto& method_of, int order) {
-    const double coarse = offset_error(method_of(d, 0.1)), fine = offset_error(method_of(d, 0.05));
+    const double coarse = offset_error(method_of(c.disk, 0.1)), fine = offset_error(method_of(c.disk, 0.05));
     const double observed = std::log2(coarse / fine);
     test::report(std::string("steady_vertical_disk_own_motion_order_") + name, observed);
     EXPECT_GT(observed, order - 0.2) << name << ": errors " << coarse << ", " << fine;
