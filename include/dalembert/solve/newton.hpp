@@ -13,8 +13,10 @@
 //       component F_i is within 1e3 · tol · max(1, scale) or within its round-off floor
 //       16 ε Σ_j |J_ij| |x_j|, how much F_i moves when x moves by its last bits: x then solves
 //       the equations up to a relative change of 16 ε in each unknown, which no Newton step can
-//       improve. The floor matters far from the origin: with |q| ≈ 2e4 and h = 0.1 a DLA residual
-//       cannot get below about 5e-11, far above 1e-13 · |p|. Near it (a) decides, as it always did.
+//       improve; or when a correction no longer halves |F|_∞ and every F_i is within tol ·
+//       max(1, scale) or its floor (the floor's noise can move some unknowns by more than their
+//       last bits). The floor matters far from the origin: with |q| ≈ 2e4 and h = 0.1 a DLA
+//       residual cannot get below about 5e-11, far above 1e-13 · |p|. Near it (a) decides.
 //   (c) for a caller that asks for it (NewtonOptions::correction_tolerance), after a full correction
 //       |δx|_∞ ≤ correction_tolerance · (1 + |x|_∞): for equations whose residual is known only to
 //       the accuracy of an inner computation (exact's, through shooting), which can be much coarser
@@ -355,7 +357,8 @@ class NewtonRules {
   // their floor can dominate the norm, and halving would stall Newton there; test (b) decides),
   // nor when it meets test (c) (the residual is then at the accuracy it is known to). A noisy
   // residual (test (d)) is halved however close to the threshold, and stalls after max_backtracks.
-  LineSearch search(int halvings, double norm, double trial_norm) const {
+  LineSearch search(int halvings, double norm, double trial_norm) {
+    stalled_ = trial_norm > 0.5 * norm;
     if constexpr (NoisyResidual) {
       if (trial_norm < norm || correction_converged_) return LineSearch::take;
       return halvings >= options_.max_backtracks ? LineSearch::stall : LineSearch::halve;
@@ -366,12 +369,16 @@ class NewtonRules {
     }
   }
 
-  // Test (c), or test (b): a correction at round-off level cannot improve x further. The floor is
-  // the one of the iterate before (its J and x), which differs from x by round-off.
+  // Test (c), or test (b): a correction at round-off level cannot improve x further, nor can one
+  // that no longer halves a residual within its floor (the noise of a momentum row far from the
+  // origin moves the multipliers by more than their last bits). The floor is the one of the
+  // iterate before (its J and x), which differs from x by round-off.
   AfterCorrection after(const Vector& step, double lambda, const Vector& x, const Vector& F) const {
-    const bool converged = correction_converged_ ||
-                           (lambda * step.template lpNorm<Eigen::Infinity>() <= roundoff_of(x) &&
-                            within_roundoff_floor(F, floor_, 1e3 * threshold_));
+    const bool converged =
+        correction_converged_ ||
+        (lambda * step.template lpNorm<Eigen::Infinity>() <= roundoff_of(x) &&
+         within_roundoff_floor(F, floor_, 1e3 * threshold_)) ||
+        (stalled_ && within_roundoff_floor(F, floor_, threshold_));
     return converged ? AfterCorrection::converged : AfterCorrection::go_on;
   }
   std::string failure() const { return {}; }
@@ -405,6 +412,7 @@ class NewtonRules {
   bool have_jacobian_ = false;  // a Jacobian Newton took is factorised at once, and regular
   Vector floor_;
   bool correction_at_roundoff_ = false, correction_converged_ = false;
+  bool stalled_ = false;  // the last correction taken did not halve the residual
 };
 
 }  // namespace detail
