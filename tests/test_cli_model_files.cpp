@@ -305,12 +305,12 @@ std::vector<double> last_row(const std::string& csv) {
   return values;
 }
 
-// A holonomic constraint φ(q) = 0 (models/pendulum-cartesian.toml, x² + y² = l²) enters as its
-// velocity form dφ(q)·v = 0; its value is the column holonomic_0. The pendulum in Cartesian
-// coordinates moves as models/pendulum.toml's in its angle, x = l sin θ, y = −l cos θ (both by the
-// reference solver, to 1e-9 at t = 5). DLA's discrete constraint at the midpoint, dφ(q̄)·(q1 − q0),
-// is φ(q1) − φ(q0) exactly for a quadratic φ: the bob stays on the circle to round-off over 10⁴
-// steps, where RK4's positions leave it at its order (|φ| about 1e-9 here, growing with h⁴).
+// A holonomic constraint φ(q) = 0 (models/pendulum-cartesian.toml, x² + y² = l²) enters the
+// reference solver and RK4 as its velocity form dφ(q)·v = 0; its value is the column holonomic_0.
+// The pendulum in Cartesian coordinates moves as models/pendulum.toml's in its angle,
+// x = l sin θ, y = −l cos θ (both by the reference solver, to 1e-9 at t = 5). DLA imposes
+// φ(q_{k+1}) = 0: the bob stays on the circle to round-off over 10⁴ steps, where RK4's positions
+// leave it at its order (|φ| about 1e-9 here, growing with h⁴).
 TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   const std::string cartesian = model("pendulum-cartesian");
   const auto reference = dalembert("run " + cartesian + " --method reference --h 0.05 --t-end 5 --every 100");
@@ -338,6 +338,45 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   const double coarse = rk4_at("0.1"), fine = rk4_at("0.05");
   EXPECT_GT(coarse, 1e-9);  // the velocity form alone: the positions drift off φ = 0
   EXPECT_NEAR(std::log2(coarse / fine), 4.0, 0.5) << coarse << " " << fine;
+}
+
+// A holonomic constraint that is not quadratic: a bead sliding under gravity on the curve
+// y = cosh(x) − 1. The discrete constraint of dla and mla imposes φ(q_{k+1}) = 0 on the new
+// positions (docs/methods.md, Holonomic constraints), so the bead stays on the curve to round-off
+// over 10⁴ steps whatever α and constraint rule; the discretised velocity form would keep it only to
+// O(h²). dla keeps its order 2 against the reference. The discrete gradient, which takes the
+// velocity form, leaves the curve at its order.
+TEST(CliModelFiles, HolonomicConstraintsHoldOnTheNewPositions) {
+  const std::string bead = write_model("bead_on_catenary", R"toml(name = "bead-on-catenary"
+coordinates = ["x", "y"]
+parameters = { g = 1.0 }
+lagrangian = "(x_t^2 + y_t^2)/2 - g*y"
+holonomic = ["y - cosh(x) + 1"]
+[initial]
+q = [1, "cosh(1) - 1"]
+v = [0, 0]
+)toml");
+  for (const std::string method : {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla"}) {
+    const auto r = dalembert("run " + bead + " --method " + method + " --h 0.01 --steps 10000 --every 10");
+    ASSERT_EQ(r.status, 0) << method << ": " << r.err;
+    EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
+  }
+  const auto end_of = [&](const std::string& args) {
+    const auto r = dalembert("run " + bead + " --t-end 5 " + args);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    return last_row(r.out);
+  };
+  const auto reference = end_of("--method reference --h 0.05");
+  const auto error_at = [&](const std::string& h) {
+    const auto row = end_of("--method dla --h " + h);
+    EXPECT_DOUBLE_EQ(row[0], 5.0);
+    return std::hypot(row[1] - reference[1], row[2] - reference[2]);
+  };
+  const double coarse = error_at("0.1"), fine = error_at("0.05");
+  EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1) << coarse << " " << fine;
+  const auto velocity_form = dalembert("run " + bead + " --method discrete-gradient --h 0.05 --t-end 10");
+  ASSERT_EQ(velocity_form.status, 0) << velocity_form.err;
+  EXPECT_GT(largest_of_column(velocity_form.out, "holonomic_0"), 1e-6);
 }
 
 // The free rigid body with its attitude a unit quaternion (models/rigid-body-quaternion.toml: the

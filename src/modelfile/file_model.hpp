@@ -516,6 +516,28 @@ class FileModel {
     return out;
   }
 
+  /// The number of holonomic constraints φ_b(q) = 0 (the file's `holonomic`), whose velocity forms
+  /// dφ_b are the last rows of M (MayHaveHolonomicConstraints, model/model.hpp).
+  int holonomic_constraint_count() const { return static_cast<int>(bound_->model->layout.holonomic.size()); }
+
+  /// φ_b(q) of the holonomic constraints, in the order of the file.
+  template <class T>
+  Vec<T, m, max_m> holonomic_values(const Point<T>& q) const {
+    const LoadedModel& model = *bound_->model;
+    Vec<T, m, max_m> out(holonomic_constraint_count());
+    if (out.size() == 0) return out;
+    taylor_in_q<T>(
+        q, model.layout.constraints_size,
+        [&](int order, const double* x, double* c) {
+          model.evaluator->constraints(order, x, bound_->parameters.data(), bound_->time_offset, c);
+        },
+        [&](const auto& value) {
+          for (Eigen::Index b = 0; b < out.size(); ++b)
+            out[b] = value(model.layout.holonomic[static_cast<std::size_t>(b)].terms);
+        });
+    return out;
+  }
+
   /// The curvature a = (∂(M v + b)/∂q) v + ∂b/∂t at the time t, a_r = Σ_(r,i) Σ_j g_j v_i v_j over
   /// the entries M_ri (and b_r, with v_i = 1) with gradient g and Hessian H, plus ∂b_r/∂t, from one
   /// kernel call: of order 1 at doubles; of order 2 when q and v

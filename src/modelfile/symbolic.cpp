@@ -745,9 +745,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
                         ", is not zero; a contact system takes linear constraints only)");
   }
   // Holonomic constraints φ_b(q) = 0, in their velocity form dφ_b(q)·v = 0: M(a, i) = ∂φ_b/∂q_i.
+  std::vector<ex> holonomic(m - velocity_rows);
   for (int a = velocity_rows; a < m; ++a) {
     const Expression& e = spec.constraint_source(a);
-    const ex phi = parse(e, kCoordinates, in_q);
+    const ex& phi = holonomic[static_cast<std::size_t>(a - velocity_rows)] = parse(e, kCoordinates, in_q);
     bool depends_on_position = false;
     for (int i = 0; i < n; ++i) {
       M[a][i] = d(phi, s.q[i], e);
@@ -855,6 +856,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
       layout.constraint_offset_rates.push_back(
           {a, n + 1, taylor_terms(rate, s.q, M_coefficients, d, spec.constraint_source(a))});
     }
+  for (int a = velocity_rows; a < m; ++a)
+    layout.holonomic.push_back({a, n + 2,
+                                taylor_terms(holonomic[static_cast<std::size_t>(a - velocity_rows)], s.q,
+                                             M_coefficients, d, spec.constraint_source(a))});
   layout.constraints_size = static_cast<int>(M_coefficients.size());
   std::vector<std::pair<int, ex>> mechanics_coefficients;
   layout.mechanical = mechanical;

@@ -130,3 +130,38 @@ def test_the_discrete_gradient_has_no_stepper_on_affine_constraints(source_dir):
     with pytest.raises(dalembert.BadInput, match="method discrete-gradient does not take affine constraints"):
         dalembert.stepper(dalembert.model_file(str(source_dir / "models" / "turntable-ball.toml")),
                           "discrete-gradient", h=0.05)
+
+
+# A bead sliding under gravity on the curve y = cosh(x) - 1, a holonomic constraint that is not
+# quadratic: dla and mla impose phi(q_{k+1}) = 0 on the new positions, and A against central
+# differences of one step from starts moved along the curve (off it by 1e-13, to second order)
+# in its position and along it in its velocity. rk4 takes the velocity form.
+@pytest.mark.parametrize("method", ["dla", "mla", "rk4"])
+def test_a_on_a_holonomic_constraint_against_central_differences(method):
+    x, u = 0.5, 0.3
+    bead = dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2 - g*y", parameters={"g": 1.0},
+                           holonomic=["y - cosh(x) + 1"], q0=[x, math.cosh(x) - 1], v0=[u, math.sinh(x) * u])
+    start = dict(q0=np.array([x, math.cosh(x) - 1]), v0=np.array([u, math.sinh(x) * u]))
+    s = dalembert.stepper(bead, method, h=0.1, **start)
+    A, _ = s.jacobians(None)
+    worst = 0.0
+    for dq, dv in [([1.0, math.sinh(x)], [0.0, math.cosh(x) * u]),  # along the curve, the velocity with it
+                   ([0.0, 0.0], [1.0, math.sinh(x)])]:               # faster along the curve
+        dq, dv = np.array(dq), np.array(dv)
+        states = []
+        for e in (1e-6, -1e-6):
+            s.reset(q0=start["q0"] + e * dq, v0=start["v0"] + e * dv)
+            s.step()
+            states.append(s.state)
+        s.reset(**start)
+        predicted = A @ s.start_tangent(dq, dv)
+        worst = max(worst, np.max(np.abs(predicted - (states[0] - states[1]) / 2e-6)) / np.max(np.abs(predicted)))
+    print("bead", method, worst)
+    assert worst < 1e-7
+    s.reset(**start)
+    s.step(count=100)
+    phi = abs(s.q[1] - math.cosh(s.q[0]) + 1)
+    if method == "rk4":
+        assert phi > 1e-9  # the velocity form alone
+    else:
+        assert phi < 1e-14

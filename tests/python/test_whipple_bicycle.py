@@ -107,14 +107,17 @@ def test_the_weave_and_capsize_speeds_are_the_benchmark_s(bicycle):
 
 def test_a_run_in_the_stable_range_keeps_its_constraints(bicycle):
     # Upright at 5 m/s (between the weave and capsize speeds) with a roll rate of 0.1 rad/s: the
-    # lean is damped out by steering, the wheels roll and the front wheel stays on the ground.
+    # lean is damped out by steering, the wheels roll and the front wheel stays on the ground, its
+    # height imposed on each step's new positions. Past t = 12.8 (x = 64 m) the momentum rows of
+    # dla's Newton residual sit at their round-off floor, near its tolerance: Newton must stop
+    # there (test (b) of solve/newton.hpp), not fail.
     q0, v0 = _bicycle.upright(5.0)
     v0[3] = 0.1
-    r = dalembert.run(bicycle, "dla", h=0.01, steps=300, q0=q0, v0=v0, project_v0=True)
+    r = dalembert.run(bicycle, "dla", h=0.01, steps=1500, every=10, q0=q0, v0=v0, project_v0=True)
     roll = r.q[:, 3]
-    assert np.max(np.abs(roll[-50:])) < 0.2 * np.max(np.abs(roll))
+    assert np.max(np.abs(roll[-50:])) < 0.01 * np.max(np.abs(roll))
     assert r.summary["max_constraint_residual"] < 1e-12
-    assert np.max(np.abs(r.column("holonomic_0"))) < 1e-6
+    assert np.max(np.abs(r.column("holonomic_0"))) < 1e-15
 
 
 def test_the_installed_model_file_is_the_package_s(source_dir):

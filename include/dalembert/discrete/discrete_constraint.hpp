@@ -101,9 +101,33 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
   }
 }
 
+/// The rows of a model's holonomic constraints φ(q) = 0 (MayHaveHolonomicConstraints, the last
+/// rows) become φ(q1)/h: the step imposes φ(q_{k+1}) = 0 on the new positions, as SHAKE and RATTLE
+/// do, where the discretised velocity form dφ(q̄)·(q1 − q0)/h would keep φ only to the step's error
+/// (docs/methods.md, Holonomic constraints). Over h, the rows keep the size of the velocity rows
+/// and their Jacobian dφ(q1)/h that of M/h.
+template <class S, class Point, class Rows>
+void impose_holonomic_rows(const S& sys, const Point& q1, double h, Rows& omega) {
+  if constexpr (MayHaveHolonomicConstraints<S>) {
+    const int k = sys.holonomic_constraint_count();
+    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1) / h;
+  }
+}
+
+/// The same with ∂ω/∂q1, whose rows become dφ(q1)/h: the model's last rows of M at q1.
+template <class S, class Rows, class Jacobian>
+void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double h, Rows& omega, Jacobian& by_q1) {
+  if constexpr (MayHaveHolonomicConstraints<S>) {
+    const int k = sys.holonomic_constraint_count();
+    if (k == 0) return;
+    impose_holonomic_rows(sys, q1, h, omega);
+    by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k) / h;
+  }
+}
+
 /// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point and at the time
-/// t0 + α h for affine constraints); α = ½ (midpoint) is the usual companion of the midpoint
-/// discrete Lagrangian.
+/// t0 + α h for affine constraints; φ(q1)/h for holonomic ones); α = ½ (midpoint) is the usual
+/// companion of the midpoint discrete Lagrangian.
 template <Model S>
 class AlphaConstraint {
  public:
@@ -141,6 +165,7 @@ class AlphaConstraint {
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
       add_constraint_offset(system_, q, t0 + alpha_ * h_, omega);
+      impose_holonomic_rows(system_, q1, h_, omega);
       return omega;
     }
   }
@@ -169,13 +194,14 @@ DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differen
   const VecN<S> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
   DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
   c.system().alpha_constraint_derivatives(q_bar, v, a, h, t0 + a * h, d.value, d.D2);
+  impose_holonomic_rows(c.system(), q1, h, d.value, d.D2);
   return d;
 }
 
-/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0, t0) + b(q1, t0 + h)]): the
-/// constraint's matrix averaged over the two ends instead of taken at one point between them. Of
-/// order 2 with a second-order L_d; on the knife edge the same discrete constraint space as the
-/// midpoint's (docs/methods.md).
+/// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0, t0) + b(q1, t0 + h)];
+/// φ(q1)/h for holonomic constraints): the constraint's matrix averaged over the two ends instead
+/// of taken at one point between them. Of order 2 with a second-order L_d; on the knife edge the
+/// same discrete constraint space as the midpoint's (docs/methods.md).
 template <Model S>
 class TrapezoidConstraint {
  public:
@@ -200,7 +226,9 @@ class TrapezoidConstraint {
     VecM<S, T> omega0 = coefficient_product(M0, v), omega1 = coefficient_product(M1, v);
     add_constraint_offset(system_, q0, t0, omega0);
     add_constraint_offset(system_, q1, t0 + h_, omega1);
-    return VecM<S, T>(0.5 * (omega0 + omega1));
+    VecM<S, T> omega = 0.5 * (omega0 + omega1);
+    impose_holonomic_rows(system_, q1, h_, omega);
+    return omega;
   }
 
  private:

@@ -164,6 +164,26 @@ void require_time_independent_constraints(const S& sys, const char* what) {
     throw std::logic_error(std::string(what) + " was asked for without a time, but the constraints depend on t");
 }
 
+/// A model some of whose constraints are holonomic, φ(q) = 0 (a model file's `holonomic`): the last
+/// holonomic_constraint_count() rows of its M are their velocity forms dφ(q), and
+/// holonomic_values<T>(q) gives φ(q). The α-rule's and the trapezoidal rule's discrete constraints
+/// impose φ(q_{k+1}) = 0 on those rows (impose_holonomic_rows, discrete/discrete_constraint.hpp);
+/// the other methods take the velocity form.
+template <class S>
+concept MayHaveHolonomicConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
+  { s.holonomic_constraint_count() } -> std::convertible_to<int>;
+  { s.template holonomic_values<double>(q) } -> std::convertible_to<VecM<S>>;
+};
+
+template <class S>
+int holonomic_constraint_count(const S& sys) {
+  if constexpr (MayHaveHolonomicConstraints<S>) {
+    return sys.holonomic_constraint_count();
+  } else {
+    return 0;
+  }
+}
+
 /// Whether a model's sizes are known only at run time.
 template <class S>
 inline constexpr bool sized_at_run_time = S::n == Eigen::Dynamic;
