@@ -120,6 +120,21 @@ def test_a_run_in_the_stable_range_keeps_its_constraints(bicycle):
     assert np.max(np.abs(r.column("holonomic_0"))) < 1e-15
 
 
+def test_dla_s_step_on_upright_running_has_the_modes(bicycle):
+    # The dla step's own steady motion at 5 m/s. The step imposes the front contact's height on
+    # its new positions, so the level of that constraint, a zero of the continuous linearisation,
+    # is not one of its directions: five rates, the symmetry's zero and the four modes to O(h^2)
+    # (h = 0.01), and no rate of a direction the step contracts to the constraint.
+    q0, v0 = _bicycle.upright(5.0)
+    d = dalembert.discrete_steady_motion(dalembert.stepper(bicycle, "dla", h=0.01, q0=q0, v0=v0),
+                                         symmetric=["x", "y", "rear", "front"], rotation=["x", "y", "yaw"])
+    rates = np.array(d.eigenvalues)
+    assert len(rates) == 5
+    assert np.min(np.abs(rates)) < 1e-9
+    step_modes = rates[np.argsort(np.abs(rates))][1:]
+    assert np.max([np.min(np.abs(step_modes - e)) / max(1.0, abs(e)) for e in modes(bicycle, 5.0)]) < 5e-3
+
+
 def test_the_installed_model_file_is_the_package_s(source_dir):
     # models/large/whipple-bicycle.toml (what `dalembert run whipple-bicycle` and `dalembert reproduce
     # --only meijaard-bicycle` read) is python3 -m dalembert._bicycle's output: the same L,

@@ -58,11 +58,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/shooting.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/gauss_newton.hpp"
@@ -490,6 +492,20 @@ Eigen::VectorXd rates_through(const Method& method, const typename Method::State
                         1.0 + v0.lpNorm<Eigen::Infinity>());
 }
 
+/// The number of holonomic constraints a method's step imposes on its new positions: those of the
+/// model for DLA and MLA, whose α-rule or trapezoidal discrete constraint has the rows φ(q1)/h
+/// (impose_holonomic_rows), none for the methods that take the velocity form.
+template <class Method>
+int imposed_holonomic_constraints(const Method& method) {
+  if constexpr (requires { method.discrete_constraint(); }) {
+    using S = std::decay_t<decltype(method.system())>;
+    using Dc = std::decay_t<decltype(method.discrete_constraint())>;
+    if constexpr (std::is_same_v<Dc, AlphaConstraint<S>> || std::is_same_v<Dc, TrapezoidConstraint<S>>)
+      return holonomic_constraint_count(method.system());
+  }
+  return 0;
+}
+
 /// The linearisation of the step at the state s, which the symmetry moves along at the rates ω
 /// (the body of discrete_steady_motion_linearisation).
 template <class Method>
@@ -533,15 +549,23 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
   out.field = E * step;
   out.basis = orthogonal_complement_of_rows(out.orbit.transpose(), 2 * n);
   // The linearised constraint in the state's (q, w), by central differences: it only sorts the
-  // eigenvectors (below), far from the round-off that would matter.
+  // eigenvectors (below), far from the round-off that would matter. A step that imposes the
+  // holonomic constraints φ(q) = 0 on its positions lives on φ = 0: their values are rows of it too,
+  // and the level of φ, a neutral direction of the velocity form, is set aside with the others.
+  const int imposed = imposed_holonomic_constraints(method);
   const auto constraint_at = [&](const Point& q, const Point& ww) -> Eigen::VectorXd {
+    Eigen::VectorXd rows(m + imposed);
     if constexpr (by_velocity) {
-      return constraint_matrix(sys, q) * ww;
+      rows.head(m) = constraint_matrix(sys, q) * ww;
     } else {
-      return momentum_constraint(sys, q, ww);
+      rows.head(m) = momentum_constraint(sys, q, ww);
     }
+    if constexpr (MayHaveHolonomicConstraints<std::decay_t<decltype(sys)>>) {
+      if (imposed > 0) rows.tail(imposed) = sys.template holonomic_values<double>(q);
+    }
+    return rows;
   };
-  out.constraint.resize(m, 2 * n);
+  out.constraint.resize(m + imposed, 2 * n);
   for (int j = 0; j < 2 * n; ++j) {
     const double e = 1e-6 * (1.0 + std::abs(j < n ? s.q[j] : w[j - n]));
     Point q_up = s.q, q_down = s.q, w_up = w, w_down = w;
@@ -552,7 +576,8 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
   const Eigen::MatrixXd reduced = out.basis.transpose() * out.field * out.basis;
   const Eigen::MatrixXd reduced_constraint = out.constraint * out.basis;
   const int size = static_cast<int>(reduced.rows());
-  // Of the step's eigenvalues, the m whose eigenvectors lie furthest off ker K are set aside.
+  // Of the step's eigenvalues, the m (and imposed) whose eigenvectors lie furthest off ker K are
+  // set aside.
   const Eigen::EigenSolver<Eigen::MatrixXd> eigen(reduced, true);
   std::vector<std::pair<double, int>> off_constraint;  // (|K e| / |e|, index)
   for (int i = 0; i < size; ++i) {
@@ -560,7 +585,7 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
     off_constraint.emplace_back((reduced_constraint.cast<std::complex<double>>() * e).norm() / e.norm(), i);
   }
   std::sort(off_constraint.begin(), off_constraint.end());
-  const int kept = size - m;
+  const int kept = size - m - imposed;
   out.multipliers.resize(kept);
   out.eigenvalues.resize(kept);
   for (int i = 0; i < kept; ++i) {
