@@ -64,7 +64,6 @@
 
 #include <Eigen/Dense>
 
-#include "dalembert/discrete/discrete_constraint.hpp"
 #include "dalembert/discrete/shooting.hpp"
 #include "dalembert/model/projectors.hpp"
 #include "dalembert/solve/gauss_newton.hpp"
@@ -492,16 +491,17 @@ Eigen::VectorXd rates_through(const Method& method, const typename Method::State
                         1.0 + v0.lpNorm<Eigen::Infinity>());
 }
 
-/// The number of holonomic constraints a method's step imposes on its new positions: those of the
-/// model for DLA and MLA, whose α-rule or trapezoidal discrete constraint has the rows φ(q1)/h
-/// (impose_holonomic_rows), none for the methods that take the velocity form.
+/// The number of holonomic constraints a method's step imposes on its new positions: the model's
+/// for a method whose discrete constraint has their rows φ(q1)/h (DLA's and MLA's α-rule and
+/// trapezoidal rule: imposes_holonomic_constraints), none for the methods that take the velocity
+/// form.
 template <class Method>
 int imposed_holonomic_constraints(const Method& method) {
   if constexpr (requires { method.discrete_constraint(); }) {
-    using S = std::decay_t<decltype(method.system())>;
     using Dc = std::decay_t<decltype(method.discrete_constraint())>;
-    if constexpr (std::is_same_v<Dc, AlphaConstraint<S>> || std::is_same_v<Dc, TrapezoidConstraint<S>>)
-      return holonomic_constraint_count(method.system());
+    if constexpr (requires { Dc::imposes_holonomic_constraints; }) {
+      if constexpr (Dc::imposes_holonomic_constraints) return holonomic_constraint_count(method.system());
+    }
   }
   return 0;
 }

@@ -8,7 +8,9 @@
 // differentiate() returns ω and ∂ω/∂q1 (the block of the Newton Jacobian). A constraint that may
 // depend on the time (the α-rule and the trapezoidal rule, for affine constraints M(q) v + b(q, t))
 // also takes the step's start time, ω(q0, q1, t0); the steps pass it through discrete_constraint_at
-// and differentiate(c, q0, q1, t0), which give it to such a constraint and no other.
+// and differentiate(c, q0, q1, t0), which give it to such a constraint and no other. One whose rows
+// of the model's holonomic constraints are φ(q1)/h (impose_holonomic_rows) says so with
+// `static constexpr bool imposes_holonomic_constraints = true`.
 #include <concepts>
 #include <optional>
 
@@ -132,6 +134,7 @@ template <Model S>
 class AlphaConstraint {
  public:
   static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
+  static constexpr bool imposes_holonomic_constraints = true;  ///< impose_holonomic_rows
   AlphaConstraint(const S& system, double h, double alpha = 0.5) : system_(system), h_(h), alpha_(alpha) {}
 
   double alpha() const { return alpha_; }
@@ -206,6 +209,7 @@ template <Model S>
 class TrapezoidConstraint {
  public:
   static constexpr int n = S::n, m = S::m, max_n = max_n_of<S>(), max_m = max_m_of<S>();
+  static constexpr bool imposes_holonomic_constraints = true;  ///< impose_holonomic_rows
   TrapezoidConstraint(const S& system, double h) : system_(system), h_(h) {}
 
   int dimension() const { return coordinate_count(system_); }
