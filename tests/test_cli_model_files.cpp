@@ -306,11 +306,13 @@ std::vector<double> last_row(const std::string& csv) {
 }
 
 // A holonomic constraint φ(q) = 0 (models/pendulum-cartesian.toml, x² + y² = l²) enters the
-// reference solver and RK4 as its velocity form dφ(q)·v = 0; its value is the column holonomic_0.
-// The pendulum in Cartesian coordinates moves as models/pendulum.toml's in its angle,
-// x = l sin θ, y = −l cos θ (both by the reference solver, to 1e-9 at t = 5). DLA imposes
-// φ(q_{k+1}) = 0: the bob stays on the circle to round-off over 10⁴ steps, where RK4's positions
-// leave it at its order (|φ| about 1e-9 here, growing with h⁴).
+// reference solver and RK4 as its velocity form dφ(q)·v = 0, and their new states are projected
+// back onto φ = 0; its value is the column holonomic_0. The pendulum in Cartesian coordinates
+// moves as models/pendulum.toml's in its angle, x = l sin θ, y = −l cos θ (both by the reference
+// solver, to 1e-9 at t = 5). DLA imposes φ(q_{k+1}) = 0: the bob stays on the circle to round-off
+// over 10⁴ steps, and so does RK4's, whose unprojected positions left it at its order (1.9e-4 at
+// h = 0.1 over t = 10); the discrete gradient, which takes the velocity form alone, leaves it at
+// its order.
 TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   const std::string cartesian = model("pendulum-cartesian");
   const auto reference = dalembert("run " + cartesian + " --method reference --h 0.05 --t-end 5 --every 100");
@@ -330,14 +332,15 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   ASSERT_EQ(dla.status, 0) << dla.err;
   EXPECT_LT(largest_of_column(dla.out, "holonomic_0"), 1e-13);
   EXPECT_LT(largest_of_column(dla.out, "constraint"), 1e-12);
-  const auto rk4_at = [&](const std::string& h) {
-    const auto r = dalembert("run " + cartesian + " --method rk4 --h " + h + " --t-end 10");
+  const auto largest_phi = [&](const std::string& method, const std::string& h) {
+    const auto r = dalembert("run " + cartesian + " --method " + method + " --h " + h + " --t-end 10");
     EXPECT_EQ(r.status, 0) << r.err;
     return largest_of_column(r.out, "holonomic_0");
   };
-  const double coarse = rk4_at("0.1"), fine = rk4_at("0.05");
-  EXPECT_GT(coarse, 1e-9);  // the velocity form alone: the positions drift off φ = 0
-  EXPECT_NEAR(std::log2(coarse / fine), 4.0, 0.5) << coarse << " " << fine;
+  EXPECT_LT(largest_phi("rk4", "0.1"), 1e-15);
+  const double coarse = largest_phi("discrete-gradient", "0.1"), fine = largest_phi("discrete-gradient", "0.05");
+  EXPECT_GT(coarse, 1e-4);  // the velocity form alone: the positions leave φ = 0
+  EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.2) << coarse << " " << fine;
 }
 
 // A holonomic constraint that is not quadratic: a bead sliding under gravity on the curve
@@ -356,10 +359,13 @@ holonomic = ["y - cosh(x) + 1"]
 q = [1, "cosh(1) - 1"]
 v = [0, 0]
 )toml");
-  for (const std::string method : {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla"}) {
+  for (const std::string method :
+       {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla", "rk4", "reference"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.01 --steps 10000 --every 10");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
+    if (method == "rk4" || method == "reference")  // projected onto dφ v = 0 as well
+      EXPECT_LT(largest_of_column(r.out, "constraint"), 1e-14) << method;
   }
   const auto end_of = [&](const std::string& args) {
     const auto r = dalembert("run " + bead + " --t-end 5 " + args);
@@ -374,6 +380,13 @@ v = [0, 0]
   };
   const double coarse = error_at("0.1"), fine = error_at("0.05");
   EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1) << coarse << " " << fine;
+  // RK4 projected keeps its order ([HLW06] §IV.4).
+  const auto rk4_error_at = [&](const std::string& h) {
+    const auto row = end_of("--method rk4 --h " + h);
+    return std::hypot(row[1] - reference[1], row[2] - reference[2]);
+  };
+  const double rk4_coarse = rk4_error_at("0.05"), rk4_fine = rk4_error_at("0.025");
+  EXPECT_NEAR(std::log2(rk4_coarse / rk4_fine), 4.0, 0.2) << rk4_coarse << " " << rk4_fine;
   const auto velocity_form = dalembert("run " + bead + " --method discrete-gradient --h 0.05 --t-end 10");
   ASSERT_EQ(velocity_form.status, 0) << velocity_form.err;
   EXPECT_GT(largest_of_column(velocity_form.out, "holonomic_0"), 1e-6);

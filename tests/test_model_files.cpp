@@ -1023,6 +1023,15 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
                                         ExactDiscreteFlow<Oscillator>(oscillator_file, 0.1), oscillator_q0,
                                         oscillator_v0, 3, 1e-4),
             1e-6);
+  // RK4 projects its new state onto a holonomic constraint (model/constraint_projection.hpp): the
+  // differences move the state off the pendulum's circle and off its tangent, where the projection
+  // acts, so they check the projection's derivative too.
+  const auto pendulum = modelfile::bind(modelfile::load(model_path("pendulum-cartesian")), {});
+  const modelfile::UnboundedFileModel pendulum_file(pendulum);
+  const Eigen::VectorXd pendulum_q0 = pendulum->q0, pendulum_v0 = pendulum->v0;
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_rk4",
+                                        RungeKutta4<Oscillator>(pendulum_file, 0.1), pendulum_q0, pendulum_v0),
+            1e-8);
 }
 
 // The derivative by a constant external force f (step_derivatives' by_force) on a model file, against

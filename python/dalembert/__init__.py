@@ -167,8 +167,9 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
     (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates: dla and mla
-    impose them on each step's new positions, the other methods take their velocity form; the column
-    holonomic_<b> shows each), parameters ({name: value}, or value
+    impose them on each step's new positions, rk4 and reference project each new state onto them, the
+    other methods take their velocity form; the column holonomic_<b> shows each), parameters
+    ({name: value}, or value
     (value, description)), force (n expressions in q, v), action (the action variable of a contact
     system), q0, v0, z0 (default
     initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}),

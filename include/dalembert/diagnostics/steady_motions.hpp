@@ -493,11 +493,13 @@ Eigen::VectorXd rates_through(const Method& method, const typename Method::State
 
 /// The number of holonomic constraints a method's step imposes on its new positions: the model's
 /// for a method whose discrete constraint has their rows φ(q1)/h (DLA's and MLA's α-rule and
-/// trapezoidal rule: imposes_holonomic_constraints), none for the methods that take the velocity
-/// form.
+/// trapezoidal rule: imposes_holonomic_constraints) or that projects onto them (RK4), none for the
+/// methods that take the velocity form.
 template <class Method>
 int imposed_holonomic_constraints(const Method& method) {
-  if constexpr (requires { method.discrete_constraint(); }) {
+  if constexpr (requires { Method::imposes_holonomic_constraints; }) {
+    if constexpr (Method::imposes_holonomic_constraints) return holonomic_constraint_count(method.system());
+  } else if constexpr (requires { method.discrete_constraint(); }) {
     using Dc = std::decay_t<decltype(method.discrete_constraint())>;
     if constexpr (requires { Dc::imposes_holonomic_constraints; }) {
       if constexpr (Dc::imposes_holonomic_constraints) return holonomic_constraint_count(method.system());

@@ -2,7 +2,8 @@
 // High-accuracy reference solutions, "the truth" for error measurements wherever no closed form
 // exists: Bulirsch–Stoer extrapolation with step-size control (solve/bulirsch_stoer.hpp) on the
 // first-order field of the system's kind (model/first_order_field.hpp), sampled at the
-// integrator's grid t_k = k h. Tolerances are absolute and relative.
+// integrator's grid t_k = k h. Tolerances are absolute and relative. A model with holonomic
+// constraints is projected onto them at each grid time (model/constraint_projection.hpp).
 #include "dalembert/model/first_order_field.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -47,6 +48,7 @@ class FieldReference {
       throw e.at(k1, grid_time(k1, h_));
     }
     static_cast<Point&>(s) = field_.unpack(y.data());
+    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(k1, h_), s);
     advance(s, h_);
   }
 

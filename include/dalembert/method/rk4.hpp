@@ -4,7 +4,8 @@
 // the system's kind (model/first_order_field.hpp), y = (q, v) for Lagrange–d'Alembert models with
 // q̈(q, v, t) the multiplier extension, (q, v, z) for contact systems, (g, Ω) for rigid bodies.
 // On a Lagrange–d'Alembert model the step's derivatives by (q_k, v_k) and by a constant external
-// force come from the same stages in dual numbers (step_derivatives).
+// force come from the same stages in dual numbers (step_derivatives). A model with holonomic
+// constraints is projected onto them after each step (model/constraint_projection.hpp).
 #include <type_traits>
 
 #include "dalembert/model/first_order_field.hpp"
@@ -24,6 +25,8 @@ class FieldRungeKutta4 {
  public:
   using Point = typename F::Point;
   using State = ContinuousState<Point>;
+  /// A model's holonomic constraints hold on the new positions (ProjectsOntoConstraints).
+  static constexpr bool imposes_holonomic_constraints = ProjectsOntoConstraints<F>;
 
   FieldRungeKutta4(const typename F::System& system, double h) : field_{{system}}, h_(h) {}
   double step_size() const { return h_; }
@@ -48,6 +51,7 @@ class FieldRungeKutta4 {
         },
         y, grid_time(s.k, h_), h_);
     static_cast<Point&>(s) = field_.unpack(y.data());
+    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(s.k + 1, h_), s);
     advance(s, h_);
   }
 
@@ -95,6 +99,11 @@ class FieldRungeKutta4 {
         return dx;
       };
       runge_kutta4_step(rate, y, grid_time(s.k, h_), h_);
+      if constexpr (ProjectsOntoConstraints<F>) {
+        VecN<S, T> q = y.template head<N>(n), v = y.template segment<N>(n, n);
+        project_onto_constraints(sys, q, v, grid_time(s.k + 1, h_));
+        y << q, v;
+      }
       return y;
     };
     Vecd<NY, MaxNY> next;

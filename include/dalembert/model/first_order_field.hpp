@@ -12,6 +12,7 @@
 // Odeint's state type.
 #include <concepts>
 
+#include "dalembert/model/constraint_projection.hpp"
 #include "dalembert/model/contact.hpp"
 #include "dalembert/model/dynamics.hpp"
 #include "dalembert/model/rigid_body.hpp"
@@ -87,7 +88,18 @@ struct MechanicalField : PositionVelocity<S> {
     detail::phase_block<S>(dy, 0, n) = v;
     detail::phase_block<S>(dy, n, n) = acceleration(this->system, q, v, t);
   }
+  /// The new state of a continuous method at the time t back onto the holonomic and velocity
+  /// constraints (model/constraint_projection.hpp), for a model that may have holonomic ones.
+  void project(double t, PhasePointOf<S>& x) const
+    requires MayHaveHolonomicConstraints<S>
+  {
+    project_onto_constraints(this->system, x.q, x.v, t);
+  }
 };
+
+/// A field whose continuous methods project their new states (MechanicalField::project).
+template <class F>
+concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0.0, x); };
 
 /// q̇ = v, v̇ = a(q, v) of a second-order constrained system, the acceleration solved at every
 /// evaluation; a failure of that solve is a SolverError (of step 0: the method names its step).
