@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -418,6 +419,55 @@ TEST(CliModelFiles, ARigidBodyInQuaternionsIsEulersTop) {
   EXPECT_LT(largest_change_of_column(dla.out, "momentum_squared"), 1e-11);
 }
 
+// A body's full inertia tensor ([[bodies]] inertia = [I11, I22, I33, I12, I13, I23]): the symmetric
+// top I = R diag(1, 1, 3) Rᵀ, R = Rz(0.4) Rx(0.7), written on body axes that are not its principal
+// ones. Its body angular velocity Ω turns about the symmetry axis e = R e3 at the rate
+// (I3 − I1)(Ω·e)/I1, Ω(t) = Rot(e, 2 (Ω0·e) t) Ω0; the reference solver meets that to 1e-9 at t = 10.
+// Products of inertia with the wrong sign, twice or half as large move Ω by 0.8, 1.9 and 0.5 there.
+TEST(CliModelFiles, ABodyWithAFullInertiaTensorIsTheTopOnOtherAxes) {
+  using Vector = std::array<double, 3>;
+  const auto dot = [](const Vector& a, const Vector& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  const auto cross = [](const Vector& a, const Vector& b) {
+    return Vector{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
+  const double ca = std::cos(0.7), sa = std::sin(0.7), cb = std::cos(0.4), sb = std::sin(0.4);
+  const double R[3][3] = {{cb, -sb * ca, sb * sa}, {sb, cb * ca, -cb * sa}, {0, sa, ca}};  // Rz(0.4) Rx(0.7)
+  const double moment[3] = {1, 1, 3};
+  const auto I = [&](int i, int j) {
+    double x = 0;
+    for (int k = 0; k < 3; ++k) x += R[i][k] * moment[k] * R[j][k];
+    return x;
+  };
+  std::ostringstream file;
+  file.precision(17);
+  file << "name = \"tilted-top\"\ncoordinates = [\"qw\", \"qx\", \"qy\", \"qz\"]\n"
+       << "[[bodies]]\nname = \"top\"\nmass = 1\n"
+       << "inertia = [" << I(0, 0) << ", " << I(1, 1) << ", " << I(2, 2) << ", " << I(0, 1) << ", " << I(0, 2) << ", "
+       << I(1, 2) << "]\nposition = [0, 0, 0]\nquaternion = [\"qw\", \"qx\", \"qy\", \"qz\"]\n"
+       << "[initial]\nq = [1, 0, 0, 0]\nv = [0, 0.5, 0.05, 0.25]\n";
+  const std::string top = write_model("tilted_top", file.str());
+  const auto r = dalembert("run " + top + " --method reference --h 0.1 --t-end 10 --every 100");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto last = last_row(r.out);
+  ASSERT_DOUBLE_EQ(last[0], 10.0);
+  const double w = last[1], w_t = last[5];
+  const Vector v{last[2], last[3], last[4]}, v_t{last[6], last[7], last[8]}, v_x_v_t = cross(v, v_t);
+  const Vector Omega0{1, 0.1, 0.5}, e{R[0][2], R[1][2], R[2][2]};
+  // Rodrigues: Ω0 turned about e by the angle 2 (Ω0·e) t
+  const double angle = 2 * dot(Omega0, e) * 10.0, along = dot(Omega0, e);
+  const Vector e_x_Omega0 = cross(e, Omega0);
+  for (int i = 0; i < 3; ++i) {
+    const double Omega = 2 * (w * v_t[i] - w_t * v[i] - v_x_v_t[i]);  // the body angular velocity
+    const double expected = Omega0[i] * std::cos(angle) + e_x_Omega0[i] * std::sin(angle) +
+                            e[i] * along * (1 - std::cos(angle));
+    EXPECT_NEAR(Omega, expected, 1e-9) << i;
+  }
+  const auto dla = dalembert("run " + top + " --method dla --h 0.01 --steps 10000 --every 100");
+  ASSERT_EQ(dla.status, 0) << dla.err;
+  EXPECT_LT(largest_of_column(dla.out, "holonomic_0"), 1e-14);
+  EXPECT_LT(largest_change_of_column(dla.out, "energy"), 1e-12);
+}
+
 // Chaplygin's ball (models/chaplygin-ball.toml: two rolling constraints in the spatial angular
 // velocity, the attitude a unit quaternion). Its angular momentum about the contact point, a vector
 // fixed in space, and its energy are conserved: the reference solver keeps them to 1e-9 over t = 10
@@ -612,7 +662,9 @@ v = [0.3, -1, 0, 0.5, 0.15, 0.4]
   expect_refused("bodies_axis", replace_line(ball, "sphere = 1", "sphere = 1\naxis = 2"), 12,
                  {"axis is the axle of a rim; a sphere has none"});
   expect_refused("bodies_inertia", replace_line(ball, "inertia = [1, 1, 1]", "inertia = [1, 1]"), 6,
-                 {"bodies.ball.inertia has 2 value(s) but a body has three principal moments"});
+                 {"bodies.ball.inertia has 2 value(s) but a body's inertia about its mass centre is three "
+                  "principal moments [I1, I2, I3] or the six entries [I11, I22, I33, I12, I13, I23] of its "
+                  "tensor on the body axes"});
   expect_refused("bodies_and_lagrangian",
                  replace_line(ball, "coordinates = [", "lagrangian = \"x_t^2\"\ncoordinates = ["), 2,
                  {"a model with [[bodies]] has their kinetic and gravitational energy as its Lagrangian"});
@@ -622,6 +674,82 @@ v = [0.3, -1, 0, 0.5, 0.15, 0.4]
                  {"bodies.ball.mass: unknown symbol 'x'"});
   expect_refused("bodies_contact_system", replace_line(ball, "coordinates = [", "action = \"z\"\ncoordinates = ["), 4,
                  {"[[bodies]] with an action variable (action = \"z\") is not supported yet"});
+}
+
+// Hinges ([[bodies]] parent and hinge): a body turned about an axis of its parent, at a point of
+// the parent. A pendulum hung from a fixed support by a hinge at an offset, its axis given
+// unnormalised, is the hand-written compound pendulum L = ½ (m l² + I22) θ̇² + m g l cos θ; the rolling
+// disk built as its spin hinged to a massless frame (heading and tilt) is
+// models/rolling-disk-from-bodies.toml, with its contact on the hinged body. Both to 1e-12 over 200
+// steps with each method.
+TEST(CliModelFiles, HingesJoinBodies) {
+  const auto final_state = [](const std::string& file, const std::string& method) {
+    const auto r = dalembert("run " + file + " --method " + method + " --h 0.02 --steps 200 --every 200");
+    EXPECT_EQ(r.status, 0) << file << " " << method << "\n" << r.err;
+    return r.status == 0 ? last_row(r.out) : std::vector<double>{};
+  };
+  const auto apart = [](const std::vector<double>& a, const std::vector<double>& b, std::size_t n) {
+    double d = a.size() > 2 * n && b.size() > 2 * n ? 0.0 : INFINITY;
+    for (std::size_t i = 0; i <= 2 * n && i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+    return d;  // t, q and v
+  };
+  const std::string parameters = "parameters = { g = 9.81, m = 2.0, l = 0.7, a = 0.3 }\n";
+  const std::string initial = "[initial]\nq = [1]\nv = [0.5]\n";
+  const std::string hinged = write_model("hinged_pendulum", "name = \"hinged-pendulum\"\ncoordinates = [\"theta\"]\n"
+                                                            "gravity = \"g\"\n" + parameters + R"toml([[bodies]]
+name = "support"
+mass = 0
+inertia = [0, 0, 0]
+position = [0, 0, 1]
+euler = [0, 0, 0]
+[[bodies]]
+name = "bob"
+mass = "m"
+inertia = [0.1, 0.2, 0.3]
+parent = "support"
+hinge = { axis = [0, 2, 0], angle = "theta", at = ["a", 0, 0], centre = [0, 0, "-l"] }
+)toml" + initial);
+  const std::string by_hand =
+      write_model("compound_pendulum", "name = \"compound-pendulum\"\ncoordinates = [\"theta\"]\n"
+                                       "lagrangian = \"(m*l^2 + 0.2)*theta_t^2/2 + m*g*l*cos(theta)\"\n" +
+                                           parameters + initial);
+  for (const char* method : {"dla", "rk4"})
+    EXPECT_LT(apart(final_state(hinged, method), final_state(by_hand, method), 1), 1e-12) << method;
+
+  std::ifstream in(model("rolling-disk-from-bodies"));
+  std::string disk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string euler = R"toml(name = "disk"
+mass = "m"
+inertia = ["A", "A", "C"]                      # about two diameters and the axle (body axis 3)
+position = ["x + R*sin(theta)*sin(phi)", "y - R*sin(theta)*cos(phi)", "R*cos(theta)"]
+euler = ["phi", "pi/2 + theta", "-psi"]        # z-x-z: heading, axle tilted by theta, spin)toml";
+  ASSERT_NE(disk.find(euler), std::string::npos);
+  disk.replace(disk.find(euler), euler.size(), R"toml(name = "frame"
+mass = 0
+inertia = [0, 0, 0]
+position = ["x + R*sin(theta)*sin(phi)", "y - R*sin(theta)*cos(phi)", "R*cos(theta)"]
+euler = ["phi", "pi/2 + theta", 0]
+[[bodies]]
+name = "disk"
+mass = "m"
+inertia = ["A", "A", "C"]
+parent = "frame"
+hinge = { axis = [0, 0, 1], angle = "-psi" })toml");
+  const std::string spun = write_model("hinged_disk", disk);
+  for (const char* method : {"dla", "rk4", "spark"})
+    EXPECT_LT(apart(final_state(model("rolling-disk-from-bodies"), method), final_state(spun, method), 5), 1e-12)
+        << method;
+
+  expect_refused("hinge_unknown_parent", replace_line(disk, "parent = \"frame\"", "parent = \"wheel\""), 20,
+                 {"no body named 'wheel' above it among [[bodies]]"});
+  expect_refused("hinge_and_position",
+                 replace_line(disk, "parent = \"frame\"", "parent = \"frame\"\nposition = [0, 0, 0]"), 21,
+                 {"a body hinged to a parent is placed by its hinge, not by position, euler or quaternion"});
+  expect_refused("hinge_without_parent", replace_line(disk, "parent = \"frame\"", ""), 21,
+                 {"a hinge joins the body to its parent, and it has none"});
+  expect_refused("hinge_zero_axis",
+                 replace_line(disk, "hinge = {", "hinge = { axis = [0, 0, 0], angle = \"-psi\" }\n#"), 21,
+                 {"the hinge's axis of body 'disk' is zero"});
 }
 
 // [definitions]: each name written out in parentheses wherever a later expression uses it, so a

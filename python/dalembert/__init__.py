@@ -175,8 +175,10 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     initial data), solution (closed-form q(t)) with valid_when_zero, derived ({column: expression}),
     inputs (names the force may use linearly, set per step by a stepper), definitions ({name:
     expression}, in order, each written out wherever a later expression uses its name), bodies
-    (rigid bodies, {name, mass, inertia: 3 principal moments, position: 3 components of the mass
-    centre, z up, euler: z-x-z angles or quaternion: w, x, y, z}, whose energies are the
+    (rigid bodies, {name, mass, inertia: 3 principal moments or the 6 entries I11, I22, I33, I12,
+    I13, I23 of the tensor on the body axes, position: 3 components of the mass centre, z up,
+    euler: z-x-z angles or quaternion: w, x, y, z; or parent: an earlier body's name and hinge:
+    {axis, angle, at, centre}}, whose energies are the
     Lagrangian) with gravity (g) and contacts ({body, sphere: radius} or {body, rim: radius,
     axis: 1..3}: rolling on z = 0).
     Expressions are strings in the model files' syntax, numbers, or sympy expressions.

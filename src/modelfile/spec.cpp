@@ -149,17 +149,52 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     BodySpec b;
     b.line = line_of(*t);
     const std::string what = "body " + std::to_string(spec.bodies.size() + 1);
-    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion"});
+    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion", "parent", "hinge"});
     b.name = r.string(*required(*t, b.line, what, "name"), what + ".name");
     claim(b.name, b.line, "body");
     const std::string key = "bodies." + b.name;
     b.mass = r.expression(*required(*t, b.line, what, "mass"), key + ".mass");
-    b.inertia = r.expressions(*required(*t, b.line, what, "inertia"), key + ".inertia", 3,
-                              "a body has three principal moments of inertia about its mass centre");
-    b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
-                               "the mass centre's position has three components (x, y, z; z up)");
+    const auto* inertia = required(*t, b.line, what, "inertia");
+    const bool tensor = inertia->is_array() && inertia->as_array()->size() == 6;
+    b.inertia = r.expressions(*inertia, key + ".inertia", tensor ? 6 : 3,
+                              "a body's inertia about its mass centre is three principal moments [I1, I2, I3] "
+                              "or the six entries [I11, I22, I33, I12, I13, I23] of its tensor on the body axes");
     const auto* euler = t->get("euler");
     const auto* quaternion = t->get("quaternion");
+    if (const auto* parent = t->get("parent")) {
+      b.parent = r.string(*parent, key + ".parent");
+      if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& a) { return a.name == b.parent; }))
+        r.fail(line_of(*parent), what + ": no body named '" + b.parent + "' above it among [[bodies]] (a parent comes "
+                                        "before the bodies hinged to it)");
+      for (const auto* placed : {t->get("position"), euler, quaternion})
+        if (placed)
+          r.fail(line_of(*placed), what + ": a body hinged to a parent is placed by its hinge, not by position, euler "
+                                          "or quaternion");
+      const auto* hinge = required(*t, b.line, what + " (hinged to '" + b.parent + "')", "hinge");
+      const auto* table = hinge->as_table();
+      if (!table)
+        r.fail(line_of(*hinge), key + ".hinge must be a table, hinge = { axis = [0, 0, 1], angle = \"delta\", "
+                                      "at = [0, 0, 0], centre = [0, 0, 0] }");
+      only_keys(*table, key + ".hinge", {"axis", "angle", "at", "centre"});
+      const std::string in_hinge = key + ".hinge";
+      b.hinge.axis = r.expressions(*required(*table, line_of(*hinge), in_hinge, "axis"), in_hinge + ".axis", 3,
+                                   "the hinge's axis has three components in the parent's body axes");
+      b.hinge.angle = r.expression(*required(*table, line_of(*hinge), in_hinge, "angle"), in_hinge + ".angle");
+      const auto point = [&](const char* name, const char* where) {
+        if (const auto* node = table->get(name))
+          return r.expressions(*node, in_hinge + "." + name, 3,
+                               std::string("the point has three components in ") + where);
+        return std::vector<Expression>(3, Expression{"0", line_of(*hinge), in_hinge + "." + name});
+      };
+      b.hinge.at = point("at", "the parent's body axes, from its mass centre");
+      b.hinge.centre = point("centre", "the body's own axes, from the hinge's point");
+      spec.bodies.push_back(std::move(b));
+      continue;
+    }
+    if (const auto* hinge = t->get("hinge"))
+      r.fail(line_of(*hinge), what + ": a hinge joins the body to its parent, and it has none (parent = \"NAME\")");
+    b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
+                               "the mass centre's position has three components (x, y, z; z up)");
     if (!euler == !quaternion)
       r.fail(b.line, what + ": give its orientation, euler = [phi, theta, psi] (z-x-z angles) or quaternion = "
                             "[w, x, y, z]");

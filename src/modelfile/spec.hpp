@@ -50,20 +50,29 @@ struct DefinitionSpec {
   long column = 0;
 };
 
-/// A rigid body of [[bodies]]: its mass, principal moments of inertia about its mass centre, the
+/// A rigid body of [[bodies]]: its mass, inertia about its mass centre (principal moments, or the
+/// tensor's entries on the body axes), the
 /// mass centre's position in the ground frame (z up) and its orientation, R = Rz(φ) Rx(θ) Rz(ψ) of
 /// the z-x-z Euler angles (φ, θ, ψ) or R of a unit quaternion (w, x, y, z) whose norm is then a
 /// holonomic constraint, all in the coordinates and parameters. The symbolic layer derives its
-/// kinetic energy ½ m |ṗ|² + ½ Σ I_k Ω_k², Ω the body angular velocity, and with `gravity` its
+/// kinetic energy ½ m |ṗ|² + ½ Ωᵀ I Ω, Ω the body angular velocity, and with `gravity` its
 /// potential m g p_z.
 struct BodySpec {
   std::string name;
   long line = 0;
   Expression mass;
-  std::vector<Expression> inertia;     ///< 3
+  std::vector<Expression> inertia;     ///< 3: I1, I2, I3; or 6: I11, I22, I33, I12, I13, I23
   std::vector<Expression> position;    ///< 3
   std::vector<Expression> euler;       ///< 3: φ, θ, ψ; or empty
   std::vector<Expression> quaternion;  ///< 4: w, x, y, z; or empty
+  /// Or hinged to an earlier body, `parent`: turned by `angle` about `axis` (the parent's body axes,
+  /// whose orientation the body has at angle 0) at the point `at` of the parent (from its mass
+  /// centre, its axes), its own mass centre at `centre` from that point (its own axes).
+  std::string parent;
+  struct Hinge {
+    std::vector<Expression> axis, at, centre;  ///< 3 each, parameters only
+    Expression angle;                          ///< in the coordinates and parameters
+  } hinge;
 };
 
 /// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching

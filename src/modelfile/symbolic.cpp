@@ -565,52 +565,85 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
   std::map<std::string, std::pair<Vector, Vector>> position_and_velocity;
   for (const auto& b : spec.bodies) {
     const ex mass = parse(b.mass, 0, params);
-    Vector p, p_t, inertia;
-    for (std::size_t i = 0; i < 3; ++i) {
-      p[i] = parse(b.position[i], kCoordinates, in_q);
-      p_t[i] = rate(p[i], b.position[i]);
-      inertia[i] = parse(b.inertia[i], 0, params);
-    }
+    std::vector<ex> inertia;  // I11, I22, I33, and for a full tensor I12, I13, I23
+    for (const auto& entry : b.inertia) inertia.push_back(parse(entry, 0, params));
     Matrix R;
-    Vector Omega, omega;
+    Vector p, p_t, Omega, omega;
     ex T = 0;
-    if (!b.euler.empty()) {
-      Vector angle, angle_t;
+    if (!b.parent.empty()) {
+      // Hinged to its parent: R = R_parent Rot(a, angle), ω = ω_parent + R_parent a angle_t, and the
+      // mass centre at p_parent + R_parent at + R centre.
+      const auto& [R_parent, omega_parent] = rotation_and_spin.at(b.parent);
+      const Vector p_parent = position_and_velocity.at(b.parent).first;
+      Vector a, at, centre;
       for (std::size_t i = 0; i < 3; ++i) {
-        angle[i] = parse(b.euler[i], kCoordinates, in_q);
-        angle_t[i] = rate(angle[i], b.euler[i]);
+        a[i] = parse(b.hinge.axis[i], 0, params);
+        at[i] = parse(b.hinge.at[i], 0, params);
+        centre[i] = parse(b.hinge.centre[i], 0, params);
       }
-      const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
-      Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
-                        apply(Rz_psi, axis(0, angle_t[1]), true)),
-                   axis(2, angle_t[2]));
-      const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
-      omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
-                   apply(Rz_Rx, axis(2, angle_t[2]), false));
-      R = times(Rz_Rx, Rz_psi);
+      const ex length = sqrt(pow(a[0], 2) + pow(a[1], 2) + pow(a[2], 2));
+      if (vanishes(length, points)) parse.fail(b.hinge.axis[0], "the hinge's axis of body '" + b.name + "' is zero");
+      for (auto& component : a) component /= length;
+      const ex angle = parse(b.hinge.angle, kCoordinates, in_q), angle_t = rate(angle, b.hinge.angle);
+      // Rodrigues: Rot(a, angle) = cos I + sin [a]× + (1 − cos) a aᵀ
+      const ex cosine = cos(angle), sine = sin(angle);
+      const Matrix a_cross{{{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}}};
+      Matrix turn;
+      for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+          turn[i][j] = (i == j ? cosine : ex(0)) + sine * a_cross[i][j] + (1 - cosine) * a[i] * a[j];
+      R = times(R_parent, turn);
+      const Vector a_spatial = apply(R_parent, a, false);
+      for (std::size_t i = 0; i < 3; ++i) omega[i] = omega_parent[i] + a_spatial[i] * angle_t;
+      Omega = apply(R, omega, true);
+      p = plus(plus(p_parent, apply(R_parent, at, false)), apply(R, centre, false));
+      for (std::size_t i = 0; i < 3; ++i) p_t[i] = rate(p[i], b.hinge.angle);
     } else {
-      // A unit quaternion (w, v): Ω = 2 (w v̇ − ẇ v − v × v̇), ω = 2 (w v̇ − ẇ v + v × v̇), and a term
-      // 2 J s², s = (w, v)·(ẇ, v̇) the radial rate that the norm's constraint keeps at 0, J the mean
-      // moment, which makes the metric regular in the radial direction.
-      std::array<ex, 4> e, e_t;
-      for (std::size_t i = 0; i < 4; ++i) {
-        e[i] = parse(b.quaternion[i], kCoordinates, in_q);
-        e_t[i] = rate(e[i], b.quaternion[i]);
-      }
-      const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
-      const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
-      const Vector cross{v[1] * v_t[2] - v[2] * v_t[1], v[2] * v_t[0] - v[0] * v_t[2], v[0] * v_t[1] - v[1] * v_t[0]};
       for (std::size_t i = 0; i < 3; ++i) {
-        Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - cross[i]);
-        omega[i] = 2 * (w * v_t[i] - w_t * v[i] + cross[i]);
+        p[i] = parse(b.position[i], kCoordinates, in_q);
+        p_t[i] = rate(p[i], b.position[i]);
       }
-      R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-            {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-            {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
-      const ex s_rate = w * w_t + x * e_t[1] + y * e_t[2] + z * e_t[3];
-      T += 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
+      if (!b.euler.empty()) {
+        Vector angle, angle_t;
+        for (std::size_t i = 0; i < 3; ++i) {
+          angle[i] = parse(b.euler[i], kCoordinates, in_q);
+          angle_t[i] = rate(angle[i], b.euler[i]);
+        }
+        const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
+        Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
+                          apply(Rz_psi, axis(0, angle_t[1]), true)),
+                     axis(2, angle_t[2]));
+        const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
+        omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
+                     apply(Rz_Rx, axis(2, angle_t[2]), false));
+        R = times(Rz_Rx, Rz_psi);
+      } else {
+        // A unit quaternion (w, v): Ω = 2 (w v̇ − ẇ v − v × v̇), ω = 2 (w v̇ − ẇ v + v × v̇), and a term
+        // 2 J s², s = (w, v)·(ẇ, v̇) the radial rate that the norm's constraint keeps at 0, J the mean
+        // moment, which makes the metric regular in the radial direction.
+        std::array<ex, 4> e, e_t;
+        for (std::size_t i = 0; i < 4; ++i) {
+          e[i] = parse(b.quaternion[i], kCoordinates, in_q);
+          e_t[i] = rate(e[i], b.quaternion[i]);
+        }
+        const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
+        const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
+        const Vector cross{v[1] * v_t[2] - v[2] * v_t[1], v[2] * v_t[0] - v[0] * v_t[2], v[0] * v_t[1] - v[1] * v_t[0]};
+        for (std::size_t i = 0; i < 3; ++i) {
+          Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - cross[i]);
+          omega[i] = 2 * (w * v_t[i] - w_t * v[i] + cross[i]);
+        }
+        R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+              {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+              {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+        const ex s_rate = w * w_t + x * e_t[1] + y * e_t[2] + z * e_t[3];
+        T += 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
+      }
     }
+    // ½ m |ṗ|² + ½ Ωᵀ I Ω
     for (std::size_t i = 0; i < 3; ++i) T += mass * pow(p_t[i], 2) / 2 + inertia[i] * pow(Omega[i], 2) / 2;
+    if (inertia.size() == 6)
+      T += inertia[3] * Omega[0] * Omega[1] + inertia[4] * Omega[0] * Omega[2] + inertia[5] * Omega[1] * Omega[2];
     out.lagrangian += T - mass * g * p[2];
     rotation_and_spin[b.name] = {R, omega};
     position_and_velocity[b.name] = {p, p_t};

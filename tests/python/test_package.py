@@ -281,6 +281,20 @@ def test_a_model_from_bodies_and_contacts(source_dir):
     a = dalembert.run(disk, "dla", h=0.02, steps=500)
     b = dalembert.run(dalembert.model_file(source_dir / "models" / "rolling-disk.toml"), "dla", h=0.02, steps=500)
     assert np.max(np.abs(a.q - b.q)) < 1e-12
+    # The same disk as its spin hinged to a massless frame that carries its heading and tilt (a
+    # hinge as a dict, its angle a sympy expression)
+    hinged = dalembert.model(
+        name="hinged disk", coordinates=["x", "y", "theta", "phi", "psi"],
+        parameters={"m": 1.0, "R": 1.0, "A": 0.25, "C": 0.5, "g": 1.0}, gravity="g",
+        bodies=[{"name": "frame", "mass": 0, "inertia": [0, 0, 0],
+                 "position": [x + R * sp.sin(theta) * sp.sin(phi), y - R * sp.sin(theta) * sp.cos(phi),
+                              R * sp.cos(theta)],
+                 "euler": [phi, sp.pi / 2 + theta, 0]},
+                {"name": "disk", "mass": "m", "inertia": ["A", "A", "C"], "parent": "frame",
+                 "hinge": {"axis": [0, 0, 1], "angle": -psi}}],
+        contacts=[{"body": "disk", "rim": "R", "axis": 3}],
+        q0=[0, 0, 0.3, 0, 0], v0=["2*R", 0, 0.1, 0.5, 2])
+    assert np.max(np.abs(dalembert.run(hinged, "dla", h=0.02, steps=500).q - b.q)) < 1e-12
     # Chaplygin's ball as a body in a unit quaternion: two rolling constraints and the norm's
     ball = dalembert.model(
         name="ball", coordinates=["x", "y", "qw", "qx", "qy", "qz"],
