@@ -747,6 +747,11 @@ hinge = { axis = [0, 0, 1], angle = "-psi" })toml");
                  {"a body hinged to a parent is placed by its hinge, not by position, euler or quaternion"});
   expect_refused("hinge_without_parent", replace_line(disk, "parent = \"frame\"", ""), 21,
                  {"a hinge joins the body to its parent, and it has none"});
+  expect_refused("contact_held_needlessly", replace_line(disk, "axis = 3", "axis = 3\nholonomic = true"), 27,
+                 {"the contact of body 'disk' is on the plane z = 0 at every configuration: its height needs no "
+                  "holonomic constraint"});
+  expect_refused("contact_holonomic_not_boolean", replace_line(disk, "axis = 3", "axis = 3\nholonomic = 1"), 27,
+                 {"contact 1: holonomic is true (the contact's height is a holonomic constraint) or false"});
   expect_refused("hinge_zero_axis",
                  replace_line(disk, "hinge = {", "hinge = { axis = [0, 0, 0], angle = \"-psi\" }\n#"), 21,
                  {"the hinge's axis of body 'disk' is zero"});

@@ -220,7 +220,7 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     ContactSpec c;
     c.line = line_of(*t);
     const std::string what = "contact " + std::to_string(spec.contacts.size() + 1);
-    only_keys(*t, what, {"body", "sphere", "rim", "axis"});
+    only_keys(*t, what, {"body", "sphere", "rim", "axis", "holonomic"});
     c.body = r.string(*required(*t, c.line, what, "body"), what + ".body");
     if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& b) { return b.name == c.body; }))
       r.fail(c.line, what + ": no body named '" + c.body + "' among [[bodies]]");
@@ -236,6 +236,18 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
       if (!axis->is_integer() || !value || *value < 1 || *value > 3)
         r.fail(line_of(*axis), what + ": axis must be 1, 2 or 3 (the body axis the rim turns about)");
       c.axis = static_cast<int>(*value);
+    }
+    if (const auto* holonomic = t->get("holonomic")) {
+      const auto value = holonomic->template value<bool>();
+      if (!holonomic->is_boolean())
+        r.fail(line_of(*holonomic), what + ": holonomic is true (the contact's height is a holonomic constraint) or "
+                                           "false");
+      if (*value) {  // its φ comes from the bodies' algebra, not from this text
+        c.holonomic = static_cast<int>(spec.holonomic.size());
+        spec.holonomic.push_back({"the height of the contact point", line_of(*holonomic),
+                                  "contacts." + c.body + " (its height)"});
+        if (spec.holonomic_line == 0) spec.holonomic_line = line_of(*holonomic);
+      }
     }
     spec.contacts.push_back(std::move(c));
   }

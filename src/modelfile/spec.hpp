@@ -66,8 +66,9 @@ struct BodySpec {
   std::vector<Expression> euler;       ///< 3: φ, θ, ψ; or empty
   std::vector<Expression> quaternion;  ///< 4: w, x, y, z; or empty
   /// Or hinged to an earlier body, `parent`: turned by `angle` about `axis` (the parent's body axes,
-  /// whose orientation the body has at angle 0) at the point `at` of the parent (from its mass
-  /// centre, its axes), its own mass centre at `centre` from that point (its own axes).
+  /// whose orientation the body has at angle 0) at the point `at` of the parent (in its axes, from
+  /// its origin: its own hinge point, or its mass centre if it is placed by `position`), its own
+  /// mass centre at `centre` from that point (its own axes).
   std::string parent;
   struct Hinge {
     std::vector<Expression> axis, at, centre;  ///< 3 each, parameters only
@@ -78,7 +79,9 @@ struct BodySpec {
 /// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching
 /// it with a sphere of radius `radius` about its mass centre, or with the rim of a disk of that
 /// radius about its mass centre, perpendicular to the body axis `axis` (1, 2 or 3). Two velocity
-/// constraints: the material point at the contact has no horizontal velocity.
+/// constraints: the material point at the contact has no horizontal velocity. The contact point's
+/// height is 0 at every configuration, or with `holonomic = true` a holonomic constraint (a wheel
+/// whose pitch follows from other coordinates, the bicycle's front wheel).
 struct ContactSpec {
   enum class Shape { sphere, rim };
   std::string body;
@@ -86,6 +89,7 @@ struct ContactSpec {
   Shape shape = Shape::sphere;
   Expression radius;
   int axis = 3;
+  int holonomic = -1;  ///< the index in ModelSpec::holonomic of the constraint on its height, or −1
 };
 
 struct ModelSpec {

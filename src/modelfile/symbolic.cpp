@@ -512,12 +512,13 @@ struct KernelArguments {
 /// Ω = Rz(ψ)ᵀRx(θ)ᵀ e3 φ̇ + Rz(ψ)ᵀ e1 θ̇ + e3 ψ̇ and the spatial one
 /// ω = R Ω = e3 φ̇ + Rz(φ) e1 θ̇ + Rz(φ)Rx(θ) e3 ψ̇, each rotation's rate taken through the ones
 /// after it (no sin² + cos² left to cancel); a unit quaternion's are below. The Lagrangian is
-/// Σ ½ m |ṗ|² + ½ Σ_k I_k Ω_k² − m g p_z. A contact at the offset d from the mass
+/// Σ ½ m |ṗ|² + ½ Ωᵀ I Ω − m g p_z (a hinged body's below). A contact at the offset d from the mass
 /// centre gives the horizontal components of its material point's velocity ṗ + ω × d: a sphere's
 /// d = (0, 0, −r); a rim's d = −r u/|u| with u = e3 − a_z a, a = R e_axis the axle (the rim's
 /// lowest point).
 struct BodiesAlgebra {
   ex lagrangian;
+  std::map<int, ex> heights;  ///< the height of each contact held by a holonomic constraint, by its index
   std::vector<ex> contact_rows;  ///< two per contact, linear in the velocities
 };
 
@@ -558,23 +559,37 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
     return e;
   };
   const auto plus = [](const Vector& a, const Vector& b) { return Vector{a[0] + b[0], a[1] + b[1], a[2] + b[2]}; };
+  const auto cross = [](const Vector& a, const Vector& b) {
+    return Vector{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+  };
 
   BodiesAlgebra out;
   const ex g = spec.gravity ? parse(*spec.gravity, 0, params) : ex(0);
-  std::map<std::string, std::pair<Matrix, Vector>> rotation_and_spin;  // R and ω of each body, by name
-  std::map<std::string, std::pair<Vector, Vector>> position_and_velocity;
+  // Of each body, by name: R, ω and the mass centre's p and ṗ in the ground frame, Ω and the mass
+  // centre's velocity V in the body's axes.
+  // The same of its origin, the point that bodies hinged to it are placed from: its hinge point,
+  // or its mass centre for a body placed by its position (o, ȯ, and W in the body's axes).
+  struct Motion {
+    Matrix R;
+    Vector omega, p, p_t, Omega, V, o, o_t, W;
+  };
+  std::map<std::string, Motion> motion;
   for (const auto& b : spec.bodies) {
     const ex mass = parse(b.mass, 0, params);
     std::vector<ex> inertia;  // I11, I22, I33, and for a full tensor I12, I13, I23
     for (const auto& entry : b.inertia) inertia.push_back(parse(entry, 0, params));
     Matrix R;
-    Vector p, p_t, Omega, omega;
+    Vector p, p_t, Omega, omega, V, o, o_t, W;
     ex T = 0;
     if (!b.parent.empty()) {
-      // Hinged to its parent: R = R_parent Rot(a, angle), ω = ω_parent + R_parent a angle_t, and the
-      // mass centre at p_parent + R_parent at + R centre.
-      const auto& [R_parent, omega_parent] = rotation_and_spin.at(b.parent);
-      const Vector p_parent = position_and_velocity.at(b.parent).first;
+      // Hinged to its parent: R = R_parent Rot(a, angle), its origin (the hinge point) at o_parent +
+      // R_parent at and its mass centre at o + R centre. Each velocity from the parent's, never as R
+      // times a body vector (whose cos² + sin² would stay uncancelled and grow with every hinge): in
+      // the body's axes, for L,
+      // Ω = Rotᵀ Ω_parent + a angle_t, W = Rotᵀ (W_parent + Ω_parent × at) and V = W + Ω × centre;
+      // in the ground frame, for the contacts, ω = ω_parent + R_parent a angle_t,
+      // ȯ = ȯ_parent + ω_parent × R_parent at and ṗ = ȯ + ω × R centre.
+      const Motion& parent = motion.at(b.parent);
       Vector a, at, centre;
       for (std::size_t i = 0; i < 3; ++i) {
         a[i] = parse(b.hinge.axis[i], 0, params);
@@ -592,12 +607,18 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
       for (std::size_t i = 0; i < 3; ++i)
         for (std::size_t j = 0; j < 3; ++j)
           turn[i][j] = (i == j ? cosine : ex(0)) + sine * a_cross[i][j] + (1 - cosine) * a[i] * a[j];
-      R = times(R_parent, turn);
-      const Vector a_spatial = apply(R_parent, a, false);
-      for (std::size_t i = 0; i < 3; ++i) omega[i] = omega_parent[i] + a_spatial[i] * angle_t;
-      Omega = apply(R, omega, true);
-      p = plus(plus(p_parent, apply(R_parent, at, false)), apply(R, centre, false));
-      for (std::size_t i = 0; i < 3; ++i) p_t[i] = rate(p[i], b.hinge.angle);
+      R = times(parent.R, turn);
+      Omega = apply(turn, parent.Omega, true);
+      for (std::size_t i = 0; i < 3; ++i) Omega[i] += a[i] * angle_t;
+      W = apply(turn, plus(parent.W, cross(parent.Omega, at)), true);
+      V = plus(W, cross(Omega, centre));
+      const Vector arm = apply(parent.R, at, false), reach = apply(R, centre, false);
+      const Vector a_ground = apply(parent.R, a, false);
+      for (std::size_t i = 0; i < 3; ++i) omega[i] = parent.omega[i] + a_ground[i] * angle_t;
+      o = plus(parent.o, arm);
+      o_t = plus(parent.o_t, cross(parent.omega, arm));
+      p = plus(o, reach);
+      p_t = plus(o_t, cross(omega, reach));
     } else {
       for (std::size_t i = 0; i < 3; ++i) {
         p[i] = parse(b.position[i], kCoordinates, in_q);
@@ -628,10 +649,10 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
         }
         const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
         const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
-        const Vector cross{v[1] * v_t[2] - v[2] * v_t[1], v[2] * v_t[0] - v[0] * v_t[2], v[0] * v_t[1] - v[1] * v_t[0]};
+        const Vector v_x_v_t = cross(v, v_t);
         for (std::size_t i = 0; i < 3; ++i) {
-          Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - cross[i]);
-          omega[i] = 2 * (w * v_t[i] - w_t * v[i] + cross[i]);
+          Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - v_x_v_t[i]);
+          omega[i] = 2 * (w * v_t[i] - w_t * v[i] + v_x_v_t[i]);
         }
         R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
               {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
@@ -640,20 +661,26 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
         T += 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
       }
     }
+    if (b.parent.empty()) {  // its origin is its mass centre
+      V = W = apply(R, p_t, true);
+      o = p;
+      o_t = p_t;
+    }
     // ½ m |ṗ|² + ½ Ωᵀ I Ω
-    for (std::size_t i = 0; i < 3; ++i) T += mass * pow(p_t[i], 2) / 2 + inertia[i] * pow(Omega[i], 2) / 2;
+    const Vector& velocity = b.parent.empty() ? p_t : V;
+    for (std::size_t i = 0; i < 3; ++i) T += mass * pow(velocity[i], 2) / 2 + inertia[i] * pow(Omega[i], 2) / 2;
     if (inertia.size() == 6)
       T += inertia[3] * Omega[0] * Omega[1] + inertia[4] * Omega[0] * Omega[2] + inertia[5] * Omega[1] * Omega[2];
     out.lagrangian += T - mass * g * p[2];
-    rotation_and_spin[b.name] = {R, omega};
-    position_and_velocity[b.name] = {p, p_t};
+    motion[b.name] = {R, omega, p, p_t, Omega, V, o, o_t, W};
   }
   for (const auto& c : spec.contacts) {
-    const auto& [R, omega] = rotation_and_spin.at(c.body);
-    const auto& [p, p_t] = position_and_velocity.at(c.body);
+    const Motion& body = motion.at(c.body);
+    const Matrix& R = body.R;
+    const Vector &omega = body.omega, &p = body.p, &p_t = body.p_t;
     const ex r = parse(c.radius, 0, params);
     Vector offset{0, 0, -r};
-    ex height = p[2] - r;  // of the contact point, which must be 0 at every configuration
+    ex height = p[2] - r;  // of the contact point: 0 at every configuration, or held there (holonomic)
     if (c.shape == ContactSpec::Shape::rim) {
       const int k = c.axis - 1;
       const Vector a{R[0][k], R[1][k], R[2][k]};
@@ -662,7 +689,15 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
       offset = {-r * u[0] / length, -r * u[1] / length, -r * u[2] / length};
       height = pow(p[2], 2) - pow(r, 2) * (pow(a[0], 2) + pow(a[1], 2));  // its sign aside
     }
-    if (!vanishes(height, points))
+    const bool on_the_plane = vanishes(height, points);
+    if (c.holonomic >= 0 && on_the_plane)
+      parse.fail(spec.holonomic[static_cast<std::size_t>(c.holonomic)],
+                 "the contact of body '" + c.body + "' is on the plane z = 0 at every configuration: its height "
+                 "needs no holonomic constraint (holonomic = true is for a contact whose height other coordinates "
+                 "change)");
+    if (c.holonomic >= 0)
+      out.heights[c.holonomic] = p[2] + offset[2];  // φ = 0: the contact point on the plane
+    else if (!on_the_plane)
       parse.fail(c.radius, "the contact of body '" + c.body + "' is not on the plane z = 0 at every configuration: "
                            "its mass centre's height (position[2]) must be the distance from the centre to the "
                            "contact point, the radius for a sphere and radius * |horizontal part of the axle| for "
@@ -781,7 +816,9 @@ SymbolicModel analyse(const ModelSpec& spec) {
   std::vector<ex> holonomic(m - velocity_rows);
   for (int a = velocity_rows; a < m; ++a) {
     const Expression& e = spec.constraint_source(a);
-    const ex& phi = holonomic[static_cast<std::size_t>(a - velocity_rows)] = parse(e, kCoordinates, in_q);
+    const auto contact = bodies.heights.find(a - velocity_rows);
+    const ex& phi = holonomic[static_cast<std::size_t>(a - velocity_rows)] =
+        contact != bodies.heights.end() ? contact->second : parse(e, kCoordinates, in_q);
     bool depends_on_position = false;
     for (int i = 0; i < n; ++i) {
       M[a][i] = d(phi, s.q[i], e);
@@ -851,7 +888,12 @@ SymbolicModel analyse(const ModelSpec& spec) {
 
   // Derived quantities and the closed form.
   std::vector<ex> derived;
-  for (const auto& d : spec.derived) derived.push_back(parse(d.expression, kCoordinates | kVelocities | kTime, in_qv + "; t"));
+  for (const auto& d : spec.derived) {
+    const auto contact = bodies.heights.find(d.holonomic);  // a contact's height: no text to parse
+    derived.push_back(contact != bodies.heights.end() ? contact->second
+                                                      : parse(d.expression, kCoordinates | kVelocities | kTime,
+                                                              in_qv + "; t"));
+  }
   std::vector<ex> solution_q, solution_v, solution_conditions;
   const std::string in_solution = "a closed form uses t, the initial values x_0, x_t_0 of each coordinate x, and " + params;
   for (const auto& e : spec.solution) {
