@@ -186,7 +186,7 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
                                std::string("the point has three components in ") + where);
         return std::vector<Expression>(3, Expression{"0", line_of(*hinge), in_hinge + "." + name});
       };
-      b.hinge.at = point("at", "the parent's body axes, from its mass centre");
+      b.hinge.at = point("at", "the parent's body axes, from its hinge point (or mass centre)");
       b.hinge.centre = point("centre", "the body's own axes, from the hinge's point");
       spec.bodies.push_back(std::move(b));
       continue;
