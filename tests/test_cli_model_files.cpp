@@ -584,21 +584,26 @@ v = [0, 0]
   EXPECT_EQ(dalembert("run " + path + " --method dla --h 0.1 --steps 1 --q0 1,0 --v0 0,1").status, 0);
 }
 
+// The last row of 200 steps of h = 0.02 of `method` on `file` (empty, and a failure, if it fails).
+std::vector<double> final_state(const std::string& file, const std::string& method) {
+  const auto r = dalembert("run " + file + " --method " + method + " --h 0.02 --steps 200 --every 200");
+  EXPECT_EQ(r.status, 0) << file << " " << method << "\n" << r.err;
+  return r.status == 0 ? last_row(r.out) : std::vector<double>{};
+}
+
+// The largest difference of t, q and v (the columns before the energy) of two rows of a model of n
+// coordinates; infinite if either row is short.
+double apart(const std::vector<double>& a, const std::vector<double>& b, std::size_t n = 5) {
+  double d = a.size() > 2 * n && b.size() > 2 * n ? 0.0 : INFINITY;
+  for (std::size_t i = 0; i <= 2 * n && i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
+  return d;
+}
+
 // Rigid bodies and contacts: the library derives L (kinetic energy of each body, gravity) and the
 // rolling constraints. The disk from a body and a rim contact (models/rolling-disk-from-bodies.toml)
 // and the thesis' ball from a body and a sphere contact give the trajectories of the files written
 // by hand, with every method, to round-off (their constraint rows span the same distribution).
 TEST(CliModelFiles, BodiesAndContactsGiveTheLagrangianAndTheRollingConstraints) {
-  const auto final_state = [](const std::string& file, const std::string& method) {
-    const auto r = dalembert("run " + file + " --method " + method + " --h 0.02 --steps 200 --every 200");
-    EXPECT_EQ(r.status, 0) << file << " " << method << "\n" << r.err;
-    return r.status == 0 ? last_row(r.out) : std::vector<double>{};
-  };
-  const auto apart = [](const std::vector<double>& a, const std::vector<double>& b, std::size_t n = 5) {
-    double d = a.size() > 2 * n && b.size() > 2 * n ? 0.0 : INFINITY;
-    for (std::size_t i = 0; i <= 2 * n && i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-    return d;  // t, q and v (the columns before the energy)
-  };
   for (const char* method : {"dla", "mla", "rk4", "spark", "discrete-gradient", "fim", "exact"})
     EXPECT_LT(apart(final_state(model("rolling-disk"), method), final_state(model("rolling-disk-from-bodies"), method)),
               1e-12)
@@ -683,16 +688,6 @@ v = [0.3, -1, 0, 0.5, 0.15, 0.4]
 // models/rolling-disk-from-bodies.toml, with its contact on the hinged body. Both to 1e-12 over 200
 // steps with each method.
 TEST(CliModelFiles, HingesJoinBodies) {
-  const auto final_state = [](const std::string& file, const std::string& method) {
-    const auto r = dalembert("run " + file + " --method " + method + " --h 0.02 --steps 200 --every 200");
-    EXPECT_EQ(r.status, 0) << file << " " << method << "\n" << r.err;
-    return r.status == 0 ? last_row(r.out) : std::vector<double>{};
-  };
-  const auto apart = [](const std::vector<double>& a, const std::vector<double>& b, std::size_t n) {
-    double d = a.size() > 2 * n && b.size() > 2 * n ? 0.0 : INFINITY;
-    for (std::size_t i = 0; i <= 2 * n && i < a.size() && i < b.size(); ++i) d = std::max(d, std::abs(a[i] - b[i]));
-    return d;  // t, q and v
-  };
   const std::string parameters = "parameters = { g = 9.81, m = 2.0, l = 0.7, a = 0.3 }\n";
   const std::string initial = "[initial]\nq = [1]\nv = [0.5]\n";
   const std::string hinged = write_model("hinged_pendulum", "name = \"hinged-pendulum\"\ncoordinates = [\"theta\"]\n"
