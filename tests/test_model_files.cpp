@@ -1032,6 +1032,20 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_rk4",
                                         RungeKutta4<Oscillator>(pendulum_file, 0.1), pendulum_q0, pendulum_v0),
             1e-8);
+  // A bead on the line y = 0 in a potential: RK4 keeps this φ exactly zero on its own, so the
+  // projection's Newton loop starts at φ = 0 and must still act on the derivatives.
+  const fs::path line_path =
+      fs::temp_directory_path() / ("dalembert_bead_on_a_line_" + std::to_string(::getpid()) + ".toml");
+  std::ofstream(line_path) << "name = \"bead-on-a-line\"\ncoordinates = [\"x\", \"y\"]\n"
+                              "lagrangian = \"(x_t^2 + y_t^2)/2 - y - x^4/4\"\nholonomic = [\"y\"]\n"
+                              "[initial]\nq = [1, 0]\nv = [0.4, 0]\n";
+  const auto line = modelfile::bind(modelfile::load(line_path.string()), {});
+  fs::remove(line_path);
+  const modelfile::UnboundedFileModel line_file(line);
+  const Eigen::VectorXd line_q0 = line->q0, line_v0 = line->v0;
+  EXPECT_LT(test::step_derivative_error("model_file_bead_on_a_line_rk4", RungeKutta4<Oscillator>(line_file, 0.1),
+                                        line_q0, line_v0),
+            1e-8);
 }
 
 // The derivative by a constant external force f (step_derivatives' by_force) on a model file, against

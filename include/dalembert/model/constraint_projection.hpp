@@ -11,6 +11,7 @@
 // constraints is not projected: the papers' RK4 is the unprojected baseline of their experiments.
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "dalembert/core/autodiff.hpp"
 #include "dalembert/model/model.hpp"
@@ -42,7 +43,8 @@ void project_onto_constraints(const S& sys, VecN<S, T>& q, VecN<S, T>& v, double
     constexpr int max_iterations = 10;
     for (int i = 0; i < max_iterations; ++i) {
       const VecM<S, T> phi = sys.template holonomic_values<T>(q);
-      if (detail::largest_value(phi) == 0.0) break;
+      // In dual numbers φ's value can be zero where its derivative is not: the correction carries it.
+      if (std::is_same_v<T, double> && detail::largest_value(phi) == 0.0) break;
       const Square J = sys.template constraint_matrix<T>(q).bottomRows(k) * start.transpose();
       const VecN<S, T> correction = start.transpose() * DualLU<Square>(J).solve(phi);
       q -= correction;
