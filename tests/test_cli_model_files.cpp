@@ -555,6 +555,58 @@ TEST(CliModelFiles, ABallOnATurntableCirclesAtTwoSeventhsOfItsRate) {
       << steady.err;
 }
 
+// A holonomic constraint of the time, x² + y² = (l + u t)²: the ball on a string through a hole
+// (models/string-through-a-hole.toml), here pulled in to half its length. From the file's start,
+// (1, 0) with velocity (u, 1), the angular momentum is 1 and the ball has turned by
+// t / (l (l + u t)) at the distance l + u t.
+TEST(CliModelFiles, AStringThroughAHoleFollowsItsClosedForm) {
+  const double l = 1.0, u = -0.25, T = 2.0, r = l + u * T, angle = T / (l * r);
+  const auto end_error = [&](const std::string& args) -> double {
+    const auto run = dalembert("run " + model("string-through-a-hole") + " " + args +
+                               " --param u=-0.25 --t-end 2 --every 1000000");
+    EXPECT_EQ(run.status, 0) << args << "\n" << run.err;
+    if (run.status != 0) return INFINITY;
+    const auto last = last_row(run.out);
+    EXPECT_DOUBLE_EQ(last.at(0), T);
+    return std::hypot(last.at(1) - r * std::cos(angle), last.at(2) - r * std::sin(angle));
+  };
+  EXPECT_LT(end_error("--method reference --h 0.1"), 1e-10);
+  const std::vector<std::pair<std::string, double>> orders = {
+      {"dla", 2.0},  {"dla --rule trapezoid", 2.0}, {"dla --constraint-rule trapezoid", 2.0},
+      {"mla", 2.0},  {"mclachlan-perlmutter", 2.0}, {"spark --stages 2", 2.0},
+      {"spark", 4.0}, {"spark --stages 4", 6.0}, {"rk4", 4.0}};
+  for (const auto& [method, order] : orders) {
+    const double coarse = end_error("--method " + method + " --h 0.05");
+    const double fine = end_error("--method " + method + " --h 0.025");
+    EXPECT_NEAR(std::log2(coarse / fine), order, 0.1) << method << ": " << coarse << " " << fine;
+  }
+  // dla and mla impose φ(q_{k+1}, t_{k+1}) = 0 on each step's new positions and rk4 projects onto it:
+  // the positions stay at the string's length to round-off, let out (the file's u) or pulled in. The
+  // string's pull is central, and dla and mla keep the angular momentum at 1 to round-off too.
+  for (const std::string rate : {"", " --param u=-0.25"})
+    for (const std::string method : {"dla", "mla", "rk4"}) {
+      const auto run =
+          dalembert("run " + model("string-through-a-hole") + " --method " + method + " --h 0.05 --t-end 2" + rate);
+      ASSERT_EQ(run.status, 0) << run.err;
+      EXPECT_LT(largest_of_column(run.out, "holonomic_0"), 2e-15) << method << rate;  // a few ulps of r² ≤ 2.25
+      if (method != "rk4")
+        EXPECT_LT(largest_change_of_column(run.out, "angular_momentum"), 1e-14) << method << rate;
+      EXPECT_GT(largest_change_of_column(run.out, "energy"), 0.2) << method << rate;  // the string does work
+    }
+  for (const std::string method : {"gf", "gf-sym", "gf-cp", "fim", "discrete-gradient", "exact"}) {
+    const auto refused =
+        dalembert("run " + model("string-through-a-hole") + " --method " + method + " --h 0.1 --steps 1");
+    EXPECT_EQ(refused.status, 2);
+    EXPECT_NE(refused.err.find("method " + method + " does not take holonomic constraints of the time, phi(q, t) = 0"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find("holonomic[0] \"x^2 + y^2 - (l + u*t)^2\""), std::string::npos) << refused.err;
+  }
+  const auto described = dalembert("describe " + model("string-through-a-hole"));
+  EXPECT_NE(described.out.find("constraints: 1 (of which 1 holonomic, phi(q, t) = 0)"), std::string::npos)
+      << described.out;
+}
+
 TEST(CliModelFiles, HolonomicConstraintsAreChecked) {
   const std::string pendulum = R"toml(name = "pendulum"
 coordinates = ["x", "y"]
@@ -569,6 +621,10 @@ v = [0, 0]
                  {"holonomic[0]: unknown symbol 'x_t': velocities are not allowed here"});
   expect_refused("holonomic_constant", replace_line(pendulum, "x^2 + y^2 - l^2", "l - 1"), 5,
                  {"holonomic[0]: contains no coordinate", "\"l - 1\""});
+  // a constraint of the time whose velocity form has coefficients of t: a rod turning about the pivot
+  expect_refused("holonomic_turning", replace_line(pendulum, "x^2 + y^2 - l^2", "y*cos(t) - x*sin(t)"), 5,
+                 {"holonomic[0]: its derivative by x, \"-sin(t)\", depends on the time t",
+                  "a holonomic constraint of the time is psi(q) + c(t)"});
   expect_refused("holonomic_too_many", replace_line(pendulum, "\"x^2 + y^2 - l^2\"", "\"x^2 + y^2 - l^2\", \"x - y\""),
                  5, {"2 holonomic constraints for 2 coordinates leave no motion"});
   expect_refused("holonomic_position", replace_line(pendulum, "q = [\"l*sin(1)\", \"-l*cos(1)\"]", "q = [1, 1]"), 7,

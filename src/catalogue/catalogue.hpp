@@ -25,9 +25,10 @@ struct SystemDescription {
   std::vector<std::string> velocities;  ///< a run's velocity columns: <coordinate>_t (rigid bodies: omega1..3)
   std::vector<ParameterInfo> parameters;
   int constraints = 0;
-  int holonomic_constraints = 0;  ///< of those, rows of φ(q) = 0 in their velocity form
-  int affine_constraints = 0;     ///< of those, rows M(q) v + b(q, t) = 0 with b not zero
-  bool constraints_depend_on_time = false;  ///< some b depends on the time t
+  int holonomic_constraints = 0;  ///< of those, rows of φ(q, t) = 0 in their velocity form
+  bool holonomic_constraints_depend_on_time = false;  ///< some φ depends on the time t
+  int affine_constraints = 0;     ///< of those, velocity rows M(q) v + b(q, t) = 0 with b not zero
+  bool constraints_depend_on_time = false;  ///< some b (or ∂φ/∂t) depends on the time t
   std::vector<double> q0, v0;  ///< default initial data
   std::optional<double> z0;    ///< default initial action variable (contact systems only)
   bool closed_form = false;    ///< a closed-form solution exists for these parameters

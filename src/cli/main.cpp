@@ -108,6 +108,7 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
     if (d.z0) j["initial"]["z"] = *d.z0;
     j["constraints"] = d.constraints;
     j["holonomic_constraints"] = d.holonomic_constraints;
+    j["holonomic_constraints_depend_on_time"] = d.holonomic_constraints_depend_on_time;
     j["affine_constraints"] = d.affine_constraints;
     j["constraints_depend_on_time"] = d.constraints_depend_on_time;
     j["summary"] = d.summary;
@@ -128,7 +129,9 @@ int describe_command(const std::string& name, bool json, const std::vector<std::
   std::cout << "\nconstraints: " << d.constraints;
   if (d.holonomic_constraints > 0 || d.affine_constraints > 0) {
     std::cout << " (of which ";
-    if (d.holonomic_constraints > 0) std::cout << d.holonomic_constraints << " holonomic";
+    if (d.holonomic_constraints > 0)
+      std::cout << d.holonomic_constraints << " holonomic"
+                << (d.holonomic_constraints_depend_on_time ? ", phi(q, t) = 0" : "");
     if (d.holonomic_constraints > 0 && d.affine_constraints > 0) std::cout << ", ";
     if (d.affine_constraints > 0)
       std::cout << d.affine_constraints << " affine, M(q) v + " << (d.constraints_depend_on_time ? "b(q, t)" : "b(q)")

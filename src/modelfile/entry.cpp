@@ -76,7 +76,10 @@ catalogue::Entry make_entry(const std::string& path, std::shared_ptr<const Loade
       d.parameters.push_back({spec.parameters[k].name, bound->parameters[k], spec.parameters[k].description});
     d.constraints = spec.m();
     d.holonomic_constraints = spec.m() - spec.velocity_rows();
-    d.affine_constraints = static_cast<int>(model->layout.constraint_offsets.size());
+    for (const auto& offset : model->layout.constraint_offsets) {  // a holonomic row's b is ∂φ/∂t
+      if (offset.row < spec.velocity_rows()) ++d.affine_constraints;
+      else d.holonomic_constraints_depend_on_time = true;
+    }
     d.constraints_depend_on_time = model->layout.constraint_offsets_depend_on_time;
     d.q0.assign(bound->q0.data(), bound->q0.data() + spec.n());
     d.v0.assign(bound->v0.data(), bound->v0.data() + spec.n());

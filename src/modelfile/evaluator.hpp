@@ -47,8 +47,9 @@ struct Layout {
   /// Their rates ∂b_a/∂t(q, t) that are not identically zero (column n + 1), in the same kernels.
   std::vector<ConstraintEntry> constraint_offset_rates;
   bool constraint_offsets_depend_on_time = false;  ///< whether t appears in some b_a
-  /// The holonomic constraints' φ_b(q) themselves (column n + 2), whose velocity forms dφ_b are the
-  /// last rows of M: the discrete constraints that impose φ(q_{k+1}) = 0 evaluate them.
+  /// The holonomic constraints' φ_b(q, t) themselves (column n + 2), whose velocity forms dφ_b are
+  /// the last rows of M (with ∂φ_b/∂t their b): the discrete constraints that impose
+  /// φ(q_{k+1}, t_{k+1}) = 0 evaluate them.
   std::vector<ConstraintEntry> holonomic;
   int constraints_size = 0;
   /// Mechanical: L = ½ vᵀG(q)v − V(q). Then the mechanics kernels give the Taylor coefficients of
@@ -80,7 +81,7 @@ class Evaluator {
   /// Taylor coefficients of L up to `order` (0..3) at x = (q, v).
   virtual void lagrangian(int order, const double* x, const double* p, double* out) const = 0;
   /// Taylor coefficients of the nonzero entries of M, of b, of ∂b/∂t and of the holonomic φ up to
-  /// `order` at q and the time t (only b and ∂b/∂t may depend on it).
+  /// `order` at q and the time t (only b, ∂b/∂t and φ may depend on it).
   virtual void constraints(int order, const double* q, const double* p, double t, double* out) const = 0;
   /// Taylor coefficients of the metric entries and of the potential up to `order` at q
   /// (mechanical models only).

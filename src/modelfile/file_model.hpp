@@ -520,16 +520,16 @@ class FileModel {
   /// dφ_b are the last rows of M (MayHaveHolonomicConstraints, model/model.hpp).
   int holonomic_constraint_count() const { return static_cast<int>(bound_->model->layout.holonomic.size()); }
 
-  /// φ_b(q) of the holonomic constraints, in the order of the file.
+  /// φ_b(q, t) of the holonomic constraints at the time t, in the order of the file.
   template <class T>
-  Vec<T, m, max_m> holonomic_values(const Point<T>& q) const {
+  Vec<T, m, max_m> holonomic_values(const Point<T>& q, double t) const {
     const LoadedModel& model = *bound_->model;
     Vec<T, m, max_m> out(holonomic_constraint_count());
     if (out.size() == 0) return out;
     taylor_in_q<T>(
         q, model.layout.constraints_size,
         [&](int order, const double* x, double* c) {
-          model.evaluator->constraints(order, x, bound_->parameters.data(), bound_->time_offset, c);
+          model.evaluator->constraints(order, x, bound_->parameters.data(), t + bound_->time_offset, c);
         },
         [&](const auto& value) {
           for (Eigen::Index b = 0; b < out.size(); ++b)

@@ -90,9 +90,13 @@ void require_constraints_taken(const LoadedModel& model, const std::string& meth
     taking += (taking.empty() ? "" : ", ") + std::string(name);
   }
   const auto& offsets = of_time ? model.layout.constraint_offset_rates : model.layout.constraint_offsets;
-  const Expression& e = model.spec.constraint_source(offsets.front().row);
-  const std::string kind = of_time ? "affine constraints of the time, M(q) v + b(q, t) = 0 with b depending on t"
-                                   : "affine constraints, M(q) v + b(q) = 0 with b not zero";
+  const int row = offsets.front().row;
+  const Expression& e = model.spec.constraint_source(row);
+  const std::string kind =
+      row >= model.spec.velocity_rows()
+          ? "holonomic constraints of the time, phi(q, t) = 0 (whose velocity form dphi(q) v + dphi/dt = 0 is affine)"
+      : of_time ? "affine constraints of the time, M(q) v + b(q, t) = 0 with b depending on t"
+                : "affine constraints, M(q) v + b(q) = 0 with b not zero";
   throw BadInput((method.empty() ? what : "method " + method) + " does not take " + kind + ", and the model file " +
                  model.spec.path + " has one: " + e.key + " " + quote(e.text) + " (the methods that take them: " +
                  taking + ")");

@@ -299,9 +299,9 @@ class ExpressionParser {
     if (std::find(inputs, s_.p_names.end(), name) != s_.p_names.end()) return ": inputs are allowed only in the force";
     if (spec_.action && name == *spec_.action) return ": the action variable is allowed only in the lagrangian";
     if (name == "t")
-      return ": the time is not allowed here (the metric, the holonomic constraints and a contact system's "
-             "Lagrangian and constraints do not depend on t; a lagrangian, potential and force may, and so may the "
-             "part of a velocity constraint without velocities)";
+      return ": the time is not allowed here (the metric and a contact system's Lagrangian and constraints do not "
+             "depend on t; a lagrangian, potential and force may, and so may the part of a velocity constraint "
+             "without velocities and a holonomic constraint psi(q) + c(t))";
     return "";
   }
 
@@ -812,20 +812,31 @@ SymbolicModel analyse(const ModelSpec& spec) {
       parse.fail(e, "not linear in the velocities (the part without velocities, " + quote(text_of(b[a])) +
                         ", is not zero; a contact system takes linear constraints only)");
   }
-  // Holonomic constraints φ_b(q) = 0, in their velocity form dφ_b(q)·v = 0: M(a, i) = ∂φ_b/∂q_i.
+  // Holonomic constraints φ_b(q, t) = 0, in their velocity form dφ_b(q)·v + ∂φ_b/∂t = 0:
+  // M(a, i) = ∂φ_b/∂q_i and b_a = ∂φ_b/∂t. M may not depend on the time, so a constraint of t is
+  // ψ(q) + c(t) (a string pulled in at a given rate).
   std::vector<ex> holonomic(m - velocity_rows);
   for (int a = velocity_rows; a < m; ++a) {
     const Expression& e = spec.constraint_source(a);
     const auto contact = bodies.heights.find(a - velocity_rows);
     const ex& phi = holonomic[static_cast<std::size_t>(a - velocity_rows)] =
-        contact != bodies.heights.end() ? contact->second : parse(e, kCoordinates, in_q);
+        contact != bodies.heights.end() ? contact->second
+                                        : parse(e, kCoordinates | may_use_time, s.z ? in_q : in_q + "; t");
     bool depends_on_position = false;
     for (int i = 0; i < n; ++i) {
       M[a][i] = d(phi, s.q[i], e);
       depends_on_position |= !M[a][i].is_zero();
+      if (M[a][i].has(s.t) && !vanishes(d(M[a][i], s.t, e), points))
+        parse.fail(e, "its derivative by " + s.q_names[i] + ", " + quote(text_of(M[a][i])) +
+                          ", depends on the time t (a holonomic constraint of the time is psi(q) + c(t), whose "
+                          "velocity form dpsi(q) v + c'(t) = 0 has coefficients of q alone)");
     }
     if (!depends_on_position)
       parse.fail(e, "contains no coordinate (a holonomic constraint is a function of the coordinates, phi(q) = 0)");
+    if (phi.has(s.t)) {
+      b[a] = d(phi, s.t, e);
+      if (vanishes(b[a], points)) b[a] = 0;
+    }
   }
 
   // The expression a mistake in a derivative of L (or of G and V) is reported against.
@@ -923,14 +934,18 @@ SymbolicModel analyse(const ModelSpec& spec) {
     if (!b[a].is_zero())
       layout.constraint_offsets.push_back(
           {a, n, taylor_terms(b[a], s.q, M_coefficients, d, spec.constraint_source(a))});
-  for (int a = 0; a < m; ++a)
-    if (b[a].has(s.t)) {
+  for (int a = 0; a < m; ++a) {
+    // a holonomic φ(q, t) moves with the time even where its rate ∂φ/∂t is constant: the methods
+    // that impose φ need the time, and those without a time refuse it
+    const bool moving_holonomic = a >= velocity_rows && !b[a].is_zero();
+    if (b[a].has(s.t) || moving_holonomic) {
       const ex rate = d(b[a], s.t, spec.constraint_source(a));
-      if (vanishes(rate, points)) continue;
+      if (vanishes(rate, points) && !moving_holonomic) continue;
       layout.constraint_offsets_depend_on_time = true;
       layout.constraint_offset_rates.push_back(
           {a, n + 1, taylor_terms(rate, s.q, M_coefficients, d, spec.constraint_source(a))});
     }
+  }
   for (int a = velocity_rows; a < m; ++a)
     layout.holonomic.push_back({a, n + 2,
                                 taylor_terms(holonomic[static_cast<std::size_t>(a - velocity_rows)], s.q,

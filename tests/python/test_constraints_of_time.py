@@ -91,8 +91,15 @@ def test_methods_that_cannot_take_b_of_t_refuse(ball, source_dir):
 def test_only_the_part_without_velocities_may_depend_on_the_time():
     with pytest.raises(dalembert.BadInput, match=r"the coefficient of x_t, \"cos\(t\)\", depends on the time t"):
         dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2", constraints=["cos(t)*x_t - y_t"])
-    with pytest.raises(dalembert.BadInput, match=r"the time is not allowed here"):
-        dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2", holonomic=["x - t"])
+    # a holonomic constraint of the time is psi(q) + c(t): a gradient that turns with t is refused
+    with pytest.raises(dalembert.BadInput, match=r"its derivative by x, \"-sin\(t\)\", depends on the time t"):
+        dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2", holonomic=["y*cos(t) - x*sin(t)"])
+    # x = t: dla imposes it at each step's end time, while y oscillates freely as cos(t)
+    sliding = dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2 - y^2/2", holonomic=["x - t"],
+                              q0=[0, 1], v0=[1, 0])
+    r = dalembert.run(sliding, "dla", h=0.1, steps=30)
+    assert np.max(np.abs(r.column("x") - r.column("t"))) < 1e-14
+    assert np.max(np.abs(r.column("y") - np.cos(r.column("t")))) < 1e-2
     # a knife edge on a belt whose speed varies, U cos(t): b = -sin(phi) U cos(t), taken; the start
     # slides along the blade relative to the belt, and dla's velocities satisfy the constraint at
     # each step's time

@@ -563,7 +563,8 @@ SteadyMotionLinearisation step_linearisation_on_orbit(const Method& method, cons
       rows.head(m) = momentum_constraint(sys, q, ww);
     }
     if constexpr (MayHaveHolonomicConstraints<std::decay_t<decltype(sys)>>) {
-      if (imposed > 0) rows.tail(imposed) = sys.template holonomic_values<double>(q);
+      // a steady motion's constraints do not depend on the time (affine ones are refused)
+      if (imposed > 0) rows.tail(imposed) = sys.template holonomic_values<double>(q, 0.0);
     }
     return rows;
   };

@@ -103,26 +103,27 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
   }
 }
 
-/// The rows of a model's holonomic constraints φ(q) = 0 (MayHaveHolonomicConstraints, the last
-/// rows) become φ(q1)/h: the step imposes φ(q_{k+1}) = 0 on the new positions, as SHAKE and RATTLE
-/// do, where the discretised velocity form dφ(q̄)·(q1 − q0)/h would keep φ only to the step's error
-/// (docs/methods.md, Holonomic constraints). Over h, the rows keep the size of the velocity rows
-/// and their Jacobian dφ(q1)/h that of M/h.
+/// The rows of a model's holonomic constraints φ(q, t) = 0 (MayHaveHolonomicConstraints, the last
+/// rows) become φ(q1, t1)/h at the step's end time t1: the step imposes φ(q_{k+1}, t_{k+1}) = 0 on
+/// the new positions, as SHAKE and RATTLE do, where the discretised velocity form
+/// dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only to the step's error (docs/methods.md, Holonomic
+/// constraints). Over h, the rows keep the size of the velocity rows and their Jacobian dφ(q1)/h
+/// that of M/h.
 template <class S, class Point, class Rows>
-void impose_holonomic_rows(const S& sys, const Point& q1, double h, Rows& omega) {
+void impose_holonomic_rows(const S& sys, const Point& q1, double t1, double h, Rows& omega) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
     const int k = sys.holonomic_constraint_count();
-    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1) / h;
+    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1, t1) / h;
   }
 }
 
 /// The same with ∂ω/∂q1, whose rows become dφ(q1)/h: the model's last rows of M at q1.
 template <class S, class Rows, class Jacobian>
-void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double h, Rows& omega, Jacobian& by_q1) {
+void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double t1, double h, Rows& omega, Jacobian& by_q1) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
     const int k = sys.holonomic_constraint_count();
     if (k == 0) return;
-    impose_holonomic_rows(sys, q1, h, omega);
+    impose_holonomic_rows(sys, q1, t1, h, omega);
     by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k) / h;
   }
 }
@@ -168,7 +169,7 @@ class AlphaConstraint {
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
       add_constraint_offset(system_, q, t0 + alpha_ * h_, omega);
-      impose_holonomic_rows(system_, q1, h_, omega);
+      impose_holonomic_rows(system_, q1, t0 + h_, h_, omega);
       return omega;
     }
   }
@@ -197,7 +198,7 @@ DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differen
   const VecN<S> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
   DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
   c.system().alpha_constraint_derivatives(q_bar, v, a, h, t0 + a * h, d.value, d.D2);
-  impose_holonomic_rows(c.system(), q1, h, d.value, d.D2);
+  impose_holonomic_rows(c.system(), q1, t0 + h, h, d.value, d.D2);
   return d;
 }
 
@@ -231,7 +232,7 @@ class TrapezoidConstraint {
     add_constraint_offset(system_, q0, t0, omega0);
     add_constraint_offset(system_, q1, t0 + h_, omega1);
     VecM<S, T> omega = 0.5 * (omega0 + omega1);
-    impose_holonomic_rows(system_, q1, h_, omega);
+    impose_holonomic_rows(system_, q1, t0 + h_, h_, omega);
     return omega;
   }
 

@@ -1,10 +1,10 @@
 #pragma once
 // The continuous methods' projection onto the constraints of a model with holonomic constraints
-// φ(q) = 0 (index reduction with projection, [HLW06] §IV.4). RK4 and the reference solver
+// φ(q, t) = 0 (index reduction with projection, [HLW06] §IV.4). RK4 and the reference solver
 // integrate the multiplier extension, on which φ and M(q) v + b are first integrals; their
 // truncation error moves the state off φ = 0 a little every step, and nothing brings it back. After
 // each step they project the new state (q̃, ṽ) at its time t:
-//   positions   q = q̃ + Φ(q̃)ᵀμ with φ(q) = 0, Φ = dφ: Newton on μ, (Φ(q) Φ(q̃)ᵀ) δμ = −φ(q)
+//   positions   q = q̃ + Φ(q̃)ᵀμ with φ(q, t) = 0, Φ = dφ: Newton on μ, (Φ(q) Φ(q̃)ᵀ) δμ = −φ(q, t)
 //   velocities  v = ṽ − Mᵀ(M Mᵀ)⁻¹(M ṽ + b(q, t)), M = M(q) with every constraint row (the
 //               velocity forms dφ are its last rows)
 // the Euclidean projections of [HLW06], which keep the method's order. A model without holonomic
@@ -42,7 +42,7 @@ void project_onto_constraints(const S& sys, VecN<S, T>& q, VecN<S, T>& v, double
     const MatMN<S, T> start = sys.template constraint_matrix<T>(q).bottomRows(k);  // Φ(q̃)
     constexpr int max_iterations = 10;
     for (int i = 0; i < max_iterations; ++i) {
-      const VecM<S, T> phi = sys.template holonomic_values<T>(q);
+      const VecM<S, T> phi = sys.template holonomic_values<T>(q, t);
       // In dual numbers φ's value can be zero where its derivative is not: the correction carries it.
       if (std::is_same_v<T, double> && detail::largest_value(phi) == 0.0) break;
       const Square J = sys.template constraint_matrix<T>(q).bottomRows(k) * start.transpose();

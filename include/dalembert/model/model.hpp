@@ -164,15 +164,16 @@ void require_time_independent_constraints(const S& sys, const char* what) {
     throw std::logic_error(std::string(what) + " was asked for without a time, but the constraints depend on t");
 }
 
-/// A model some of whose constraints are holonomic, φ(q) = 0 (a model file's `holonomic`): the last
-/// holonomic_constraint_count() rows of its M are their velocity forms dφ(q), and
-/// holonomic_values<T>(q) gives φ(q). The α-rule's and the trapezoidal rule's discrete constraints
-/// impose φ(q_{k+1}) = 0 on those rows (impose_holonomic_rows, discrete/discrete_constraint.hpp);
-/// the other methods take the velocity form.
+/// A model some of whose constraints are holonomic, φ(q, t) = 0 (a model file's `holonomic`): the
+/// last holonomic_constraint_count() rows of its M are their velocity forms dφ(q) (with ∂φ/∂t in b
+/// where φ depends on the time), and holonomic_values<T>(q, t) gives φ(q, t). The α-rule's and the
+/// trapezoidal rule's discrete constraints impose φ(q_{k+1}, t_{k+1}) = 0 on those rows
+/// (impose_holonomic_rows, discrete/discrete_constraint.hpp); the other methods take the velocity
+/// form.
 template <class S>
 concept MayHaveHolonomicConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.holonomic_constraint_count() } -> std::convertible_to<int>;
-  { s.template holonomic_values<double>(q) } -> std::convertible_to<VecM<S>>;
+  { s.template holonomic_values<double>(q, 0.0) } -> std::convertible_to<VecM<S>>;
 };
 
 template <class S>
