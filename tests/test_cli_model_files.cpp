@@ -795,9 +795,9 @@ hinge = { axis = [0, 0, 1], angle = "-psi" })toml");
                  {"no body named 'wheel' above it among [[bodies]]"});
   expect_refused("hinge_and_position",
                  replace_line(disk, "parent = \"frame\"", "parent = \"frame\"\nposition = [0, 0, 0]"), 21,
-                 {"a body hinged to a parent is placed by its hinge, not by position, euler or quaternion"});
+                 {"a body joined to a parent is placed by its joint, not by position, euler or quaternion"});
   expect_refused("hinge_without_parent", replace_line(disk, "parent = \"frame\"", ""), 21,
-                 {"a hinge joins the body to its parent, and it has none"});
+                 {"a joint joins the body to its parent, and it has none"});
   expect_refused("contact_held_needlessly", replace_line(disk, "axis = 3", "axis = 3\nholonomic = true"), 27,
                  {"the contact of body 'disk' is on the plane z = 0 at every configuration: its height needs no "
                   "holonomic constraint"});
@@ -806,6 +806,43 @@ hinge = { axis = [0, 0, 1], angle = "-psi" })toml");
   expect_refused("hinge_zero_axis",
                  replace_line(disk, "hinge = {", "hinge = { axis = [0, 0, 0], angle = \"-psi\" }\n#"), 21,
                  {"the hinge's axis of body 'disk' is zero"});
+}
+
+// A slider: a sleeve that slides along a rod turning freely about the vertical, its track offset
+// from the axis by c. With the rod's angle φ and the distance r, the sleeve's centre is at
+// Rz(φ) (r, c, h), so |ṗ|² = ṙ² + (r² + c²) φ̇² − 2 c ṙ φ̇, and it turns with the rod, Ω = φ̇ e3.
+TEST(CliModelFiles, SlidersJoinBodies) {
+  const std::string parameters = "parameters = { J = 0.5, m = 2.0, c = 0.2, h = 0.3, Ic = 0.05 }\n";
+  const std::string initial = "[initial]\nq = [0, 1]\nv = [1, 0.2]\n";
+  const std::string sliding =
+      "name = \"sleeve-on-a-rod\"\ncoordinates = [\"phi\", \"r\"]\n" + parameters + R"toml([[bodies]]
+name = "rod"
+mass = 1
+inertia = [0.1, 0.1, "J"]
+position = [0, 0, 0]
+euler = ["phi", 0, 0]
+[[bodies]]
+name = "sleeve"
+mass = "m"
+inertia = [0.01, 0.02, "Ic"]
+parent = "rod"
+slider = { axis = [2, 0, 0], distance = "r", at = [0, "c", "h"] }
+)toml" + initial;
+  const std::string by_hand = write_model(
+      "sleeve_by_hand", "name = \"sleeve-by-hand\"\ncoordinates = [\"phi\", \"r\"]\n"
+                        "lagrangian = \"(J + Ic)/2*phi_t^2 + m/2*(r_t^2 + (r^2 + c^2)*phi_t^2 - 2*c*r_t*phi_t)\"\n" +
+                            parameters + initial);
+  const std::string slid = write_model("sleeve_on_a_rod", sliding);
+  for (const char* method : {"dla", "rk4", "spark"})
+    EXPECT_LT(apart(final_state(slid, method), final_state(by_hand, method), 2), 1e-12) << method;
+
+  expect_refused("slider_and_hinge",
+                 replace_line(sliding, "slider = {", "hinge = { axis = [0, 0, 1], angle = \"r\" }\nslider = {"), 16,
+                 {"a body has one joint to its parent, a hinge or a slider, not both"});
+  expect_refused("slider_zero_axis", replace_line(sliding, "axis = [2, 0, 0]", "axis = [0, 0, 0]"), 15,
+                 {"the slider's axis of body 'sleeve' is zero"});
+  expect_refused("slider_with_angle", replace_line(sliding, "distance = \"r\"", "angle = \"r\""), 15,
+                 {"bodies.sleeve.slider: unknown key 'angle' (known: axis, distance, at, centre)"});
 }
 
 // [definitions]: each name written out in parentheses wherever a later expression uses it, so a

@@ -166,7 +166,8 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
-    (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates: dla and mla
+    (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates, or
+    psi(q) + c(t) of the time: dla and mla
     impose them on each step's new positions, rk4 and reference project each new state onto them, the
     other methods take their velocity form; the column holonomic_<b> shows each), parameters
     ({name: value}, or value
@@ -178,7 +179,7 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     (rigid bodies, {name, mass, inertia: 3 principal moments or the 6 entries I11, I22, I33, I12,
     I13, I23 of the tensor on the body axes, position: 3 components of the mass centre, z up,
     euler: z-x-z angles or quaternion: w, x, y, z; or parent: an earlier body's name and hinge:
-    {axis, angle, at, centre}}, whose energies are the
+    {axis, angle, at, centre} or slider: {axis, distance, at, centre}}, whose energies are the
     Lagrangian) with gravity (g) and contacts ({body, sphere: radius} or {body, rim: radius,
     axis: 1..3}: rolling on z = 0).
     Expressions are strings in the model files' syntax, numbers, or sympy expressions.

@@ -200,14 +200,16 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
                 lines.append("%s = %s" % (key, _expressions(body.pop(key), what + "." + key, plain)))
         if "parent" in body:
             lines.append("parent = " + json.dumps(str(body.pop("parent"))))
-        if isinstance(body.get("hinge"), dict):  # an inline table; anything else the reader names
-            hinge = dict(body.pop("hinge"))
-            parts = []
-            if "angle" in hinge:
-                parts.append("angle = " + _expression(hinge.pop("angle"), what + ".hinge.angle", plain))
-            for k, v in hinge.items():
-                parts.append("%s = %s" % (_key(k), _expressions(v, "%s.hinge.%s" % (what, k), plain)))
-            lines.append("hinge = { " + ", ".join(parts) + " }")
+        for kind, coordinate in (("hinge", "angle"), ("slider", "distance")):
+            if isinstance(body.get(kind), dict):  # an inline table; anything else the reader names
+                joint = dict(body.pop(kind))
+                parts = []
+                if coordinate in joint:
+                    parts.append("%s = %s" % (coordinate, _expression(joint.pop(coordinate),
+                                                                      "%s.%s.%s" % (what, kind, coordinate), plain)))
+                for k, v in joint.items():
+                    parts.append("%s = %s" % (_key(k), _expressions(v, "%s.%s.%s" % (what, kind, k), plain)))
+                lines.append("%s = { %s }" % (kind, ", ".join(parts)))
         for key, value in body.items():  # unknown keys: the reader names them
             lines.append("%s = %s" % (_key(key), _expression(value, what + "." + str(key), plain)))
     for i, contact in enumerate(contacts or ()):

@@ -149,7 +149,7 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     BodySpec b;
     b.line = line_of(*t);
     const std::string what = "body " + std::to_string(spec.bodies.size() + 1);
-    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion", "parent", "hinge"});
+    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion", "parent", "hinge", "slider"});
     b.name = r.string(*required(*t, b.line, what, "name"), what + ".name");
     claim(b.name, b.line, "body");
     const std::string key = "bodies." + b.name;
@@ -165,34 +165,45 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
       b.parent = r.string(*parent, key + ".parent");
       if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& a) { return a.name == b.parent; }))
         r.fail(line_of(*parent), what + ": no body named '" + b.parent + "' above it among [[bodies]] (a parent comes "
-                                        "before the bodies hinged to it)");
+                                        "before the bodies joined to it)");
       for (const auto* placed : {t->get("position"), euler, quaternion})
         if (placed)
-          r.fail(line_of(*placed), what + ": a body hinged to a parent is placed by its hinge, not by position, euler "
+          r.fail(line_of(*placed), what + ": a body joined to a parent is placed by its joint, not by position, euler "
                                           "or quaternion");
-      const auto* hinge = required(*t, b.line, what + " (hinged to '" + b.parent + "')", "hinge");
-      const auto* table = hinge->as_table();
+      const auto* hinge = t->get("hinge");
+      const auto* slider = t->get("slider");
+      if (hinge && slider)
+        r.fail(line_of(*slider), what + ": a body has one joint to its parent, a hinge or a slider, not both");
+      b.joint.slides = slider != nullptr;
+      const char* kind = b.joint.slides ? "slider" : "hinge";
+      const char* coordinate = b.joint.slides ? "distance" : "angle";
+      const auto* joint = b.joint.slides ? slider : required(*t, b.line, what + " (joined to '" + b.parent + "')",
+                                                             "hinge");
+      const auto* table = joint->as_table();
+      const std::string in_joint = key + "." + kind;
       if (!table)
-        r.fail(line_of(*hinge), key + ".hinge must be a table, hinge = { axis = [0, 0, 1], angle = \"delta\", "
-                                      "at = [0, 0, 0], centre = [0, 0, 0] }");
-      only_keys(*table, key + ".hinge", {"axis", "angle", "at", "centre"});
-      const std::string in_hinge = key + ".hinge";
-      b.hinge.axis = r.expressions(*required(*table, line_of(*hinge), in_hinge, "axis"), in_hinge + ".axis", 3,
-                                   "the hinge's axis has three components in the parent's body axes");
-      b.hinge.angle = r.expression(*required(*table, line_of(*hinge), in_hinge, "angle"), in_hinge + ".angle");
+        r.fail(line_of(*joint), in_joint + " must be a table, " + kind + " = { axis = [0, 0, 1], " + coordinate +
+                                    " = \"s\", at = [0, 0, 0], centre = [0, 0, 0] }");
+      only_keys(*table, in_joint, {"axis", coordinate, "at", "centre"});
+      b.joint.axis =
+          r.expressions(*required(*table, line_of(*joint), in_joint, "axis"), in_joint + ".axis", 3,
+                        std::string("the ") + kind + "'s axis has three components in the parent's body axes");
+      b.joint.coordinate =
+          r.expression(*required(*table, line_of(*joint), in_joint, coordinate), in_joint + "." + coordinate);
       const auto point = [&](const char* name, const char* where) {
         if (const auto* node = table->get(name))
-          return r.expressions(*node, in_hinge + "." + name, 3,
+          return r.expressions(*node, in_joint + "." + name, 3,
                                std::string("the point has three components in ") + where);
-        return std::vector<Expression>(3, Expression{"0", line_of(*hinge), in_hinge + "." + name});
+        return std::vector<Expression>(3, Expression{"0", line_of(*joint), in_joint + "." + name});
       };
-      b.hinge.at = point("at", "the parent's body axes, from its hinge point (or mass centre)");
-      b.hinge.centre = point("centre", "the body's own axes, from the hinge's point");
+      b.joint.at = point("at", "the parent's body axes, from its joint's point (or mass centre)");
+      b.joint.centre = point("centre", "the body's own axes, from the joint's point");
       spec.bodies.push_back(std::move(b));
       continue;
     }
-    if (const auto* hinge = t->get("hinge"))
-      r.fail(line_of(*hinge), what + ": a hinge joins the body to its parent, and it has none (parent = \"NAME\")");
+    for (const auto* joint : {t->get("hinge"), t->get("slider")})
+      if (joint)
+        r.fail(line_of(*joint), what + ": a joint joins the body to its parent, and it has none (parent = \"NAME\")");
     b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
                                "the mass centre's position has three components (x, y, z; z up)");
     if (!euler == !quaternion)

@@ -65,15 +65,17 @@ struct BodySpec {
   std::vector<Expression> position;    ///< 3
   std::vector<Expression> euler;       ///< 3: φ, θ, ψ; or empty
   std::vector<Expression> quaternion;  ///< 4: w, x, y, z; or empty
-  /// Or hinged to an earlier body, `parent`: turned by `angle` about `axis` (the parent's body axes,
-  /// whose orientation the body has at angle 0) at the point `at` of the parent (in its axes, from
-  /// its origin: its own hinge point, or its mass centre if it is placed by `position`), its own
-  /// mass centre at `centre` from that point (its own axes).
+  /// Or joined to an earlier body, `parent`, by a hinge, turned by `angle` about `axis` (the
+  /// parent's body axes, whose orientation the body has at angle 0) at the point `at` of the parent
+  /// (in its axes, from its origin: its own joint's point, or its mass centre if it is placed by
+  /// `position`), its own mass centre at `centre` from that point (its own axes); or by a slider,
+  /// with the parent's orientation, its joint's point moved by `distance` along `axis` from `at`.
   std::string parent;
-  struct Hinge {
+  struct Joint {
+    bool slides = false;                       ///< a slider; a hinge otherwise
     std::vector<Expression> axis, at, centre;  ///< 3 each, parameters only
-    Expression angle;                          ///< in the coordinates and parameters
-  } hinge;
+    Expression coordinate;                     ///< the angle or the distance, in the coordinates and parameters
+  } joint;
 };
 
 /// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching

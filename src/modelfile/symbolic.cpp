@@ -582,43 +582,70 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
     Vector p, p_t, Omega, omega, V, o, o_t, W;
     ex T = 0;
     if (!b.parent.empty()) {
-      // Hinged to its parent: R = R_parent Rot(a, angle), its origin (the hinge point) at o_parent +
-      // R_parent at and its mass centre at o + R centre. Each velocity from the parent's, never as R
-      // times a body vector (whose cos² + sin² would stay uncancelled and grow with every hinge): in
-      // the body's axes, for L,
-      // Ω = Rotᵀ Ω_parent + a angle_t, W = Rotᵀ (W_parent + Ω_parent × at) and V = W + Ω × centre;
-      // in the ground frame, for the contacts, ω = ω_parent + R_parent a angle_t,
-      // ȯ = ȯ_parent + ω_parent × R_parent at and ṗ = ȯ + ω × R centre.
       const Motion& parent = motion.at(b.parent);
-      Vector a, at, centre;
+      Vector a, at, centre;  // the joint's unit axis, its point on the parent, the mass centre from it
       for (std::size_t i = 0; i < 3; ++i) {
-        a[i] = parse(b.hinge.axis[i], 0, params);
-        at[i] = parse(b.hinge.at[i], 0, params);
-        centre[i] = parse(b.hinge.centre[i], 0, params);
+        a[i] = parse(b.joint.axis[i], 0, params);
+        at[i] = parse(b.joint.at[i], 0, params);
+        centre[i] = parse(b.joint.centre[i], 0, params);
       }
       const ex length = sqrt(pow(a[0], 2) + pow(a[1], 2) + pow(a[2], 2));
-      if (vanishes(length, points)) parse.fail(b.hinge.axis[0], "the hinge's axis of body '" + b.name + "' is zero");
+      if (vanishes(length, points))
+        parse.fail(b.joint.axis[0], std::string("the ") + (b.joint.slides ? "slider" : "hinge") + "'s axis of body '" +
+                                        b.name + "' is zero");
       for (auto& component : a) component /= length;
-      const ex angle = parse(b.hinge.angle, kCoordinates, in_q), angle_t = rate(angle, b.hinge.angle);
-      // Rodrigues: Rot(a, angle) = cos I + sin [a]× + (1 − cos) a aᵀ
-      const ex cosine = cos(angle), sine = sin(angle);
-      const Matrix a_cross{{{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}}};
-      Matrix turn;
-      for (std::size_t i = 0; i < 3; ++i)
-        for (std::size_t j = 0; j < 3; ++j)
-          turn[i][j] = (i == j ? cosine : ex(0)) + sine * a_cross[i][j] + (1 - cosine) * a[i] * a[j];
-      R = times(parent.R, turn);
-      Omega = apply(turn, parent.Omega, true);
-      for (std::size_t i = 0; i < 3; ++i) Omega[i] += a[i] * angle_t;
-      W = apply(turn, plus(parent.W, cross(parent.Omega, at)), true);
-      V = plus(W, cross(Omega, centre));
-      const Vector arm = apply(parent.R, at, false), reach = apply(R, centre, false);
-      const Vector a_ground = apply(parent.R, a, false);
-      for (std::size_t i = 0; i < 3; ++i) omega[i] = parent.omega[i] + a_ground[i] * angle_t;
-      o = plus(parent.o, arm);
-      o_t = plus(parent.o_t, cross(parent.omega, arm));
-      p = plus(o, reach);
-      p_t = plus(o_t, cross(omega, reach));
+      const ex coordinate = parse(b.joint.coordinate, kCoordinates, in_q);
+      const ex coordinate_t = rate(coordinate, b.joint.coordinate);
+      if (b.joint.slides) {
+        // Sliding on its parent: R = R_parent, its origin (the joint's point) at
+        // o_parent + R_parent (at + a s) and its mass centre at o + R centre. In the body's axes,
+        // which are the parent's, Ω = Ω_parent, W = W_parent + Ω_parent × (at + a s) + a s_t and
+        // V = W + Ω × centre; in the ground frame ω = ω_parent,
+        // ȯ = ȯ_parent + ω_parent × R_parent (at + a s) + R_parent a s_t and ṗ = ȯ + ω × R centre.
+        Vector offset, slide;
+        for (std::size_t i = 0; i < 3; ++i) {
+          offset[i] = at[i] + a[i] * coordinate;
+          slide[i] = a[i] * coordinate_t;
+        }
+        R = parent.R;
+        Omega = parent.Omega;
+        omega = parent.omega;
+        W = plus(plus(parent.W, cross(parent.Omega, offset)), slide);
+        V = plus(W, cross(Omega, centre));
+        const Vector arm = apply(parent.R, offset, false), reach = apply(R, centre, false);
+        o = plus(parent.o, arm);
+        o_t = plus(plus(parent.o_t, cross(parent.omega, arm)), apply(parent.R, slide, false));
+        p = plus(o, reach);
+        p_t = plus(o_t, cross(omega, reach));
+      } else {
+        // Hinged to its parent: R = R_parent Rot(a, angle), its origin (the hinge point) at o_parent +
+        // R_parent at and its mass centre at o + R centre. Each velocity from the parent's, never as R
+        // times a body vector (whose cos² + sin² would stay uncancelled and grow with every hinge): in
+        // the body's axes, for L,
+        // Ω = Rotᵀ Ω_parent + a angle_t, W = Rotᵀ (W_parent + Ω_parent × at) and V = W + Ω × centre;
+        // in the ground frame, for the contacts, ω = ω_parent + R_parent a angle_t,
+        // ȯ = ȯ_parent + ω_parent × R_parent at and ṗ = ȯ + ω × R centre.
+        const ex &angle = coordinate, &angle_t = coordinate_t;
+        // Rodrigues: Rot(a, angle) = cos I + sin [a]× + (1 − cos) a aᵀ
+        const ex cosine = cos(angle), sine = sin(angle);
+        const Matrix a_cross{{{0, -a[2], a[1]}, {a[2], 0, -a[0]}, {-a[1], a[0], 0}}};
+        Matrix turn;
+        for (std::size_t i = 0; i < 3; ++i)
+          for (std::size_t j = 0; j < 3; ++j)
+            turn[i][j] = (i == j ? cosine : ex(0)) + sine * a_cross[i][j] + (1 - cosine) * a[i] * a[j];
+        R = times(parent.R, turn);
+        Omega = apply(turn, parent.Omega, true);
+        for (std::size_t i = 0; i < 3; ++i) Omega[i] += a[i] * angle_t;
+        W = apply(turn, plus(parent.W, cross(parent.Omega, at)), true);
+        V = plus(W, cross(Omega, centre));
+        const Vector arm = apply(parent.R, at, false), reach = apply(R, centre, false);
+        const Vector a_ground = apply(parent.R, a, false);
+        for (std::size_t i = 0; i < 3; ++i) omega[i] = parent.omega[i] + a_ground[i] * angle_t;
+        o = plus(parent.o, arm);
+        o_t = plus(parent.o_t, cross(parent.omega, arm));
+        p = plus(o, reach);
+        p_t = plus(o_t, cross(omega, reach));
+      }
     } else {
       for (std::size_t i = 0; i < 3; ++i) {
         p[i] = parse(b.position[i], kCoordinates, in_q);

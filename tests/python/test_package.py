@@ -295,6 +295,20 @@ def test_a_model_from_bodies_and_contacts(source_dir):
         contacts=[{"body": "disk", "rim": "R", "axis": 3}],
         q0=[0, 0, 0.3, 0, 0], v0=["2*R", 0, 0.1, 0.5, 2])
     assert np.max(np.abs(dalembert.run(hinged, "dla", h=0.02, steps=500).q - b.q)) < 1e-12
+    # A slider as a dict: a sleeve on a rod turning freely about the vertical, against its
+    # hand-written Lagrangian (CliModelFiles.SlidersJoinBodies)
+    parameters = {"J": 0.5, "m": 2.0, "c": 0.2, "Ic": 0.05}
+    r = sp.Symbol("r")
+    sleeve = dalembert.model(
+        name="sleeve", coordinates=["phi", "r"], parameters=parameters, q0=[0, 1], v0=[1, 0.2],
+        bodies=[{"name": "rod", "mass": 1, "inertia": [0.1, 0.1, "J"], "position": [0, 0, 0], "euler": [phi, 0, 0]},
+                {"name": "sleeve", "mass": "m", "inertia": [0.01, 0.02, "Ic"], "parent": "rod",
+                 "slider": {"axis": [1, 0, 0], "distance": r, "at": [0, "c", 0]}}])
+    by_hand = dalembert.model(
+        name="sleeve by hand", coordinates=["phi", "r"], parameters=parameters, q0=[0, 1], v0=[1, 0.2],
+        lagrangian="(J + Ic)/2*phi_t^2 + m/2*(r_t^2 + (r^2 + c^2)*phi_t^2 - 2*c*r_t*phi_t)")
+    assert np.max(np.abs(dalembert.run(sleeve, "dla", h=0.02, steps=200).q
+                         - dalembert.run(by_hand, "dla", h=0.02, steps=200).q)) < 1e-12
     # Chaplygin's ball as a body in a unit quaternion: two rolling constraints and the norm's
     ball = dalembert.model(
         name="ball", coordinates=["x", "y", "qw", "qx", "qy", "qz"],
