@@ -843,6 +843,10 @@ slider = { axis = [2, 0, 0], distance = "r", at = [0, "c", "h"] }
                  {"the slider's axis of body 'sleeve' is zero"});
   expect_refused("slider_with_angle", replace_line(sliding, "distance = \"r\"", "angle = \"r\""), 15,
                  {"bodies.sleeve.slider: unknown key 'angle' (known: axis, distance, at, centre)"});
+  const std::string slider_line = "slider = { axis = [2, 0, 0], distance = \"r\", at = [0, \"c\", \"h\"] }\n";
+  expect_refused("joint_missing", replace_line(sliding, slider_line, ""), 10,
+                 {"body 2 (joined to 'rod') has no joint: hinge = { axis, angle, at, centre } or slider = { axis, "
+                  "distance, at, centre }"});
 }
 
 // [definitions]: each name written out in parentheses wherever a later expression uses it, so a

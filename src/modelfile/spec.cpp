@@ -177,13 +177,16 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
       b.joint.slides = slider != nullptr;
       const char* kind = b.joint.slides ? "slider" : "hinge";
       const char* coordinate = b.joint.slides ? "distance" : "angle";
-      const auto* joint = b.joint.slides ? slider : required(*t, b.line, what + " (joined to '" + b.parent + "')",
-                                                             "hinge");
+      const auto* joint = b.joint.slides ? slider : hinge;
+      if (!joint)
+        r.fail(b.line, what + " (joined to '" + b.parent + "') has no joint: hinge = { axis, angle, at, centre } or "
+                                                           "slider = { axis, distance, at, centre }");
       const auto* table = joint->as_table();
       const std::string in_joint = key + "." + kind;
       if (!table)
         r.fail(line_of(*joint), in_joint + " must be a table, " + kind + " = { axis = [0, 0, 1], " + coordinate +
-                                    " = \"s\", at = [0, 0, 0], centre = [0, 0, 0] }");
+                                    (b.joint.slides ? " = \"s\"" : " = \"delta\"") +
+                                    ", at = [0, 0, 0], centre = [0, 0, 0] }");
       only_keys(*table, in_joint, {"axis", coordinate, "at", "centre"});
       b.joint.axis =
           r.expressions(*required(*table, line_of(*joint), in_joint, "axis"), in_joint + ".axis", 3,
