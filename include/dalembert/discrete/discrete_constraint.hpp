@@ -9,7 +9,7 @@
 // depend on the time (the α-rule and the trapezoidal rule, for affine constraints M(q) v + b(q, t))
 // also takes the step's start time, ω(q0, q1, t0); the steps pass it through discrete_constraint_at
 // and differentiate(c, q0, q1, t0), which give it to such a constraint and no other. One whose rows
-// of the model's holonomic constraints are φ(q1)/h (impose_holonomic_rows) says so with
+// of the model's holonomic constraints are φ(q1) (impose_holonomic_rows) says so with
 // `static constexpr bool imposes_holonomic_constraints = true`.
 #include <concepts>
 #include <optional>
@@ -104,32 +104,33 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
 }
 
 /// The rows of a model's holonomic constraints φ(q, t) = 0 (MayHaveHolonomicConstraints, the last
-/// rows) become φ(q1, t1)/h at the step's end time t1: the step imposes φ(q_{k+1}, t_{k+1}) = 0 on
+/// rows) become φ(q1, t1) at the step's end time t1: the step imposes φ(q_{k+1}, t_{k+1}) = 0 on
 /// the new positions, as SHAKE and RATTLE do, where the discretised velocity form
 /// dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only to the step's error (docs/methods.md, Holonomic
-/// constraints). Over h, the rows keep the size of the velocity rows and their Jacobian dφ(q1)/h
-/// that of M/h.
+/// constraints). The rows are not divided by h: that would not change Newton's corrections, but
+/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic rows
+/// not divided by h).
 template <class S, class Point, class Rows>
-void impose_holonomic_rows(const S& sys, const Point& q1, double t1, double h, Rows& omega) {
+void impose_holonomic_rows(const S& sys, const Point& q1, double t1, Rows& omega) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
     const int k = sys.holonomic_constraint_count();
-    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1, t1) / h;
+    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1, t1);
   }
 }
 
-/// The same with ∂ω/∂q1, whose rows become dφ(q1)/h: the model's last rows of M at q1.
+/// The same with ∂ω/∂q1, whose rows become dφ(q1): the model's last rows of M at q1.
 template <class S, class Rows, class Jacobian>
-void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double t1, double h, Rows& omega, Jacobian& by_q1) {
+void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double t1, Rows& omega, Jacobian& by_q1) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
     const int k = sys.holonomic_constraint_count();
     if (k == 0) return;
-    impose_holonomic_rows(sys, q1, t1, h, omega);
-    by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k) / h;
+    impose_holonomic_rows(sys, q1, t1, omega);
+    by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k);
   }
 }
 
 /// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point and at the time
-/// t0 + α h for affine constraints; φ(q1)/h for holonomic ones); α = ½ (midpoint) is the usual
+/// t0 + α h for affine constraints; φ(q1) for holonomic ones); α = ½ (midpoint) is the usual
 /// companion of the midpoint discrete Lagrangian.
 template <Model S>
 class AlphaConstraint {
@@ -169,7 +170,7 @@ class AlphaConstraint {
         for (int j = 1; j < cols; ++j) omega[i] += M(i, j) * v[j];
       }
       add_constraint_offset(system_, q, t0 + alpha_ * h_, omega);
-      impose_holonomic_rows(system_, q1, t0 + h_, h_, omega);
+      impose_holonomic_rows(system_, q1, t0 + h_, omega);
       return omega;
     }
   }
@@ -198,12 +199,12 @@ DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differen
   const VecN<S> q_bar = (1.0 - a) * q0 + a * q1, v = (q1 - q0) / h;
   DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
   c.system().alpha_constraint_derivatives(q_bar, v, a, h, t0 + a * h, d.value, d.D2);
-  impose_holonomic_rows(c.system(), q1, t0 + h, h, d.value, d.D2);
+  impose_holonomic_rows(c.system(), q1, t0 + h, d.value, d.D2);
   return d;
 }
 
 /// The trapezoidal ω(q0, q1) = ½ [M(q0) + M(q1)] (q1 − q0)/h (+ ½ [b(q0, t0) + b(q1, t0 + h)];
-/// φ(q1)/h for holonomic constraints): the constraint's matrix averaged over the two ends instead
+/// φ(q1) for holonomic constraints): the constraint's matrix averaged over the two ends instead
 /// of taken at one point between them. Of order 2 with a second-order L_d; on the knife edge the
 /// same discrete constraint space as the midpoint's (docs/methods.md).
 template <Model S>
@@ -232,7 +233,7 @@ class TrapezoidConstraint {
     add_constraint_offset(system_, q0, t0, omega0);
     add_constraint_offset(system_, q1, t0 + h_, omega1);
     VecM<S, T> omega = 0.5 * (omega0 + omega1);
-    impose_holonomic_rows(system_, q1, t0 + h_, h_, omega);
+    impose_holonomic_rows(system_, q1, t0 + h_, omega);
     return omega;
   }
 
