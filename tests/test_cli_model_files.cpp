@@ -312,8 +312,8 @@ std::vector<double> last_row(const std::string& csv) {
 // moves as models/pendulum.toml's in its angle, x = l sin θ, y = −l cos θ (both by the reference
 // solver, to 1e-9 at t = 5). DLA imposes φ(q_{k+1}) = 0: the bob stays on the circle to round-off
 // over 10⁴ steps, and so does RK4's, whose unprojected positions left it at its order (1.9e-4 at
-// h = 0.1 over t = 10); the discrete gradient, which takes the velocity form alone, leaves it at
-// its order.
+// h = 0.1 over t = 10); McLachlan–Perlmutter's method, which takes the velocity form alone, leaves
+// it at its order.
 TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
   const std::string cartesian = model("pendulum-cartesian");
   const auto reference = dalembert("run " + cartesian + " --method reference --h 0.05 --t-end 5 --every 100");
@@ -339,7 +339,7 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
     return largest_of_column(r.out, "holonomic_0");
   };
   EXPECT_LT(largest_phi("rk4", "0.1"), 1e-15);
-  const double coarse = largest_phi("discrete-gradient", "0.1"), fine = largest_phi("discrete-gradient", "0.05");
+  const double coarse = largest_phi("mclachlan-perlmutter", "0.1"), fine = largest_phi("mclachlan-perlmutter", "0.05");
   EXPECT_GT(coarse, 1e-4);  // the velocity form alone: the positions leave φ = 0
   EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.2) << coarse << " " << fine;
 }
@@ -348,9 +348,11 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
 // y = cosh(x) − 1. The discrete constraint of dla and mla imposes φ(q_{k+1}) = 0 on the new
 // positions (docs/methods.md, Holonomic constraints), so the bead stays on the curve to round-off
 // over 10⁴ steps whatever α and constraint rule; the discretised velocity form would keep it only to
-// O(h²). Neither fails at a small step, where φ's round-off over h (the rows' old scale) stayed above
-// Newton's tolerance. dla keeps its order 2 against the reference. The discrete gradient, which takes the
-// velocity form, leaves the curve at its order.
+// O(h²). So does the discrete gradient's row φ(q_{k+1}) = 0, whose force's direction keeps the
+// energy to round-off (method/discrete_gradient.hpp) while the velocities leave dφ(q)·v = 0 at its
+// order. dla and the discrete gradient keep their order 2 against the reference. None fails at a
+// small step, where φ's round-off over h (the rows' old scale) stayed above Newton's tolerance.
+// McLachlan–Perlmutter's method, which takes the velocity form, leaves the curve.
 TEST(CliModelFiles, HolonomicConstraintsHoldOnTheNewPositions) {
   const std::string bead = write_model("bead_on_catenary", R"toml(name = "bead-on-catenary"
 coordinates = ["x", "y"]
@@ -361,15 +363,16 @@ holonomic = ["y - cosh(x) + 1"]
 q = [1, "cosh(1) - 1"]
 v = [0, 0]
 )toml");
-  for (const std::string method :
-       {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla", "rk4", "reference"}) {
+  for (const std::string method : {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla",
+                                    "discrete-gradient", "rk4", "reference"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.01 --steps 10000 --every 10");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
     if (method == "rk4" || method == "reference")  // projected onto dφ v = 0 as well
       EXPECT_LT(largest_of_column(r.out, "constraint"), 1e-14) << method;
+    if (method == "discrete-gradient") EXPECT_LT(largest_change_of_column(r.out, "energy"), 1e-13);
   }
-  for (const std::string method : {"dla", "mla"}) {
+  for (const std::string method : {"dla", "mla", "discrete-gradient"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.001 --t-end 5 --every 100");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
@@ -380,13 +383,23 @@ v = [0, 0]
     return last_row(r.out);
   };
   const auto reference = end_of("--method reference --h 0.05");
-  const auto error_at = [&](const std::string& h) {
-    const auto row = end_of("--method dla --h " + h);
+  const auto error_at = [&](const std::string& method, const std::string& h) {
+    const auto row = end_of("--method " + method + " --h " + h);
     EXPECT_DOUBLE_EQ(row[0], 5.0);
     return std::hypot(row[1] - reference[1], row[2] - reference[2]);
   };
-  const double coarse = error_at("0.1"), fine = error_at("0.05");
-  EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1) << coarse << " " << fine;
+  for (const std::string method : {"dla", "discrete-gradient"}) {
+    const double coarse = error_at(method, "0.1"), fine = error_at(method, "0.05");
+    EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1) << method << ": " << coarse << " " << fine;
+  }
+  // the discrete gradient's velocities: dφ(q)·v = O(h²), bounded over the run
+  const auto largest_velocity_form = [&](const std::string& h) {
+    const auto r = dalembert("run " + bead + " --method discrete-gradient --h " + h + " --t-end 20");
+    EXPECT_EQ(r.status, 0) << r.err;
+    return largest_of_column(r.out, "constraint");
+  };
+  const double velocity_coarse = largest_velocity_form("0.05"), velocity_fine = largest_velocity_form("0.025");
+  EXPECT_NEAR(std::log2(velocity_coarse / velocity_fine), 2.0, 0.1) << velocity_coarse << " " << velocity_fine;
   // RK4 projected keeps its order ([HLW06] §IV.4).
   const auto rk4_error_at = [&](const std::string& h) {
     const auto row = end_of("--method rk4 --h " + h);
@@ -394,7 +407,7 @@ v = [0, 0]
   };
   const double rk4_coarse = rk4_error_at("0.05"), rk4_fine = rk4_error_at("0.025");
   EXPECT_NEAR(std::log2(rk4_coarse / rk4_fine), 4.0, 0.2) << rk4_coarse << " " << rk4_fine;
-  const auto velocity_form = dalembert("run " + bead + " --method discrete-gradient --h 0.05 --t-end 10");
+  const auto velocity_form = dalembert("run " + bead + " --method mclachlan-perlmutter --h 0.05 --t-end 10");
   ASSERT_EQ(velocity_form.status, 0) << velocity_form.err;
   EXPECT_GT(largest_of_column(velocity_form.out, "holonomic_0"), 1e-6);
 }

@@ -1032,6 +1032,12 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_rk4",
                                         RungeKutta4<Oscillator>(pendulum_file, 0.1), pendulum_q0, pendulum_v0),
             1e-8);
+  // The discrete gradient imposes φ(q1) = 0 with Gonzalez's discrete gradient of φ as the force's
+  // direction (method/discrete_gradient.hpp): off the circle ψ(q1) − ψ(q0) is not zero, and the
+  // derivative differentiates it.
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_dg",
+                                        DiscreteGradient<Oscillator>(pendulum_file, 0.1), pendulum_q0, pendulum_v0),
+            1e-8);
   // A bead on the line y = 0 in a potential: RK4 keeps this φ exactly zero on its own, so the
   // projection's Newton loop starts at φ = 0 and must still act on the derivatives.
   const fs::path line_path =

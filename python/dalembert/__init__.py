@@ -167,7 +167,7 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
     (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates, or
-    psi(q) + c(t) of the time: dla and mla
+    psi(q) + c(t) of the time: dla and mla, and discrete-gradient those of q alone,
     impose them on each step's new positions, rk4 and reference project each new state onto them, the
     other methods take their velocity form; the column holonomic_<b> shows each), parameters
     ({name: value}, or value

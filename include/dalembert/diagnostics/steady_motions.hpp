@@ -493,8 +493,8 @@ Eigen::VectorXd rates_through(const Method& method, const typename Method::State
 
 /// The number of holonomic constraints a method's step imposes on its new positions: the model's
 /// for a method whose discrete constraint has their rows φ(q1) (DLA's and MLA's α-rule and
-/// trapezoidal rule: imposes_holonomic_constraints) or that projects onto them (RK4), none for the
-/// methods that take the velocity form.
+/// trapezoidal rule: imposes_holonomic_constraints), that has such rows itself (the discrete
+/// gradient) or that projects onto them (RK4), none for the methods that take the velocity form.
 template <class Method>
 int imposed_holonomic_constraints(const Method& method) {
   if constexpr (requires { Method::imposes_holonomic_constraints; }) {

@@ -16,6 +16,15 @@
 // without a force the energy is conserved to round-off and Newton's tolerance, and the constraint
 // holds at every step point. M̃ differs from M(q̄) by O(h²) (M(q̄)Δq = O(h³) between two points of
 // D), the scheme is symmetric, and it is of order 2 (docs/methods.md).
+// A holonomic constraint φ(q) = 0 (model/model.hpp) is imposed on the new positions: its row is
+// φ(q1) = 0 in place of dφ(q1)·v1 = 0, and its force keeps M̃'s direction. Between two points of
+// φ = 0 that direction is Gonzalez's discrete gradient of φ, dφ(q̄) + (φ(q1) − φ(q0) − dφ(q̄)Δq)
+// Δq/|Δq|², so this is Gonzalez's conserving scheme for holonomic constraints ([Gon99]): φ holds at
+// every step point to round-off, the energy is conserved as before, and dφ(q1)·v1 = O(h²). Written
+// with M̃, the direction needs no difference φ(q1) − φ(q0), whose round-off over |Δq|² would grow
+// without bound at a step of nearly zero length. The row is not divided by h: its Jacobian dφ(q1) is
+// of the size of the drift rows', and φ's round-off over a small h would stay above Newton's
+// tolerance.
 // The equations are stated once, multiplied through by G(q̄) so that none needs G⁻¹, as the sum of
 // the shares of the parts of the model (`shares`): the whole model, or the terms of a locally
 // coupled model (model/local_terms.hpp). Two scalars couple all coordinates, c and
@@ -65,6 +74,8 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
  public:
   /// The state's multiplier is λ of the last step.
   using Base::n, Base::m, Base::by_terms, typename Base::State;
+  /// φ(q1, t1) = 0 in the rows of the model's holonomic constraints (`shares`).
+  static constexpr bool imposes_holonomic_constraints = true;
   /// The unknowns of a step, (q1, v1, λ) densely, (q1, v1, λ, c, σ) by terms, and their Jacobian.
   using Unknowns = Vecd<State::unknowns, State::max_unknowns>;
   using Jacobian = std::conditional_t<by_terms, Eigen::SparseMatrix<double>,
@@ -211,7 +222,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         add_force(rows, q_mid, v_mid, t0 + 0.5 * h, -h);
         add_constant_force(rows, f, -h);
       };
-      const auto share = shares(part, h, q0, v0, E0, x, forces);
+      const auto share = shares(part, h, t0 + h, q0, v0, E0, x, forces);
       const VecN<S, U> dq = x.template head<n>(dn) - q0, dv = x.template segment<n>(dn, dn) - v0;
       const U squared_dq = dq.squaredNorm(), squared_step = squared_dq + dv.squaredNorm();
       const U c = ad::plain(squared_step) > 0 ? U(share[2 * dn + dm] / squared_step) : ad::lift<U>(0.0);
@@ -278,7 +289,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         const auto forces = [&](auto& rows, const auto& q_mid, const auto& v_mid) {
           add_force(rows, q_mid, v_mid, s.t + 0.5 * h, -h);
         };
-        return shares(part, h, ad::in_scalar<T>(q0, width), ad::in_scalar<T>(v0, width), E0, w, forces);
+        return shares(part, h, s.t + h, ad::in_scalar<T>(q0, width), ad::in_scalar<T>(v0, width), E0, w, forces);
       };
       Vecd<R, MaxR> value;
       Matd<R, Y, MaxR, MaxY> by_y;
@@ -378,7 +389,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         };
         const Vec<T, Y, MaxY> y = z.tail(2 * k + pm);
         Vec<T, R, MaxR> out(width + 2);
-        out.head(2 * k + pm + 2) = shares(part, h, q0, v0, E0, y, forces);
+        out.head(2 * k + pm + 2) = shares(part, h, s.t + h, q0, v0, E0, y, forces);
         out.segment(2 * k + pm + 2, k) = p0;
         out.tail(k) = dense_metric(part, q1) * v1;
         return out;
@@ -437,7 +448,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
   /// E0 = E(q0, v0); with q̄, v̄, Δq, Δv of the part:
   ///   G(q̄)Δq − h G(q̄)v̄                                       (the drift rows),
   ///   G(q̄)Δv − Ω(v̄)Δq + h ∇_qE(q̄, v̄) − h M(q̄)ᵀλ − h F̄      (the momentum rows),
-  ///   M(q1) v1                                                (the constraint rows),
+  ///   M(q1) v1, and φ(q1, t1) in a holonomic constraint's row (the constraint rows),
   ///   E(q1, v1) − E0 − ∇E(q̄, v̄)·(Δq, Δv),  λ·M(q̄)Δq          (its shares of two sums),
   /// where forces(rows, q̄, v̄) subtracts h F̄, the external forces at the midpoint (a term has none).
   /// These are the equations of the step multiplied through by G(q̄): no row needs G⁻¹, and the drift
@@ -446,7 +457,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
   /// itself is large (E(q1, v1) − E(q0, v0) of the whole model, about 400 on a thousand skates,
   /// left the c equation at 1e-11). The start (q0, v0, E0) is in y's scalar type, or of doubles.
   template <class Part, class Q, class E, class Y, class Forces>
-  static auto shares(const Part& part, double h, const Q& q0, const Q& v0, const E& E0, const Y& y,
+  static auto shares(const Part& part, double h, double t1, const Q& q0, const Q& v0, const E& E0, const Y& y,
                      Forces&& forces) {
     using T = typename Y::Scalar;
     constexpr int K = Part::n, m_e = Part::m;
@@ -475,6 +486,10 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         momentum_rows -= h * VecN<Part, T>(coefficient_product(M_mid.transpose(), lambda));
         lambda_times_M_dq = lambda.dot(VecM<Part, T>(coefficient_product(M_mid, dq)));
         out.template segment<m_e>(2 * k, dm) = coefficient_product(part.template constraint_matrix<T>(q1), v1);
+        if constexpr (MayHaveHolonomicConstraints<Part>) {  // φ(q1, t1) = 0 on the new positions
+          if (const int holonomic = part.holonomic_constraint_count(); holonomic > 0)
+            out.segment(2 * k + dm - holonomic, holonomic) = part.template holonomic_values<T>(q1, t1);
+        }
       }
     }
     out.template segment<K>(k, k) = momentum_rows;
