@@ -108,8 +108,8 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
 /// the new positions, as SHAKE and RATTLE do, where the discretised velocity form
 /// dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only to the step's error (docs/methods.md, Holonomic
 /// constraints). The rows are not divided by h: that would not change Newton's corrections, but
-/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic rows
-/// not divided by h).
+/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic
+/// constraints).
 template <class S, class Point, class Rows>
 void impose_holonomic_rows(const S& sys, const Point& q1, double t1, Rows& omega) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
