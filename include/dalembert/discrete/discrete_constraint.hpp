@@ -103,32 +103,6 @@ void add_constraint_rows(const Dc& dc, const VecN<Dc>& q0, const VecN<Dc>& q1, c
   }
 }
 
-/// The rows of a model's holonomic constraints φ(q, t) = 0 (MayHaveHolonomicConstraints, the last
-/// rows) become φ(q1, t1) at the step's end time t1: the step imposes φ(q_{k+1}, t_{k+1}) = 0 on
-/// the new positions, as SHAKE and RATTLE do, where the discretised velocity form
-/// dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only to the step's error (docs/methods.md, Holonomic
-/// constraints). The rows are not divided by h: that would not change Newton's corrections, but
-/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic
-/// constraints).
-template <class S, class Point, class Rows>
-void impose_holonomic_rows(const S& sys, const Point& q1, double t1, Rows& omega) {
-  if constexpr (MayHaveHolonomicConstraints<S>) {
-    const int k = sys.holonomic_constraint_count();
-    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1, t1);
-  }
-}
-
-/// The same with ∂ω/∂q1, whose rows become dφ(q1): the model's last rows of M at q1.
-template <class S, class Rows, class Jacobian>
-void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double t1, Rows& omega, Jacobian& by_q1) {
-  if constexpr (MayHaveHolonomicConstraints<S>) {
-    const int k = sys.holonomic_constraint_count();
-    if (k == 0) return;
-    impose_holonomic_rows(sys, q1, t1, omega);
-    by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k);
-  }
-}
-
 /// The α-rule ω(q0, q1) = M((1−α) q0 + α q1) (q1 − q0)/h (+ b at the same point and at the time
 /// t0 + α h for affine constraints; φ(q1) for holonomic ones); α = ½ (midpoint) is the usual
 /// companion of the midpoint discrete Lagrangian.

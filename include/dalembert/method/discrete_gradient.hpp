@@ -486,10 +486,7 @@ class DiscreteGradient : public MetricMethod<DiscreteGradient<S>, S, DiscreteGra
         momentum_rows -= h * VecN<Part, T>(coefficient_product(M_mid.transpose(), lambda));
         lambda_times_M_dq = lambda.dot(VecM<Part, T>(coefficient_product(M_mid, dq)));
         out.template segment<m_e>(2 * k, dm) = coefficient_product(part.template constraint_matrix<T>(q1), v1);
-        if constexpr (MayHaveHolonomicConstraints<Part>) {  // φ(q1, t1) = 0 on the new positions
-          if (const int holonomic = part.holonomic_constraint_count(); holonomic > 0)
-            out.segment(2 * k + dm - holonomic, holonomic) = part.template holonomic_values<T>(q1, t1);
-        }
+        impose_holonomic_rows(part, q1, t1, out.template segment<m_e>(2 * k, dm));
       }
     }
     out.template segment<K>(k, k) = momentum_rows;

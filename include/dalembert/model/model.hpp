@@ -167,9 +167,8 @@ void require_time_independent_constraints(const S& sys, const char* what) {
 /// A model some of whose constraints are holonomic, φ(q, t) = 0 (a model file's `holonomic`): the
 /// last holonomic_constraint_count() rows of its M are their velocity forms dφ(q) (with ∂φ/∂t in b
 /// where φ depends on the time), and holonomic_values<T>(q, t) gives φ(q, t). The α-rule's and the
-/// trapezoidal rule's discrete constraints impose φ(q_{k+1}, t_{k+1}) = 0 on those rows
-/// (impose_holonomic_rows, discrete/discrete_constraint.hpp); the other methods take the velocity
-/// form.
+/// trapezoidal rule's discrete constraints and the discrete gradient impose φ(q_{k+1}, t_{k+1}) = 0
+/// on those rows (impose_holonomic_rows, below); the other methods take the velocity form.
 template <class S>
 concept MayHaveHolonomicConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.holonomic_constraint_count() } -> std::convertible_to<int>;
@@ -182,6 +181,31 @@ int holonomic_constraint_count(const S& sys) {
     return sys.holonomic_constraint_count();
   } else {
     return 0;
+  }
+}
+
+/// The rows of a model's holonomic constraints φ(q, t) = 0 (the last rows) become φ(q1, t1) at
+/// the step's end time t1: a step imposes φ(q_{k+1}, t_{k+1}) = 0 on the new positions, as SHAKE
+/// and RATTLE do, where the discretised velocity form dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only
+/// to the step's error (docs/methods.md, Holonomic constraints). The rows are not divided by h: that would not change Newton's corrections, but
+/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic
+/// constraints).
+template <class S, class Point, class Rows>
+void impose_holonomic_rows(const S& sys, const Point& q1, double t1, Rows&& omega) {
+  if constexpr (MayHaveHolonomicConstraints<S>) {
+    const int k = sys.holonomic_constraint_count();
+    if (k > 0) omega.tail(k) = sys.template holonomic_values<typename Point::Scalar>(q1, t1);
+  }
+}
+
+/// The same with ∂ω/∂q1, whose rows become dφ(q1): the model's last rows of M at q1.
+template <class S, class Rows, class Jacobian>
+void impose_holonomic_rows(const S& sys, const VecN<S>& q1, double t1, Rows& omega, Jacobian& by_q1) {
+  if constexpr (MayHaveHolonomicConstraints<S>) {
+    const int k = sys.holonomic_constraint_count();
+    if (k == 0) return;
+    impose_holonomic_rows(sys, q1, t1, omega);
+    by_q1.bottomRows(k) = sys.template constraint_matrix<double>(q1).bottomRows(k);
   }
 }
 
