@@ -596,13 +596,13 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
       for (auto& component : a) component /= length;
       const ex coordinate = parse(b.joint.coordinate, kCoordinates, in_q);
       const ex coordinate_t = rate(coordinate, b.joint.coordinate);
+      Vector offset = at, slide;  // the joint's point on the parent (its axes); a slider's velocity along a
       if (b.joint.slides) {
         // Sliding on its parent: R = R_parent, its origin (the joint's point) at
         // o_parent + R_parent (at + a s) and its mass centre at o + R centre. In the body's axes,
         // which are the parent's, Ω = Ω_parent, W = W_parent + Ω_parent × (at + a s) + a s_t and
         // V = W + Ω × centre; in the ground frame ω = ω_parent,
         // ȯ = ȯ_parent + ω_parent × R_parent (at + a s) + R_parent a s_t and ṗ = ȯ + ω × R centre.
-        Vector offset, slide;
         for (std::size_t i = 0; i < 3; ++i) {
           offset[i] = at[i] + a[i] * coordinate;
           slide[i] = a[i] * coordinate_t;
@@ -611,12 +611,6 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
         Omega = parent.Omega;
         omega = parent.omega;
         W = plus(plus(parent.W, cross(parent.Omega, offset)), slide);
-        V = plus(W, cross(Omega, centre));
-        const Vector arm = apply(parent.R, offset, false), reach = apply(R, centre, false);
-        o = plus(parent.o, arm);
-        o_t = plus(plus(parent.o_t, cross(parent.omega, arm)), apply(parent.R, slide, false));
-        p = plus(o, reach);
-        p_t = plus(o_t, cross(omega, reach));
       } else {
         // Hinged to its parent: R = R_parent Rot(a, angle), its origin (the hinge point) at o_parent +
         // R_parent at and its mass centre at o + R centre. Each velocity from the parent's, never as R
@@ -637,15 +631,16 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
         Omega = apply(turn, parent.Omega, true);
         for (std::size_t i = 0; i < 3; ++i) Omega[i] += a[i] * angle_t;
         W = apply(turn, plus(parent.W, cross(parent.Omega, at)), true);
-        V = plus(W, cross(Omega, centre));
-        const Vector arm = apply(parent.R, at, false), reach = apply(R, centre, false);
         const Vector a_ground = apply(parent.R, a, false);
         for (std::size_t i = 0; i < 3; ++i) omega[i] = parent.omega[i] + a_ground[i] * angle_t;
-        o = plus(parent.o, arm);
-        o_t = plus(parent.o_t, cross(parent.omega, arm));
-        p = plus(o, reach);
-        p_t = plus(o_t, cross(omega, reach));
       }
+      V = plus(W, cross(Omega, centre));
+      const Vector arm = apply(parent.R, offset, false), reach = apply(R, centre, false);
+      o = plus(parent.o, arm);
+      o_t = plus(parent.o_t, cross(parent.omega, arm));
+      if (b.joint.slides) o_t = plus(o_t, apply(parent.R, slide, false));
+      p = plus(o, reach);
+      p_t = plus(o_t, cross(omega, reach));
     } else {
       for (std::size_t i = 0; i < 3; ++i) {
         p[i] = parse(b.position[i], kCoordinates, in_q);
