@@ -350,8 +350,9 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
 // over 10⁴ steps whatever α and constraint rule; the discretised velocity form would keep it only to
 // O(h²). So does the discrete gradient's row φ(q_{k+1}) = 0, whose force's direction keeps the
 // energy to round-off (method/discrete_gradient.hpp) while the velocities leave dφ(q)·v = 0 at its
-// order. dla and the discrete gradient keep their order 2 against the reference. None fails at a
-// small step, where φ's round-off over h (the rows' old scale) stayed above Newton's tolerance.
+// order, and SPARK's φ(Q_i) = 0 at its stages (method/spark.hpp). dla and the discrete gradient keep
+// their order 2 against the reference, SPARK its 2s − 2. None fails at a small step, where φ's
+// round-off over h (the rows' old scale) stayed above Newton's tolerance.
 // McLachlan–Perlmutter's method, which takes the velocity form, leaves the curve.
 TEST(CliModelFiles, HolonomicConstraintsHoldOnTheNewPositions) {
   const std::string bead = write_model("bead_on_catenary", R"toml(name = "bead-on-catenary"
@@ -364,7 +365,8 @@ q = [1, "cosh(1) - 1"]
 v = [0, 0]
 )toml");
   for (const std::string method : {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla",
-                                    "discrete-gradient", "rk4", "reference"}) {
+                                    "discrete-gradient", "spark --stages 2", "spark", "spark --stages 4", "rk4",
+                                    "reference"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.01 --steps 10000 --every 10");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
@@ -372,7 +374,7 @@ v = [0, 0]
       EXPECT_LT(largest_of_column(r.out, "constraint"), 1e-14) << method;
     if (method == "discrete-gradient") EXPECT_LT(largest_change_of_column(r.out, "energy"), 1e-13);
   }
-  for (const std::string method : {"dla", "mla", "discrete-gradient"}) {
+  for (const std::string method : {"dla", "mla", "discrete-gradient", "spark"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.001 --t-end 5 --every 100");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
@@ -388,9 +390,20 @@ v = [0, 0]
     EXPECT_DOUBLE_EQ(row[0], 5.0);
     return std::hypot(row[1] - reference[1], row[2] - reference[2]);
   };
-  for (const std::string method : {"dla", "discrete-gradient"}) {
-    const double coarse = error_at(method, "0.1"), fine = error_at(method, "0.05");
-    EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.1) << method << ": " << coarse << " " << fine;
+  // SPARK with φ at its stages keeps its order 2s − 2 (method/spark.hpp)
+  const struct {
+    const char* method;
+    const char* coarse;
+    const char* fine;
+    double order;
+  } refinements[] = {{"dla", "0.1", "0.05", 2.0},
+                     {"discrete-gradient", "0.1", "0.05", 2.0},
+                     {"spark --stages 2", "0.1", "0.05", 2.0},
+                     {"spark", "0.1", "0.05", 4.0},
+                     {"spark --stages 4", "0.2", "0.1", 6.0}};
+  for (const auto& r : refinements) {
+    const double coarse = error_at(r.method, r.coarse), fine = error_at(r.method, r.fine);
+    EXPECT_NEAR(std::log2(coarse / fine), r.order, 0.1) << r.method << ": " << coarse << " " << fine;
   }
   // the discrete gradient's velocities: dφ(q)·v = O(h²), bounded over the run
   const auto largest_velocity_form = [&](const std::string& h) {
@@ -599,11 +612,12 @@ TEST(CliModelFiles, AStringThroughAHoleFollowsItsClosedForm) {
     const double fine = end_error("--method " + method + " --h 0.025");
     EXPECT_NEAR(std::log2(coarse / fine), order, 0.1) << method << ": " << coarse << " " << fine;
   }
-  // dla and mla impose φ(q_{k+1}, t_{k+1}) = 0 on each step's new positions and rk4 projects onto it:
-  // the positions stay at the string's length to round-off, let out (the file's u) or pulled in. The
-  // string's pull is central, and dla and mla keep the angular momentum at 1 to round-off too.
+  // dla and mla impose φ(q_{k+1}, t_{k+1}) = 0 on each step's new positions, spark φ(Q_i, t_i) = 0 at
+  // its stages, and rk4 projects onto it: the positions stay at the string's length to round-off, let
+  // out (the file's u) or pulled in. The string's pull is central, and dla, mla and spark keep the
+  // angular momentum at 1 to round-off too.
   for (const std::string rate : {"", " --param u=-0.25"})
-    for (const std::string method : {"dla", "mla", "rk4"}) {
+    for (const std::string method : {"dla", "mla", "spark --stages 2", "spark", "spark --stages 4", "rk4"}) {
       const auto run =
           dalembert("run " + model("string-through-a-hole") + " --method " + method + " --h 0.05 --t-end 2" + rate);
       ASSERT_EQ(run.status, 0) << run.err;

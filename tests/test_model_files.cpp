@@ -1038,6 +1038,10 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_dg",
                                         DiscreteGradient<Oscillator>(pendulum_file, 0.1), pendulum_q0, pendulum_v0),
             1e-8);
+  // SPARK imposes φ(Q_i) = 0 at its stages (method/spark.hpp), and the derivative differentiates it.
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_spark",
+                                        Spark<Oscillator>(pendulum_file, 0.1, 3), pendulum_q0, pendulum_v0),
+            1e-8);
   // A bead on the line y = 0 in a potential: RK4 keeps this φ exactly zero on its own, so the
   // projection's Newton loop starts at φ = 0 and must still act on the derivatives.
   const fs::path line_path =

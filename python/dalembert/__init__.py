@@ -168,8 +168,8 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     metric G(q) (n×n rows, or the n entries of a diagonal) with potential V(q), constraints
     (linear or affine in the velocities), holonomic (functions phi(q) = 0 of the coordinates, or
     psi(q) + c(t) of the time: dla and mla, and discrete-gradient those of q alone,
-    impose them on each step's new positions, rk4 and reference project each new state onto them, the
-    other methods take their velocity form; the column holonomic_<b> shows each), parameters
+    impose them on each step's new positions, spark at its stages, rk4 and reference project each new
+    state onto them, the other methods take their velocity form; the column holonomic_<b> shows each), parameters
     ({name: value}, or value
     (value, description)), force (n expressions in q, v), action (the action variable of a contact
     system), q0, v0, z0 (default

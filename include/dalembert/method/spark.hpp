@@ -13,8 +13,13 @@
 //   0 = Σ_j a_ij M(Q_j)V_j,  i = 2 … s,     0 = g(q1, p1) = M(q1) v1 with G(q1) v1 = p1,
 // the constraint conditions of Jay's SPARK for index-2 DAEs: the IIIA rows of the stage values of g
 // (the first row of IIIA is zero), and g at the new step point, so that the constraint holds at
-// every step point to Newton's tolerance. Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux
-// and the conditions `tests/test_spark.cpp` checks on them are in docs/methods.md.
+// every step point to Newton's tolerance. The rows of a holonomic constraint φ(q, t) = 0
+// (model/model.hpp; its velocity form is a row of M) take φ itself at the stages,
+//   0 = φ(Q_i, t0 + c_i h),  i = 2 … s,
+// Jay's Lobatto IIIA–IIIB for holonomic constraints ([Jay96]; RATTLE for s = 2): the new positions
+// Q_s = q1 stay on φ = 0 to round-off, and the momenta on its velocity form through g(q1, p1).
+// Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux and the conditions `tests/test_spark.cpp`
+// checks on them are in docs/methods.md.
 // The unknowns are the stages (Q_i, V_i, Λ_i) less Q_1 = q0 (IIIA's first row is zero), s(2n + m) − n
 // of them. Written with the stage velocities, no stage equation needs G⁻¹ and each is a sum over the
 // parts of the model (`stage_rates`): the whole model, or the terms of a locally coupled model
@@ -125,6 +130,9 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   using Base::n, Base::m, Base::by_terms, typename Base::State;  // by terms, v1 is among the unknowns
   static constexpr int max_unknowns = SparkState<S>::max_unknowns;
   using Unknowns = Vecd<Dynamic, max_unknowns>;
+  /// φ(Q_i) = 0 at the stages (a steady motion's linearisation sets the level of φ aside).
+  static constexpr bool imposes_holonomic_constraints = true;
+  static_assert(!(by_terms && MayHaveHolonomicConstraints<S>), "holonomic constraints are imposed densely");
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
       : Base(system, h, options), pair_(lobatto_pair(stages)) {}
@@ -229,7 +237,8 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
  private:
   /// Where stage i's Q_i (i > 0), V_i and Λ_i are among the unknowns, and its equations among the
   /// rows: Q_i − q0 − h Σ_j a_ij V_j in Q_i's, P_i − p0 − h Σ_j â_ij R_j in V_i's, and in Λ_i's the
-  /// constraint condition i + 1 (Σ_j a_{i+1, j} M(Q_j)V_j for i < s, g(q1, p1) for i = s).
+  /// constraint condition i + 1 (Σ_j a_{i+1, j} M(Q_j)V_j, or φ(Q_{i+1}) in a holonomic row, for
+  /// i < s; g(q1, p1) for i = s).
   int block() const { return 2 * coordinate_count(system_) + constraint_count(system_); }
   int q_at(int i) const { return i * block() - coordinate_count(system_); }
   int v_at(int i) const { return i * block(); }
@@ -319,6 +328,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
     constexpr bool Derivatives = by != By::nothing, by_start = by == By::unknowns_and_start;
     const int dn = coordinate_count(system_), dm = constraint_count(system_), st = pair_.stages;
     const int rows = unknown_count(), sigma = rows, p1_row = rows, last = st - 1;
+    const int first_holonomic = dm - holonomic_constraint_count(system_);  // the last rows of M
     const double h = h_;
     F.setZero(rows);
     VecN<S> p1 = s.p;
@@ -397,10 +407,25 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
             if (pair_.a_hat[i][j] != 0.0) add(v_at(i) + indices[r], k + r, -h * pair_.a_hat[i][j]);
           add(p1_row + indices[r], k + r, h * pair_.b[j]);
         }
-        for (int r = 0; r < width - 2 * k; ++r)
+        for (int r = 0; r < width - 2 * k; ++r) {
+          if (constraint_row + r >= first_holonomic) continue;  // φ itself, below
           for (int i = 1; i < st; ++i)
             if (pair_.a[i][j] != 0.0) add(lambda_at(i - 1) + constraint_row + r, 2 * k + r, pair_.a[i][j]);
+        }
       });
+    }
+    // the holonomic rows: φ(Q_i, t_i), whose derivative by Q_i is dφ(Q_i), the model's last rows of M
+    if constexpr (MayHaveHolonomicConstraints<S>) {
+      for (int i = 1; i < st && first_holonomic < dm; ++i) {
+        const VecN<S> Q = x.template segment<n>(q_at(i), dn);
+        const int row = lambda_at(i - 1) + first_holonomic, count = dm - first_holonomic;
+        F.segment(row, count) = system_.template holonomic_values<double>(Q, s.t + pair_.c[i] * h);
+        if constexpr (Derivatives) {
+          const MatMN<S> dphi = system_.template constraint_matrix<double>(Q);
+          for (int r = 0; r < count; ++r)
+            for (int c = 0; c < dn; ++c) add_entry(row + r, q_at(i) + c, dphi(first_holonomic + r, c));
+        }
+      }
     }
     // the step point, (q1, v1) = (Q_s, v1)
     if constexpr (by_terms) {
