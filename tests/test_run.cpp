@@ -24,6 +24,8 @@
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/rigid_bodies.hpp"
 #include "dalembert/models/unconstrained.hpp"
+#include "modelfile/native.hpp"
+#include "support/process.hpp"
 
 using namespace dalembert;
 namespace fs = std::filesystem;
@@ -372,6 +374,35 @@ TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
 }
 
 // --- The monitors of a run's known failure modes (io/monitors.hpp) ---------------------------------
+
+// The compiler of a model file's kernels (modelfile/native.hpp): $DALEMBERT_CC if set, else cc, or
+// clang for a generated source of 512 KB or more when clang is on PATH (the bicycle's 2.0 MB took
+// gcc 92 s and clang 15 s; docs/decisions.md, Model kernels: cc, and clang for long sources).
+TEST(ModelKernels, LongSourcesGoToClangWhenDalembertCcNamesNoCompiler) {
+  const std::string chosen = support::environment("DALEMBERT_CC"), path = support::environment("PATH");
+  ::unsetenv("DALEMBERT_CC");
+  ASSERT_TRUE(support::found_on_path("clang"));  // scripts/install-deps.sh installs it
+  EXPECT_EQ(modelfile::kernel_compiler(std::size_t{100} << 10), "cc");
+  EXPECT_EQ(modelfile::kernel_compiler((std::size_t{512} << 10) - 1), "cc");
+  EXPECT_EQ(modelfile::kernel_compiler(std::size_t{512} << 10), "clang");
+  EXPECT_EQ(modelfile::kernel_compiler(std::size_t{2} << 20), "clang");
+  ::setenv("PATH", "/nonexistent", 1);  // no clang on PATH: cc
+  EXPECT_FALSE(support::found_on_path("clang"));
+  EXPECT_EQ(modelfile::kernel_compiler(std::size_t{2} << 20), "cc");
+  ::setenv("PATH", path.c_str(), 1);
+  ::setenv("DALEMBERT_CC", "gcc -O1", 1);
+  EXPECT_EQ(modelfile::kernel_compiler(100), "gcc -O1");
+  EXPECT_EQ(modelfile::kernel_compiler(std::size_t{2} << 20), "gcc -O1");
+  if (chosen.empty()) {
+    ::unsetenv("DALEMBERT_CC");
+  } else {
+    ::setenv("DALEMBERT_CC", chosen.c_str(), 1);
+  }
+  EXPECT_TRUE(support::found_on_path("/bin/sh"));
+  EXPECT_FALSE(support::found_on_path("/nonexistent/clang"));
+  EXPECT_FALSE(support::found_on_path("/tmp"));  // a folder is not a program
+  EXPECT_FALSE(support::found_on_path(""));
+}
 
 TEST(Warnings, GrowthMonitorReportsOnceBeyondBothBounds) {
   GrowthMonitor m(10, 100.0, 1e-6);

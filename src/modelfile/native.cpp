@@ -34,6 +34,11 @@ namespace {
 // kernels must round like the catalogue's own C++.
 const std::vector<std::string> kFlags = {"-O2", "-fno-math-errno", "-fPIC", "-shared", "-w"};
 
+// A source this long goes to clang when DALEMBERT_CC names no compiler and clang is on PATH: gcc's
+// register allocation takes time that grows faster than the length of a kernel function, and
+// clang's does not (docs/decisions.md, Model kernels: cc, and clang for long sources).
+constexpr std::size_t kLongSource = std::size_t{512} << 10;
+
 // Libraries larger than this are not read back (a generated kernel library is well under 10 MB).
 constexpr std::size_t kLargestLibrary = std::size_t{256} << 20;
 
@@ -348,10 +353,15 @@ std::string cache_directory() {
   return cache.refusal.empty() ? cache.path : "";
 }
 
+std::string kernel_compiler(std::size_t source_bytes) {
+  const std::string chosen = environment("DALEMBERT_CC");
+  if (!chosen.empty()) return chosen;
+  return source_bytes >= kLongSource && support::found_on_path("clang") ? "clang" : "cc";
+}
+
 NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) {
   NativeBuild build;
-  std::string compiler = environment("DALEMBERT_CC");
-  if (compiler.empty()) compiler = "cc";
+  const std::string compiler = kernel_compiler(c_source.size());
   if (compiler == "none") {
     build.problem = "compilation disabled (DALEMBERT_CC=none)";
     return build;

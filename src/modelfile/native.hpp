@@ -2,7 +2,8 @@
 // Native kernels: the generated C is compiled once with the system compiler into a shared library
 // kept in a cache private to the user, and loaded with dlopen after its digest is checked.
 //   compiler:  $DALEMBERT_CC (a program and its arguments, separated by spaces; started without a
-//              shell), else cc; "none" disables compilation (interpreted kernels)
+//              shell), else cc, or clang for a source of 512 KB or more if it is on PATH (a
+//              bicycle's kernels: kernel_compiler); "none" disables compilation (interpreted kernels)
 //   cache:     $DALEMBERT_CACHE_DIR, else $XDG_CACHE_HOME/dalembert, else ~/.cache/dalembert,
 //              else <temporary directory>/dalembert-cache-<uid>
 // The cache directory is created with mode 0700 and used only if it is a directory (not a link)
@@ -12,6 +13,7 @@
 // SHA-256 of the library. A library is loaded only through the descriptor whose content was just
 // checked against the digest; an entry that is missing, damaged, swapped or planted is rebuilt.
 // docs/security.md has the threat model.
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -29,6 +31,10 @@ struct NativeBuild {
 };
 
 NativeBuild native_evaluator(const std::string& c_source, const Layout& layout);
+
+/// The compiler of a generated source of `source_bytes` bytes: $DALEMBERT_CC, else cc, or clang for
+/// a long source when it is on PATH.
+std::string kernel_compiler(std::size_t source_bytes);
 
 /// The directory of the cached libraries (after the checks above: possibly a private fallback).
 std::string cache_directory();

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
@@ -19,6 +21,24 @@ namespace dalembert::support {
 std::string environment(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
+}
+
+bool found_on_path(const std::string& program) {
+  if (program.empty()) return false;
+  const auto runnable = [](const std::string& file) {
+    struct stat st {};
+    return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0;
+  };
+  if (program.find('/') != std::string::npos) return runnable(program);
+  const char* path = std::getenv("PATH");
+  const std::string folders = path ? path : "/bin:/usr/bin";  // posix_spawnp's default
+  for (std::size_t begin = 0; begin <= folders.size();) {
+    const std::size_t end = std::min(folders.find(':', begin), folders.size());
+    const std::string folder = end > begin ? folders.substr(begin, end - begin) : ".";  // empty: here
+    if (runnable(folder + "/" + program)) return true;
+    begin = end + 1;
+  }
+  return false;
 }
 
 std::vector<std::string> split_command(const std::string& command) {

@@ -29,6 +29,10 @@ struct ProcessResult {
 /// its standard output and error are captured.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
+/// Whether `program` would be found and could be started by run_process: a regular executable file
+/// at its path, or when it has no '/' in a folder of PATH (where posix_spawnp looks).
+bool found_on_path(const std::string& program);
+
 /// A command given as one string in an environment variable (DALEMBERT_CC="ccache cc"), split at
 /// spaces and tabs into a program and its arguments; no quoting, no expansion, no shell.
 std::vector<std::string> split_command(const std::string& command);
