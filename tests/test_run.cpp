@@ -373,8 +373,6 @@ TEST(Run, EveryCatalogueSystemDescribesAndRunsEveryApplicableMethod) {
   }
 }
 
-// --- The monitors of a run's known failure modes (io/monitors.hpp) ---------------------------------
-
 // The compiler of a model file's kernels (modelfile/native.hpp): $DALEMBERT_CC if set, else cc, or
 // clang for a generated source of 512 KB or more when clang is on PATH (the bicycle's 2.0 MB took
 // gcc 92 s and clang 15 s; docs/decisions.md, Model kernels: cc, and clang for long sources).
@@ -403,6 +401,8 @@ TEST(ModelKernels, LongSourcesGoToClangWhenDalembertCcNamesNoCompiler) {
   EXPECT_FALSE(support::found_on_path("/tmp"));  // a folder is not a program
   EXPECT_FALSE(support::found_on_path(""));
 }
+
+// --- The monitors of a run's known failure modes (io/monitors.hpp) ---------------------------------
 
 TEST(Warnings, GrowthMonitorReportsOnceBeyondBothBounds) {
   GrowthMonitor m(10, 100.0, 1e-6);
