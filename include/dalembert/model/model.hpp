@@ -188,9 +188,9 @@ int holonomic_constraint_count(const S& sys) {
 /// The rows of a model's holonomic constraints φ(q, t) = 0 (the last rows) become φ(q1, t1) at
 /// the step's end time t1: a step imposes φ(q_{k+1}, t_{k+1}) = 0 on the new positions, as SHAKE
 /// and RATTLE do, where the discretised velocity form dφ(q̄)·(q1 − q0)/h + ∂φ/∂t would keep φ only
-/// to the step's error (docs/methods.md, Holonomic constraints). The rows are not divided by h: that would not change Newton's corrections, but
-/// φ's round-off over a small h stays above Newton's tolerance (docs/decisions.md, Holonomic
-/// constraints).
+/// to the step's error (docs/methods.md, Holonomic constraints). The rows are not divided by h: that
+/// would not change Newton's corrections, but φ's round-off over a small h stays above Newton's
+/// tolerance (docs/decisions.md, Holonomic constraints).
 template <class S, class Point, class Rows>
 void impose_holonomic_rows(const S& sys, const Point& q1, double t1, Rows&& omega) {
   if constexpr (MayHaveHolonomicConstraints<S>) {
