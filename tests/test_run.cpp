@@ -24,6 +24,7 @@
 #include "dalembert/models/particle.hpp"
 #include "dalembert/models/rigid_bodies.hpp"
 #include "dalembert/models/unconstrained.hpp"
+#include "modelfile/layout_text.hpp"
 #include "modelfile/native.hpp"
 #include "support/process.hpp"
 
@@ -400,6 +401,75 @@ TEST(ModelKernels, LongSourcesGoToClangWhenDalembertCcNamesNoCompiler) {
   EXPECT_FALSE(support::found_on_path("/nonexistent/clang"));
   EXPECT_FALSE(support::found_on_path("/tmp"));  // a folder is not a program
   EXPECT_FALSE(support::found_on_path(""));
+}
+
+// A model's layout as the model cache records it (modelfile/layout_text.hpp): every field written
+// and read back, and a text that is not exactly what was written refused.
+TEST(ModelKernels, ALayoutIsReadBackFromItsTextAndNothingElse) {
+  using modelfile::TaylorTerms;
+  const auto terms = [](int offset, int shift) {
+    return TaylorTerms{offset, {shift, shift + 1}, {{shift, shift + 2}}, {{shift, shift + 1, shift + 3}}};
+  };
+  modelfile::Layout l;
+  l.n = 3, l.m = 2, l.contact = true, l.lagrangian = terms(0, 1), l.lagrangian_size = 7;
+  l.constraints = {{1, 2, terms(0, 0)}, {0, 1, terms(6, 2)}};
+  l.constraint_offsets = {{1, 3, terms(12, 1)}};
+  l.constraint_offset_rates = {{1, 4, terms(18, 0)}};
+  l.constraint_offsets_depend_on_time = true;
+  l.holonomic = {{1, 5, terms(24, 2)}};
+  l.constraints_size = 30, l.mechanical = true, l.metric = {{0, 0, terms(0, 1)}};
+  l.constant_metric = true, l.potential = terms(6, 0), l.mechanics_size = 12;
+  l.force = {terms(0, 0), terms(6, 1), terms(12, 2)};
+  l.force_size = 18, l.force_depends_on_time = true, l.derived = 4, l.lagrangian_depends_on_time = true;
+  l.has_solution = true, l.solution_conditions = 2;
+  const std::string text = modelfile::layout_text(l);
+  const auto read = modelfile::read_layout_text(text);
+  ASSERT_TRUE(read);
+  const auto same_terms = [](const TaylorTerms& a, const TaylorTerms& b) {
+    return a.offset == b.offset && a.first == b.first && a.second == b.second && a.third == b.third;
+  };
+  const auto same_entries = [&](const auto& a, const auto& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [&](const auto& x, const auto& y) {
+      return x.row == y.row && x.column == y.column && same_terms(x.terms, y.terms);
+    });
+  };
+  const modelfile::Layout& r = *read;
+  EXPECT_TRUE(r.n == 3 && r.m == 2 && r.contact && r.lagrangian_size == 7 && r.constraints_size == 30);
+  EXPECT_TRUE(same_terms(r.lagrangian, l.lagrangian) && same_terms(r.potential, l.potential));
+  EXPECT_TRUE(same_entries(r.constraints, l.constraints) && same_entries(r.constraint_offsets, l.constraint_offsets) &&
+              same_entries(r.constraint_offset_rates, l.constraint_offset_rates) &&
+              same_entries(r.holonomic, l.holonomic) && same_entries(r.metric, l.metric));
+  EXPECT_TRUE(r.constraint_offsets_depend_on_time && r.mechanical && r.constant_metric && r.mechanics_size == 12);
+  ASSERT_EQ(r.force.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(same_terms(r.force[i], l.force[i])) << i;
+  EXPECT_TRUE(r.force_size == 18 && r.force_depends_on_time && r.derived == 4 && r.lagrangian_depends_on_time &&
+              r.has_solution && r.solution_conditions == 2);
+  EXPECT_EQ(modelfile::layout_text(modelfile::Layout{}), modelfile::layout_text(*modelfile::read_layout_text(
+                                                           modelfile::layout_text(modelfile::Layout{}))));
+  // Anything else: the text cut short anywhere, a field's name or a whole field taken out, a
+  // negative, a boolean of 2, a count larger than the text, more after the end. (A number taken out
+  // of a list may still read as a shorter list: the record's digest, not this, detects that.)
+  for (std::size_t size = 0; size < text.size(); ++size)
+    EXPECT_FALSE(modelfile::read_layout_text(text.substr(0, size))) << "cut at " << size;
+  for (std::size_t a = 0; a < text.size(); a = text.find('\n', a) + 1) {
+    const std::size_t name_end = text.find(' ', a), line_end = text.find('\n', a);
+    for (const std::size_t b : {name_end, line_end + 1}) {
+      std::string shorter = text;
+      shorter.erase(a, b - a);
+      EXPECT_FALSE(modelfile::read_layout_text(shorter)) << "without " << text.substr(a, b - a);
+    }
+  }
+  const auto changed = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return modelfile::read_layout_text(t);
+  };
+  EXPECT_FALSE(changed("\nm 2\n", "\n"));
+  EXPECT_FALSE(changed("\nm 2\n", "\nm -2\n"));
+  EXPECT_FALSE(changed("\ncontact 1\n", "\ncontact 2\n"));
+  EXPECT_FALSE(changed("\nforce 3 ", "\nforce 99999999 "));
+  EXPECT_FALSE(modelfile::read_layout_text(text + "n 3\n"));
+  EXPECT_FALSE(modelfile::read_layout_text(""));
 }
 
 // --- The monitors of a run's known failure modes (io/monitors.hpp) ---------------------------------

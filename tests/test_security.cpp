@@ -173,7 +173,7 @@ TEST(Security, AFileNameIsShownLiterallyInFigures) {
 
 /// The entry of a model in a fresh cache: the paths of its library and digest, and the CSV of a run.
 struct Entry {
-  fs::path library, digest;
+  fs::path library, digest, record;
   std::string csv;
 };
 
@@ -191,9 +191,11 @@ Entry populate(const fs::path& cache, const std::string& model) {
     if (std::find(before.begin(), before.end(), name) != before.end()) continue;
     if (name.ends_with(".so")) e.library = cache / name;
     if (name.ends_with(".digest")) e.digest = cache / name;
+    if (name.ends_with(".model")) e.record = cache / name;
   }
   EXPECT_FALSE(e.library.empty());
   EXPECT_FALSE(e.digest.empty());
+  EXPECT_FALSE(e.record.empty());
   return e;
 }
 
@@ -399,7 +401,7 @@ TEST(Security, AFifoInTheCacheIsRebuiltNotWaitedOn) {
   const fs::path dir = fresh_directory("cache_fifo");
   const fs::path cache = dir / "cache";
   const Entry oscillator = populate(cache, model_path("harmonic-oscillator"));
-  for (const fs::path& entry : {oscillator.digest, oscillator.library}) {
+  for (const fs::path& entry : {oscillator.digest, oscillator.library, oscillator.record}) {
     fs::remove(entry);
     ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
     spawn_test::Options options;
@@ -410,6 +412,63 @@ TEST(Security, AFifoInTheCacheIsRebuiltNotWaitedOn) {
     EXPECT_EQ(r.out, oscillator.csv);
     EXPECT_TRUE(fs::is_regular_file(entry)) << "rebuilt: " << entry;
   }
+}
+
+// A model's analysis is recorded beside its library, by the model's text, so that the next load
+// skips the algebra (the bicycle's 6 s; docs/decisions.md, Model cache: a model's analysis recorded
+// by its text). The record is used only when it checks: a damaged or shared record, a missing
+// library, or a compiler the user no longer asks for sends the model through the algebra again.
+TEST(Security, ARecordedAnalysisIsUsedOnlyWhenItChecks) {
+  const fs::path cache = fresh_directory("cache_record") / "cache";
+  const std::string model = model_path("harmonic-oscillator");
+  const Entry oscillator = populate(cache, model);
+  struct stat st{};
+  ASSERT_EQ(::stat(oscillator.record.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 077, 0u);
+  const std::string record = slurp(oscillator.record);
+  ASSERT_NE(record.find("\nhas_solution 1\n"), std::string::npos) << record;
+  const auto describe = [&](spawn_test::Options options = {}) {
+    const auto r = dalembert({"describe", model}, cache, std::move(options));
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  const std::string described = describe();
+  ASSERT_NE(described.find("closed-form solution: yes"), std::string::npos) << described;
+  EXPECT_EQ(dalembert(run_args(model), cache).out, oscillator.csv);
+
+  // A record whose layout says "no closed form", with its digest made to match: it is read (the
+  // algebra is skipped), which is why it must be private.
+  const std::size_t body = record.find("\nn ") + 1;
+  std::string altered = record;
+  altered.replace(altered.find("\nhas_solution 1\n") + 14, 1, "0");
+  const std::size_t digest = altered.find("\nlayout ") + 8;
+  altered.replace(digest, 64, dalembert::support::sha256_hex(std::string_view(altered).substr(body)));
+  write(oscillator.record, altered);
+  EXPECT_NE(describe().find("closed-form solution: no"), std::string::npos);
+  // Others may write to it: not read, and replaced by the analysis.
+  fs::permissions(oscillator.record, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_write);
+  EXPECT_EQ(describe(), described);
+  EXPECT_EQ(slurp(oscillator.record), record);
+
+  // The layout changed without its digest, cut short, or with a field misspelt; the library
+  // removed; compilation turned off: each time the algebra runs again and gives the same model.
+  std::string unsigned_change = altered;
+  unsigned_change.replace(digest, 64, record.substr(digest, 64));
+  std::string misspelt = record;
+  misspelt.replace(misspelt.find("\nmechanics_size ") + 1, 14, "mechanic_size");
+  for (const std::string& damaged : {unsigned_change, record.substr(0, record.size() - 3), misspelt}) {
+    write(oscillator.record, damaged);
+    EXPECT_EQ(describe(), described);
+    EXPECT_EQ(slurp(oscillator.record), record);
+  }
+  fs::remove(oscillator.library);
+  EXPECT_EQ(dalembert(run_args(model), cache).out, oscillator.csv);
+  EXPECT_TRUE(fs::is_regular_file(oscillator.library)) << "compiled again";
+  spawn_test::Options no_compiler;
+  no_compiler.environment = {"DALEMBERT_CC=none"};
+  const auto r = dalembert(run_args(model), cache, no_compiler);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("compilation disabled (DALEMBERT_CC=none)"), std::string::npos) << r.err;
 }
 
 // Processes that compile the same model at once all succeed and agree.

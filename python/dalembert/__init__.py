@@ -225,7 +225,8 @@ def whipple_bicycle(speed: float = 5.0, **parameters: float) -> System:
     wheels' rotations); four rolling constraints and the front contact's height as a holonomic
     constraint; the parameters of the benchmark's table 1 by name, in its axes (z down), overridden
     by keyword. Its initial data run upright and straight ahead at `speed` m/s. Compiled once (about
-    2 minutes with the system compiler, then cached); the stability of upright running at speed v
+    30 s with clang, which takes it when installed), then found in the cache with its analysis
+    (sympy's part takes about 2 s every time); the stability of upright running at speed v
     is bike.steady_motion(q0, v0, symmetric=["x", "y", "rear", "front"], rotation=["x", "y", "yaw"]).
     """
     from . import _bicycle

@@ -115,31 +115,43 @@ std::optional<Eigen::VectorXd> LoadedModel::solution(const Eigen::VectorXd& x0, 
 
 namespace {
 
-/// Checks, differentiates and compiles (or finds in the cache) a model read from `read()`.
+/// Analyses (checks, differentiates) and compiles a model, or finds its kernels in the cache.
+void analyse_and_compile(LoadedModel& model, const std::string& path, Kernels kernels) {
+  const SymbolicModel symbolic = analyse(model.spec);
+  model.layout = symbolic.layout;
+  NativeBuild native;
+  if (kernels == Kernels::compiled) {
+    native = native_evaluator(c_source(symbolic), model.layout, model.spec.text);
+    if (!native.warning.empty()) std::cerr << "dalembert: warning: " << support::printable(native.warning) << '\n';
+  }
+  if (native.evaluator) {
+    model.evaluator = std::move(native.evaluator);
+    model.compiled = native.compiled;
+    model.compile_seconds = native.compile_seconds;
+  } else {
+    if (kernels == Kernels::compiled)
+      std::cerr << "dalembert: warning: " << support::printable(native.problem + "; evaluating the model file " + path)
+                << " by interpretation (correct but much slower)\n";
+    model.evaluator = interpreted_evaluator(symbolic);
+  }
+}
+
+/// Reads a model from `read()`; analyses and compiles it unless the cache records both for its text
+/// (an analysis is a function of the text: the bicycle's takes seconds).
 template <class Read>
 std::shared_ptr<const LoadedModel> load_with(const std::string& path, Read read, Kernels kernels) {
   auto model = std::make_shared<LoadedModel>();
   const auto start = std::chrono::steady_clock::now();
   model->spec = read();
-  const SymbolicModel symbolic = analyse(model->spec);
-  model->layout = symbolic.layout;
-  NativeBuild native;
-  if (kernels == Kernels::compiled) {
-    native = native_evaluator(c_source(symbolic), model->layout);
-    if (!native.warning.empty()) std::cerr << "dalembert: warning: " << support::printable(native.warning) << '\n';
+  auto recorded = kernels == Kernels::compiled ? recorded_model(model->spec.text) : std::nullopt;
+  if (recorded) {
+    model->layout = std::move(recorded->layout);
+    model->evaluator = std::move(recorded->build.evaluator);
+  } else {
+    analyse_and_compile(*model, path, kernels);
   }
   model->analysis_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - native.compile_seconds;
-  if (native.evaluator) {
-    model->evaluator = std::move(native.evaluator);
-    model->compiled = native.compiled;
-    model->compile_seconds = native.compile_seconds;
-  } else {
-    if (kernels == Kernels::compiled)
-      std::cerr << "dalembert: warning: " << support::printable(native.problem + "; evaluating the model file " + path)
-                << " by interpretation (correct but much slower)\n";
-    model->evaluator = interpreted_evaluator(symbolic);
-  }
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - model->compile_seconds;
   const auto defaults = bind(model, {});
   model->spec.q0.assign(defaults->q0.data(), defaults->q0.data() + model->n());
   model->spec.v0.assign(defaults->v0.data(), defaults->v0.data() + model->n());

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -15,9 +16,11 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <string_view>
 #include <vector>
 
 #include "dalembert/solve/step_limits.hpp"
+#include "modelfile/layout_text.hpp"
 #include "support/digest.hpp"
 #include "support/process.hpp"
 #include "support/signals.hpp"
@@ -327,6 +330,50 @@ std::unique_ptr<Evaluator> load_cached(const Cache& cache, const std::string& na
   return open_library(cache.folder.get(), name + ".so", cache.path + "/" + name + ".so", layout, problem);
 }
 
+/// What names a library besides its source: the compiler and its flags.
+std::string kernel_key(const std::string& compiler) {
+  std::string key = "dalembert model kernels\n" + compiler + "\n";
+  for (const auto& flag : kFlags) key += flag + " ";
+  return key;
+}
+
+// The first line of a record of a model's analysis; the build's digest of the code that reads,
+// analyses and compiles model files (CMakeLists.txt) enters its name.
+constexpr std::string_view kRecordHeader = "dalembert model record 1\n";
+
+std::string record_name(const std::string& model_text) {
+  return support::sha256_hex(std::string(kRecordHeader) + DALEMBERT_ANALYSIS_DIGEST + "\n" + model_text) + ".model";
+}
+
+/// Records in the cache, by renames like the library, that the model of `model_text` has `layout`
+/// and its kernels in the library `name` compiled with `key` from a source of `source_bytes`.
+void record_model(const Cache& cache, const std::string& model_text, const std::string& name, const std::string& key,
+                  std::size_t source_bytes, const Layout& layout) {
+  BuildFolder folder(Descriptor(::fcntl(cache.folder.get(), F_DUPFD_CLOEXEC, 0)), cache.path, ".build-");
+  const std::string body = layout_text(layout);
+  const std::string record = std::string(kRecordHeader) + "library " + name + "\ncompiler " +
+                             support::sha256_hex(key) + "\nsource " + std::to_string(source_bytes) + "\nlayout " +
+                             support::sha256_hex(body) + "\n" + body;
+  if (folder.ok() && write_new_file(folder.fd(), "record", record))
+    ::renameat(folder.fd(), "record", cache.folder.get(), record_name(model_text).c_str());
+}
+
+/// The line of `text` that starts with `label` (and a space), without them; empty if the next line
+/// is not one.
+std::string_view record_line(std::string_view& text, std::string_view label) {
+  const std::size_t end = text.find('\n');
+  if (end == std::string_view::npos || !text.starts_with(label) || text.size() <= label.size() ||
+      text[label.size()] != ' ')
+    return {};
+  const std::string_view value = text.substr(label.size() + 1, end - label.size() - 1);
+  text.remove_prefix(end + 1);
+  return value;
+}
+
+bool is_digest(std::string_view s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
 /// The folder for a compile: inside the cache, or, without one, in the temporary directory (then
 /// nothing is kept); null, with `problem` said, if none can be made.
 std::unique_ptr<BuildFolder> build_folder(const Cache& cache, std::string& problem) {
@@ -359,7 +406,34 @@ std::string kernel_compiler(std::size_t source_bytes) {
   return source_bytes >= kLongSource && support::found_on_path("clang") ? "clang" : "cc";
 }
 
-NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) {
+std::optional<RecordedModel> recorded_model(const std::string& model_text) {
+  const Cache cache = open_cache();
+  if (!cache.folder) return std::nullopt;
+  const Descriptor file = open_private_file(cache.folder.get(), record_name(model_text));
+  const auto bytes = file ? read_all(file.get()) : std::nullopt;
+  if (!bytes || !bytes->starts_with(kRecordHeader)) return std::nullopt;
+  std::string_view rest = std::string_view(*bytes).substr(kRecordHeader.size());
+  const std::string_view name = record_line(rest, "library"), key = record_line(rest, "compiler");
+  const std::string_view source = record_line(rest, "source"), body_digest = record_line(rest, "layout");
+  std::size_t source_bytes = 0;
+  const auto parsed = std::from_chars(source.data(), source.data() + source.size(), source_bytes);
+  const bool whole_number = !source.empty() && parsed.ec == std::errc() && parsed.ptr == source.data() + source.size();
+  if (!is_digest(name) || !is_digest(key) || !is_digest(body_digest) || !whole_number ||
+      support::sha256_hex(rest) != body_digest)
+    return std::nullopt;
+  // The compiler that would be chosen now must be the one the library was compiled with.
+  const std::string compiler = kernel_compiler(source_bytes);
+  if (compiler == "none" || support::sha256_hex(kernel_key(compiler)) != key) return std::nullopt;
+  auto layout = read_layout_text(rest);
+  if (!layout) return std::nullopt;
+  RecordedModel recorded{std::move(*layout), {}};
+  recorded.build.library = cache.path + "/" + std::string(name) + ".so";
+  recorded.build.evaluator = load_cached(cache, std::string(name), recorded.layout);
+  if (!recorded.build.evaluator) return std::nullopt;
+  return recorded;
+}
+
+NativeBuild native_evaluator(const std::string& c_source, const Layout& layout, const std::string& model_text) {
   NativeBuild build;
   const std::string compiler = kernel_compiler(c_source.size());
   if (compiler == "none") {
@@ -367,12 +441,17 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
     return build;
   }
   const Cache cache = open_cache();
-  std::string key = "dalembert model kernels\n" + compiler + "\n";
-  for (const auto& flag : kFlags) key += flag + " ";
+  const std::string key = kernel_key(compiler);
   const std::string name = support::sha256_hex(key + "\n" + c_source);
+  const auto record = [&] {
+    if (cache.folder && !model_text.empty()) record_model(cache, model_text, name, key, c_source.size(), layout);
+  };
   if (cache.folder) {
     build.library = cache.path + "/" + name + ".so";
-    if ((build.evaluator = load_cached(cache, name, layout))) return build;
+    if ((build.evaluator = load_cached(cache, name, layout))) {
+      record();
+      return build;
+    }
   }
 
   // Compile in a new folder of this process, load what was compiled, then publish it by renames:
@@ -425,9 +504,11 @@ NativeBuild native_evaluator(const std::string& c_source, const Layout& layout) 
   build.compiled = true;
   if (cache.folder && write_new_file(folder->fd(), "record", digest_record(name, support::sha256_hex(*bytes))) &&
       ::renameat(folder->fd(), (name + ".so").c_str(), cache.folder.get(), (name + ".so").c_str()) == 0 &&
-      ::renameat(folder->fd(), "record", cache.folder.get(), (name + ".digest").c_str()) == 0)
+      ::renameat(folder->fd(), "record", cache.folder.get(), (name + ".digest").c_str()) == 0) {
     // kept beside the library for whoever wants to read it
     ::renameat(folder->fd(), "source.c", cache.folder.get(), (name + ".c").c_str());
+    record();
+  }
   return build;
 }
 

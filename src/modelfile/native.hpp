@@ -12,9 +12,14 @@
 // SHA-256 of the compiler, the flags and the C source; <sha256>.digest records that name and the
 // SHA-256 of the library. A library is loaded only through the descriptor whose content was just
 // checked against the digest; an entry that is missing, damaged, swapped or planted is rebuilt.
+// Beside them, <sha256>.model, named by the SHA-256 of the model's text and of the code that
+// analyses it, records the analysis (the layout, with its SHA-256) and the library that holds its
+// kernels, so that loading the same text again skips the algebra; it is read only from a private
+// file, and only if its digests and its library check, or the model is analysed again.
 // docs/security.md has the threat model.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "modelfile/evaluator.hpp"
@@ -30,7 +35,19 @@ struct NativeBuild {
   std::string warning;                   ///< something the user should know (a refused cache directory)
 };
 
-NativeBuild native_evaluator(const std::string& c_source, const Layout& layout);
+/// The kernels of `c_source`, compiled or found in the cache; with the model's text, the analysis
+/// that gave `layout` and `c_source` is recorded beside them (recorded_model).
+NativeBuild native_evaluator(const std::string& c_source, const Layout& layout, const std::string& model_text = {});
+
+/// A model's analysis and kernels as recorded in the cache.
+struct RecordedModel {
+  Layout layout;
+  NativeBuild build;
+};
+
+/// The analysis and the kernels recorded for a model of this text, if the cache holds them and they
+/// check (docs/decisions.md, Model cache: a model's analysis recorded by its text).
+std::optional<RecordedModel> recorded_model(const std::string& model_text);
 
 /// The compiler of a generated source of `source_bytes` bytes: $DALEMBERT_CC, else cc, or clang for
 /// a long source when it is on PATH.
