@@ -311,10 +311,15 @@ class ExpressionParser {
   std::map<std::string, std::size_t> definition_index_;  ///< a definition's place in the file's order
 };
 
+/// e with the symbols that are keys of m replaced by their values. Without no_pattern, GiNaC tries
+/// every key as a pattern at every node of e, which took a third of a large model's analysis (the
+/// bicycle's); symbols match only themselves, so the result is the same.
+ex substituted(const ex& e, const GiNaC::exmap& m) { return e.subs(m, GiNaC::subs_options::no_pattern); }
+
 /// Floating-point value of an expression at a point, NaN where it cannot be evaluated.
 double numeric_value(const ex& e, const GiNaC::exmap& point) {
   try {
-    const ex value = e.subs(point).evalf();
+    const ex value = substituted(e, point).evalf();
     if (!GiNaC::is_a<GiNaC::numeric>(value)) return std::nan("");
     const auto& x = GiNaC::ex_to<GiNaC::numeric>(value);
     return x.is_real() ? x.to_double() : std::nan("");
@@ -473,7 +478,7 @@ TimeDependence split_time_dependence(const Expression& source, const Symbols& s,
     }
   ex at_start;
   try {
-    at_start = L.subs(s.t == 0);
+    at_start = substituted(L, {{s.t, 0}});
   } catch (const std::exception&) {
     parse.fail(source, "not defined at t = 0, where runs start");
   }
@@ -482,11 +487,11 @@ TimeDependence split_time_dependence(const Expression& source, const Symbols& s,
   const ex L_t = L - at_start;
   GiNaC::exmap at_rest;
   for (const auto& v : s.v) at_rest[v] = 0;
-  out.energy = -L_t.subs(at_rest);
+  out.energy = -substituted(L_t, at_rest);
   bool vanishing = true;
   std::vector<ex> force(n);
   for (int i = 0; i < n; ++i) {
-    const ex momentum = d(L_t, s.v[i], source).subs(at_rest);  // a function of (q, t) alone
+    const ex momentum = substituted(d(L_t, s.v[i], source), at_rest);  // a function of (q, t) alone
     out.momentum.push_back(momentum);
     force[i] = d(L_t, s.q[i], source) - d(momentum, s.t, source);
     for (int j = 0; j < n; ++j) force[i] -= d(momentum, s.q[j], source) * s.v[j];
@@ -825,7 +830,7 @@ SymbolicModel analyse(const ModelSpec& spec) {
       parse.fail(e, "not linear in the velocities (it contains no velocity; a constraint on the positions, phi(q) = 0, "
                     "goes in holonomic = [...])");
     try {
-      b[a] = c.subs(at_rest);
+      b[a] = substituted(c, at_rest);
     } catch (const std::exception&) {
       parse.fail(e, "not affine in the velocities (it cannot be evaluated at zero velocity)");
     }
@@ -876,10 +881,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
     try {
       GiNaC::exmap at_rest;
       for (const auto& v : s.v) at_rest[v] = 0;
-      V = -L.subs(at_rest);
+      V = -substituted(L, at_rest);
       for (int i = 0; i < n && mechanical; ++i) {
         const ex Li = d(L, s.v[i], lagrangian_source);
-        mechanical = vanishes(Li.subs(at_rest), points);
+        mechanical = vanishes(substituted(Li, at_rest), points);
         for (int j = i; j < n && mechanical; ++j) {
           G[i][j] = G[j][i] = d(Li, s.v[j], lagrangian_source);
           for (int k = j; k < n && mechanical; ++k) mechanical = vanishes(d(G[i][j], s.v[k], lagrangian_source), points);
@@ -1013,51 +1018,55 @@ SymbolicModel analyse(const ModelSpec& spec) {
   if (s.z) to_args[*s.z] = args.x[2 * n];
 
   out.kernels.resize(initial_kernel + 1);
+  // The kernel of order k writes the coefficients of orders up to k: each is substituted once.
+  const auto in_arguments = [&](const auto& coefficients, int size) {
+    std::vector<ex> substituted_coefficients;
+    for (int i = 0; i < size; ++i) substituted_coefficients.push_back(substituted(coefficients[i].second, to_args));
+    return substituted_coefficients;
+  };
+  const std::vector<ex> L_in_arguments = in_arguments(L_coefficients, layout.lagrangian_size);
+  const std::vector<ex> M_in_arguments = in_arguments(M_coefficients, layout.constraints_size);
+  const std::vector<ex> mechanics_in_arguments = in_arguments(mechanics_coefficients, layout.mechanics_size);
+  const std::vector<ex> force_in_arguments = in_arguments(force_coefficients, layout.force_size);
   for (int order = 0; order <= max_taylor_order; ++order) {
-    Kernel& kl = out.kernels[lagrangian_kernel(order)];
-    kl.name = "lagrangian_" + std::to_string(order);
-    for (int i = 0; i < layout.lagrangian_size; ++i)
-      if (L_coefficients[i].first <= order) kl.outputs.emplace_back(i, L_coefficients[i].second.subs(to_args));
-    Kernel& km = out.kernels[constraints_kernel(order)];
-    km.name = "constraints_" + std::to_string(order);
-    for (int i = 0; i < layout.constraints_size; ++i)
-      if (M_coefficients[i].first <= order) km.outputs.emplace_back(i, M_coefficients[i].second.subs(to_args));
-    Kernel& kg = out.kernels[mechanics_kernel(order)];
-    kg.name = "mechanics_" + std::to_string(order);
-    for (int i = 0; i < layout.mechanics_size; ++i)
-      if (mechanics_coefficients[i].first <= order)
-        kg.outputs.emplace_back(i, mechanics_coefficients[i].second.subs(to_args));
-    Kernel& kf = out.kernels[force_kernel(order)];
-    kf.name = "force_" + std::to_string(order);
-    for (int i = 0; i < layout.force_size; ++i)
-      if (force_coefficients[i].first <= order) kf.outputs.emplace_back(i, force_coefficients[i].second.subs(to_args));
+    const auto fill = [order](Kernel& kernel, const std::string& name, const auto& coefficients,
+                              const std::vector<ex>& in_arguments) {
+      kernel.name = name + "_" + std::to_string(order);
+      for (std::size_t i = 0; i < in_arguments.size(); ++i)
+        if (coefficients[i].first <= order) kernel.outputs.emplace_back(static_cast<int>(i), in_arguments[i]);
+    };
+    fill(out.kernels[lagrangian_kernel(order)], "lagrangian", L_coefficients, L_in_arguments);
+    fill(out.kernels[constraints_kernel(order)], "constraints", M_coefficients, M_in_arguments);
+    fill(out.kernels[mechanics_kernel(order)], "mechanics", mechanics_coefficients, mechanics_in_arguments);
+    fill(out.kernels[force_kernel(order)], "force", force_coefficients, force_in_arguments);
   }
-  out.kernels[derived_kernel].name = "derived";
+  Kernel& derived_values = out.kernels[derived_kernel];
+  derived_values.name = "derived";
   for (std::size_t i = 0; i < derived.size(); ++i)
-    out.kernels[derived_kernel].outputs.emplace_back(static_cast<int>(i), derived[i].subs(to_args));
+    derived_values.outputs.emplace_back(static_cast<int>(i), substituted(derived[i], to_args));
   if (time_part.depends_on_time) {  // after the derived quantities: the energy's part, the momentum's
     const int at = static_cast<int>(derived.size());
-    out.kernels[derived_kernel].outputs.emplace_back(at, time_part.energy.subs(to_args));
+    derived_values.outputs.emplace_back(at, substituted(time_part.energy, to_args));
     for (int i = 0; i < n; ++i)
-      out.kernels[derived_kernel].outputs.emplace_back(at + 1 + i, time_part.momentum[i].subs(to_args));
+      derived_values.outputs.emplace_back(at + 1 + i, substituted(time_part.momentum[i], to_args));
   }
-  out.kernels[solution_kernel].name = "solution";
+  Kernel& solution = out.kernels[solution_kernel];
+  solution.name = "solution";
   for (std::size_t i = 0; i < solution_q.size(); ++i) {
-    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(i), solution_q[i].subs(initial_to_args));
-    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(n + i), solution_v[i].subs(initial_to_args));
+    solution.outputs.emplace_back(static_cast<int>(i), substituted(solution_q[i], initial_to_args));
+    solution.outputs.emplace_back(static_cast<int>(n + i), substituted(solution_v[i], initial_to_args));
   }
   for (std::size_t i = 0; i < solution_conditions.size(); ++i)
-    out.kernels[solution_kernel].outputs.emplace_back(static_cast<int>(2 * n + i), solution_conditions[i].subs(initial_to_args));
+    solution.outputs.emplace_back(static_cast<int>(2 * n + i), substituted(solution_conditions[i], initial_to_args));
   layout.solution_conditions = static_cast<int>(solution_conditions.size());
-  out.kernels[initial_kernel].name = "initial";
+  Kernel& initial = out.kernels[initial_kernel];
+  initial.name = "initial";
+  const std::string in_params = "initial data may use the " + params;
   for (int i = 0; i < n; ++i) {
-    const std::string in_params = "initial data may use the " + params;
-    out.kernels[initial_kernel].outputs.emplace_back(i, parse(spec.initial_q[i], 0, in_params).subs(to_args));
-    out.kernels[initial_kernel].outputs.emplace_back(n + i, parse(spec.initial_v[i], 0, in_params).subs(to_args));
+    initial.outputs.emplace_back(i, substituted(parse(spec.initial_q[i], 0, in_params), to_args));
+    initial.outputs.emplace_back(n + i, substituted(parse(spec.initial_v[i], 0, in_params), to_args));
   }
-  if (layout.contact)
-    out.kernels[initial_kernel].outputs.emplace_back(
-        2 * n, parse(spec.initial_z, 0, "initial data may use the " + params).subs(to_args));
+  if (layout.contact) initial.outputs.emplace_back(2 * n, substituted(parse(spec.initial_z, 0, in_params), to_args));
   return out;
 }
 
