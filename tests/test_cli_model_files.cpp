@@ -871,15 +871,211 @@ slider = { axis = [2, 0, 0], distance = "r", at = [0, "c", "h"] }
 
   expect_refused("slider_and_hinge",
                  replace_line(sliding, "slider = {", "hinge = { axis = [0, 0, 1], angle = \"r\" }\nslider = {"), 16,
-                 {"a body has one joint to its parent, a hinge or a slider, not both"});
+                 {"a body has one joint to its parent, a hinge, a slider or a ball"});
   expect_refused("slider_zero_axis", replace_line(sliding, "axis = [2, 0, 0]", "axis = [0, 0, 0]"), 15,
                  {"the slider's axis of body 'sleeve' is zero"});
   expect_refused("slider_with_angle", replace_line(sliding, "distance = \"r\"", "angle = \"r\""), 15,
                  {"bodies.sleeve.slider: unknown key 'angle' (known: axis, distance, at, centre)"});
   const std::string slider_line = "slider = { axis = [2, 0, 0], distance = \"r\", at = [0, \"c\", \"h\"] }\n";
   expect_refused("joint_missing", replace_line(sliding, slider_line, ""), 10,
-                 {"body 2 (joined to 'rod') has no joint: hinge = { axis, angle, at, centre } or slider = { axis, "
-                  "distance, at, centre }"});
+                 {"body 2 (joined to 'rod') has no joint: hinge = { axis, angle, at, centre }, slider = { axis, "
+                  "distance, at, centre } or ball = { at, centre }"});
+}
+
+// Ball joints: a body turned from its parent's axes by its own Euler angles or quaternion about a
+// point of the parent. The heavy symmetric top on a fixed point is Lagrange's,
+// L = ½ (A + m l²)(θ̇² + sin²θ φ̇²) + ½ C (ψ̇ + cos θ φ̇)² − m g l cos θ; on a turntable, with a full
+// inertia tensor and an offset mass centre, it is the same body on three hinges about z, x and z
+// through the same point (R = Rz(φ) Rx(θ) Rz(ψ) either way); in a quaternion, it is the body
+// placed by hand at R(q) (0, 0, l). Each to 1e-12 over 200 steps.
+TEST(CliModelFiles, BallJointsJoinBodies) {
+  const std::string top = "parameters = { m = 1.5, A = 0.2, C = 0.4, l = 0.3, g = 9.81 }\ngravity = \"g\"\n";
+  const std::string support = "[[bodies]]\nname = \"support\"\nmass = 0\ninertia = [0, 0, 0]\n"
+                              "position = [0, 0, 0]\neuler = [0, 0, 0]\n";
+  const std::string euler_start = "[initial]\nq = [0, 0.4, 0]\nv = [0.3, 0.1, 20]\n";
+  const std::string on_a_ball = "name = \"top\"\ncoordinates = [\"phi\", \"theta\", \"psi\"]\n" + top + support +
+                                R"toml([[bodies]]
+name = "top"
+mass = "m"
+inertia = ["A", "A", "C"]
+parent = "support"
+ball = { centre = [0, 0, "l"] }
+euler = ["phi", "theta", "psi"]
+)toml" + euler_start;
+  const std::string lagrange = write_model(
+      "lagrange_top", "name = \"lagrange-top\"\ncoordinates = [\"phi\", \"theta\", \"psi\"]\n"
+                      "parameters = { m = 1.5, A = 0.2, C = 0.4, l = 0.3, g = 9.81 }\n"
+                      "lagrangian = \"(A + m*l^2)/2*(theta_t^2 + sin(theta)^2*phi_t^2) + C/2*(psi_t + "
+                      "cos(theta)*phi_t)^2 - m*g*l*cos(theta)\"\n" + euler_start);
+  const std::string ball = write_model("top_on_a_ball", on_a_ball);
+  for (const char* method : {"dla", "rk4"})
+    EXPECT_LT(apart(final_state(ball, method), final_state(lagrange, method), 3), 1e-12) << method;
+
+  const std::string table = R"toml(coordinates = ["alpha", "phi", "theta", "psi"]
+parameters = { m = 1.5, A = 0.2, B = 0.25, C = 0.4, l = 0.3, c = 0.5, J = 2.0, g = 9.81 }
+gravity = "g"
+[initial]
+q = [0, 0.3, 0.4, 0.2]
+v = [1.0, 0.3, 0.1, 10]
+[[bodies]]
+name = "table"
+mass = 3
+inertia = [1, 1, "J"]
+position = [0, 0, 0]
+euler = ["alpha", 0, 0]
+)toml";
+  const std::string tensor = "mass = \"m\"\ninertia = [\"A\", \"B\", \"C\", 0.01, 0.02, 0.03]\n";
+  const std::string turned = write_model("top_on_a_table", "name = \"ball\"\n" + table +
+                                                               "[[bodies]]\nname = \"top\"\n" + tensor +
+                                                               R"toml(parent = "table"
+ball = { at = ["c", 0, 0.1], centre = [0.05, 0, "l"] }
+euler = ["phi", "theta", "psi"]
+)toml");
+  const std::string hinged = write_model("top_on_three_hinges", "name = \"hinges\"\n" + table + R"toml([[bodies]]
+name = "yaw"
+mass = 0
+inertia = [0, 0, 0]
+parent = "table"
+hinge = { axis = [0, 0, 1], angle = "phi", at = ["c", 0, 0.1] }
+[[bodies]]
+name = "tilt"
+mass = 0
+inertia = [0, 0, 0]
+parent = "yaw"
+hinge = { axis = [1, 0, 0], angle = "theta" }
+[[bodies]]
+name = "top"
+)toml" + tensor + R"toml(parent = "tilt"
+hinge = { axis = [0, 0, 1], angle = "psi", centre = [0.05, 0, "l"] }
+)toml");
+  for (const char* method : {"dla", "rk4", "spark"})
+    EXPECT_LT(apart(final_state(turned, method), final_state(hinged, method), 4), 1e-12) << method;
+
+  // q̇ = ½ q ⊗ (0, Ω) at q = (cos 0.2, sin 0.2, 0, 0) with the Euler start's Ω
+  const std::string quaternion_start = "[initial]\nq = [0.9800665778412416, 0.19866933079506122, 0, 0]\n"
+                                       "v = [-0.00993346653975306, 0.04900332889206208, 1.9880723007795012, "
+                                       "9.831332207001072]\n";
+  const std::string quaternion = "name = \"top\"\ncoordinates = [\"w\", \"x\", \"y\", \"z\"]\n" + top;
+  const std::string on_a_quaternion_ball = quaternion + support + R"toml([[bodies]]
+name = "top"
+mass = "m"
+inertia = ["A", "A", "C"]
+parent = "support"
+ball = { centre = [0, 0, "l"] }
+quaternion = ["w", "x", "y", "z"]
+)toml" + quaternion_start;
+  const std::string placed = write_model("quaternion_top_placed", quaternion + R"toml([[bodies]]
+name = "top"
+mass = "m"
+inertia = ["A", "A", "C"]
+position = ["2*l*(x*z + w*y)", "2*l*(y*z - w*x)", "l*(1 - 2*(x^2 + y^2))"]
+quaternion = ["w", "x", "y", "z"]
+)toml" + quaternion_start);
+  const std::string quaternion_ball = write_model("quaternion_top_on_a_ball", on_a_quaternion_ball);
+  for (const char* method : {"dla", "rk4"})
+    EXPECT_LT(apart(final_state(quaternion_ball, method), final_state(placed, method), 4), 1e-12) << method;
+  // the ball's quaternion keeps its norm (a holonomic constraint) to round-off with dla
+  const auto r = dalembert("run " + quaternion_ball + " --method dla --h 0.02 --steps 200");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(std::abs(last_row(r.out).back()), 1e-14) << r.out.substr(0, r.out.find('\n'));
+
+  expect_refused("ball_with_axis", replace_line(on_a_ball, "ball = { centre", "ball = { axis = [0, 0, 1], centre"), 16,
+                 {"bodies.top.ball: unknown key 'axis' (known: at, centre)"});
+  expect_refused("ball_without_orientation", replace_line(on_a_ball, "euler = [\"phi\", \"theta\", \"psi\"]\n", ""),
+                 11, {"give its orientation from its parent's axes, euler = [phi, theta, psi]"});
+  expect_refused("ball_with_position",
+                 replace_line(on_a_ball, "ball = {", "position = [0, 0, 0]\nball = {"), 16,
+                 {"a body on a ball joint is placed by its joint, not by position"});
+  expect_refused("ball_and_hinge",
+                 replace_line(on_a_ball, "ball = {", "hinge = { axis = [0, 0, 1], angle = \"psi\" }\nball = {"), 17,
+                 {"a body has one joint to its parent, a hinge, a slider or a ball"});
+  expect_refused("ball_not_a_table", replace_line(on_a_ball, "ball = { centre = [0, 0, \"l\"] }", "ball = 1"), 16,
+                 {"bodies.top.ball must be a table, ball = { at = [0, 0, 0], centre = [0, 0, 0] }"});
+}
+
+// Loops: a point of one body held at a point of another, the joint that closes a loop of joints,
+// as one holonomic constraint per axis. A parallelogram four-bar linkage in the x-z plane: two
+// cranks of length l hung from the ground d apart, a coupler hinged to the left crank's tip whose
+// far end the loop holds at the right crank's tip along x and z. Its motion keeps a = c = −b, the
+// coupler level, so its Lagrangian on that line is the one-coordinate
+// L = ½ (2 (Ic + mc l²/4) + mk l²) ȧ² + g l (mc + mk) cos a. The line is a linear subspace, on which
+// DLA's steps are those of the one-coordinate file (to round-off), and the reference solver agrees
+// with that file's to 1e-10.
+TEST(CliModelFiles, LoopsCloseChainsOfJoints) {
+  const std::string parameters = "parameters = { l = 0.5, d = 0.8, mc = 1.0, Ic = 0.02, mk = 2.0, g = 9.81 }\n";
+  const std::string four_bar = "name = \"four-bar\"\ncoordinates = [\"a\", \"b\", \"c\"]\n" + parameters +
+                               R"toml(gravity = "g"
+[[bodies]]
+name = "ground"
+mass = 0
+inertia = [0, 0, 0]
+position = [0, 0, 0]
+euler = [0, 0, 0]
+[[bodies]]
+name = "left"
+mass = "mc"
+inertia = ["Ic", "Ic", "Ic"]
+parent = "ground"
+hinge = { axis = [0, 1, 0], angle = "a", centre = [0, 0, "-l/2"] }
+[[bodies]]
+name = "coupler"
+mass = "mk"
+inertia = [0.01, 0.05, 0.05]
+parent = "left"
+hinge = { axis = [0, 1, 0], angle = "b", at = [0, 0, "-l"], centre = ["d/2", 0, 0] }
+[[bodies]]
+name = "right"
+mass = "mc"
+inertia = ["Ic", "Ic", "Ic"]
+parent = "ground"
+hinge = { axis = [0, 1, 0], angle = "c", at = ["d", 0, 0], centre = [0, 0, "-l/2"] }
+[[loops]]
+points = [{ body = "coupler", at = ["d", 0, 0] }, { body = "right", at = [0, 0, "-l"] }]
+axes = [1, 3]
+[initial]
+q = [0.5, -0.5, 0.5]
+v = [1, -1, 1]
+)toml";
+  const std::string linkage = write_model("four_bar", four_bar);
+  const std::string crank = write_model(
+      "parallelogram", "name = \"parallelogram\"\ncoordinates = [\"a\"]\n" + parameters +
+                           "lagrangian = \"(2*(Ic + mc*l^2/4) + mk*l^2)/2*a_t^2 + g*l*(mc + mk)*cos(a)\"\n"
+                           "[initial]\nq = [0.5]\nv = [1]\n");
+  for (const auto& [method, within] : {std::pair{"dla", 1e-12}, std::pair{"reference", 1e-10}}) {
+    const auto coupled = final_state(linkage, method), alone = final_state(crank, method);
+    ASSERT_GE(coupled.size(), 12u) << method;  // t, q, v, ..., and the two holonomic columns last
+    ASSERT_GE(alone.size(), 3u) << method;
+    EXPECT_LT(std::abs(coupled[1] - alone[1]), within) << method;  // a
+    EXPECT_LT(std::abs(coupled[4] - alone[2]), within) << method;  // its rate
+    EXPECT_LT(std::abs(coupled[1] + coupled[2]) + std::abs(coupled[1] - coupled[3]), 1e-10) << method;
+    EXPECT_LT(std::abs(coupled.end()[-2]) + std::abs(coupled.back()), 1e-14) << method;  // the loop's x and z
+  }
+
+  const std::string axes = "axes = [1, 3]\n";
+  // on a cart (a fourth coordinate), with y among the axes: the points coincide along y by construction
+  std::string on_a_cart = replace_line(four_bar, axes, "");
+  for (const auto& [from, to] : {std::pair{"position = [0, 0, 0]", "position = [\"s\", 0, 0]"},
+                                 {"coordinates = [\"a\", \"b\", \"c\"]", "coordinates = [\"a\", \"b\", \"c\", \"s\"]"},
+                                 {"q = [0.5, -0.5, 0.5]", "q = [0.5, -0.5, 0.5, 0]"},
+                                 {"v = [1, -1, 1]", "v = [1, -1, 1, 0]"}})
+    on_a_cart = replace_line(on_a_cart, from, to);
+  expect_refused("loop_along_a_vanishing_axis", on_a_cart, 29,
+                 {"the points of loop 1 coincide along y at every configuration: leave y out of its axes"});
+  expect_refused("loop_unknown_body", replace_line(four_bar, "body = \"right\", at", "body = \"rite\", at"), 30,
+                 {"loop 1: no body named 'rite' among [[bodies]]"});
+  expect_refused("loop_of_the_ground",
+                 replace_line(four_bar, "{ body = \"coupler\", at = [\"d\", 0, 0] }, { body = \"right\",",
+                              "{ at = [\"d\", 0, 0] }, {"),
+                 30, {"loop 1: both points are the ground's; a loop holds a point of a body"});
+  expect_refused("loop_one_point", replace_line(four_bar, ", { body = \"right\", at = [0, 0, \"-l\"] }", ""), 30,
+                 {"loop 1: points are the two points that the loop holds together"});
+  expect_refused("loop_repeated_axis", replace_line(four_bar, axes, "axes = [1, 1]\n"), 31,
+                 {"loop 1: axes are the ground's axes along which the points coincide, distinct numbers among 1, "
+                  "2 and 3"});
+  expect_refused("loop_moving_point", replace_line(four_bar, "at = [\"d\", 0, 0] }, {", "at = [\"d\", 0, \"a\"] }, {"),
+                 30, {"loops.1.points[0].at[2]: unknown symbol 'a': coordinates are not allowed here"});
+  expect_refused("loop_not_closed", replace_line(four_bar, "q = [0.5, -0.5, 0.5]", "q = [0.5, -0.4, 0.5]"), 33,
+                 {"violates loops.1 (along x)"});
 }
 
 // [definitions]: each name written out in parentheses wherever a later expression uses it, so a

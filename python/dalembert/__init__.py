@@ -162,6 +162,7 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
           inputs: Optional[Sequence[str]] = None, definitions: Optional[Mapping[str, Expr]] = None,
           bodies: Optional[Sequence[Mapping[str, Any]]] = None, gravity: Expr = None,
           contacts: Optional[Sequence[Mapping[str, Any]]] = None,
+          loops: Optional[Sequence[Mapping[str, Any]]] = None,
           name: str = "model", summary: Optional[str] = None) -> System:
     """A model from strings or sympy expressions, with the keys of a model file
     (docs/model-files.md): coordinates (names; the velocity of x is x_t), lagrangian L(q, v) or
@@ -179,9 +180,11 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
     (rigid bodies, {name, mass, inertia: 3 principal moments or the 6 entries I11, I22, I33, I12,
     I13, I23 of the tensor on the body axes, position: 3 components of the mass centre, z up,
     euler: z-x-z angles or quaternion: w, x, y, z; or parent: an earlier body's name and hinge:
-    {axis, angle, at, centre} or slider: {axis, distance, at, centre}}, whose energies are the
-    Lagrangian) with gravity (g) and contacts ({body, sphere: radius} or {body, rim: radius,
-    axis: 1..3}: rolling on z = 0).
+    {axis, angle, at, centre}, slider: {axis, distance, at, centre} or ball: {at, centre} with
+    euler or quaternion from the parent's axes}, whose energies are the Lagrangian) with gravity
+    (g), contacts ({body, sphere: radius} or {body, rim: radius, axis: 1..3}: rolling on z = 0) and
+    loops ({points: [{body, at}, {body, at}], axes: some of 1, 2, 3}: two points held together
+    along those ground axes, a holonomic constraint each; a point without body is the ground's).
     Expressions are strings in the model files' syntax, numbers, or sympy expressions.
     The model is checked as a file is (BadInput names the key) and compiled once per distinct model.
     """
@@ -189,7 +192,7 @@ def model(*, coordinates: Sequence[str], lagrangian: Expr = None, metric: Any = 
                       constraints=constraints, holonomic=holonomic, parameters=parameters, force=force,
                       action=action, q0=q0, v0=v0, z0=z0, solution=solution, valid_when_zero=valid_when_zero,
                       derived=derived, inputs=inputs, definitions=definitions, bodies=bodies, gravity=gravity,
-                      contacts=contacts, name=name, summary=summary)
+                      contacts=contacts, loops=loops, name=name, summary=summary)
     handle = _core.model_text(text, "dalembert.model(name=%s)" % json.dumps(str(name)))
     return System(handle, {}, "model " + str(name), text)
 

@@ -131,7 +131,7 @@ def _parameter(value, name):
 def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, constraints=(), holonomic=(),
                parameters=None, force=None, action=None, q0=None, v0=None, z0=None, solution=None,
                valid_when_zero=None, derived=None, inputs=None, definitions=None, bodies=None, gravity=None,
-               contacts=None, name="model", summary=None):
+               contacts=None, loops=None, name="model", summary=None):
     """The TOML text of a model file with these keys (docs/model-files.md)."""
     coordinates, plain = _dynamic_coordinates(coordinates)
     lines = ["name = " + json.dumps(str(name))]
@@ -200,11 +200,11 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
                 lines.append("%s = %s" % (key, _expressions(body.pop(key), what + "." + key, plain)))
         if "parent" in body:
             lines.append("parent = " + json.dumps(str(body.pop("parent"))))
-        for kind, coordinate in (("hinge", "angle"), ("slider", "distance")):
+        for kind, coordinate in (("hinge", "angle"), ("slider", "distance"), ("ball", None)):
             if isinstance(body.get(kind), dict):  # an inline table; anything else the reader names
                 joint = dict(body.pop(kind))
                 parts = []
-                if coordinate in joint:
+                if coordinate is not None and coordinate in joint:
                     parts.append("%s = %s" % (coordinate, _expression(joint.pop(coordinate),
                                                                       "%s.%s.%s" % (what, kind, coordinate), plain)))
                 for k, v in joint.items():
@@ -220,4 +220,20 @@ def model_text(*, coordinates, lagrangian=None, metric=None, potential=None, con
             lines.append("axis = %d" % int(contact.pop("axis")))
         for key, value in contact.items():
             lines.append("%s = %s" % (_key(key), _expression(value, "contacts[%d].%s" % (i, key), plain)))
+    for i, loop in enumerate(loops or ()):
+        loop = dict(loop)
+        what = "loops[%d]" % i
+        lines.append("[[loops]]")
+        points = []
+        for k, point in enumerate(loop.pop("points", ())):
+            point = dict(point)
+            parts = ["body = " + json.dumps(str(point.pop("body")))] if "body" in point else []
+            for key, value in point.items():
+                parts.append("%s = %s" % (_key(key), _expressions(value, "%s.points[%d].%s" % (what, k, key), plain)))
+            points.append("{ " + ", ".join(parts) + " }")
+        lines.append("points = [" + ", ".join(points) + "]")
+        if "axes" in loop:
+            lines.append("axes = [" + ", ".join("%d" % int(a) for a in loop.pop("axes")) + "]")
+        for key, value in loop.items():  # unknown keys: the reader names them
+            lines.append("%s = %s" % (_key(key), _expression(value, what + "." + str(key), plain)))
     return "\n".join(lines) + "\n"

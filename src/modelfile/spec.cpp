@@ -149,7 +149,8 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     BodySpec b;
     b.line = line_of(*t);
     const std::string what = "body " + std::to_string(spec.bodies.size() + 1);
-    only_keys(*t, what, {"name", "mass", "inertia", "position", "euler", "quaternion", "parent", "hinge", "slider"});
+    only_keys(*t, what,
+              {"name", "mass", "inertia", "position", "euler", "quaternion", "parent", "hinge", "slider", "ball"});
     b.name = r.string(*required(*t, b.line, what, "name"), what + ".name");
     claim(b.name, b.line, "body");
     const std::string key = "bodies." + b.name;
@@ -161,38 +162,72 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
                               "or the six entries [I11, I22, I33, I12, I13, I23] of its tensor on the body axes");
     const auto* euler = t->get("euler");
     const auto* quaternion = t->get("quaternion");
+    // its orientation: in the ground's axes, or from its parent's through a ball joint
+    const auto read_orientation = [&](const char* relative) {
+      if (!euler == !quaternion)
+        r.fail(b.line, what + ": give its orientation" + relative + ", euler = [phi, theta, psi] (z-x-z angles) or "
+                              "quaternion = [w, x, y, z]");
+      if (euler)
+        b.euler =
+            r.expressions(*euler, key + ".euler", 3, "the orientation is three z-x-z Euler angles (phi, theta, psi)");
+      if (quaternion) {
+        b.quaternion =
+            r.expressions(*quaternion, key + ".quaternion", 4, "a quaternion has four components (w, x, y, z)");
+        // its norm is 1: a holonomic constraint, which the initial position must satisfy
+        std::string norm;
+        for (const auto& e : b.quaternion) norm += "(" + e.text + ")^2 + ";
+        spec.holonomic.push_back({norm + "-1", line_of(*quaternion), key + ".quaternion (its norm)"});
+        if (spec.holonomic_line == 0) spec.holonomic_line = line_of(*quaternion);
+      }
+    };
+    using Kind = BodySpec::Joint::Kind;
+    const std::pair<const char*, Kind> kinds[] = {
+        {"hinge", Kind::hinge}, {"slider", Kind::slider}, {"ball", Kind::ball}};
+    const toml::node* joint = nullptr;
+    for (const auto& [name, kind] : kinds) {
+      const auto* node = t->get(name);
+      if (!node) continue;
+      if (joint) r.fail(line_of(*node), what + ": a body has one joint to its parent, a hinge, a slider or a ball");
+      joint = node;
+      b.joint.kind = kind;
+    }
     if (const auto* parent = t->get("parent")) {
       b.parent = r.string(*parent, key + ".parent");
       if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& a) { return a.name == b.parent; }))
         r.fail(line_of(*parent), what + ": no body named '" + b.parent + "' above it among [[bodies]] (a parent comes "
                                         "before the bodies joined to it)");
-      for (const auto* placed : {t->get("position"), euler, quaternion})
-        if (placed)
-          r.fail(line_of(*placed), what + ": a body joined to a parent is placed by its joint, not by position, euler "
-                                          "or quaternion");
-      const auto* hinge = t->get("hinge");
-      const auto* slider = t->get("slider");
-      if (hinge && slider)
-        r.fail(line_of(*slider), what + ": a body has one joint to its parent, a hinge or a slider, not both");
-      b.joint.slides = slider != nullptr;
-      const char* kind = b.joint.slides ? "slider" : "hinge";
-      const char* coordinate = b.joint.slides ? "distance" : "angle";
-      const auto* joint = b.joint.slides ? slider : hinge;
       if (!joint)
-        r.fail(b.line, what + " (joined to '" + b.parent + "') has no joint: hinge = { axis, angle, at, centre } or "
-                                                           "slider = { axis, distance, at, centre }");
+        r.fail(b.line, what + " (joined to '" + b.parent + "') has no joint: hinge = { axis, angle, at, centre }, "
+                                                           "slider = { axis, distance, at, centre } or ball = { at, "
+                                                           "centre }");
+      const bool ball = b.joint.kind == Kind::ball;
+      for (const auto* placed : {t->get("position"), ball ? nullptr : euler, ball ? nullptr : quaternion})
+        if (placed)
+          r.fail(line_of(*placed), what + (ball ? ": a body on a ball joint is placed by its joint, not by position "
+                                                  "(euler or quaternion turn it from its parent's axes)"
+                                                : ": a body joined to a parent is placed by its joint, not by "
+                                                  "position, euler or quaternion"));
+      const char* kind = ball ? "ball" : b.joint.kind == Kind::slider ? "slider" : "hinge";
+      const char* coordinate = ball ? nullptr : b.joint.kind == Kind::slider ? "distance" : "angle";
       const auto* table = joint->as_table();
       const std::string in_joint = key + "." + kind;
       if (!table)
-        r.fail(line_of(*joint), in_joint + " must be a table, " + kind + " = { axis = [0, 0, 1], " + coordinate +
-                                    (b.joint.slides ? " = \"s\"" : " = \"delta\"") +
-                                    ", at = [0, 0, 0], centre = [0, 0, 0] }");
-      only_keys(*table, in_joint, {"axis", coordinate, "at", "centre"});
-      b.joint.axis =
-          r.expressions(*required(*table, line_of(*joint), in_joint, "axis"), in_joint + ".axis", 3,
-                        std::string("the ") + kind + "'s axis has three components in the parent's body axes");
-      b.joint.coordinate =
-          r.expression(*required(*table, line_of(*joint), in_joint, coordinate), in_joint + "." + coordinate);
+        r.fail(line_of(*joint), in_joint + " must be a table, " + kind + " = { " +
+                                    (ball ? std::string()
+                                          : std::string("axis = [0, 0, 1], ") + coordinate +
+                                                (b.joint.kind == Kind::slider ? " = \"s\", " : " = \"delta\", ")) +
+                                    "at = [0, 0, 0], centre = [0, 0, 0] }");
+      if (ball) {
+        only_keys(*table, in_joint, {"at", "centre"});
+        read_orientation(" from its parent's axes");
+      } else {
+        only_keys(*table, in_joint, {"axis", coordinate, "at", "centre"});
+        b.joint.axis =
+            r.expressions(*required(*table, line_of(*joint), in_joint, "axis"), in_joint + ".axis", 3,
+                          std::string("the ") + kind + "'s axis has three components in the parent's body axes");
+        b.joint.coordinate =
+            r.expression(*required(*table, line_of(*joint), in_joint, coordinate), in_joint + "." + coordinate);
+      }
       const auto point = [&](const char* name, const char* where) {
         if (const auto* node = table->get(name))
           return r.expressions(*node, in_joint + "." + name, 3,
@@ -204,26 +239,11 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
       spec.bodies.push_back(std::move(b));
       continue;
     }
-    for (const auto* joint : {t->get("hinge"), t->get("slider")})
-      if (joint)
-        r.fail(line_of(*joint), what + ": a joint joins the body to its parent, and it has none (parent = \"NAME\")");
+    if (joint)
+      r.fail(line_of(*joint), what + ": a joint joins the body to its parent, and it has none (parent = \"NAME\")");
     b.position = r.expressions(*required(*t, b.line, what, "position"), key + ".position", 3,
                                "the mass centre's position has three components (x, y, z; z up)");
-    if (!euler == !quaternion)
-      r.fail(b.line, what + ": give its orientation, euler = [phi, theta, psi] (z-x-z angles) or quaternion = "
-                            "[w, x, y, z]");
-    if (euler)
-      b.euler =
-          r.expressions(*euler, key + ".euler", 3, "the orientation is three z-x-z Euler angles (phi, theta, psi)");
-    if (quaternion) {
-      b.quaternion =
-          r.expressions(*quaternion, key + ".quaternion", 4, "a quaternion has four components (w, x, y, z)");
-      // its norm is 1: a holonomic constraint, which the initial position must satisfy
-      std::string norm;
-      for (const auto& e : b.quaternion) norm += "(" + e.text + ")^2 + ";
-      spec.holonomic.push_back({norm + "-1", line_of(*quaternion), key + ".quaternion (its norm)"});
-      if (spec.holonomic_line == 0) spec.holonomic_line = line_of(*quaternion);
-    }
+    read_orientation("");
     spec.bodies.push_back(std::move(b));
   }
   if (const auto* g = root.get("gravity")) {
@@ -265,6 +285,62 @@ void read_bodies(const toml::table& root, const Reader& r, ModelSpec& spec, cons
     }
     spec.contacts.push_back(std::move(c));
   }
+  const char* loop_example = "[[loops]] points = [{ body = \"coupler\", at = [\"d\", 0, 0] }, { body = \"rocker\", "
+                             "at = [0, 0, \"-l\"] }], axes = [1, 3]";
+  for (const auto* t : tables("loops", loop_example)) {
+    LoopSpec loop;
+    loop.line = line_of(*t);
+    const std::string what = "loop " + std::to_string(spec.loops.size() + 1);
+    const std::string key = "loops." + std::to_string(spec.loops.size() + 1);
+    only_keys(*t, what, {"points", "axes"});
+    const auto* points = required(*t, loop.line, what, "points");
+    const std::string two_points = what + ": points are the two points that the loop holds together, [{ body = "
+                                          "\"NAME\", at = [x, y, z] }, { body = \"NAME\", at = [x, y, z] }] (a point "
+                                          "without a body is the ground's)";
+    const auto* list = points->as_array();
+    if (!list || list->size() != 2) r.fail(line_of(*points), two_points);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto* point = (*list)[k].as_table();
+      if (!point) r.fail(line_of((*list)[k]), two_points);
+      const std::string where = key + ".points[" + std::to_string(k) + "]";
+      only_keys(*point, where, {"body", "at"});
+      LoopSpec::Point& p = loop.points[k];
+      if (const auto* body = point->get("body")) {
+        p.body = r.string(*body, where + ".body");
+        if (std::none_of(spec.bodies.begin(), spec.bodies.end(), [&](const BodySpec& b) { return b.name == p.body; }))
+          r.fail(line_of(*body), what + ": no body named '" + p.body + "' among [[bodies]]");
+      }
+      p.at = r.expressions(*required(*point, line_of((*list)[k]), where, "at"), where + ".at", 3,
+                           "the point has three components, in its body's axes from the body's origin (its joint's "
+                           "point, or its mass centre) or in the ground's");
+    }
+    if (loop.points[0].body.empty() && loop.points[1].body.empty())
+      r.fail(line_of(*points), what + ": both points are the ground's; a loop holds a point of a body");
+    loop.axes = {0, 1, 2};
+    if (const auto* axes = t->get("axes")) {
+      const std::string along = what + ": axes are the ground's axes along which the points coincide, distinct "
+                                       "numbers among 1, 2 and 3 (x, y, z), e.g. axes = [1, 3]";
+      const auto* numbers = axes->as_array();
+      if (!numbers || numbers->empty() || numbers->size() > 3) r.fail(line_of(*axes), along);
+      loop.axes.clear();
+      for (const auto& a : *numbers) {
+        const auto value = a.template value<std::int64_t>();
+        if (!a.is_integer() || !value || *value < 1 || *value > 3 ||
+            std::find(loop.axes.begin(), loop.axes.end(), *value - 1) != loop.axes.end())
+          r.fail(line_of(a), along);
+        loop.axes.push_back(static_cast<int>(*value - 1));
+      }
+    }
+    // its φ comes from the bodies' algebra, not from a text
+    loop.first_holonomic = static_cast<int>(spec.holonomic.size());
+    for (const int a : loop.axes) {
+      const std::string axis(1, "xyz"[a]);
+      spec.holonomic.push_back({"the distance of the loop's points along " + axis, loop.line,
+                                key + " (along " + axis + ")"});
+    }
+    if (spec.holonomic_line == 0) spec.holonomic_line = loop.line;
+    spec.loops.push_back(std::move(loop));
+  }
 }
 
 }  // namespace
@@ -300,7 +376,7 @@ ModelSpec parse_spec_text(const std::string& text, const std::string& path) {
                                                       "lagrangian", "metric",      "potential",   "constraints",
                                                       "holonomic",  "force",       "action",      "initial",
                                                       "solution",   "derived",     "inputs",      "definitions",
-                                                      "bodies",     "gravity",     "contacts"};
+                                                      "bodies",     "gravity",     "contacts",    "loops"};
   for (auto&& [key, node] : root) {
     if (std::find(known_keys.begin(), known_keys.end(), key.str()) == known_keys.end())
       r.fail(line_of(node), "unknown key '" + std::string(key.str()) + "' (known: " + list_names(known_keys) + ")");

@@ -3,6 +3,7 @@
 // expressions as text and numbers, each with the line it came from so that every later error can
 // point at it. parse_spec() checks the shape of the file (keys, types, sizes, names); the
 // expressions themselves are checked by the symbolic layer (symbolic.hpp).
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,13 +70,29 @@ struct BodySpec {
   /// parent's body axes, whose orientation the body has at angle 0) at the point `at` of the parent
   /// (in its axes, from its origin: its own joint's point, or its mass centre if it is placed by
   /// `position`), its own mass centre at `centre` from that point (its own axes); or by a slider,
-  /// with the parent's orientation, its joint's point moved by `distance` along `axis` from `at`.
+  /// with the parent's orientation, its joint's point moved by `distance` along `axis` from `at`;
+  /// or by a ball joint at `at`, turned from the parent's axes by its own `euler` or `quaternion`.
   std::string parent;
   struct Joint {
-    bool slides = false;                       ///< a slider; a hinge otherwise
-    std::vector<Expression> axis, at, centre;  ///< 3 each, parameters only
-    Expression coordinate;                     ///< the angle or the distance, in the coordinates and parameters
+    enum class Kind { hinge, slider, ball };
+    Kind kind = Kind::hinge;
+    std::vector<Expression> axis, at, centre;  ///< 3 each (a ball joint has no axis), parameters only
+    Expression coordinate;                     ///< a hinge's angle or a slider's distance, in q and parameters
   } joint;
+};
+
+/// A loop of [[loops]]: a point of one body held at a point of another body or of the ground, along
+/// some of the ground's axes. It closes a loop of joints (a four-bar linkage), as one holonomic
+/// constraint per axis, the difference of the two points' positions along it.
+struct LoopSpec {
+  long line = 0;
+  struct Point {
+    std::string body;             ///< empty: a point of the ground
+    std::vector<Expression> at;   ///< 3, parameters only: in the body's axes from its origin, or the ground's
+  };
+  std::array<Point, 2> points;
+  std::vector<int> axes;          ///< 0, 1, 2 for x, y, z
+  int first_holonomic = 0;        ///< the index in ModelSpec::holonomic of the constraint along axes[0]
 };
 
 /// A contact of [[contacts]]: the body rolls without slipping on the ground plane z = 0, touching
@@ -124,6 +141,7 @@ struct ModelSpec {
   std::vector<BodySpec> bodies;
   std::optional<Expression> gravity;
   std::vector<ContactSpec> contacts;
+  std::vector<LoopSpec> loops;
   /// External force F(q, v), one expression per coordinate (empty: no force). It enters the
   /// Lagrange–d'Alembert principle as ∫ F·δq dt, so F is a covector in the coordinates' basis.
   std::vector<Expression> force;

@@ -523,7 +523,9 @@ struct KernelArguments {
 /// lowest point).
 struct BodiesAlgebra {
   ex lagrangian;
-  std::map<int, ex> heights;  ///< the height of each contact held by a holonomic constraint, by its index
+  /// The holonomic constraints that the bodies give, by their index: the height of each contact held
+  /// by one, and each loop's points apart along an axis.
+  std::map<int, ex> holonomic;
   std::vector<ex> contact_rows;  ///< two per contact, linear in the velocities
 };
 
@@ -568,6 +570,55 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
     return Vector{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
   };
 
+  // A body's orientation from its Euler angles or quaternion: R, its body angular velocity Ω and its
+  // spatial one ω = R Ω, each rotation's rate taken through the ones after it (no sin² + cos² left
+  // to cancel); for a quaternion the radial term that makes the metric regular.
+  struct Turn {
+    Matrix R;
+    Vector Omega, omega;
+    ex radial = 0;
+  };
+  const auto orientation = [&](const BodySpec& b, const std::vector<ex>& inertia) {
+    Turn out;
+    if (!b.euler.empty()) {
+      Vector angle, angle_t;
+      for (std::size_t i = 0; i < 3; ++i) {
+        angle[i] = parse(b.euler[i], kCoordinates, in_q);
+        angle_t[i] = rate(angle[i], b.euler[i]);
+      }
+      const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
+      out.Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
+                            apply(Rz_psi, axis(0, angle_t[1]), true)),
+                       axis(2, angle_t[2]));
+      const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
+      out.omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
+                       apply(Rz_Rx, axis(2, angle_t[2]), false));
+      out.R = times(Rz_Rx, Rz_psi);
+      return out;
+    }
+    // A unit quaternion (w, v): Ω = 2 (w v̇ − ẇ v − v × v̇), ω = 2 (w v̇ − ẇ v + v × v̇), and a term
+    // 2 J s², s = (w, v)·(ẇ, v̇) the radial rate that the norm's constraint keeps at 0, J the mean
+    // moment, which makes the metric regular in the radial direction.
+    std::array<ex, 4> e, e_t;
+    for (std::size_t i = 0; i < 4; ++i) {
+      e[i] = parse(b.quaternion[i], kCoordinates, in_q);
+      e_t[i] = rate(e[i], b.quaternion[i]);
+    }
+    const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
+    const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
+    const Vector v_x_v_t = cross(v, v_t);
+    for (std::size_t i = 0; i < 3; ++i) {
+      out.Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - v_x_v_t[i]);
+      out.omega[i] = 2 * (w * v_t[i] - w_t * v[i] + v_x_v_t[i]);
+    }
+    out.R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+              {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+              {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+    const ex s_rate = w * w_t + x * e_t[1] + y * e_t[2] + z * e_t[3];
+    out.radial = 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
+    return out;
+  };
+
   BodiesAlgebra out;
   const ex g = spec.gravity ? parse(*spec.gravity, 0, params) : ex(0);
   // Of each body, by name: R, ω and the mass centre's p and ṗ in the ground frame, Ω and the mass
@@ -587,22 +638,36 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
     Vector p, p_t, Omega, omega, V, o, o_t, W;
     ex T = 0;
     if (!b.parent.empty()) {
+      using Kind = BodySpec::Joint::Kind;
       const Motion& parent = motion.at(b.parent);
-      Vector a, at, centre;  // the joint's unit axis, its point on the parent, the mass centre from it
+      Vector at, centre;  // the joint's point on the parent, the mass centre from it
       for (std::size_t i = 0; i < 3; ++i) {
-        a[i] = parse(b.joint.axis[i], 0, params);
         at[i] = parse(b.joint.at[i], 0, params);
         centre[i] = parse(b.joint.centre[i], 0, params);
       }
-      const ex length = sqrt(pow(a[0], 2) + pow(a[1], 2) + pow(a[2], 2));
-      if (vanishes(length, points))
-        parse.fail(b.joint.axis[0], std::string("the ") + (b.joint.slides ? "slider" : "hinge") + "'s axis of body '" +
-                                        b.name + "' is zero");
-      for (auto& component : a) component /= length;
-      const ex coordinate = parse(b.joint.coordinate, kCoordinates, in_q);
-      const ex coordinate_t = rate(coordinate, b.joint.coordinate);
-      Vector offset = at, slide;  // the joint's point on the parent (its axes); a slider's velocity along a
-      if (b.joint.slides) {
+      Vector a, offset = at, slide;  // the axis; the joint's point on the parent (its axes); a slider's velocity
+      ex coordinate, coordinate_t;
+      if (b.joint.kind != Kind::ball) {
+        for (std::size_t i = 0; i < 3; ++i) a[i] = parse(b.joint.axis[i], 0, params);
+        const ex length = sqrt(pow(a[0], 2) + pow(a[1], 2) + pow(a[2], 2));
+        if (vanishes(length, points))
+          parse.fail(b.joint.axis[0], std::string("the ") + (b.joint.kind == Kind::slider ? "slider" : "hinge") +
+                                          "'s axis of body '" + b.name + "' is zero");
+        for (auto& component : a) component /= length;
+        coordinate = parse(b.joint.coordinate, kCoordinates, in_q);
+        coordinate_t = rate(coordinate, b.joint.coordinate);
+      }
+      if (b.joint.kind == Kind::ball) {
+        // On a ball joint: R = R_parent R_b, R_b its own orientation from the parent's axes, with its
+        // body angular velocity Ω_b and ω_b = R_b Ω_b in the parent's axes; as for a hinge below,
+        // Ω = R_bᵀ Ω_parent + Ω_b, W = R_bᵀ (W_parent + Ω_parent × at), ω = ω_parent + R_parent ω_b.
+        const Turn turn = orientation(b, inertia);
+        R = times(parent.R, turn.R);
+        Omega = plus(apply(turn.R, parent.Omega, true), turn.Omega);
+        W = apply(turn.R, plus(parent.W, cross(parent.Omega, at)), true);
+        omega = plus(parent.omega, apply(parent.R, turn.omega, false));
+        T += turn.radial;
+      } else if (b.joint.kind == Kind::slider) {
         // Sliding on its parent: R = R_parent, its origin (the joint's point) at
         // o_parent + R_parent (at + a s) and its mass centre at o + R centre. In the body's axes,
         // which are the parent's, Ω = Ω_parent, W = W_parent + Ω_parent × (at + a s) + a s_t and
@@ -643,7 +708,7 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
       const Vector arm = apply(parent.R, offset, false), reach = apply(R, centre, false);
       o = plus(parent.o, arm);
       o_t = plus(parent.o_t, cross(parent.omega, arm));
-      if (b.joint.slides) o_t = plus(o_t, apply(parent.R, slide, false));
+      if (b.joint.kind == Kind::slider) o_t = plus(o_t, apply(parent.R, slide, false));
       p = plus(o, reach);
       p_t = plus(o_t, cross(omega, reach));
     } else {
@@ -651,42 +716,11 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
         p[i] = parse(b.position[i], kCoordinates, in_q);
         p_t[i] = rate(p[i], b.position[i]);
       }
-      if (!b.euler.empty()) {
-        Vector angle, angle_t;
-        for (std::size_t i = 0; i < 3; ++i) {
-          angle[i] = parse(b.euler[i], kCoordinates, in_q);
-          angle_t[i] = rate(angle[i], b.euler[i]);
-        }
-        const Matrix Rz_phi = rotation(2, angle[0]), Rx_theta = rotation(0, angle[1]), Rz_psi = rotation(2, angle[2]);
-        Omega = plus(plus(apply(Rz_psi, apply(Rx_theta, axis(2, angle_t[0]), true), true),
-                          apply(Rz_psi, axis(0, angle_t[1]), true)),
-                     axis(2, angle_t[2]));
-        const Matrix Rz_Rx = times(Rz_phi, Rx_theta);
-        omega = plus(plus(axis(2, angle_t[0]), apply(Rz_phi, axis(0, angle_t[1]), false)),
-                     apply(Rz_Rx, axis(2, angle_t[2]), false));
-        R = times(Rz_Rx, Rz_psi);
-      } else {
-        // A unit quaternion (w, v): Ω = 2 (w v̇ − ẇ v − v × v̇), ω = 2 (w v̇ − ẇ v + v × v̇), and a term
-        // 2 J s², s = (w, v)·(ẇ, v̇) the radial rate that the norm's constraint keeps at 0, J the mean
-        // moment, which makes the metric regular in the radial direction.
-        std::array<ex, 4> e, e_t;
-        for (std::size_t i = 0; i < 4; ++i) {
-          e[i] = parse(b.quaternion[i], kCoordinates, in_q);
-          e_t[i] = rate(e[i], b.quaternion[i]);
-        }
-        const ex &w = e[0], &x = e[1], &y = e[2], &z = e[3], &w_t = e_t[0];
-        const Vector v{x, y, z}, v_t{e_t[1], e_t[2], e_t[3]};
-        const Vector v_x_v_t = cross(v, v_t);
-        for (std::size_t i = 0; i < 3; ++i) {
-          Omega[i] = 2 * (w * v_t[i] - w_t * v[i] - v_x_v_t[i]);
-          omega[i] = 2 * (w * v_t[i] - w_t * v[i] + v_x_v_t[i]);
-        }
-        R = {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-              {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-              {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
-        const ex s_rate = w * w_t + x * e_t[1] + y * e_t[2] + z * e_t[3];
-        T += 2 * (inertia[0] + inertia[1] + inertia[2]) / 3 * pow(s_rate, 2);
-      }
+      const Turn turn = orientation(b, inertia);
+      R = turn.R;
+      Omega = turn.Omega;
+      omega = turn.omega;
+      T += turn.radial;
     }
     if (b.parent.empty()) {  // its origin is its mass centre
       V = W = apply(R, p_t, true);
@@ -723,7 +757,7 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
                  "needs no holonomic constraint (holonomic = true is for a contact whose height other coordinates "
                  "change)");
     if (c.holonomic >= 0)
-      out.heights[c.holonomic] = p[2] + offset[2];  // φ = 0: the contact point on the plane
+      out.holonomic[c.holonomic] = p[2] + offset[2];  // φ = 0: the contact point on the plane
     else if (!on_the_plane)
       parse.fail(c.radius, "the contact of body '" + c.body + "' is not on the plane z = 0 at every configuration: "
                            "its mass centre's height (position[2]) must be the distance from the centre to the "
@@ -731,6 +765,26 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
                            "a rim (mass centre above the plane, z up)");
     out.contact_rows.push_back(p_t[0] + omega[1] * offset[2] - omega[2] * offset[1]);
     out.contact_rows.push_back(p_t[1] + omega[2] * offset[0] - omega[0] * offset[2]);
+  }
+  // A loop's points, o + R at of a body (o its origin) or a point of the ground, apart along its axes.
+  for (std::size_t k = 0; k < spec.loops.size(); ++k) {
+    const LoopSpec& loop = spec.loops[k];
+    std::array<Vector, 2> ends;
+    for (std::size_t e = 0; e < 2; ++e) {
+      const LoopSpec::Point& point = loop.points[e];
+      Vector at;
+      for (std::size_t i = 0; i < 3; ++i) at[i] = parse(point.at[i], 0, params);
+      ends[e] = point.body.empty() ? at : plus(motion.at(point.body).o, apply(motion.at(point.body).R, at, false));
+    }
+    for (std::size_t j = 0; j < loop.axes.size(); ++j) {
+      const auto axis = static_cast<std::size_t>(loop.axes[j]);
+      const ex apart = ends[0][axis] - ends[1][axis];
+      if (vanishes(apart, points))
+        parse.fail(spec.holonomic[static_cast<std::size_t>(loop.first_holonomic) + j],
+                   std::string("the points of loop ") + std::to_string(k + 1) + " coincide along " + "xyz"[axis] +
+                       " at every configuration: leave " + "xyz"[axis] + " out of its axes (axes = [...])");
+      out.holonomic[loop.first_holonomic + static_cast<int>(j)] = apart;
+    }
   }
   return out;
 }
@@ -845,10 +899,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
   std::vector<ex> holonomic(m - velocity_rows);
   for (int a = velocity_rows; a < m; ++a) {
     const Expression& e = spec.constraint_source(a);
-    const auto contact = bodies.heights.find(a - velocity_rows);
+    const auto of_bodies = bodies.holonomic.find(a - velocity_rows);
     const ex& phi = holonomic[static_cast<std::size_t>(a - velocity_rows)] =
-        contact != bodies.heights.end() ? contact->second
-                                        : parse(e, kCoordinates | may_use_time, s.z ? in_q : in_q + "; t");
+        of_bodies != bodies.holonomic.end() ? of_bodies->second
+                                            : parse(e, kCoordinates | may_use_time, s.z ? in_q : in_q + "; t");
     bool depends_on_position = false;
     for (int i = 0; i < n; ++i) {
       M[a][i] = d(phi, s.q[i], e);
@@ -927,10 +981,10 @@ SymbolicModel analyse(const ModelSpec& spec) {
   // Derived quantities and the closed form.
   std::vector<ex> derived;
   for (const auto& d : spec.derived) {
-    const auto contact = bodies.heights.find(d.holonomic);  // a contact's height: no text to parse
-    derived.push_back(contact != bodies.heights.end() ? contact->second
-                                                      : parse(d.expression, kCoordinates | kVelocities | kTime,
-                                                              in_qv + "; t"));
+    const auto of_bodies = bodies.holonomic.find(d.holonomic);  // a contact's height, a loop: no text to parse
+    derived.push_back(of_bodies != bodies.holonomic.end() ? of_bodies->second
+                                                          : parse(d.expression, kCoordinates | kVelocities | kTime,
+                                                                  in_qv + "; t"));
   }
   std::vector<ex> solution_q, solution_v, solution_conditions;
   const std::string in_solution = "a closed form uses t, the initial values x_0, x_t_0 of each coordinate x, and " + params;

@@ -326,6 +326,47 @@ def test_a_model_from_bodies_and_contacts(source_dir):
                         contacts=[{"body": "wheel", "sphere": 1}])
 
 
+def test_a_model_with_a_ball_joint_and_a_loop():
+    # A ball joint as a dict, its Euler angles sympy symbols: Lagrange's heavy top on a fixed point
+    # against its hand-written Lagrangian (CliModelFiles.BallJointsJoinBodies)
+    sp = pytest.importorskip("sympy")
+    phi, theta, psi = sp.symbols("phi theta psi")
+    top = {"m": 1.5, "A": 0.2, "C": 0.4, "l": 0.3, "g": 9.81}
+    start = {"q0": [0, 0.4, 0], "v0": [0.3, 0.1, 20]}
+    on_a_ball = dalembert.model(
+        name="top", coordinates=["phi", "theta", "psi"], parameters=top, gravity="g", **start,
+        bodies=[{"name": "support", "mass": 0, "inertia": [0, 0, 0], "position": [0, 0, 0], "euler": [0, 0, 0]},
+                {"name": "top", "mass": "m", "inertia": ["A", "A", "C"], "parent": "support",
+                 "ball": {"centre": [0, 0, "l"]}, "euler": [phi, theta, psi]}])
+    lagrange = dalembert.model(
+        name="lagrange top", coordinates=["phi", "theta", "psi"], parameters=top, **start,
+        lagrangian="(A + m*l^2)/2*(theta_t^2 + sin(theta)^2*phi_t^2) + C/2*(psi_t + cos(theta)*phi_t)^2"
+                   " - m*g*l*cos(theta)")
+    assert np.max(np.abs(dalembert.run(on_a_ball, "dla", h=0.02, steps=200).q
+                         - dalembert.run(lagrange, "dla", h=0.02, steps=200).q)) < 1e-12
+    # A loop: the parallelogram four-bar of CliModelFiles.LoopsCloseChainsOfJoints, its coupler's far
+    # end held at the right crank's tip along x and z, keeps a = c = -b and its loop closed
+    four_bar = dalembert.model(
+        name="four-bar", coordinates=["a", "b", "c"], gravity=9.81, q0=[0.5, -0.5, 0.5], v0=[1, -1, 1],
+        bodies=[{"name": "ground", "mass": 0, "inertia": [0, 0, 0], "position": [0, 0, 0], "euler": [0, 0, 0]},
+                {"name": "left", "mass": 1, "inertia": [0.02] * 3, "parent": "ground",
+                 "hinge": {"axis": [0, 1, 0], "angle": "a", "centre": [0, 0, -0.25]}},
+                {"name": "coupler", "mass": 2, "inertia": [0.01, 0.05, 0.05], "parent": "left",
+                 "hinge": {"axis": [0, 1, 0], "angle": "b", "at": [0, 0, -0.5], "centre": [0.4, 0, 0]}},
+                {"name": "right", "mass": 1, "inertia": [0.02] * 3, "parent": "ground",
+                 "hinge": {"axis": [0, 1, 0], "angle": "c", "at": [0.8, 0, 0], "centre": [0, 0, -0.25]}}],
+        loops=[{"points": [{"body": "coupler", "at": [0.8, 0, 0]}, {"body": "right", "at": [0, 0, -0.5]}],
+                "axes": [1, 3]}])
+    assert four_bar.constraints == 2
+    r = dalembert.run(four_bar, "dla", h=0.02, steps=200)
+    assert np.max(np.abs(r.q[:, 0] + r.q[:, 1])) < 1e-12 and np.max(np.abs(r.q[:, 0] - r.q[:, 2])) < 1e-12
+    assert np.max(np.abs(r.column("holonomic_0"))) < 1e-14 and np.max(np.abs(r.column("holonomic_1"))) < 1e-14
+    with pytest.raises(dalembert.BadInput, match=r"loop 1: no body named 'rite' among \[\[bodies\]\]"):
+        dalembert.model(coordinates=["a"], bodies=[{"name": "rod", "mass": 1, "inertia": [1, 1, 1],
+                                                    "position": [0, 0, 0], "euler": ["a", 0, 0]}],
+                        loops=[{"points": [{"body": "rod", "at": [1, 0, 0]}, {"body": "rite", "at": [0, 0, 0]}]}])
+
+
 def test_a_model_file_takes_parameters_by_keyword(source_dir):
     disk = dalembert.model_file(source_dir / "models" / "rolling-disk.toml", C=0.6)
     assert disk.n == 5 and disk.constraints == 2 and disk.parameters["C"] == 0.6
