@@ -53,6 +53,7 @@ InitialData start(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, bool pro
 struct FlowCase {
   const char* file;
   double T;
+  int quaternion = -1;  ///< where a unit quaternion starts among q (its norm a holonomic constraint), or −1
 };
 
 class JacobiFieldOfTheFlow : public testing::TestWithParam<FlowCase> {};
@@ -73,7 +74,16 @@ TEST_P(JacobiFieldOfTheFlow, AgreesWithCentralDifferencesOfTheFlow) {
                                                   Eigen::VectorXd::Zero(model->n()), {0.0}, false, 1e-13);
   const Eigen::VectorXd q0 = trajectory.q.row(0).transpose(), v0 = trajectory.v.row(0).transpose();
   std::mt19937 random(7);
-  const Eigen::VectorXd dq0 = random_vector(model->n(), random), dv0_free = random_vector(model->n(), random);
+  Eigen::VectorXd dq0 = random_vector(model->n(), random);
+  const Eigen::VectorXd dv0_free = random_vector(model->n(), random);
+  // A quaternion's variation is tangent to its sphere, and the perturbed starts stay on it: they are
+  // normalised, a curve on the constraint whose tangent at 0 is the variation.
+  const int k = GetParam().quaternion;
+  if (k >= 0) dq0.segment<4>(k) -= dq0.segment<4>(k).dot(q0.segment<4>(k)) * q0.segment<4>(k);
+  const auto on_the_constraint = [k](Eigen::VectorXd q) {
+    if (k >= 0) q.segment<4>(k).normalize();
+    return q;
+  };
   const auto field = modelfile::jacobi_field(model, {}, start(q0, v0, false), dq0, dv0_free, {0.0, T}, true, 1e-13);
   const Eigen::VectorXd dv0 = field.W_dot.row(0).transpose();  // projected onto the linearised constraint
   EXPECT_LT(field.linearised_constraint[0], 1e-12);
@@ -81,9 +91,9 @@ TEST_P(JacobiFieldOfTheFlow, AgreesWithCentralDifferencesOfTheFlow) {
 
   const double eps = 1e-3;
   const auto end_at = [&](double s) {
-    const auto f = modelfile::jacobi_field(model, {}, start(q0 + s * eps * dq0, v0 + s * eps * dv0, true),
-                                           Eigen::VectorXd::Zero(model->n()), Eigen::VectorXd::Zero(model->n()),
-                                           {T}, false, 1e-13);
+    const InitialData perturbed = start(on_the_constraint(q0 + s * eps * dq0), v0 + s * eps * dv0, true);
+    const auto f = modelfile::jacobi_field(model, {}, perturbed, Eigen::VectorXd::Zero(model->n()),
+                                           Eigen::VectorXd::Zero(model->n()), {T}, false, 1e-13);
     Eigen::VectorXd x(2 * model->n());
     x << f.q.row(0).transpose(), f.v.row(0).transpose();
     return x;
@@ -100,7 +110,8 @@ TEST_P(JacobiFieldOfTheFlow, AgreesWithCentralDifferencesOfTheFlow) {
 INSTANTIATE_TEST_SUITE_P(ModelFiles, JacobiFieldOfTheFlow,
                          testing::Values(FlowCase{"chaplygin-sleigh.toml", 3.0}, FlowCase{"vertical-disk.toml", 3.0},
                                          FlowCase{"rolling-disk.toml", 2.0}, FlowCase{"two-skates.toml", 2.0},
-                                         FlowCase{"chaotic-oscillator.toml", 2.0}, FlowCase{"pendulum.toml", 3.0}),
+                                         FlowCase{"chaotic-oscillator.toml", 2.0}, FlowCase{"pendulum.toml", 3.0},
+                                         FlowCase{"turntable-ball.toml", 3.0, 2}),
                          [](const auto& info) {
                            std::string name = info.param.file;
                            name = name.substr(0, name.find('.'));
@@ -215,6 +226,26 @@ TEST(JacobiFields, RefuseBadInputByName) {
   const auto field = modelfile::jacobi_field(model, {}, none, zero, Eigen::Vector3d::UnitY(), {0.0, 2.0}, true);
   EXPECT_LT(field.linearised_constraint[1], 1e-10);
   EXPECT_GT(field.W.row(1).norm(), 0.1);
+  // Affine constraints M(q) v + b(q) = 0 are taken (JacobiFieldOfTheFlow: the turntable's ball), but
+  // not a b of the time, nor by the computations of the distribution ker M.
+  const Eigen::VectorXd six = Eigen::VectorXd::Zero(6), x_shift = Eigen::VectorXd::Unit(6, 0);
+  const auto varying = modelfile::load(model_path("varying-turntable-ball.toml"));
+  EXPECT_NE(message([&] { modelfile::jacobi_field(varying, {}, none, x_shift, six, {1.0}, true); })
+                .find("the Jacobi-field computation does not take affine constraints of the time"),
+            std::string::npos);
+  const auto turntable = modelfile::load(model_path("turntable-ball.toml"));
+  EXPECT_NE(message([&] { modelfile::exponential_map(turntable, {}, none, 1.0); })
+                .find("the exponential map does not take affine constraints, M(q) v + b(q) = 0"),
+            std::string::npos);
+  EXPECT_NE(message([&] { modelfile::nonholonomic_connection(turntable, {}, Eigen::VectorXd::Unit(6, 2)); })
+                .find("the nonholonomic connection does not take affine constraints"),
+            std::string::npos);
+  // dq0 moves the ball in x, where the table's surface moves by Ω x in y: the projection gives the
+  // start a velocity variation (zero without ∂b/∂q), and the field stays tangent
+  const auto shifted = modelfile::jacobi_field(turntable, {}, none, x_shift, six, {0.0, 1.0}, true);
+  EXPECT_GT(shifted.W_dot.row(0).norm(), 0.1);
+  EXPECT_LT(shifted.linearised_constraint[0], 1e-12);
+  EXPECT_LT(shifted.linearised_constraint[1], 1e-10);
 }
 
 namespace {

@@ -43,8 +43,9 @@ void check_times(const std::vector<double>& times, const char* name = "times") {
 }
 
 /// The velocity variation nearest dv0 in the kinetic metric G = ∂²L/∂v² that makes (dq0, dv0)
-/// tangent to the constraint: M(q0) δv = −(∂M/∂q·dq0) v0, δv = dv0 − G⁻¹Mᵀ(M G⁻¹ Mᵀ)⁻¹(M dv0 + c) with
-/// c = (∂M/∂q·dq0) v0 (the projection of the initial velocity, project_v0, in the same metric).
+/// tangent to the constraint M(q) v + b(q) = 0: M(q0) δv = −c, δv = dv0 − G⁻¹Mᵀ(M G⁻¹ Mᵀ)⁻¹(M dv0 + c)
+/// with c = (∂M/∂q·dq0) v0 + ∂b/∂q·dq0 (the projection of the initial velocity, project_v0, in the
+/// same metric).
 Eigen::VectorXd tangent_velocity_variation(const UnboundedFileModel& file, const Eigen::VectorXd& q0,
                                            const Eigen::VectorXd& v0, const Eigen::VectorXd& dq0,
                                            const Eigen::VectorXd& dv0) {
@@ -60,9 +61,12 @@ Eigen::VectorXd tangent_velocity_variation(const UnboundedFileModel& file, const
       M(a, i) = ad::value(Md(a, i));
       dM(a, i) = ad::derivative(Md(a, i), 0);
     }
+  const auto bd = file.constraint_offset<D>(qd, 0.0);  // b(q) of affine constraints (checked_start)
+  Eigen::VectorXd c = dM * v0;
+  for (int a = 0; a < m; ++a) c[a] += ad::derivative(bd[a], 0);
   const Eigen::LDLT<Eigen::MatrixXd> G(lagrangian_derivatives(file, q0, v0).W);
   const Eigen::MatrixXd GinvMt = G.solve(M.transpose());
-  const Eigen::VectorXd multiplier = (M * GinvMt).lu().solve(M * dv0 + dM * v0);
+  const Eigen::VectorXd multiplier = (M * GinvMt).lu().solve(M * dv0 + c);
   return dv0 - GinvMt * multiplier;
 }
 
@@ -74,13 +78,17 @@ struct Start {
   std::string system;
 };
 
+/// Jacobi fields and conjugate points take affine constraints M(q) v + b(q) = 0, whose linearised
+/// constraint has ∂b/∂q; a computation `linear_only` (the exponential map, whose directions scale
+/// velocities of D(q0)) takes linear ones only. Neither takes constraints of t.
 Start checked_start(std::shared_ptr<const LoadedModel> model, const ParameterOverrides& values, InitialData init,
-                    double tolerance) {
+                    double tolerance, const char* linear_only = nullptr) {
   Start start;
   start.system = "the model file " + model->spec.path;
   if (model->layout.contact)
     throw BadInput("Jacobi fields are those of Lagrange-d'Alembert models; " + start.system + " is a contact system");
-  require_constraints_taken(*model, {}, "the Jacobi-field computation");
+  if (model->has_affine_constraints() && (linear_only || model->layout.constraint_offsets_depend_on_time))
+    require_constraints_taken(*model, {}, linear_only ? linear_only : "the Jacobi-field computation");
   if (!(tolerance >= 1e-14 && tolerance < 1e-2))
     throw BadInput("tolerance = " + format_residual(tolerance) + " lies outside [1e-14, 1e-2)");
   start.bound = std::make_shared<BoundModel>(*bind(model, values));
@@ -232,6 +240,8 @@ UnboundedFileModel mechanical_file(const std::shared_ptr<const LoadedModel>& mod
                                    const std::string& what) {
   const std::string system = "the model file " + model->spec.path;
   if (model->layout.contact) throw BadInput(system + " is a contact system: it has no nonholonomic connection");
+  // the connection and the Jacobi equation are those of the distribution D(q) = ker M(q)
+  if (model->has_affine_constraints()) require_constraints_taken(*model, {}, what);
   UnboundedFileModel file(std::make_shared<BoundModel>(*bind(model, values)));
   if (!file.is_mechanical())
     throw BadInput(what + " is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " + system +
@@ -337,7 +347,7 @@ JacobiField jacobi_field(std::shared_ptr<const LoadedModel> model, const Paramet
       (dq0.lpNorm<Eigen::Infinity>() * (1 + v0.lpNorm<Eigen::Infinity>()) + dv.lpNorm<Eigen::Infinity>()) *
       (1 + (file.constraint_count() > 0 ? file.constraint_matrix<double>(q0).lpNorm<Eigen::Infinity>() : 0.0));
   if (off > 1e-9 * scale)
-    throw BadInput("(dq0, dv0) is not tangent to the constraint: M(q0) dv0 + (dM/dq . dq0) v0 = " +
+    throw BadInput("(dq0, dv0) is not tangent to the constraint: M(q0) dv0 + (dM/dq . dq0) v0 + db/dq . dq0 = " +
                    format_residual(off) +
                    " (it must vanish for the field to vary among the constrained trajectories; "
                    "project_dv0 projects dv0)");
@@ -369,7 +379,7 @@ ExponentialMap exponential_map(std::shared_ptr<const LoadedModel> model, const P
                                InitialData init, double h, const Eigen::MatrixXd& directions, double tolerance,
                                const std::atomic<int>* stop) {
   if (!(std::isfinite(h) && h > 0)) throw BadInput("h = " + format_residual(h) + " must be a positive number");
-  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance, "the exponential map");
   const UnboundedFileModel file(start.bound);
   const int n = file.dimension();
   ExponentialMap e;
@@ -495,7 +505,8 @@ MaupertuisJacobi maupertuis_jacobi(std::shared_ptr<const LoadedModel> model, con
                                    const std::atomic<int>* stop) {
   check_times(s, "s");
   if (!std::isfinite(energy)) throw BadInput("energy = " + format_residual(energy) + " is not finite");
-  const Start start = checked_start(std::move(model), values, std::move(init), tolerance);
+  const Start start = checked_start(std::move(model), values, std::move(init), tolerance,
+                                    "the Maupertuis-Jacobi principle");
   const UnboundedFileModel file(start.bound);
   if (!file.is_mechanical())
     throw BadInput("the Maupertuis-Jacobi principle is that of L = 1/2 v^T G(q) v - V(q); the Lagrangian of " +

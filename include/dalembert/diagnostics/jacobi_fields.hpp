@@ -5,9 +5,11 @@
 // c_s. It solves the variational equation of the multiplier-extended dynamics q̈ = ξ(q, q̇),
 //   Ẅ = B(t) W + F(t) Ẇ,   B = ∂ξ/∂q, F = ∂ξ/∂q̇ along c  (by automatic differentiation),
 // from (W(0), Ẇ(0)) = (δq0, δv0). For the variation to stay among nonholonomic trajectories the
-// initial data must satisfy the linearised constraint M(q0)δv0 + (∂M/∂q·δq0) v0 = 0; since M q̇ is a
-// first integral of the extension, this linearised constraint is then zero along the whole field
-// (reported in `linearised_constraint`, a check of the data and of the integration).
+// initial data must satisfy the linearised constraint M(q0)δv0 + (∂M/∂q·δq0) v0 + ∂b/∂q·δq0 = 0
+// (b the part without velocities of affine constraints M(q) v + b(q) = 0); since M q̇ + b is a first
+// integral of the extension, this linearised constraint is then zero along the whole field
+// (reported in `linearised_constraint`, a check of the data and of the integration). The
+// constraints and the force must not depend on t.
 //
 // With the field comes the variation of the momentum p = ∂L/∂v(q, q̇),
 //   δp = ∂²L/∂v∂q W + ∂²L/∂v² Ẇ,
@@ -26,13 +28,13 @@ struct JacobiSample {
   Vecd<N, MaxN> q, v;                  ///< the trajectory c(t), ċ(t)
   Vecd<N, MaxN> W, W_dot;              ///< the Jacobi field and its derivative
   Vecd<N, MaxN> dp;                    ///< the variation of the momentum ∂L/∂v along the field
-  double linearised_constraint = 0.0;  ///< |M(q)Ẇ + (∂M/∂q·W) q̇|_inf
+  double linearised_constraint = 0.0;  ///< |M(q)Ẇ + (∂M/∂q·W) q̇ + ∂b/∂q·W|_inf
 };
 template <class S>
 using JacobiSampleOf = JacobiSample<S::n, max_n_of<S>()>;
 
-/// |M(q)δv + (∂M/∂q·δq) v|_inf: the constraint functions g(q, v) = M(q)v linearised along (δq, δv),
-/// zero exactly when (δq, δv) is tangent to the constraint manifold M(q)v = 0.
+/// |M(q)δv + (∂M/∂q·δq) v + ∂b/∂q·δq|_inf: the constraint functions g(q, v) = M(q)v + b(q)
+/// linearised along (δq, δv), zero exactly when (δq, δv) is tangent to the constraint manifold g = 0.
 template <Model S>
 double linearised_constraint(const S& sys, const VecN<S>& q, const VecN<S>& v, const VecN<S>& dq,
                              const VecN<S>& dv) {
@@ -44,7 +46,9 @@ double linearised_constraint(const S& sys, const VecN<S>& q, const VecN<S>& v, c
     qd[i] = D(q[i], Vec<double, 1>(dq[i]));
     vd[i] = D(v[i], Vec<double, 1>(dv[i]));
   }
-  const VecM<S, D> g = sys.template constraint_matrix<D>(qd) * vd;
+  VecM<S, D> g = sys.template constraint_matrix<D>(qd) * vd;
+  require_time_independent_constraints(sys, "the linearised constraint");
+  add_constraint_offset(sys, qd, 0.0, g);
   double worst = 0.0;
   for (int a = 0; a < m; ++a) worst = std::max(worst, std::abs(ad::derivative(g[a], 0)));
   return worst;
