@@ -249,6 +249,7 @@ nlohmann::ordered_json summary_json(const RunSummary& s) {
   j["max_constraint_residual"] = s.max_constraint_residual;
   if (s.max_discrete_constraint) j["max_discrete_constraint"] = *s.max_discrete_constraint;
   if (s.energy_decay_rate) j["energy_decay_rate"] = *s.energy_decay_rate;
+  if (s.max_energy_balance_error) j["max_energy_balance_error"] = *s.max_energy_balance_error;
   j["newton_iterations"] = {{"mean", s.newton_iterations_mean}, {"max", s.newton_iterations_max}};
   j["wall_time_seconds"] = s.wall_time_seconds;
   j["status"] = s.status;

@@ -162,16 +162,20 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
   // The energy is a conserved quantity to watch unless a Lagrangian of t, the action variable of a
-  // contact system, second-order or affine constraints (whose force does work) change it; with an
-  // external force, its balance with the force's work is watched instead.
-  bool energy_is_watched = !contact && !SecondOrderSystem<S>, forced = false;
-  if constexpr (Model<S>) forced = has_external_force(sys);
+  // contact system or second-order constraints change it; with an external force, or affine
+  // constraints (a moving table, a string pulled in: their force M(q)ᵀλ does work, λ·(M v) = −λ·b),
+  // its balance with their work is watched instead.
+  bool energy_is_watched = !contact && !SecondOrderSystem<S>, forced = false, moving = false;
+  if constexpr (Model<S>) {
+    forced = has_external_force(sys);
+    moving = has_affine_constraints(sys);
+  }
   if constexpr (LagrangianMayDependOnTime<S>) energy_is_watched = energy_is_watched && !sys.lagrangian_depends_on_time();
-  if constexpr (Model<S>) energy_is_watched = energy_is_watched && !has_affine_constraints(sys);
   recorder.watch_energy(!energy_is_watched ? RunRecorder::EnergyWatch::none
-                        : forced           ? RunRecorder::EnergyWatch::balance
+                        : forced || moving ? RunRecorder::EnergyWatch::balance
                                            : RunRecorder::EnergyWatch::conserved);
-  // The work W_k of the external force, by the trapezoidal rule on the power F·v of consecutive rows.
+  // The work W_k of the external force and of the affine constraints' force, by the trapezoidal rule
+  // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations.
   double work = 0.0, last_power = 0.0, last_t = 0.0;
   bool have_power = false;
   const std::vector<std::string> derived_names = [&] {
@@ -193,9 +197,13 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         throw NonFiniteDiagnostics(k, t, "the velocity " + velocity_column(coordinates[j]) + " is " + std::to_string(v[j]));
     }
     if (contact && !std::isfinite(z)) throw NonFiniteDiagnostics(k, t, "the action variable z is " + std::to_string(z));
-    if constexpr (Model<S> && HasExternalForce<S>) {
-      if (forced) {
-        const double power = sys.template force<double>(q, v, t).dot(v);
+    if constexpr (Model<S>) {
+      if (forced || moving) {
+        double power = 0.0;
+        if constexpr (HasExternalForce<S>) {
+          if (forced) power += sys.template force<double>(q, v, t).dot(v);
+        }
+        if (moving) power += constraint_force(sys, q, v, t).dot(v);
         if (have_power) work += 0.5 * (t - last_t) * (last_power + power);
         last_power = power;
         last_t = t;

@@ -83,7 +83,7 @@ class RunRecorder {
 
   /// What the energy monitors watch: nothing (a contact or second-order system, a Lagrangian of
   /// the time), the energy (conserved: the default), or its balance with the work of an external
-  /// force (add()'s `work`).
+  /// force and of affine constraints' force (add()'s `work`).
   enum class EnergyWatch { none, conserved, balance };
   void watch_energy(EnergyWatch watch) { watch_energy_ = watch; }
 
@@ -95,7 +95,7 @@ class RunRecorder {
   /// the recorder's copy of the last row (no copy per step): the caller writes every entry anew.
   /// `energy_size`: the size of the energy's terms at this row (EnergyTerms::size(), model/dynamics.hpp),
   /// or 0 where there is none, for the energy-error monitor. `work`: the work W_k of the external force
-  /// since the start, for EnergyWatch::balance.
+  /// and of affine constraints' force since the start, for EnergyWatch::balance.
   void add(long k, std::vector<double>& row, double energy, double constraint, double discrete, int iterations,
            bool stepped, double energy_size = 0.0, double work = 0.0) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
@@ -192,10 +192,12 @@ class RunRecorder {
 
  private:
   /// The energy monitors (io/monitors.hpp) on the energy, or on its balance with the work of the
-  /// external force.
+  /// external force and of affine constraints' force.
   void watch_the_energy(long k, double t, double energy, double energy_size, double work) {
     const bool balance = watch_energy_ == EnergyWatch::balance;
     const double error = energy - work - result_.summary.energy0, size = std::abs(error);
+    if (balance)
+      result_.summary.max_energy_balance_error = std::max(result_.summary.max_energy_balance_error.value_or(0.0), size);
     const char* what = balance ? "energy balance error |E - E0 - W|" : "energy error |E - E0|";
     const double floor = 1e-6 * std::max(1.0, std::abs(result_.summary.energy0));
     if (!energy_error_reported_) {
@@ -207,7 +209,8 @@ class RunRecorder {
             {"energy-error", k, t,
              std::string(what) + " = " + short_number(size) + " at step " + std::to_string(k) + " (t = " +
                  short_number(t) + "), a tenth or more of the size of the energy's terms (" + short_number(terms) +
-                 (balance ? "), W the work of the external force: the trajectory has left its energy balance"
+                 (balance ? "), W the work of the external force and of moving constraints: the trajectory has "
+                            "left its energy balance"
                           : "): the trajectory has left its energy level")});
       }
     }

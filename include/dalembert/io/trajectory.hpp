@@ -56,6 +56,8 @@ struct RunSummary {
   double max_constraint_residual = 0.0;        ///< max_k |M(q_k) v_k|_inf
   std::optional<double> max_discrete_constraint;  ///< max_k |ω(q_k, q_{k+1})|_inf, if the method has one
   std::optional<double> energy_decay_rate;        ///< contact systems: fitted slope of log|E_k| against t_k
+  /// With an external force or affine constraints: max_k |E_k − E_0 − W_k|, W_k their work since the start
+  std::optional<double> max_energy_balance_error;
   double newton_iterations_mean = 0.0;
   int newton_iterations_max = 0;
   double wall_time_seconds = 0.0;
