@@ -606,8 +606,9 @@ TEST_P(HealthyRuns, HaveNoWarning) {
   // (perturbed-knife-edge, non-reversible-contact-oscillator: a slow drift), the robot of
   // differential-drive.toml (drift), the spinning frame with explicit steps (its rate a t grows
   // without bound and h a t passes rk4's stability limit near t = 600, mclachlan-perlmutter's near
-  // t = 97, spark's near t = 210 in a run of 10^5 steps: the run ends non-finite, exit 3) and exact
-  // (a shooting per step).
+  // t = 97, spark's near t = 210 in a run of 10^5 steps: the run ends non-finite, exit 3), the
+  // four-bar linkage with gf and gf-sym (they take its loop in its velocity form and leave it, |φ|
+  // 0.39 by t = 100, and the energy with it) and exact (a shooting per step).
   const std::set<std::pair<std::string, std::string>> failing = {
       {"knife-edge", "gf"},
       {"knife-edge", "gf-sym"},
@@ -618,7 +619,9 @@ TEST_P(HealthyRuns, HaveNoWarning) {
       {"rigid-body-attitude-constraint", "fim-lie"},
       {"spinning-frame.toml", "rk4"},
       {"spinning-frame.toml", "mclachlan-perlmutter"},
-      {"spinning-frame.toml", "spark"}};
+      {"spinning-frame.toml", "spark"},
+      {"four-bar.toml", "gf"},
+      {"four-bar.toml", "gf-sym"}};
   const std::string system = GetParam();
   const std::string name = fs::path(system).filename().string();
   if (name.starts_with("perturbed-knife-edge") || name.starts_with("non-reversible-contact-oscillator") ||
