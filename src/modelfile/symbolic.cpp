@@ -774,7 +774,12 @@ BodiesAlgebra bodies_algebra(const ModelSpec& spec, const Symbols& s, const Expr
       const LoopSpec::Point& point = loop.points[e];
       Vector at;
       for (std::size_t i = 0; i < 3; ++i) at[i] = parse(point.at[i], 0, params);
-      ends[e] = point.body.empty() ? at : plus(motion.at(point.body).o, apply(motion.at(point.body).R, at, false));
+      if (point.body.empty()) {
+        ends[e] = at;
+      } else {
+        const Motion& body = motion.at(point.body);
+        ends[e] = plus(body.o, apply(body.R, at, false));
+      }
     }
     for (std::size_t j = 0; j < loop.axes.size(); ++j) {
       const auto axis = static_cast<std::size_t>(loop.axes[j]);
