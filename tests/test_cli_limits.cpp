@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -175,5 +176,31 @@ TEST(Limits, TheSnakeboardTakesItsLargeSteps) {
     std::cout << "h = " << c.h << ": " << r.seconds << " s\n";
     const auto last = numbers(lines_of(r.out).back());
     for (int i = 0; i < 5; ++i) EXPECT_NEAR(last[1 + i], c.q[i], 1e-11) << "h = " << c.h << ", coordinate " << i;
+  }
+}
+
+TEST(Limits, ADecayingSpinEndsAtZeroNotInSubnormalNumbers) {
+  // The sleigh's spin decays like e^{-ct} and passes the smallest normal number, 2.2e-308, near
+  // t = 1180, where each operation on it would cost as much as a hundred ordinary ones. A run
+  // flushes subnormal numbers to zero (core/subnormals.hpp, docs/decisions.md), so no row holds one.
+  for (const std::string method : {"rk4", "reference"}) {
+    const auto r = dalembert({"run", "chaplygin-sleigh", "--method", method, "--h", "0.01", "--steps", "150000",
+                              "--every", "500", "--quiet"});
+    ASSERT_EQ(r.status, 0) << method << ": " << r.err;
+    const auto rows = lines_of(r.out);
+    ASSERT_EQ(rows.size(), 302u) << method;
+    int subnormal = 0;
+    double spin = 1.0;  // theta_t of the last row
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      std::istringstream in(rows[i]);
+      int column = 0;
+      for (std::string cell; std::getline(in, cell, ','); ++column) {
+        const double x = std::strtod(cell.c_str(), nullptr);  // std::stod refuses a subnormal number
+        subnormal += std::fpclassify(x) == FP_SUBNORMAL;
+        if (column == 6) spin = x;
+      }
+    }
+    EXPECT_EQ(subnormal, 0) << method;
+    EXPECT_LT(std::abs(spin), 1e-300) << method << ": the spin has decayed";
   }
 }

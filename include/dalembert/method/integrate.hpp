@@ -10,9 +10,12 @@
 // rigid bodies; a two-step method also initial_state_two_point(q0, q1) (TwoStepMethod). Optional
 // parts a run writes when they exist: carried_momentum(state) and carried_multiplier(state), the
 // columns p_<coordinate> and lambda_<k> (io/observe.hpp), and extra_values(state).
-// integrate() calls the observer on the initial state and after every step, Boost.Odeint style.
+// integrate() calls the observer on the initial state and after every step, Boost.Odeint style,
+// with subnormal numbers flushed to zero (core/subnormals.hpp).
 #include <concepts>
 #include <utility>
+
+#include "dalembert/core/subnormals.hpp"
 
 namespace dalembert {
 
@@ -35,6 +38,7 @@ concept TwoStepMethod = Method<M> && requires(const M& method, const Point& q) {
 
 template <Method M, class Observer>
 void integrate(const M& method, typename M::State& state, long steps, Observer&& observe) {
+  const FlushSubnormals flush;
   observe(static_cast<const typename M::State&>(state));
   for (long i = 0; i < steps; ++i) {
     method.step(state);
