@@ -204,3 +204,31 @@ TEST(Limits, ADecayingSpinEndsAtZeroNotInSubnormalNumbers) {
     EXPECT_LT(std::abs(spin), 1e-300) << method << ": the spin has decayed";
   }
 }
+
+TEST(Limits, ChordIterationsFarFromTheOriginEndAtTheRoundOffFloor) {
+  // The sleigh is invariant under translations of (x, y). At |q| = 1e4 a stage position's equation
+  // of SPARK, Q_i − q0 − h Σ a_ij V_j, cannot get below its round-off floor (about 16 ε |Q_i|),
+  // which lies above Newton's threshold: chord iterations on the kept Jacobian stopped contracting
+  // there and every step fell back on fresh Jacobians, 3.4 corrections a step against 0.17 at the
+  // origin. They now end where every equation is within its floor, as Newton does
+  // (solve/step_driver.hpp, ChordRules). The discrete gradient, whose small steps take Newton, is
+  // held to the same.
+  const fs::path dir = spawn_test::fresh_directory("limits", "chord-floor");
+  for (const std::string method : {"spark", "discrete-gradient"}) {
+    std::vector<std::vector<double>> last;
+    std::vector<double> iterations;
+    for (const std::string q0 : {"0,0,0", "10000,10000,0"}) {
+      const auto r = dalembert({"run", "chaplygin-sleigh", "--method", method, "--h", "0.01", "--steps", "20000",
+                                "--every", "20000", "--q0", q0, "--quiet", "--summary", (dir / "s.json").string()});
+      ASSERT_EQ(r.status, 0) << method << " from " << q0 << ": " << r.err;
+      last.push_back(numbers(lines_of(r.out).back()));
+      iterations.push_back(summary_in(dir / "s.json")["newton_iterations"]["mean"].get<double>());
+    }
+    EXPECT_LE(iterations[1], iterations[0] + 1.5) << method << ": mean corrections a step far and near";
+    // the positions near 1e4 round to 1.8e-12, 2e4 steps of it: 4e-8 at most
+    EXPECT_NEAR(last[1][1] - 1e4, last[0][1], 1e-7) << method << ": x";
+    EXPECT_NEAR(last[1][2] - 1e4, last[0][2], 1e-7) << method << ": y";
+    for (int c = 3; c <= 6; ++c) EXPECT_NEAR(last[1][c], last[0][c], 1e-11) << method << ": column " << c;
+  }
+  fs::remove_all(dir);
+}

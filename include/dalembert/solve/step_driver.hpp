@@ -129,6 +129,9 @@ DALEMBERT_INLINE auto position_momentum_step(State& s, double h, Unknowns x, dou
 template <class JacobianMatrix>
 struct KeptJacobian {
   Eigen::PartialPivLU<JacobianMatrix> factorisation;
+  /// The round-off floor of each equation where the Jacobian was computed (detail::roundoff_floor,
+  /// solve/newton.hpp).
+  Eigen::Matrix<double, JacobianMatrix::RowsAtCompileTime, 1, 0, JacobianMatrix::MaxRowsAtCompileTime, 1> floor;
   int uses = 0;
   int skip = 0;
 };
@@ -169,14 +172,16 @@ class StepIncrements {
 
 namespace detail {
 /// Chord iterations' rules for newton_iterate: corrections from one factorised Jacobian, never
-/// halved; converged at Newton's threshold or where every component of the correction is at
-/// round-off; failed where the corrections contract by less than `slowest_contraction` from one to
-/// the next.
+/// halved; converged where every equation is within Newton's threshold or its round-off floor, or
+/// every component of the correction is at round-off; failed where the corrections contract by less
+/// than `slowest_contraction` from one to the next.
 template <class Unknowns, class JacobianMatrix>
 class ChordRules : public UndampedRules {
  public:
-  ChordRules(const Eigen::PartialPivLU<JacobianMatrix>& factorisation, double threshold, double slowest_contraction)
-      : factorisation_(factorisation), threshold_(threshold), slowest_contraction_(slowest_contraction) {}
+  using Floor = decltype(KeptJacobian<JacobianMatrix>::floor);
+  ChordRules(const KeptJacobian<JacobianMatrix>& kept, double threshold, double slowest_contraction)
+      : factorisation_(kept.factorisation), floor_(kept.floor), threshold_(threshold),
+        slowest_contraction_(slowest_contraction) {}
 
   bool converged(const Unknowns&, double norm) const { return norm <= threshold_; }
   bool correct(const Unknowns&, const Unknowns& F, Unknowns& step) const {
@@ -186,8 +191,12 @@ class ChordRules : public UndampedRules {
   // At round-off in every component, y cannot improve further. Component by component: a bound from
   // |y|_inf would stop the small components (momenta, multipliers) early once another (an angle) has
   // grown large over a long run.
-  AfterCorrection after(const Unknowns& step, double, const Unknowns& y, const Unknowns&) {
-    if ((step.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
+  // A residual within its round-off floor cannot get smaller: far from the origin an equation's floor
+  // (16 ε Σ_j |J_ij| |y_j|, a stage position's row of SPARK at |q| ≈ 2e3) can lie above the
+  // threshold, and further corrections would be its noise (Newton's test (b), solve/newton.hpp).
+  AfterCorrection after(const Unknowns& step, double, const Unknowns& y, const Unknowns& F) {
+    if (within_roundoff_floor(F, floor_, threshold_) ||
+        (step.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
       return AfterCorrection::converged;
     const double size = step.template lpNorm<Eigen::Infinity>();
     if (size > slowest_contraction_ * last_correction_) return AfterCorrection::failed;
@@ -198,13 +207,15 @@ class ChordRules : public UndampedRules {
 
  private:
   const Eigen::PartialPivLU<JacobianMatrix>& factorisation_;
+  const Floor& floor_;
   double threshold_, slowest_contraction_;
   double last_correction_ = std::numeric_limits<double>::infinity();
 };
 }  // namespace detail
 
 /// Chord iterations (simplified Newton) for the step from s: y −= J⁻¹F(y) with one factorised J,
-/// until |F|_inf meets Newton's threshold or every component of the correction is at round-off.
+/// until every |F_i| meets Newton's threshold or its round-off floor at J (KeptJacobian::floor), or
+/// every component of the correction is at round-off.
 /// First on the kept Jacobian (unless one failed at its first reuse within the last 8 steps), then
 /// on one computed afresh at the guess, which the next step tries; a chord solve fails when it
 /// contracts by less than a factor 5 from one correction to the next (a factor 2 from
@@ -225,18 +236,20 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
     JacobianMatrix J;
     jacobian(y, J);
     kept.factorisation.compute(J);
+    kept.floor = detail::roundoff_floor(J, y);
     kept.uses = 0;
   };
   const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
   Unknowns last_residual(x.size());
   const auto chord = [&](Unknowns& y) {
-    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept.factorisation, threshold, slowest_contraction);
+    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept, threshold, slowest_contraction);
     const NewtonReport r = newton_iterate(rules, residual_at, y, last_residual, options.max_iterations);
     iterations += r.iterations;
     return r.converged;
   };
   bool converged = false;
   const bool try_kept = kept.factorisation.rows() == x.size() && kept.skip == 0;
+  if (kept.floor.size() != x.size()) kept.floor.setZero(x.size());  // a factorisation given without one
   if (kept.skip > 0) --kept.skip;
   if (try_kept) {
     Unknowns y = x;
