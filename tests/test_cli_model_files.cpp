@@ -587,35 +587,54 @@ TEST(CliModelFiles, ABallOnATurntableCirclesAtTwoSeventhsOfItsRate) {
       << steady.err;
 }
 
+/// A run of a model file of models/ whose energy balance is watched, without warnings: its summary's
+/// largest |E − E0 − W| and |E − E0|.
+std::pair<double, double> energy_balance_errors(const std::string& file, const std::string& args) {
+  const fs::path summary = scratch() / "balance.json";
+  const auto run = dalembert("run " + model(file) + " " + args + " --every 1000000 --summary " + summary.string());
+  EXPECT_EQ(run.status, 0) << file << " " << args << "\n" << run.err;
+  const auto j = nlohmann::json::parse(slurp(summary));
+  EXPECT_TRUE(j.contains("max_energy_balance_error")) << j.dump();
+  EXPECT_EQ(j["warnings"].size(), 0u) << j.dump();
+  return std::pair(j.value("max_energy_balance_error", INFINITY), j["max_energy_error"].get<double>());
+}
+
 // The work of moving constraints: a string pulled through its hole does work on the ball
 // (E grows from 0.53 to 2.0 over t = 2), and the energy monitors watch the balance E − E0 − W instead,
 // W the trapezoidal rule on the constraint force's power M(q)ᵀλ·v. The summary's
 // max_energy_balance_error falls at order 2 (the rule's, and the method's for dla) and is a
 // thousandth of the energy's change: with the power's sign reversed it would be twice the change.
 TEST(CliModelFiles, MovingConstraintsKeepTheEnergyBalance) {
-  const fs::path summary = scratch() / "balance.json";
-  const auto errors = [&](const std::string& file, const std::string& args) {
-    const auto run = dalembert("run " + model(file) + " " + args + " --every 1000000 --summary " + summary.string());
-    EXPECT_EQ(run.status, 0) << file << " " << args << "\n" << run.err;
-    const auto j = nlohmann::json::parse(slurp(summary));
-    EXPECT_TRUE(j.contains("max_energy_balance_error")) << j.dump();
-    EXPECT_EQ(j["warnings"].size(), 0u) << j.dump();
-    return std::pair(j.value("max_energy_balance_error", INFINITY), j["max_energy_error"].get<double>());
-  };
   for (const std::string method : {"dla", "rk4"}) {
-    const auto [coarse, change] = errors("string-through-a-hole", "--method " + method + " --h 0.02 --t-end 2 "
-                                                                  "--param u=-0.25");
-    const auto [fine, change_fine] = errors("string-through-a-hole", "--method " + method + " --h 0.01 --t-end 2 "
-                                                                     "--param u=-0.25");
+    const std::string args = "--method " + method + " --t-end 2 --param u=-0.25";
+    const auto [coarse, change] = energy_balance_errors("string-through-a-hole", args + " --h 0.02");
+    const auto [fine, change_fine] = energy_balance_errors("string-through-a-hole", args + " --h 0.01");
     EXPECT_GT(change, 1.0) << method;
     EXPECT_LT(fine, 1e-3 * change_fine) << method;
     EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.2) << method << ": " << coarse << " " << fine;
   }
   // the table turning at a varying rate: b(q, t)
-  const auto [coarse, change] = errors("varying-turntable-ball", "--method dla --h 0.02 --t-end 5");
-  const auto [fine, change_fine] = errors("varying-turntable-ball", "--method dla --h 0.01 --t-end 5");
+  const auto [coarse, change] = energy_balance_errors("varying-turntable-ball", "--method dla --h 0.02 --t-end 5");
+  const auto [fine, change_fine] = energy_balance_errors("varying-turntable-ball", "--method dla --h 0.01 --t-end 5");
   EXPECT_LT(fine, 1e-3 * change_fine);
   EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.2) << coarse << " " << fine;
+}
+
+// A Lagrangian of the time: its energy E = v·∂L/∂v − L changes as dE/dt = −∂L/∂t + F·v. The run
+// watches E − E0 − W, W the work of the force its time part exerts and the change of that part's
+// energy, which vanishes along the exact motion: the error of W's trapezoidal rule and of the
+// method's motion, of order 2 with every method.
+TEST(CliModelFiles, LagrangiansOfTheTimeKeepTheEnergyBalance) {
+  for (const std::string file : {"driven-oscillator", "spinning-frame"}) {
+    for (const std::string method : {"dla", "rk4"}) {
+      const auto [coarse, change] = energy_balance_errors(file, "--method " + method + " --h 0.02 --t-end 4");
+      const auto [fine, change_fine] = energy_balance_errors(file, "--method " + method + " --h 0.01 --t-end 4");
+      EXPECT_GT(change, 0.1) << file << " " << method << ": the energy is not conserved";
+      // dla on the spinning frame, whose forces grow like (a t)² |q|: 1.7e-3 of the change at h = 0.01
+      EXPECT_LT(fine, 5e-3 * change_fine) << file << " " << method;
+      EXPECT_NEAR(std::log2(coarse / fine), 2.0, 0.2) << file << " " << method << ": " << coarse << " " << fine;
+    }
+  }
 }
 
 // A holonomic constraint of the time, x² + y² = (l + u t)²: the ball on a string through a hole

@@ -161,22 +161,25 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     derived = names.size();
   }
   RunRecorder recorder(result, std::move(columns), options, has_discrete);
-  // The energy is a conserved quantity to watch unless a Lagrangian of t, the action variable of a
-  // contact system or second-order constraints change it; with an external force, or affine
-  // constraints (a moving table, a string pulled in: their force M(q)ᵀλ does work, λ·(M v) = −λ·b),
-  // its balance with their work is watched instead.
-  bool energy_is_watched = !contact && !SecondOrderSystem<S>, forced = false, moving = false;
+  // The energy is a conserved quantity to watch unless the action variable of a contact system or
+  // second-order constraints change it; with an external force, a Lagrangian of t (whose time part
+  // acts as a force), or affine constraints (a moving table, a string pulled in: their force M(q)ᵀλ
+  // does work, λ·(M v) = −λ·b), its balance with their work is watched instead.
+  const bool energy_is_watched = !contact && !SecondOrderSystem<S>;
+  bool forced = false, moving = false;
   if constexpr (Model<S>) {
     forced = has_external_force(sys);
     moving = has_affine_constraints(sys);
   }
-  if constexpr (LagrangianMayDependOnTime<S>) energy_is_watched = energy_is_watched && !sys.lagrangian_depends_on_time();
   recorder.watch_energy(!energy_is_watched ? RunRecorder::EnergyWatch::none
                         : forced || moving ? RunRecorder::EnergyWatch::balance
                                            : RunRecorder::EnergyWatch::conserved);
   // The work W_k of the external force and of the affine constraints' force, by the trapezoidal rule
   // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations.
-  double work = 0.0, last_power = 0.0, last_t = 0.0;
+  // Of a Lagrangian of t, L = L(q, v, 0) + L_t, F includes the force of L_t, and W the change of the
+  // energy's part E_t = v·∂L_t/∂v − L_t (energy_at_time): E − E0 − W is then the balance of L(q, v, 0)'s
+  // energy with the work of every force, which holds along the exact motion as dE/dt = −∂L/∂t + F·v.
+  double work = 0.0, last_power = 0.0, last_t = 0.0, first_energy_at_time = 0.0;
   bool have_power = false;
   const std::vector<std::string> derived_names = [&] {
     if constexpr (HasDerivedQuantities<S>) return sys.derived_quantity_names();
@@ -185,6 +188,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
 
   std::vector<double> row(recorder.width());
   LogSlopeFit decay;
+  bool first_row_of_run = true;
   // `stepped`: the row follows a step of the method (its Newton iterations count in the summary).
   // `a` (may be null) is the method's acceleration, `s` (null on a start's first row) its state.
   const auto record = [&](long k, double t, const Point& q, const Point& v, double z, const Point* a, double discrete,
@@ -210,7 +214,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
         have_power = true;
       }
     }
-    double E, c, energy_size = 0.0;
+    double E, c, energy_size = 0.0, time_part = 0.0;
     if constexpr (contact) {
       E = energy(sys, q, v, z);
       c = constraint_residual(sys, q, v);
@@ -223,7 +227,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
       } else {
         E = energy(sys, q, v);
       }
-      if constexpr (LagrangianMayDependOnTime<S>) E += sys.energy_at_time(q, t);
+      if constexpr (LagrangianMayDependOnTime<S>) {
+        const double energy_at_time = sys.energy_at_time(q, t);
+        E += energy_at_time;
+        if (first_row_of_run) first_energy_at_time = energy_at_time;
+        time_part = energy_at_time - first_energy_at_time;
+      }
       c = constraint_column(sys, q, v, t, a);
     }
     std::size_t i = 0;
@@ -271,7 +280,8 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
           if (!std::isfinite(row[i + j])) recorder.derived_not_finite(k, t, derived_names[j]);
       }
     }
-    recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size, work);
+    recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size, work + time_part);
+    first_row_of_run = false;
   };
 
   const long remaining = options.steps - state.k;

@@ -81,9 +81,9 @@ class RunRecorder {
 
   std::size_t width() const { return result_.trajectory.columns.size(); }
 
-  /// What the energy monitors watch: nothing (a contact or second-order system, a Lagrangian of
-  /// the time), the energy (conserved: the default), or its balance with the work of an external
-  /// force and of affine constraints' force (add()'s `work`).
+  /// What the energy monitors watch: nothing (a contact or second-order system), the energy
+  /// (conserved: the default), or its balance with the work of an external force (a Lagrangian of
+  /// the time's among them) and of affine constraints' force (add()'s `work`).
   enum class EnergyWatch { none, conserved, balance };
   void watch_energy(EnergyWatch watch) { watch_energy_ = watch; }
 
@@ -95,7 +95,8 @@ class RunRecorder {
   /// the recorder's copy of the last row (no copy per step): the caller writes every entry anew.
   /// `energy_size`: the size of the energy's terms at this row (EnergyTerms::size(), model/dynamics.hpp),
   /// or 0 where there is none, for the energy-error monitor. `work`: the work W_k of the external force
-  /// and of affine constraints' force since the start, for EnergyWatch::balance.
+  /// and of affine constraints' force since the start (with a Lagrangian of the time, also the change
+  /// of its time part's energy: io/observe.hpp), for EnergyWatch::balance.
   void add(long k, std::vector<double>& row, double energy, double constraint, double discrete, int iterations,
            bool stepped, double energy_size = 0.0, double work = 0.0) {
     if (!std::isfinite(energy) || !std::isfinite(constraint)) throw NonFiniteDiagnostics(k, row[0], energy, constraint);
@@ -209,7 +210,7 @@ class RunRecorder {
             {"energy-error", k, t,
              std::string(what) + " = " + short_number(size) + " at step " + std::to_string(k) + " (t = " +
                  short_number(t) + "), a tenth or more of the size of the energy's terms (" + short_number(terms) +
-                 (balance ? "), W the work of the external force and of moving constraints: the trajectory has "
+                 (balance ? "), W the work of the forces, the moving constraints and the time: the trajectory has "
                             "left its energy balance"
                           : "): the trajectory has left its energy level")});
       }
