@@ -4,6 +4,7 @@
 // model file's inputs must enter its force linearly with coefficients of the parameters alone.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -125,6 +126,19 @@ TEST(Stepper, AHeldInputIsTheRunWithTheInputAsAParameter) {
       EXPECT_NEAR(stepper.q()[i], run.trajectory.at(40, run.trajectory.column(i == 2 ? "theta" : i ? "y" : "x")), 1e-13)
           << method;
   }
+}
+
+// The stepper's steps flush subnormal numbers to zero, as a run does (Limits.ADecayingSpinEndsAtZero-
+// NotInSubnormalNumbers): the sleigh's spin passes 2.2e-308 near t = 1180.
+TEST(Stepper, ADecayingSpinEndsAtZeroNotInSubnormalNumbers) {
+  const std::string sleigh = std::string(DALEMBERT_SOURCE_DIR) + "/models/chaplygin-sleigh.toml";
+  InitialData init;
+  init.q0 = Eigen::Vector3d::Zero();
+  init.v0 = Eigen::Vector3d(1.0, 0.0, 1.0);
+  modelfile::Stepper stepper(modelfile::load(sleigh), {}, init, options("rk4", 0.01));
+  ASSERT_EQ(stepper.step(Eigen::VectorXd(0), 150000), 150000);
+  EXPECT_NE(std::fpclassify(stepper.v()[2]), FP_SUBNORMAL) << stepper.v()[2];
+  EXPECT_LT(std::abs(stepper.v()[2]), 1e-300);
 }
 
 // Bad values are refused, naming them, and leave the state as it was.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "catalogue/steady_motion.hpp"
+#include "dalembert/core/subnormals.hpp"
 #include "dalembert/diagnostics/steady_motions.hpp"
 #include "dalembert/io/method_options.hpp"
 #include "dalembert/method/discrete_gradient.hpp"
@@ -44,6 +45,7 @@ struct Stepper::MethodEngine final : Engine {
   explicit MethodEngine(Method m) : method(std::move(m)) {}
 
   long step(long count, const std::atomic<int>* stop) override {
+    const FlushSubnormals flush;  // as integrate() does (core/subnormals.hpp)
     auto next = s;  // a step that throws leaves s as it was
     for (long k = 0; k < count; ++k) {
       if (stop && stop->load() != 0) return k;
