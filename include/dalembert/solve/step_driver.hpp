@@ -174,13 +174,14 @@ namespace detail {
 /// Chord iterations' rules for newton_iterate: corrections from one factorised Jacobian, never
 /// halved; converged where every equation is within Newton's threshold or its round-off floor, or
 /// every component of the correction is at round-off; failed where the corrections contract by less
-/// than `slowest_contraction` from one to the next.
+/// than `slowest_contraction` from one to the next, unless the Jacobian is `fresh` (computed for this
+/// solve) and every equation is within its floor.
 template <class Unknowns, class JacobianMatrix>
 class ChordRules : public UndampedRules {
  public:
   using Floor = decltype(KeptJacobian<JacobianMatrix>::floor);
-  ChordRules(const KeptJacobian<JacobianMatrix>& kept, double threshold, double slowest_contraction)
-      : factorisation_(kept.factorisation), floor_(kept.floor), threshold_(threshold),
+  ChordRules(const KeptJacobian<JacobianMatrix>& kept, bool fresh, double threshold, double slowest_contraction)
+      : factorisation_(kept.factorisation), floor_(kept.floor), fresh_(fresh), threshold_(threshold),
         slowest_contraction_(slowest_contraction) {}
 
   bool converged(const Unknowns&, double norm) const { return norm <= threshold_; }
@@ -194,12 +195,16 @@ class ChordRules : public UndampedRules {
   // A residual within its round-off floor cannot get smaller: far from the origin an equation's floor
   // (16 ε Σ_j |J_ij| |y_j|, a stage position's row of SPARK at |q| ≈ 2e3) can lie above the
   // threshold, and further corrections would be its noise (Newton's test (b), solve/newton.hpp).
+  // Corrections that stop contracting on a kept Jacobian fail even within the floor: the Jacobian is
+  // then renewed, which later steps need (docs/decisions.md, SPARK's Newton, (7)).
   AfterCorrection after(const Unknowns& step, double, const Unknowns& y, const Unknowns& F) {
-    if (within_roundoff_floor(F, floor_, threshold_) ||
-        (step.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
+    if ((step.array().abs() <= 4 * std::numeric_limits<double>::epsilon() * (1.0 + y.array().abs())).all())
       return AfterCorrection::converged;
     const double size = step.template lpNorm<Eigen::Infinity>();
-    if (size > slowest_contraction_ * last_correction_) return AfterCorrection::failed;
+    if (size > slowest_contraction_ * last_correction_)
+      return fresh_ && within_roundoff_floor(F, floor_, threshold_) ? AfterCorrection::converged
+                                                                    : AfterCorrection::failed;
+    if (within_roundoff_floor(F, floor_, threshold_)) return AfterCorrection::converged;
     last_correction_ = size;
     return AfterCorrection::go_on;
   }
@@ -208,6 +213,7 @@ class ChordRules : public UndampedRules {
  private:
   const Eigen::PartialPivLU<JacobianMatrix>& factorisation_;
   const Floor& floor_;
+  bool fresh_;
   double threshold_, slowest_contraction_;
   double last_correction_ = std::numeric_limits<double>::infinity();
 };
@@ -241,8 +247,8 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   };
   const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
   Unknowns last_residual(x.size());
-  const auto chord = [&](Unknowns& y) {
-    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept, threshold, slowest_contraction);
+  const auto chord = [&](Unknowns& y, bool fresh) {
+    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept, fresh, threshold, slowest_contraction);
     const NewtonReport r = newton_iterate(rules, residual_at, y, last_residual, options.max_iterations);
     iterations += r.iterations;
     return r.converged;
@@ -253,7 +259,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   if (kept.skip > 0) --kept.skip;
   if (try_kept) {
     Unknowns y = x;
-    converged = chord(y);
+    converged = chord(y, false);
     if (converged) {
       x = y;
       ++kept.uses;
@@ -264,7 +270,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   if (!converged) {
     factorise_at(x);
     Unknowns y = x;
-    if ((converged = chord(y))) x = y;
+    if ((converged = chord(y, true))) x = y;
   }
   if (!converged) {
     const auto evaluate = [&](const Unknowns& y, Unknowns& F, JacobianMatrix& J) {
