@@ -174,15 +174,16 @@ namespace detail {
 /// Chord iterations' rules for newton_iterate: corrections from one factorised Jacobian, never
 /// halved; converged where every equation is within Newton's threshold or its round-off floor, or
 /// every component of the correction is at round-off; failed where the corrections contract by less
-/// than `slowest_contraction` from one to the next, unless the Jacobian is `fresh` (computed for this
+/// than `slowest_contraction` from one to the next, unless the Jacobian is fresh (computed for this
 /// solve) and every equation is within its floor.
+enum class JacobianAge { kept, fresh };
 template <class Unknowns, class JacobianMatrix>
 class ChordRules : public UndampedRules {
  public:
   using Floor = decltype(KeptJacobian<JacobianMatrix>::floor);
-  ChordRules(const KeptJacobian<JacobianMatrix>& kept, bool fresh, double threshold, double slowest_contraction)
-      : factorisation_(kept.factorisation), floor_(kept.floor), fresh_(fresh), threshold_(threshold),
-        slowest_contraction_(slowest_contraction) {}
+  ChordRules(const KeptJacobian<JacobianMatrix>& kept, JacobianAge age, double threshold, double slowest_contraction)
+      : factorisation_(kept.factorisation), floor_(kept.floor), fresh_(age == JacobianAge::fresh),
+        threshold_(threshold), slowest_contraction_(slowest_contraction) {}
 
   bool converged(const Unknowns&, double norm) const { return norm <= threshold_; }
   bool correct(const Unknowns&, const Unknowns& F, Unknowns& step) const {
@@ -247,8 +248,8 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   };
   const auto residual_at = [&](const Unknowns& y, Unknowns& F) { F = residual(y); };
   Unknowns last_residual(x.size());
-  const auto chord = [&](Unknowns& y, bool fresh) {
-    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept, fresh, threshold, slowest_contraction);
+  const auto chord = [&](Unknowns& y, detail::JacobianAge age) {
+    detail::ChordRules<Unknowns, JacobianMatrix> rules(kept, age, threshold, slowest_contraction);
     const NewtonReport r = newton_iterate(rules, residual_at, y, last_residual, options.max_iterations);
     iterations += r.iterations;
     return r.converged;
@@ -259,7 +260,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   if (kept.skip > 0) --kept.skip;
   if (try_kept) {
     Unknowns y = x;
-    converged = chord(y, false);
+    converged = chord(y, detail::JacobianAge::kept);
     if (converged) {
       x = y;
       ++kept.uses;
@@ -270,7 +271,7 @@ int chord_solve(const State& s, double h, Residual&& residual, Jacobian&& jacobi
   if (!converged) {
     factorise_at(x);
     Unknowns y = x;
-    if ((converged = chord(y, true))) x = y;
+    if ((converged = chord(y, detail::JacobianAge::fresh))) x = y;
   }
   if (!converged) {
     const auto evaluate = [&](const Unknowns& y, Unknowns& F, JacobianMatrix& J) {
