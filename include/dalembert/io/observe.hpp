@@ -175,11 +175,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
                         : forced || moving ? RunRecorder::EnergyWatch::balance
                                            : RunRecorder::EnergyWatch::conserved);
   // The work W_k of the external force and of the affine constraints' force, by the trapezoidal rule
-  // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations.
+  // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations,
+  // or from the method where it integrates W with its steps (rk4 and the reference solver).
   // Of a Lagrangian of t, L = L(q, v, 0) + L_t, F includes the force of L_t, and W the change of the
   // energy's part E_t = v·∂L_t/∂v − L_t (energy_at_time): E − E0 − W is then the balance of L(q, v, 0)'s
   // energy with the work of every force, which holds along the exact motion as dE/dt = −∂L/∂t + F·v.
-  double work = 0.0, last_power = 0.0, last_t = 0.0, first_energy_at_time = 0.0;
+  double work = 0.0, last_power = 0.0, last_t = 0.0, first_energy_at_time = 0.0, first_work = 0.0;
   bool have_power = false;
   const std::vector<std::string> derived_names = [&] {
     if constexpr (HasDerivedQuantities<S>) return sys.derived_quantity_names();
@@ -203,15 +204,18 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if (contact && !std::isfinite(z)) throw NonFiniteDiagnostics(k, t, "the action variable z is " + std::to_string(z));
     if constexpr (Model<S>) {
       if (forced || moving) {
-        double power = 0.0;
-        if constexpr (HasExternalForce<S>) {
-          if (forced) power += sys.template force<double>(q, v, t).dot(v);
+        if constexpr (requires { s->work; }) {  // integrated with the method's steps (rk4, reference)
+          if (s) {
+            if (first_row_of_run) first_work = s->work;
+            work = s->work - first_work;
+          }
+        } else {
+          const double power = power_of_forces(sys, q, v, t);
+          if (have_power) work += 0.5 * (t - last_t) * (last_power + power);
+          last_power = power;
+          last_t = t;
+          have_power = true;
         }
-        if (moving) power += constraint_force(sys, q, v, t).dot(v);
-        if (have_power) work += 0.5 * (t - last_t) * (last_power + power);
-        last_power = power;
-        last_t = t;
-        have_power = true;
       }
     }
     double E, c, energy_size = 0.0, time_part = 0.0;

@@ -4,6 +4,11 @@
 // first-order field of the system's kind (model/first_order_field.hpp), sampled at the
 // integrator's grid t_k = k h. Tolerances are absolute and relative. A model with holonomic
 // constraints is projected onto them at each grid time (model/constraint_projection.hpp).
+//
+// Where an external force or moving constraints do work, the work W = ∫ (F + M(q)ᵀλ)·v dt of the
+// run's energy balance (io/observe.hpp) is one more equation, Ẇ = the power, integrated with the
+// motion: the rows' trapezoidal rule is of order 2 in h, and over long output intervals its error
+// was the balance's (docs/methods.md, "Failure modes and the run's warnings").
 #include "dalembert/model/first_order_field.hpp"
 #include "dalembert/solve/bulirsch_stoer.hpp"
 #include "dalembert/solve/newton.hpp"
@@ -16,10 +21,11 @@ class FieldReference {
   using Point = typename F::Point;
   struct State : ContinuousState<Point> {
     double substep = 0.0;  ///< the inner step-size suggestion, carried between output intervals
+    double work = 0.0;     ///< W since t = 0, where the field's forces do work (MayDoWork)
   };
 
   FieldReference(const typename F::System& system, double h, double tolerance = 1e-13)
-      : field_{{system}}, h_(h), tolerance_(tolerance) {}
+      : field_{{system}}, h_(h), tolerance_(tolerance), does_work_(forces_do_work(field_)) {}
   double step_size() const { return h_; }
   const typename F::System& system() const { return field_.system; }
 
@@ -32,11 +38,49 @@ class FieldReference {
   }
 
   void step(State& s) const {
+    if constexpr (MayDoWork<F>) {
+      if (does_work_) return step_with_work(s);
+    }
     using OdeState = OdeintState<F::dimension>;
     OdeState y;
     if constexpr (F::dimension == Dynamic) y.resize(field_.size());
     field_.pack(s, y.data());
-    const auto rate = [this](const OdeState& x, OdeState& dx, double t) { field_.rate(t, x.data(), dx.data()); };
+    integrate([this](const OdeState& x, OdeState& dx, double t) { field_.rate(t, x.data(), dx.data()); }, y, s);
+  }
+
+  auto velocity(const State& s) const { return field_.velocity(s); }
+  /// The acceleration, for the kinds whose field has it apart from the state (second order).
+  auto acceleration(const State& s) const
+    requires requires(const F& f) { f.acceleration(s); }
+  {
+    return field_.acceleration(s);
+  }
+
+ private:
+  /// The step with W as the last entry of y. W enters scaled by 2⁻⁴⁰ (exact in binary): the
+  /// step-size controller follows the largest error, and W's, 2⁴⁰ times smaller than its own, stays
+  /// below the motion's, so the substeps and the trajectory are those without W.
+  void step_with_work(State& s) const
+    requires MayDoWork<F>
+  {
+    constexpr double scale = 0x1p-40;
+    using OdeState = OdeintState<sum_of_sizes(F::dimension, 1)>;
+    const int size = field_.size();
+    OdeState y;
+    if constexpr (F::dimension == Dynamic) y.resize(size + 1);
+    field_.pack(s, y.data());
+    y[size] = scale * s.work;
+    integrate(
+        [this, size](const OdeState& x, OdeState& dx, double t) {
+          dx[size] = scale * field_.rate_and_power(t, x.data(), dx.data());
+        },
+        y, s);
+    s.work = y[size] / scale;
+  }
+
+  /// Integrates y over the output interval from s.k h and writes the new phase point into s.
+  template <class OdeState, class Rate>
+  void integrate(const Rate& rate, OdeState& y, State& s) const {
     // From the exact grid time k h, so that rounding in t does not accumulate.
     const long k1 = s.k + 1;
     try {
@@ -52,18 +96,10 @@ class FieldReference {
     advance(s, h_);
   }
 
-  auto velocity(const State& s) const { return field_.velocity(s); }
-  /// The acceleration, for the kinds whose field has it apart from the state (second order).
-  auto acceleration(const State& s) const
-    requires requires(const F& f) { f.acceleration(s); }
-  {
-    return field_.acceleration(s);
-  }
-
- private:
   F field_;
   double h_;
   double tolerance_;
+  bool does_work_;  ///< whether the step integrates W (step_with_work)
 };
 
 /// The reference solver on a system of any kind (model/first_order_field.hpp).

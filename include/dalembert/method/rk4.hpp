@@ -5,7 +5,10 @@
 // q̈(q, v, t) the multiplier extension, (q, v, z) for contact systems, (g, Ω) for rigid bodies.
 // On a Lagrange–d'Alembert model the step's derivatives by (q_k, v_k) and by a constant external
 // force come from the same stages in dual numbers (step_derivatives). A model with holonomic
-// constraints is projected onto them after each step (model/constraint_projection.hpp).
+// constraints is projected onto them after each step (model/constraint_projection.hpp). Where an
+// external force or moving constraints do work, the work W of the run's energy balance
+// (io/observe.hpp) is one more entry of y, Ẇ = (F + M(q)ᵀλ)·v at each stage: of order 4 like the
+// motion, where the rows' trapezoidal rule is of order 2.
 #include <type_traits>
 
 #include "dalembert/model/first_order_field.hpp"
@@ -24,11 +27,14 @@ template <FirstOrderField F>
 class FieldRungeKutta4 {
  public:
   using Point = typename F::Point;
-  using State = ContinuousState<Point>;
+  struct State : ContinuousState<Point> {
+    double work = 0.0;  ///< W since t = 0, where the field's forces do work (MayDoWork)
+  };
   /// A model's holonomic constraints hold on the new positions (ProjectsOntoConstraints).
   static constexpr bool imposes_holonomic_constraints = ProjectsOntoConstraints<F>;
 
-  FieldRungeKutta4(const typename F::System& system, double h) : field_{{system}}, h_(h) {}
+  FieldRungeKutta4(const typename F::System& system, double h)
+      : field_{{system}}, h_(h), does_work_(forces_do_work(field_)) {}
   double step_size() const { return h_; }
   const typename F::System& system() const { return field_.system; }
 
@@ -39,6 +45,9 @@ class FieldRungeKutta4 {
   }
 
   void step(State& s) const {
+    if constexpr (MayDoWork<F>) {
+      if (does_work_) return step_with_work(s);
+    }
     using Vector = Vecd<F::dimension, F::max_dimension>;
     const int size = field_.size();
     Vector y(size);
@@ -50,9 +59,7 @@ class FieldRungeKutta4 {
           return rate;
         },
         y, grid_time(s.k, h_), h_);
-    static_cast<Point&>(s) = field_.unpack(y.data());
-    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(s.k + 1, h_), s);
-    advance(s, h_);
+    end_step(y, s);
   }
 
   auto velocity(const State& s) const { return field_.velocity(s); }
@@ -74,6 +81,36 @@ class FieldRungeKutta4 {
   }
 
  private:
+  /// The step with W as the last entry of y (the stages combine it entry by entry, so the motion's
+  /// entries are those of the step without it). Out of line, so that the step without W, which
+  /// nearly every model takes, is the code it was.
+  [[gnu::noinline]] void step_with_work(State& s) const
+    requires MayDoWork<F>
+  {
+    using Vector = Vecd<sum_of_sizes(F::dimension, 1), sum_of_sizes(F::max_dimension, 1)>;
+    const int size = field_.size();
+    Vector y(size + 1);
+    field_.pack(s, y.data());
+    y[size] = s.work;
+    runge_kutta4_step(
+        [&](double t, const Vector& x) {
+          Vector rate(size + 1);
+          rate[size] = field_.rate_and_power(t, x.data(), rate.data());
+          return rate;
+        },
+        y, grid_time(s.k, h_), h_);
+    s.work = y[size];
+    end_step(y, s);
+  }
+
+  /// The new phase point from y, projected where the model has holonomic constraints.
+  template <class Vector>
+  void end_step(const Vector& y, State& s) const {
+    static_cast<Point&>(s) = field_.unpack(y.data());
+    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(s.k + 1, h_), s);
+    advance(s, h_);
+  }
+
   /// The step, explicit, in dual numbers: forward mode in the directions (q_k, v_k) and, with
   /// ByForce, f, through the same stages, with q̈ = constrained_acceleration(q, v, t, f).
   template <bool ByForce>
@@ -116,6 +153,7 @@ class FieldRungeKutta4 {
 
   F field_;
   double h_;
+  bool does_work_;  ///< whether the step integrates W (step_with_work)
 };
 
 /// RK4 on a system of any kind (model/first_order_field.hpp).

@@ -653,6 +653,27 @@ VecN<S> constraint_force(const S& sys, const VecN<S>& q, const VecN<S>& v, doubl
   return VecN<S>::Zero(coordinate_count(sys));
 }
 
+/// The power (F + M(q)ᵀλ)·v of the external force and of affine constraints' force at (q, v, t),
+/// whose integral is the work W of the energy balance (io/observe.hpp); homogeneous constraints do
+/// no work. `multiplier`: λ of the constrained acceleration there, if known (computed otherwise).
+template <Model S>
+double power_of_forces(const S& sys, const VecN<S>& q, const VecN<S>& v, double t,
+                       const VecM<S>* multiplier = nullptr) {
+  double power = 0.0;
+  if constexpr (HasExternalForce<S>) {
+    if (has_external_force(sys)) power += sys.template force<double>(q, v, t).dot(v);
+  }
+  if constexpr (MayHaveAffineConstraints<S>) {
+    if (has_affine_constraints(sys)) {
+      if (multiplier)
+        power += (sys.template constraint_matrix<double>(q).transpose() * *multiplier).dot(v);
+      else
+        power += constraint_force(sys, q, v, t).dot(v);
+    }
+  }
+  return power;
+}
+
 /// A basis of D_q = ker M(q) as columns: the model's own frame if it has one, otherwise an
 /// orthonormal basis from a QR factorisation of M(q)ᵀ. Everything computed from it
 /// (constrained momenta, velocities in D, energies on D*) is independent of the choice.

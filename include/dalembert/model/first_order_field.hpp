@@ -88,6 +88,23 @@ struct MechanicalField : PositionVelocity<S> {
     detail::phase_block<S>(dy, 0, n) = v;
     detail::phase_block<S>(dy, n, n) = acceleration(this->system, q, v, t);
   }
+  /// Whether the external force or affine constraints do work on this model (power_of_forces).
+  bool does_work() const
+    requires HasExternalForce<S> || MayHaveAffineConstraints<S>
+  {
+    return has_external_force(this->system) || has_affine_constraints(this->system);
+  }
+  /// rate(t, y, dy), returning the power of the forces there: the integrand of the work W.
+  double rate_and_power(double t, const double* y, double* dy) const
+    requires HasExternalForce<S> || MayHaveAffineConstraints<S>
+  {
+    const int n = coordinate_count(this->system);
+    const VecN<S> q = detail::phase_block<S>(y, 0, n), v = detail::phase_block<S>(y, n, n);
+    const auto a = constrained_acceleration(this->system, q, v, t);
+    detail::phase_block<S>(dy, 0, n) = v;
+    detail::phase_block<S>(dy, n, n) = a.acceleration;
+    return power_of_forces(this->system, q, v, t, &a.multiplier);
+  }
   /// The new state of a continuous method at the time t back onto the holonomic and velocity
   /// constraints (model/constraint_projection.hpp), for a model that may have holonomic ones.
   void project(double t, PhasePointOf<S>& x) const
@@ -100,6 +117,24 @@ struct MechanicalField : PositionVelocity<S> {
 /// A field whose continuous methods project their new states (MechanicalField::project).
 template <class F>
 concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0.0, x); };
+
+/// A field whose forces may do work (MechanicalField::rate_and_power), which the reference solver
+/// integrates with the motion.
+template <class F>
+concept MayDoWork = requires(const F& f, const double* y, double* dy) {
+  { f.does_work() } -> std::convertible_to<bool>;
+  { f.rate_and_power(0.0, y, dy) } -> std::convertible_to<double>;
+};
+
+/// Whether the forces of f's system do work (false for a field that cannot have such forces).
+template <class F>
+bool forces_do_work(const F& f) {
+  if constexpr (MayDoWork<F>) {
+    return f.does_work();
+  } else {
+    return false;
+  }
+}
 
 /// q̇ = v, v̇ = a(q, v) of a second-order constrained system, the acceleration solved at every
 /// evaluation; a failure of that solve is a SolverError (of step 0: the method names its step).
