@@ -21,7 +21,7 @@
 //                    energy: docs/methods.md, "Energy over long runs").
 //   For a system with an external force (and a time-free Lagrangian), the three watch the energy
 //   balance E_k − E_0 − W_k instead, W_k the work of the force by the trapezoidal rule on the rows
-//   (integrated with the steps by `rk4` and the reference solver: io/observe.hpp).
+//   (with their stages by `rk4`, the reference solver and SPARK: io/observe.hpp).
 //   constraint-drift |M(q_k) v_k| beyond 100 times its largest value over the early steps, and
 //                    beyond 1e-6.
 //   parasitic-mode   the amplitude of a method's known parasitic mode (FIM's period-2 mode,

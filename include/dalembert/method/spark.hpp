@@ -18,6 +18,9 @@
 //   0 = φ(Q_i, t0 + c_i h),  i = 2 … s,
 // Jay's Lobatto IIIA–IIIB for holonomic constraints ([Jay96]; RATTLE for s = 2): the new positions
 // Q_s = q1 stay on φ = 0 to round-off, and the momenta on its velocity form through g(q1, p1).
+// Where an external force or moving constraints do work, the step adds h Σ_j b_j P_j to the work W of
+// the run's energy balance (io/observe.hpp), P_j = (F + M(Q_j)ᵀΛ_j)·V_j the stages' power: the
+// Lobatto quadrature of the stages, where the rows' trapezoidal rule is of order 2.
 // Order 2s − 2 (s = 2 … 5: orders 2, 4, 6, 8). The tableaux and the conditions `tests/test_spark.cpp`
 // checks on them are in docs/methods.md.
 // The unknowns are the stages (Q_i, V_i, Λ_i) less Q_1 = q0 (IIIA's first row is zero), s(2n + m) − n
@@ -119,6 +122,7 @@ struct SparkState : MetricMethodState<S> {
   StepIncrements<Vecd<Dynamic, max_unknowns>> stage_increments;
   /// The factorised Jacobian of the dense step's equations, kept from step to step (it changes by O(h)).
   KeptJacobian<Matd<Dynamic, Dynamic, max_unknowns, max_unknowns>> kept_jacobian;
+  double work = 0.0;  ///< W since t = 0, where the forces do work (Spark::work_of_step)
 };
 
 template <HasMetric S>
@@ -135,7 +139,9 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   static_assert(!(by_terms && MayHaveHolonomicConstraints<S>), "holonomic constraints are imposed densely");
 
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
-      : Base(system, h, options), pair_(lobatto_pair(stages)) {}
+      : Base(system, h, options),
+        pair_(lobatto_pair(stages)),
+        does_work_(has_external_force(system) || has_affine_constraints(system)) {}
 
   int stages() const { return pair_.stages; }
 
@@ -191,6 +197,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
       Unknowns F;
       p1 = equations<By::nothing>(s, x, F, no_entries);
     }
+    if (does_work_) s.work += work_of_step(s, x);
     Unknowns increments = x;
     shift_by_start(increments, s.q, s.v, -1.0);
     s.stage_increments.record(std::move(increments));
@@ -259,6 +266,22 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   }
 
   static constexpr auto no_entries = [](int, int, double) {};
+
+  /// h Σ_j b_j P_j, the work of the forces over the step from s by the Lobatto quadrature of the
+  /// converged stages x, P_j their power at (Q_j, V_j, Λ_j) and the stage's time.
+  double work_of_step(const State& s, const Unknowns& x) const {
+    double work = 0.0;
+    if constexpr (HasExternalForce<S> || MayHaveAffineConstraints<S>) {
+      const int dn = coordinate_count(system_), dm = constraint_count(system_);
+      for (int j = 0; j < pair_.stages; ++j) {
+        const VecN<S> Q = j == 0 ? s.q : VecN<S>(x.template segment<n>(q_at(j), dn));
+        const VecN<S> V = x.template segment<n>(v_at(j), dn);
+        const VecM<S> multiplier = x.template segment<m>(lambda_at(j), dm);
+        work += pair_.b[j] * power_of_forces(system_, Q, V, s.t + pair_.c[j] * h_, &multiplier);
+      }
+    }
+    return h_ * work;
+  }
 
   /// What `equations` differentiates: nothing (a residual), the unknowns (a step's Jacobian), or
   /// the unknowns and the start (a step's derivative).
@@ -533,6 +556,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   }
 
   LobattoPair pair_;
+  bool does_work_;  ///< whether a step adds to W (work_of_step)
 };
 
 }  // namespace dalembert
