@@ -24,6 +24,9 @@
 //   (with their stages by `rk4`, the reference solver and SPARK: io/observe.hpp).
 //   constraint-drift |M(q_k) v_k| beyond 100 times its largest value over the early steps, and
 //                    beyond 1e-6.
+//   holonomic-drift  |φ(q_k, t_k)| of a model's holonomic constraints beyond 10 times its largest
+//                    value over the early steps, and beyond 1e-6: a method that takes φ in its
+//                    velocity form keeps it in a band set early, or lets it drift.
 //   parasitic-mode   the amplitude of a method's known parasitic mode (FIM's period-2 mode,
 //                    |Q* p⁺| = ½|p⁺ − p⁻|) beyond 6 times its largest value over the first 10
 //                    steps, and beyond 1e-6 + 0.02 sqrt(2|E_0|).

@@ -284,6 +284,12 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
           if (!std::isfinite(row[i + j])) recorder.derived_not_finite(k, t, derived_names[j]);
       }
     }
+    if constexpr (MayHaveHolonomicConstraints<S>) {
+      if (sys.holonomic_constraint_count() > 0) {  // watched by holonomic-drift
+        const auto phi = sys.template holonomic_values<double>(q, t);
+        recorder.holonomic_residual(k, row[0], phi.template lpNorm<Eigen::Infinity>());
+      }
+    }
     recorder.add(k, row, E, c, discrete, iterations, stepped, energy_size, work + time_part);
     first_row_of_run = false;
   };

@@ -130,6 +130,14 @@ class RunRecorder {
     }
   }
 
+  /// The largest |φ(q_k, t_k)| of the model's holonomic constraints at row k (t: the row's time), for
+  /// a model that has them: warns once when it grows beyond 10 times its largest value over the early
+  /// steps (io/monitors.hpp, holonomic-drift). Call before add(k, …).
+  void holonomic_residual(long k, double t, double value) {
+    if (holonomic_drift_.grew(k, value))
+      warn_growth("holonomic-drift", "holonomic constraint residual |phi|", k, t, value, holonomic_drift_);
+  }
+
   /// The parasitic-mode monitor below for a method that has one (`method.parasitic_mode(s)`, named
   /// by Method::parasitic_mode_name), after a step of this run (`stepped`); nothing otherwise.
   template <class Method, class State>
@@ -280,6 +288,7 @@ class RunRecorder {
   bool trend_reported_ = false;
   std::unordered_set<std::string> derived_reported_;
   GrowthMonitor constraint_drift_{early_until_, 100.0, 1e-6};
+  GrowthMonitor holonomic_drift_{early_until_, 10.0, 1e-6};
   long parasitic_steps_ = 0;
   double parasitic_envelope_ = 0.0;
   bool parasitic_reported_ = false;
