@@ -40,7 +40,7 @@ class RowSink {
 
 /// A warning of a run's monitors (io/monitors.hpp): what, where, and the numbers in the message.
 struct RunWarning {
-  std::string kind;  ///< "energy-growth", "constraint-drift" or "parasitic-mode"
+  std::string kind;  ///< the monitor's name, as io/monitors.hpp lists them ("energy-growth", …)
   long step = 0;
   double t = 0.0;
   std::string message;
