@@ -420,6 +420,16 @@ v = [0, 0]
   };
   const double rk4_coarse = rk4_error_at("0.05"), rk4_fine = rk4_error_at("0.025");
   EXPECT_NEAR(std::log2(rk4_coarse / rk4_fine), 4.0, 0.2) << rk4_coarse << " " << rk4_fine;
+  // A step too long for the projection: its Newton corrections do not reach φ = 0 (the bead left at
+  // |φ| = 1.6e-4 after step 1, and the next step's state was not a number). The step fails, naming
+  // it, and the rows before it are kept.
+  const auto too_long = dalembert("run " + bead + " --method rk4 --h 4 --steps 3");
+  EXPECT_EQ(too_long.status, 3) << too_long.err;
+  EXPECT_NE(too_long.err.find("Newton solver failed at step 1 (t = 4"), std::string::npos) << too_long.err;
+  EXPECT_NE(too_long.err.find("the projection onto the holonomic constraints phi(q, t) = 0 did not converge"),
+            std::string::npos)
+      << too_long.err;
+  EXPECT_EQ(last_row(too_long.out).at(0), 0.0);
   const auto velocity_form = dalembert("run " + bead + " --method mclachlan-perlmutter --h 0.05 --t-end 10");
   ASSERT_EQ(velocity_form.status, 0) << velocity_form.err;
   EXPECT_GT(largest_of_column(velocity_form.out, "holonomic_0"), 1e-6);

@@ -92,7 +92,7 @@ class FieldReference {
       throw e.at(k1, grid_time(k1, h_));
     }
     static_cast<Point&>(s) = field_.unpack(y.data());
-    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(k1, h_), s);
+    if constexpr (ProjectsOntoConstraints<F>) field_.project(k1, grid_time(k1, h_), s);
     advance(s, h_);
   }
 

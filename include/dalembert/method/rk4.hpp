@@ -107,7 +107,7 @@ class FieldRungeKutta4 {
   template <class Vector>
   void end_step(const Vector& y, State& s) const {
     static_cast<Point&>(s) = field_.unpack(y.data());
-    if constexpr (ProjectsOntoConstraints<F>) field_.project(grid_time(s.k + 1, h_), s);
+    if constexpr (ProjectsOntoConstraints<F>) field_.project(s.k + 1, grid_time(s.k + 1, h_), s);
     advance(s, h_);
   }
 

@@ -29,27 +29,34 @@ double largest_value(const V& x) {
 }
 }  // namespace detail
 
+/// The positions' Newton corrections a projection may take.
+inline constexpr int max_projection_iterations = 10;
+
 /// Projects (q, v) at the time t onto φ(q) = 0 and M(q) v + b(q, t) = 0 (above); nothing for a
 /// model without holonomic constraints. In dual numbers it gives the projection's derivative too:
 /// the last Newton correction starts within round-off of φ = 0, where it carries the derivative of
-/// the implicit solution.
+/// the implicit solution. Returns the largest of the positions' last Newton correction, relative
+/// to 1 + |q|: at round-off where the projection converged (0 without holonomic constraints).
 template <Model S, class T>
-void project_onto_constraints(const S& sys, VecN<S, T>& q, VecN<S, T>& v, double t) {
+double project_onto_constraints(const S& sys, VecN<S, T>& q, VecN<S, T>& v, double t) {
+  double last_correction = 0.0;
   if constexpr (MayHaveHolonomicConstraints<S>) {
     const int k = sys.holonomic_constraint_count();
-    if (k == 0) return;
+    if (k == 0) return 0.0;
     using Square = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
     const MatMN<S, T> start = sys.template constraint_matrix<T>(q).bottomRows(k);  // Φ(q̃)
-    constexpr int max_iterations = 10;
-    for (int i = 0; i < max_iterations; ++i) {
+    for (int i = 0; i < max_projection_iterations; ++i) {
       const VecM<S, T> phi = sys.template holonomic_values<T>(q, t);
       // In dual numbers φ's value can be zero where its derivative is not: the correction carries it.
-      if (std::is_same_v<T, double> && detail::largest_value(phi) == 0.0) break;
+      if (std::is_same_v<T, double> && detail::largest_value(phi) == 0.0) {
+        last_correction = 0.0;
+        break;
+      }
       const Square J = sys.template constraint_matrix<T>(q).bottomRows(k) * start.transpose();
       const VecN<S, T> correction = start.transpose() * DualLU<Square>(J).solve(phi);
       q -= correction;
-      const double round_off = 4 * std::numeric_limits<double>::epsilon() * (1 + detail::largest_value(q));
-      if (detail::largest_value(correction) <= round_off) break;
+      last_correction = detail::largest_value(correction) / (1 + detail::largest_value(q));
+      if (last_correction <= 4 * std::numeric_limits<double>::epsilon()) break;
     }
     const MatMN<S, T> M = sys.template constraint_matrix<T>(q);
     VecM<S, T> residual = M * v;
@@ -57,6 +64,7 @@ void project_onto_constraints(const S& sys, VecN<S, T>& q, VecN<S, T>& v, double
     const Square MMt = M * M.transpose();
     v -= M.transpose() * DualLU<Square>(MMt).solve(residual);
   }
+  return last_correction;
 }
 
 }  // namespace dalembert

@@ -105,18 +105,26 @@ struct MechanicalField : PositionVelocity<S> {
     detail::phase_block<S>(dy, n, n) = a.acceleration;
     return power_of_forces(this->system, q, v, t, &a.multiplier);
   }
-  /// The new state of a continuous method at the time t back onto the holonomic and velocity
-  /// constraints (model/constraint_projection.hpp), for a model that may have holonomic ones.
-  void project(double t, PhasePointOf<S>& x) const
+  /// The new state of step `step` of a continuous method, at the time t, back onto the holonomic
+  /// and velocity constraints (model/constraint_projection.hpp), for a model that may have
+  /// holonomic ones. Positions that Newton does not bring to φ = 0 (its last correction above
+  /// √ε (1 + |q|): not a round-off that lingers) are a SolverError of the step.
+  void project(long step, double t, PhasePointOf<S>& x) const
     requires MayHaveHolonomicConstraints<S>
   {
-    project_onto_constraints(this->system, x.q, x.v, t);
+    if (project_onto_constraints(this->system, x.q, x.v, t) > 0x1p-26) {
+      const double phi = this->system.template holonomic_values<double>(x.q, t).template lpNorm<Eigen::Infinity>();
+      throw SolverError(step, t,
+                        NewtonReport{false, max_projection_iterations, phi,
+                                     "the projection onto the holonomic constraints phi(q, t) = 0 did not converge "
+                                     "(choose a smaller h)"});
+    }
   }
 };
 
 /// A field whose continuous methods project their new states (MechanicalField::project).
 template <class F>
-concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0.0, x); };
+concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0L, 0.0, x); };
 
 /// A field whose forces may do work (MechanicalField::rate_and_power), which the reference solver
 /// integrates with the motion.
