@@ -126,8 +126,8 @@ struct MechanicalField : PositionVelocity<S> {
 template <class F>
 concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0L, 0.0, x); };
 
-/// A field whose forces may do work (MechanicalField::rate_and_power), which the reference solver
-/// integrates with the motion.
+/// A field whose forces may do work (MechanicalField::rate_and_power), which rk4 and the reference
+/// solver integrate with the motion.
 template <class F>
 concept MayDoWork = requires(const F& f, const double* y, double* dy) {
   { f.does_work() } -> std::convertible_to<bool>;
