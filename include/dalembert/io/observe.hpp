@@ -166,13 +166,9 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
   // acts as a force), or affine constraints (a moving table, a string pulled in: their force M(q)ᵀλ
   // does work, λ·(M v) = −λ·b), its balance with their work is watched instead.
   const bool energy_is_watched = !contact && !SecondOrderSystem<S>;
-  bool forced = false, moving = false;
-  if constexpr (Model<S>) {
-    forced = has_external_force(sys);
-    moving = has_affine_constraints(sys);
-  }
+  const bool does_work = forces_do_work(sys);
   recorder.watch_energy(!energy_is_watched ? RunRecorder::EnergyWatch::none
-                        : forced || moving ? RunRecorder::EnergyWatch::balance
+                        : does_work        ? RunRecorder::EnergyWatch::balance
                                            : RunRecorder::EnergyWatch::conserved);
   // The work W_k of the external force and of the affine constraints' force, by the trapezoidal rule
   // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations,
@@ -203,7 +199,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     }
     if (contact && !std::isfinite(z)) throw NonFiniteDiagnostics(k, t, "the action variable z is " + std::to_string(z));
     if constexpr (Model<S>) {
-      if (forced || moving) {
+      if (does_work) {
         if constexpr (requires { s->work; }) {  // with the method's stages (rk4, reference, spark)
           if (s) {
             if (first_row_of_run) first_work = s->work;

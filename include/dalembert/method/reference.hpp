@@ -25,7 +25,7 @@ class FieldReference {
   };
 
   FieldReference(const typename F::System& system, double h, double tolerance = 1e-13)
-      : field_{{system}}, h_(h), tolerance_(tolerance), does_work_(forces_do_work(field_)) {}
+      : field_{{system}}, h_(h), tolerance_(tolerance), does_work_(MayDoWork<F> && forces_do_work(system)) {}
   double step_size() const { return h_; }
   const typename F::System& system() const { return field_.system; }
 

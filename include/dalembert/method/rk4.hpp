@@ -34,7 +34,7 @@ class FieldRungeKutta4 {
   static constexpr bool imposes_holonomic_constraints = ProjectsOntoConstraints<F>;
 
   FieldRungeKutta4(const typename F::System& system, double h)
-      : field_{{system}}, h_(h), does_work_(forces_do_work(field_)) {}
+      : field_{{system}}, h_(h), does_work_(MayDoWork<F> && forces_do_work(system)) {}
   double step_size() const { return h_; }
   const typename F::System& system() const { return field_.system; }
 

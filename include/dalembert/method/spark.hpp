@@ -141,7 +141,7 @@ class Spark : public MetricMethod<Spark<S>, S, SparkState<S>> {
   Spark(const S& system, double h, int stages, NewtonOptions options = {})
       : Base(system, h, options),
         pair_(lobatto_pair(stages)),
-        does_work_(has_external_force(system) || has_affine_constraints(system)) {}
+        does_work_(forces_do_work(system)) {}
 
   int stages() const { return pair_.stages; }
 

@@ -653,6 +653,13 @@ VecN<S> constraint_force(const S& sys, const VecN<S>& q, const VecN<S>& v, doubl
   return VecN<S>::Zero(coordinate_count(sys));
 }
 
+/// Whether an external force or affine constraints do work on sys, so that its energy balance has a
+/// work W (power_of_forces below); false for a system that can have neither, of any kind.
+template <class S>
+bool forces_do_work(const S& sys) {
+  return has_external_force(sys) || has_affine_constraints(sys);
+}
+
 /// The power (F + M(q)ᵀλ)·v of the external force and of affine constraints' force at (q, v, t),
 /// whose integral is the work W of the energy balance (io/observe.hpp); homogeneous constraints do
 /// no work. `multiplier`: λ of the constrained acceleration there, if known (computed otherwise).

@@ -88,12 +88,6 @@ struct MechanicalField : PositionVelocity<S> {
     detail::phase_block<S>(dy, 0, n) = v;
     detail::phase_block<S>(dy, n, n) = acceleration(this->system, q, v, t);
   }
-  /// Whether the external force or affine constraints do work on this model (power_of_forces).
-  bool does_work() const
-    requires HasExternalForce<S> || MayHaveAffineConstraints<S>
-  {
-    return has_external_force(this->system) || has_affine_constraints(this->system);
-  }
   /// rate(t, y, dy), returning the power of the forces there: the integrand of the work W.
   double rate_and_power(double t, const double* y, double* dy) const
     requires HasExternalForce<S> || MayHaveAffineConstraints<S>
@@ -127,22 +121,11 @@ template <class F>
 concept ProjectsOntoConstraints = requires(const F& f, typename F::Point& x) { f.project(0L, 0.0, x); };
 
 /// A field whose forces may do work (MechanicalField::rate_and_power), which rk4 and the reference
-/// solver integrate with the motion.
+/// solver integrate with the motion where they do (forces_do_work, model/dynamics.hpp).
 template <class F>
 concept MayDoWork = requires(const F& f, const double* y, double* dy) {
-  { f.does_work() } -> std::convertible_to<bool>;
   { f.rate_and_power(0.0, y, dy) } -> std::convertible_to<double>;
 };
-
-/// Whether the forces of f's system do work (false for a field that cannot have such forces).
-template <class F>
-bool forces_do_work(const F& f) {
-  if constexpr (MayDoWork<F>) {
-    return f.does_work();
-  } else {
-    return false;
-  }
-}
 
 /// q̇ = v, v̇ = a(q, v) of a second-order constrained system, the acceleration solved at every
 /// evaluation; a failure of that solve is a SolverError (of step 0: the method names its step).
