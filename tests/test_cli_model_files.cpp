@@ -350,9 +350,11 @@ TEST(CliModelFiles, HolonomicConstraintsRunInTheirVelocityForm) {
 // over 10⁴ steps whatever α and constraint rule; the discretised velocity form would keep it only to
 // O(h²). So does the discrete gradient's row φ(q_{k+1}) = 0, whose force's direction keeps the
 // energy to round-off (method/discrete_gradient.hpp) while the velocities leave dφ(q)·v = 0 at its
-// order, and SPARK's φ(Q_i) = 0 at its stages (method/spark.hpp). dla and the discrete gradient keep
-// their order 2 against the reference, SPARK its 2s − 2. None fails at a small step, where φ's
-// round-off over h (the rows' old scale) stayed above Newton's tolerance.
+// order, SPARK's φ(Q_i) = 0 at its stages (method/spark.hpp), and the generating-function family's
+// rows φ(q_{k+1}) = 0 with an impulse of their own (method/generating_function.hpp; their velocity
+// form had left the curve, 7.8e-3 by t = 1000). dla, the discrete gradient, gf and gf-sym keep their
+// order 2 against the reference, SPARK its 2s − 2. None fails at a small step, where φ's round-off
+// over h (the rows' old scale) stayed above Newton's tolerance.
 // McLachlan–Perlmutter's method, which takes the velocity form, leaves the curve.
 TEST(CliModelFiles, HolonomicConstraintsHoldOnTheNewPositions) {
   const std::string bead = write_model("bead_on_catenary", R"toml(name = "bead-on-catenary"
@@ -365,8 +367,8 @@ q = [1, "cosh(1) - 1"]
 v = [0, 0]
 )toml");
   for (const std::string method : {"dla", "dla --alpha 0.3", "dla --constraint-rule trapezoid", "mla",
-                                    "discrete-gradient", "spark --stages 2", "spark", "spark --stages 4", "rk4",
-                                    "reference"}) {
+                                    "discrete-gradient", "spark --stages 2", "spark", "spark --stages 4", "gf",
+                                    "gf --alpha 0.3", "gf-sym --alpha 0.25", "gf-cp", "rk4", "reference"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.01 --steps 10000 --every 10");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
@@ -374,7 +376,7 @@ v = [0, 0]
       EXPECT_LT(largest_of_column(r.out, "constraint"), 1e-14) << method;
     if (method == "discrete-gradient") EXPECT_LT(largest_change_of_column(r.out, "energy"), 1e-13);
   }
-  for (const std::string method : {"dla", "mla", "discrete-gradient", "spark"}) {
+  for (const std::string method : {"dla", "mla", "discrete-gradient", "spark", "gf"}) {
     const auto r = dalembert("run " + bead + " --method " + method + " --h 0.001 --t-end 5 --every 100");
     ASSERT_EQ(r.status, 0) << method << ": " << r.err;
     EXPECT_LT(largest_of_column(r.out, "holonomic_0"), 1e-14) << method;
@@ -398,6 +400,8 @@ v = [0, 0]
     double order;
   } refinements[] = {{"dla", "0.1", "0.05", 2.0},
                      {"discrete-gradient", "0.1", "0.05", 2.0},
+                     {"gf", "0.1", "0.05", 2.0},
+                     {"gf-sym --alpha 0.25", "0.1", "0.05", 2.0},
                      {"spark --stages 2", "0.1", "0.05", 2.0},
                      {"spark", "0.1", "0.05", 4.0},
                      {"spark --stages 4", "0.2", "0.1", 6.0}};

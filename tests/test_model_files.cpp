@@ -1042,6 +1042,17 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_spark",
                                         Spark<Oscillator>(pendulum_file, 0.1, 3), pendulum_q0, pendulum_v0),
             1e-8);
+  // The generating-function family imposes φ(q1) = 0 with an impulse along dφ(q_k) of its own
+  // (method/generating_function.hpp), and the derivative differentiates both.
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_gf", make_gf(pendulum_file, 0.1), pendulum_q0,
+                                        pendulum_v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_gf_sym", make_gf_sym(pendulum_file, 0.1, 0.25),
+                                        pendulum_q0, pendulum_v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_pendulum_cartesian_gf_cp", make_gf_cp(pendulum_file, 0.1),
+                                        pendulum_q0, pendulum_v0),
+            1e-8);
   // A bead on the line y = 0 in a potential: RK4 keeps this φ exactly zero on its own, so the
   // projection's Newton loop starts at φ = 0 and must still act on the derivatives.
   const fs::path line_path =

@@ -222,7 +222,9 @@ class LagrangianDerivativesAtStep {
   const auto& Lv() const { return d_.Lv; }
   const auto& D1_rest() const { return d_.D1_rest; }
   const auto& D2_rest() const { return d_.D2_rest; }
-  void jacobian(Jacobian& J) const {
+  /// D12 into J (of Jacobian's storage, or a dense matrix of another bound that J resizes to it).
+  template <class Matrix>
+  void jacobian(Matrix& J) const {
     if constexpr (by_terms) {
       J.setFromTriplets(d_.by_q1.begin(), d_.by_q1.end());
     } else {

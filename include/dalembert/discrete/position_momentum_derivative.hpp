@@ -6,6 +6,8 @@
 //   F = ( p_k + D1 L_d(q_k, q_{k+1}) + F_d^−(q_k, q_{k+1}) − M(q_k)ᵀλ,  ω(q_k, q_{k+1}) ) = 0,
 //   p_{k+1} = D2 L_d(q_k, q_{k+1}) + F_d^+(q_k, q_{k+1}).
 // DLA is the case F_d^± = the midpoint external force; DEL drops λ and ω (it ignores constraints).
+// A discrete constraint may carry its own impulse rows in place of M(q_k) (ImposedHolonomicRows:
+// the generating-function family's rows φ(q_{k+1}) with their impulse dφ(q_k)ᵀμ).
 // A method may map p_{k+1} further at q_{k+1} (GF-CP projects it onto Leg(D), FIM reflects it).
 #include <type_traits>
 
@@ -75,6 +77,25 @@ struct KeepMomentum {
 /// No discrete constraint: the step ignores the model's constraints (DEL), so λ and ω drop out.
 struct NoDiscreteConstraint {};
 
+/// The rows φ(q_{k+1}, t_{k+1}) of a model's holonomic constraints alone, with their impulse along
+/// dφ(q_k) (impulse_rows): the discrete constraint of a method that takes the other constraints
+/// through a force of its own (method/generating_function.hpp).
+template <Model S>
+struct ImposedHolonomicRows {
+  const S& system;
+  double t1;
+  int count() const { return holonomic_constraint_count(system); }
+  template <class Q>
+  auto operator()(const Q&, const Q& q1) const {
+    return system.template holonomic_values<typename Q::Scalar>(q1, t1);
+  }
+  template <class Q>
+  auto impulse_rows(const Q& q0) const {
+    using T = typename Q::Scalar;
+    return MatMN<S, T>(system.template constraint_matrix<T>(q0).bottomRows(count()));
+  }
+};
+
 /// The discrete forces of DLA and DEL with a constant external force f (a covector) added to the
 /// model's over the step: F_d^∓(q0, q1, f) = (h/2) [F(q_mid, v_d, t + h/2) + f], a callable generic
 /// in the scalar type that refers to `system` (position_momentum_step_derivatives).
@@ -106,8 +127,12 @@ StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, con
                 MaxNZ = sum_of_sizes(multiple_of_size(blocks, max_n), max_m);
   constexpr int NOut = sum_of_sizes(N2, m), MaxNOut = sum_of_sizes(MaxN2, max_m);
   const int dn = coordinate_count(system), start = (blocks - 1) * dn;  // where q_{k+1} is in z
-  int dm = 0;
-  if constexpr (constrained) dm = constraint_count(system);
+  int dm = 0;  // the multipliers: one per row of ω
+  if constexpr (requires { dc.count(); }) {
+    dm = dc.count();
+  } else if constexpr (constrained) {
+    dm = constraint_count(system);
+  }
   // z ↦ (F, p_{k+1})
   const auto equations = [&](const auto& z) {
     using T = typename std::decay_t<decltype(z)>::Scalar;
@@ -136,7 +161,11 @@ StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, con
     if constexpr (constrained && m != 0) {
       if (dm > 0) {
         const VecM<S, T> lambda = z.template segment<m>(start + dn, dm);
-        first -= system.template constraint_matrix<T>(x0).transpose() * lambda;
+        if constexpr (requires { dc.impulse_rows(x0); }) {
+          first -= dc.impulse_rows(x0).transpose() * lambda;
+        } else {
+          first -= system.template constraint_matrix<T>(x0).transpose() * lambda;
+        }
         out.template segment<m>(dn, dm) = dc(x0, x1);
       }
     }

@@ -21,6 +21,12 @@
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
 // the terms. External forces are not part of the scheme: the runner rejects them.
+// A holonomic constraint φ(q) = 0 (model/model.hpp) is imposed on the new positions as DLA imposes
+// it (SHAKE in position–momentum form): the step solves for (q_{k+1}, μ)
+//   p_k = −D1 S~(q_k, q_{k+1}) + α0 − dφ(q_k)ᵀμ,   φ(q_{k+1}) = 0,
+// and p_{k+1} = D2 S~ − α1 as before. Λ~ keeps φ's velocity form, so the impulse μ only corrects
+// the step's drift off φ = 0 (of the size of its local error): φ holds to round-off and the order
+// is the family's (docs/methods.md, Holonomic constraints).
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
@@ -106,6 +112,15 @@ struct DiscreteConstraintForce {
   Vec<T, N, MaxN> alpha1;  ///< α1(q0, q1) ≈ ∫ Λ~ ∂q/∂q1, acts at q1
 };
 
+/// The impulses μ of the holonomic constraints a step imposes, where a model may have them (the
+/// step driver stores the unknowns after q_{k+1} there), and nothing where it cannot.
+template <class S, bool Imposes>
+struct ImposedImpulses {};
+template <class S>
+struct ImposedImpulses<S, true> {
+  VecM<S> multiplier;  ///< μ of the last step, one per holonomic constraint
+};
+
 template <Model S, bool ConstraintPreserving = false>
   requires(!ConstraintPreserving || HasMetric<S>)
 class GeneratingFunctionIntegrator {
@@ -118,8 +133,20 @@ class GeneratingFunctionIntegrator {
   static constexpr int m = S::m;
   /// Whether steps are assembled term by term (a locally coupled model).
   static constexpr bool by_terms = LdDerivatives::by_terms;
+  /// φ(q_{k+1}) = 0 on the new positions, with an impulse μ of its own, where the model may have
+  /// holonomic constraints: the step's unknowns are then (q_{k+1}, μ), with (q_{k+1}) alone where
+  /// it has none.
+  static constexpr bool imposes_holonomic_constraints = MayHaveHolonomicConstraints<S>;
+  static_assert(!(by_terms && imposes_holonomic_constraints), "holonomic constraints are imposed densely");
+  using Unknowns = std::conditional_t<imposes_holonomic_constraints,
+                                      Vecd<sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>, VecN<S>>;
+  using NewtonJacobian =
+      std::conditional_t<imposes_holonomic_constraints,
+                         Matd<sum_of_sizes(n, m), sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>()),
+                              sum_of_sizes(max_n_of<S>(), max_m_of<S>())>,
+                         Jacobian>;
 
-  struct State : OnTheGrid {
+  struct State : OnTheGrid, ImposedImpulses<S, imposes_holonomic_constraints> {
     VecN<S> q;
     VecN<S> p;       ///< p_k = −D1 S~(q_k, q_{k+1}) + α0 (GF-CP: the projected momentum p̂_k)
     VecN<S> p_plus;  ///< D2 S~(q_{k−1}, q_k) − α1 before the projection (= p for GF)
@@ -182,19 +209,30 @@ class GeneratingFunctionIntegrator {
   }
 
   /// Newton on p_k + D1 S~(q_k, q_{k+1}) − α0(q_k, q_{k+1}) = 0 in q_{k+1}, with the Jacobian
-  /// D12 S~ − ∂α0/∂q1. On a locally coupled model the Jacobian is D12 S~ alone, sparse, from the
+  /// D12 S~ − ∂α0/∂q1; with holonomic constraints, on that equation less dφ(q_k)ᵀμ and the rows
+  /// φ(q_{k+1}) = 0 in (q_{k+1}, μ), whose Jacobian gains the blocks −dφ(q_k)ᵀ and dφ(q_{k+1}).
+  /// On a locally coupled model the Jacobian is D12 S~ alone, sparse, from the
   /// terms, and Λ~ comes from the sparse saddle-point system of the constrained acceleration
   /// (model/projectors.hpp): ∂α0/∂q1, the derivative of the multiplier, couples every coordinate (a
   /// dense matrix). Newton then converges linearly, by a factor of order h|v| per iteration
   /// (∂α0/∂q1 against D12 S~ ~ G/h), to the same solution (docs/methods.md); each iteration costs
   /// time linear in the number of terms.
   void step(State& s) const {
-    const double h = step_size();
-    VecN<S> x = s.q + h * s.last_velocity;
+    const double h = step_size(), t1 = grid_time(s.k + 1, h);
+    const int dn = coordinate_count(system_);
+    const int dk = imposes_holonomic_constraints ? holonomic_constraint_count(system_) : 0;
+    Unknowns x(dn + dk);
+    x.template head<n>(dn) = s.q + h * s.last_velocity;
+    MatMN<S> impulse_rows;  // dφ(q_k), μ's direction
+    if constexpr (imposes_holonomic_constraints) {
+      x.tail(dk).setZero();
+      if (dk > 0) impulse_rows = system_.template constraint_matrix<double>(s.q).bottomRows(dk);
+    }
     LdDerivatives d;  // of the last evaluation = at the solution
     VecN<S> alpha0, alpha1;
     MatNN<S> dalpha0, dalpha1;  // by q1, for the dense Jacobian
-    const auto residual = [&](const VecN<S>& q1, VecN<S>& F) {
+    const auto residual = [&](const Unknowns& y, Unknowns& F) {
+      const auto& q1 = positions_in(y, dn);
       d.evaluate(system_, ld_, s.q, q1);
       if constexpr (by_terms) {
         const auto f = discrete_force<double>(s.q, q1);
@@ -205,14 +243,28 @@ class GeneratingFunctionIntegrator {
       }
       if constexpr (LdDerivatives::split && !ConstraintPreserving) {  // small parts first (SplitDerivatives)
         if (s.p_low.size() != s.p.size()) s.p_low = VecN<S>::Zero(s.p.size());
-        F = ((s.p - d.Lv()) + VecN<S>(d.D1_rest() - alpha0)) + s.p_low;
+        F.template head<n>(dn) = ((s.p - d.Lv()) + VecN<S>(d.D1_rest() - alpha0)) + s.p_low;
       } else {
-        F = s.p + d.D1() - alpha0;
+        F.template head<n>(dn) = s.p + d.D1() - alpha0;
+      }
+      if constexpr (imposes_holonomic_constraints) {
+        if (dk > 0) {
+          F.head(dn) -= impulse_rows.transpose() * y.tail(dk);
+          impose_holonomic_rows(system_, q1, t1, F.tail(dk));
+        }
       }
     };
-    const auto jacobian = [&](const VecN<S>&, Jacobian& J) {
+    const auto jacobian = [&](const Unknowns& y, NewtonJacobian& J) {
       d.jacobian(J);
       if constexpr (!by_terms) J -= dalpha0;
+      if constexpr (imposes_holonomic_constraints) {
+        if (dk > 0) {
+          J.conservativeResize(dn + dk, dn + dk);
+          J.topRightCorner(dn, dk) = -impulse_rows.transpose();
+          J.bottomLeftCorner(dk, dn) = system_.template constraint_matrix<double>(positions_in(y, dn)).bottomRows(dk);
+          J.bottomRightCorner(dk, dk).setZero();
+        }
+      }
     };
     const auto momentum = [&] {
       if constexpr (LdDerivatives::split && !ConstraintPreserving) {  // p carried below its last bit
@@ -227,16 +279,17 @@ class GeneratingFunctionIntegrator {
     const double scale = s.p.template lpNorm<Eigen::Infinity>();
     VecN<S> p_plus;
     if constexpr (by_terms) {  // by q1: −D12 S~, as Newton's Jacobian (α1's part left out, as α0's)
-      p_plus = position_momentum_step<Jacobian>(s, h, std::move(x), scale, options_,
-                                                SeparateEquations{residual, jacobian}, momentum);
+      p_plus = position_momentum_step<NewtonJacobian>(s, h, std::move(x), scale, options_,
+                                                      SeparateEquations{residual, jacobian}, momentum);
     } else {  // by q1: −D12 S~ − ∂α1/∂q1 (D2 S~ by q1 is −D12 S~ to leading order)
       const auto momentum_by_q1 = [&] {
         Jacobian D12;
         d.jacobian(D12);
         return MatNN<S>(-D12 - dalpha1);
       };
-      p_plus = position_momentum_step<Jacobian>(s, h, std::move(x), scale, options_,
-                                                SeparateEquations{residual, jacobian}, momentum, momentum_by_q1);
+      p_plus = position_momentum_step<NewtonJacobian>(s, h, std::move(x), scale, options_,
+                                                      SeparateEquations{residual, jacobian}, momentum,
+                                                      momentum_by_q1);
     }
     read_momentum(s, q0, p_plus);
   }
@@ -262,6 +315,11 @@ class GeneratingFunctionIntegrator {
         return p1;
       }
     };
+    if constexpr (imposes_holonomic_constraints) {
+      if (holonomic_constraint_count(system_) > 0)
+        return position_momentum_step_derivative(system_, ld_, ImposedHolonomicRows<S>{system_, next.t}, alpha0,
+                                                 alpha1, s.q, s.p, next.q, next.multiplier, finish);
+    }
     return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q, 0,
                                              finish);
   }
@@ -312,6 +370,14 @@ class GeneratingFunctionIntegrator {
   }
 
  private:
+  /// q_{k+1} among a step's unknowns: all of them, unless the step imposes holonomic constraints.
+  static decltype(auto) positions_in(const Unknowns& y, int dn) {
+    if constexpr (imposes_holonomic_constraints) {
+      return VecN<S>(y.template head<n>(dn));
+    } else {
+      return (y);
+    }
+  }
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺)
   /// and the discrete constraint of the segment from q0 = q_k.

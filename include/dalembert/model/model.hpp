@@ -168,8 +168,8 @@ void require_time_independent_constraints(const S& sys, const char* what) {
 /// last holonomic_constraint_count() rows of its M are their velocity forms dφ(q) (with ∂φ/∂t in b
 /// where φ depends on the time), and holonomic_values<T>(q, t) gives φ(q, t). The α-rule's and the
 /// trapezoidal rule's discrete constraints and the discrete gradient impose φ(q_{k+1}, t_{k+1}) = 0
-/// on those rows (impose_holonomic_rows, below), SPARK φ at its stages; the other methods take the
-/// velocity form.
+/// on those rows (impose_holonomic_rows, below), the generating-function family in rows of its own,
+/// SPARK φ at its stages; the other methods take the velocity form.
 template <class S>
 concept MayHaveHolonomicConstraints = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.holonomic_constraint_count() } -> std::convertible_to<int>;
