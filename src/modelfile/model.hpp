@@ -75,10 +75,10 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
 inline constexpr const char* methods_taking_affine_constraints[] = {
     "dla", "mla", "gf", "gf-sym", "mclachlan-perlmutter", "spark", "rk4", "reference"};
 /// Those of them that take b(q, t) of the time: each evaluates b, and for the constrained
-/// acceleration ∂b/∂t, at the times of its own points; `gf` and `gf-sym` take the constraint force
-/// at t = 0 (their schemes have no force of t) and refuse it.
+/// acceleration ∂b/∂t, at the times of its own points (`gf` and `gf-sym` their constraint force at
+/// the times of q_α and q_{1−α}).
 inline constexpr const char* methods_taking_time_dependent_constraints[] = {
-    "dla", "mla", "mclachlan-perlmutter", "spark", "rk4", "reference"};
+    "dla", "mla", "gf", "gf-sym", "mclachlan-perlmutter", "spark", "rk4", "reference"};
 
 /// Throws BadInput when the model has an affine constraint and `method` is not among
 /// methods_taking_affine_constraints (or, with method empty, for `what`: a computation that takes

@@ -20,7 +20,8 @@
 // and ∂α0/∂q1 from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
-// the terms. External forces are not part of the scheme: the runner rejects them.
+// the terms. External forces are not part of the scheme: the runner rejects them. Constraints of
+// the time, M(q) v + b(q, t) = 0, enter Λ~ at the times of its points, t_k + α h (and t_k + (1−α) h).
 // A holonomic constraint φ(q) = 0 (model/model.hpp) is imposed on the new positions as DLA imposes
 // it (SHAKE in position–momentum form): the step solves for (q_{k+1}, μ)
 //   p_k = −D1 S~(q_k, q_{k+1}) + α0 − dφ(q_k)ᵀμ,   φ(q_{k+1}) = 0,
@@ -165,18 +166,20 @@ class GeneratingFunctionIntegrator {
   const S& system() const { return system_; }
   const GeneratingFunctionLagrangian<S>& discrete_lagrangian() const { return ld_; }
 
-  /// The discrete constraint force of the segment (q0, q1), generic in the scalar type.
+  /// The discrete constraint force of the segment (q0, q1) from the time t0, generic in the scalar
+  /// type: Λ~ at q_α and the time t0 + α h (for constraints of the time, b(q, t)).
   template <class T>
-  DiscreteConstraintForce<T, n, max_n_of<S>()> discrete_force(const VecN<S, T>& q0, const VecN<S, T>& q1) const {
+  DiscreteConstraintForce<T, n, max_n_of<S>()> discrete_force(const VecN<S, T>& q0, const VecN<S, T>& q1,
+                                                              double t0 = 0.0) const {
     const double h = step_size(), a = alpha();
     const VecN<S, T> v = (q1 - q0) / h;
-    const VecN<S, T> La = constraint_force_form(system_, VecN<S, T>((1.0 - a) * q0 + a * q1), v);
+    const VecN<S, T> La = constraint_force_form(system_, VecN<S, T>((1.0 - a) * q0 + a * q1), v, t0 + a * h);
     DiscreteConstraintForce<T, n, max_n_of<S>()> f;
     if (!ld_.symmetric()) {
       f.alpha0 = ((1.0 - a) * h) * La;
       f.alpha1 = (a * h) * La;
     } else {
-      const VecN<S, T> Lb = constraint_force_form(system_, VecN<S, T>(a * q0 + (1.0 - a) * q1), v);
+      const VecN<S, T> Lb = constraint_force_form(system_, VecN<S, T>(a * q0 + (1.0 - a) * q1), v, t0 + (1.0 - a) * h);
       f.alpha0 = (0.5 * h) * ((1.0 - a) * La + a * Lb);
       f.alpha1 = (0.5 * h) * (a * La + (1.0 - a) * Lb);
     }
@@ -235,11 +238,11 @@ class GeneratingFunctionIntegrator {
       const auto& q1 = positions_in(y, dn);
       d.evaluate(system_, ld_, s.q, q1);
       if constexpr (by_terms) {
-        const auto f = discrete_force<double>(s.q, q1);
+        const auto f = discrete_force<double>(s.q, q1, s.t);
         alpha0 = f.alpha0;
         alpha1 = f.alpha1;
       } else {
-        force_and_jacobian(s.q, q1, alpha0, alpha1, dalpha0, dalpha1);
+        force_and_jacobian(s.q, q1, s.t, alpha0, alpha1, dalpha0, dalpha1);
       }
       if constexpr (LdDerivatives::split && !ConstraintPreserving) {  // small parts first (SplitDerivatives)
         if (s.p_low.size() != s.p.size()) s.p_low = VecN<S>::Zero(s.p.size());
@@ -302,11 +305,11 @@ class GeneratingFunctionIntegrator {
     const State next = step_from(*this, s);
     const auto alpha0 = [&](const auto& q0, const auto& q1) {
       using Q = std::decay_t<decltype(q0)>;
-      return Q(-discrete_force(q0, q1).alpha0);
+      return Q(-discrete_force(q0, q1, s.t).alpha0);
     };
     const auto alpha1 = [&](const auto& q0, const auto& q1) {
       using Q = std::decay_t<decltype(q0)>;
-      return Q(-discrete_force(q0, q1).alpha1);
+      return Q(-discrete_force(q0, q1, s.t).alpha1);
     };
     const auto finish = [&](const auto& q1, const auto& p1) {
       if constexpr (ConstraintPreserving) {
@@ -383,7 +386,8 @@ class GeneratingFunctionIntegrator {
   /// and the discrete constraint of the segment from q0 = q_k.
   void read_momentum(State& s, const VecN<S>& q0, const VecN<S>& p_plus) const {
     const double h = step_size(), a = alpha();
-    s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * q0 + a * s.q), VecN<S>((s.q - q0) / h));
+    s.discrete_constraint = constraint_residual(system_, VecN<S>((1.0 - a) * q0 + a * s.q), VecN<S>((s.q - q0) / h),
+                                                s.t - (1.0 - a) * h);  // at q_α's time (s is at t_{k+1})
     s.p_plus = p_plus;
     if constexpr (ConstraintPreserving) {
       s.p = project_momentum(system_, s.q, s.p_plus);
@@ -392,7 +396,7 @@ class GeneratingFunctionIntegrator {
     }
   }
 
-  void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, VecN<S>& alpha0, VecN<S>& alpha1,
+  void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, double t0, VecN<S>& alpha0, VecN<S>& alpha1,
                           MatNN<S>& dalpha0_dq1, MatNN<S>& dalpha1_dq1) const {
     const int dn = coordinate_count(system_);
     if constexpr (m == 0) {
@@ -410,7 +414,7 @@ class GeneratingFunctionIntegrator {
       dalpha0_dq1.resize(dn, dn);
       dalpha1_dq1.resize(dn, dn);
       ad::over_chunks<n, max_n_of<S>()>(
-          q1, [&](const VecN<S, D>& x1) { return discrete_force<D>(x0, x1); },
+          q1, [&](const VecN<S, D>& x1) { return discrete_force<D>(x0, x1, t0); },
           [&](const DiscreteConstraintForce<D, n, max_n_of<S>()>& f, int first, int columns) {
             for (int i = 0; i < dn; ++i) {
               alpha0[i] = ad::value(f.alpha0[i]);
@@ -429,7 +433,7 @@ class GeneratingFunctionIntegrator {
           x0[i] = ad::constant<W, MaxW>(q0[i], dn);
           x1[i] = ad::variable<W, MaxW>(q1[i], i, dn);
         }
-        const auto f = discrete_force<D>(x0, x1);
+        const auto f = discrete_force<D>(x0, x1, t0);
         alpha0.resize(dn);
         alpha1.resize(dn);
         dalpha0_dq1.resize(dn, dn);

@@ -36,20 +36,22 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
   return -(Mq.transpose() * lambda);
 }
 
-/// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration (at t = 0: the
-/// methods that use Λ~ take no external force, whose time alone would matter).
+/// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration at the time t
+/// (which matters for constraints of the time, M(q) v + b(q, t) = 0: the methods that use Λ~ take
+/// no external force).
 template <Model S, class T>
-VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
-  const auto a = constrained_acceleration(sys, q, v, 0.0);
+VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
+  const auto a = constrained_acceleration(sys, q, v, t);
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   return -(Mq.transpose() * a.multiplier);
 }
 
 /// Λ~(q, v) = −M(q)ᵀλ(q, v), generic in the scalar type (the generating-function integrators
-/// differentiate through it). Zero without constraints; mechanical models take the formula with
-/// first derivatives only, other Lagrangians the multiplier of the constrained acceleration.
+/// differentiate through it), at the time t of constraints that depend on it (a model file's).
+/// Zero without constraints; mechanical models take the formula with first derivatives only, other
+/// Lagrangians the multiplier of the constrained acceleration.
 template <Model S, class T>
-VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
   if constexpr (S::m == Dynamic) {  // no constraints at run time: the formula's C would be 0×0
     if (constraint_count(sys) == 0) return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
   }
@@ -60,10 +62,13 @@ VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S
   } else if constexpr (GivesLagrangianDerivatives<S, T>) {
     // A model file: L's derivatives come from its kernels, with no duals nested inside T (the
     // mechanical formula nests them: gf steps on model files 1.35-1.5 times slower).
-    return general_constraint_force_form(sys, q, v);
-  } else if constexpr (MechanicalAtRunTime<S>) {  // a model file: its kind is known at run time
-    if (sys.is_mechanical()) return mechanical_constraint_force_form(sys, q, v);
-    return general_constraint_force_form(sys, q, v);
+    return general_constraint_force_form(sys, q, v, t);
+  } else if constexpr (MechanicalAtRunTime<S>) {  // a model whose kind is known at run time
+    if (sys.is_mechanical()) {
+      require_time_independent_constraints(sys, "the constraint force form of a mechanical model");
+      return mechanical_constraint_force_form(sys, q, v);
+    }
+    return general_constraint_force_form(sys, q, v, t);
   } else if constexpr (HasMetric<S>) {
     return mechanical_constraint_force_form(sys, q, v);
   } else {
