@@ -576,7 +576,7 @@ TEST(Warnings, TheMonitorsOfModelFilesCatchTheirFailureModes) {
 }
 
 TEST(Warnings, TheHolonomicMonitorReportsAResidualThatGrows) {
-  // Every method of the command line now keeps a model's holonomic constraints to round-off or in a
+  // On the files of models/ every method now keeps the holonomic constraints to round-off or in a
   // band (docs/methods.md, Holonomic constraints): the generating-function family, whose velocity
   // form let the bead's and the four-bar linkage's positions drift, imposes φ(q_{k+1}) = 0. So the
   // recorder's monitor is held to residuals given by hand: a band up to 1e-5 over the early steps
