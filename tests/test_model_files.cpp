@@ -1023,6 +1023,13 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
                                         ExactDiscreteFlow<Oscillator>(oscillator_file, 0.1), oscillator_q0,
                                         oscillator_v0, 3, 1e-4),
             1e-6);
+  // On a table whose rate varies, b(q, t) is among the equations of v_k and the arcs start at t_k.
+  const auto varying = modelfile::bind(modelfile::load(model_path("varying-turntable-ball")), {});
+  const modelfile::UnboundedFileModel varying_file(varying);
+  EXPECT_LT(test::step_derivative_error("model_file_varying_turntable_ball_exact",
+                                        ExactDiscreteFlow<Oscillator>(varying_file, 0.1), varying->q0, varying->v0,
+                                        3, 1e-4),
+            1e-6);
   // RK4 projects its new state onto a holonomic constraint (model/constraint_projection.hpp): the
   // differences move the state off the pendulum's circle and off its tangent, where the projection
   // acts, so they check the projection's derivative too.
@@ -1218,20 +1225,20 @@ TEST(ModelFileForces, TimeDependentForceOrdersAgainstTheClosedForm) {
   EXPECT_LT(energy_error, 1e-4);
 }
 
-// The exact flow's arcs are autonomous: `exact` refuses a force of t (exit 2 from the CLI), and
-// ExtendedFlow refuses it in C++. The same file without t runs.
-TEST(ModelFileForces, ExactRefusesATimeDependentForce) {
+// The exact flow's arcs start at each step's time t_k: with the force of t, steps of h = 0.5 meet
+// the closed form above to the shooting's accuracy (arcs that all started at t = 0 would repeat the
+// first step's push, 0.1 off by T = 4), and the compiled twin shoots the same arcs as the file.
+TEST(ModelFileForces, ExactShootsEachArcFromItsStepsTime) {
   const auto& e = catalogue::find(model_path("pushed-knife-edge"));
-  try {
-    e.run({}, {}, options("exact", 0.1, 2));
-    ADD_FAILURE() << "exact ran with a force of t";
-  } catch (const BadInput& x) {
-    EXPECT_NE(std::string(x.what()).find("depends on the time t"), std::string::npos) << x.what();
-  }
-  EXPECT_THROW(ExtendedFlow<PushedKnifeEdge>(PushedKnifeEdge{}), std::invalid_argument);
-  EXPECT_FALSE(has_time_dependent_force(
-      modelfile::BoundedFileModel(modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {}))));
-  EXPECT_NO_THROW(catalogue::find(model_path("dragged-knife-edge")).run({}, {}, options("exact", 0.1, 2)));
+  const double error = error_at_the_end(e, "exact", 4.0, 8);
+  test::report("pushed_knife_edge_exact_error_h0.5", error);
+  EXPECT_LT(error, 1e-9);
+  const auto bound = modelfile::bind(modelfile::load(model_path("pushed-knife-edge")), {});
+  const Vecd<3> q0 = Vecd<3>::Zero(), v0(0.5, 0.0, 1.0);  // the file's
+  const InitialData init{q0, v0, std::nullopt, std::nullopt};
+  const double d = largest_difference_from_run(ExactDiscreteFlow<PushedKnifeEdge>(PushedKnifeEdge{}, 0.5), q0, v0,
+                                               modelfile::run_bounded(bound, init, options("exact", 0.5, 8)));
+  EXPECT_LT(d, 1e-10);
 }
 
 // --- A Lagrangian that depends on the time ------------------------------------------------------
@@ -1313,6 +1320,7 @@ TEST(TimeDependentLagrangians, OrdersAgainstTheClosedForms) {
       EXPECT_NEAR(order, expected, 0.15) << stem << " " << method;
     }
     EXPECT_LT(position_error_at_the_end(e, "reference", T, 40), 1e-9) << stem;
+    if (method_available("exact")) EXPECT_LT(position_error_at_the_end(e, "exact", T, 8), 1e-9) << stem;
   }
 }
 
@@ -1368,11 +1376,11 @@ TEST(TimeDependentLagrangians, MomentumColumnsAreThoseOfTheLagrangianAtTheRowsTi
   }
 }
 
-// The methods without a discrete force (the generating functions, fim) and `exact` (autonomous
-// arcs) refuse a Lagrangian of t, saying so.
+// The methods without a discrete force (the generating functions, fim) refuse a Lagrangian of t,
+// saying so.
 TEST(TimeDependentLagrangians, MethodsWithoutForcesRefuseSayingWhy) {
   const auto& e = catalogue::find(model_path("rocking-knife-edge"));
-  for (const char* method : {"gf", "gf-sym", "gf-cp", "fim", "exact"}) {
+  for (const char* method : {"gf", "gf-sym", "gf-cp", "fim"}) {
     if (!method_available(method)) continue;
     try {
       e.run({}, {}, options(method, 0.1, 10));

@@ -68,6 +68,17 @@ def test_the_reference_keeps_c_and_follows_the_table_s_clock(ball):
     assert np.max(np.abs(rest.q[-1] - r.q[-1])) < 1e-9
 
 
+def test_the_exact_flow_shoots_from_each_step_s_time(ball):
+    # arcs from t_k = k h keep M v + b(q, t) = 0 and meet the reference with steps of any size;
+    # arcs that all started at t = 0 would see the table's rate of t = 0 at every step
+    for h, steps in ((0.5, 8), (0.25, 16)):
+        r = dalembert.run(ball, "exact", h=h, steps=steps)
+        assert np.max(np.abs(r.q[-1][:2] - centre(ball.q0, ball.v0, 0.0, T))) < 1e-10, h
+        assert np.max(r.column("constraint")) < 1e-10, h
+        for column in ("c_x", "c_y"):
+            assert np.ptp(r.column(column)) < 1e-10, (column, h)
+
+
 def test_each_method_keeps_the_constraint_at_its_own_points(ball):
     # the discrete constraints hold at each method's points: M(q) v + b(q, t) = 0 at the step points
     # for mclachlan-perlmutter and spark, up to Newton's tolerance

@@ -12,6 +12,9 @@
 //   ∂R^{e−}/∂q1 = U(h)⁻¹,  ∂R^{e−}/∂q0 = −U(h)⁻¹Y(h),  ∂ω_e/∂q1 = M(q0) U(h)⁻¹.
 // Off M^{e,nh} the Lagrangian and forces depend on the extension of F_nh; on M^{e,nh} they do not
 // ([ASMM22] Lemma 4.4, Prop. 6.3; [AS21] Thm 7.3.1), and neither does anything the integrators use there.
+// A model of the time (a force or Lagrangian of t, affine constraints M(q) v + b(q, t) = 0) has these
+// objects at each start time t0: the arcs start at t0, and ω_e = M(q0) R^{e−} + b(q0, t0). The
+// functions without t0 are at t0 = 0.
 #include <array>
 #include <stdexcept>
 #include <string>
@@ -58,7 +61,9 @@ class ExactNonholonomic {
   const ExtendedFlow<S>& extended_flow() const { return flow_; }
 
   /// The nonholonomic exponential map exp_h(v0) = q(h) for v0 ∈ D_{q0} (the extension's for v0 ∉ D).
-  VecN<S> exponential(const VecN<S>& q0, const VecN<S>& v0) const { return flow_.flow(q0, v0, h_).q1; }
+  VecN<S> exponential(const VecN<S>& q0, const VecN<S>& v0, double t0 = 0.0) const {
+    return flow_.flow(q0, v0, h_, t0).q1;
+  }
 
   /// exp_h in the coordinates u of D_{q0} on the frame E(q0): exp_h(E(q0) u).
   VecN<S> exponential_in_frame(const VecN<S>& q0, const VecK<S>& u) const {
@@ -75,17 +80,27 @@ class ExactNonholonomic {
   template <Variations V = Variations::velocity>
   ArcOf<S> arc(const VecN<S>& q0, const VecN<S>& q1) const { return flow_.template shoot<V>(q0, q1, h_); }
   template <Variations V = Variations::velocity>
-  ArcOf<S> arc(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& guess) const {
-    return flow_.template shoot<V>(q0, q1, h_, guess);
+  ArcOf<S> arc(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& guess, double t0 = 0.0) const {
+    return flow_.template shoot<V>(q0, q1, h_, guess, t0);
+  }
+  template <Variations V = Variations::velocity>
+  ArcOf<S> arc_at(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
+    return arc<V>(q0, q1, VecN<S>((q1 - q0) / h_), t0);
   }
 
   VecN<S> retraction_minus(const VecN<S>& q0, const VecN<S>& q1) const { return arc(q0, q1).v0; }
   VecN<S> retraction_plus(const VecN<S>& q0, const VecN<S>& q1) const { return arc(q0, q1).v1; }
 
-  /// The exact discrete constraint ω_e(q0, q1) = M(q0) R^{e−}(q0, q1) (velocity units, like the
-  /// midpoint ω = M(q_mid)(q1 − q0)/h); it also equals M(q1) R^{e+} since M q̇ is a first integral.
-  VecM<S> constraint(const VecN<S>& q0, const VecN<S>& q1) const {
-    return system().template constraint_matrix<double>(q0) * retraction_minus(q0, q1);
+  /// The exact discrete constraint ω_e(q0, q1) = M(q0) R^{e−}(q0, q1) + b(q0, t0) (velocity units,
+  /// like the midpoint ω = M(q_mid)(q1 − q0)/h); it also equals M(q1) R^{e+} + b(q1, t0 + h) since
+  /// M q̇ + b is a first integral.
+  VecM<S> constraint(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return constraint(arc_at(q0, q1, t0), t0);
+  }
+  VecM<S> constraint(const ArcOf<S>& a, double t0) const {
+    VecM<S> omega = system().template constraint_matrix<double>(a.q0) * a.v0;
+    add_constraint_offset(system(), a.q0, t0, omega);
+    return omega;
   }
 
   /// Completes q1 from its coordinates `independent` (the rest of q1 is ignored) so that
@@ -126,8 +141,8 @@ class ExactNonholonomic {
   }
 
   /// The exact discrete Lagrangian and forces of (L, F̃_nh) at (q0, q1), with D1, D2 from the identities.
-  ExactDiscreteObjects<n, max_n> objects(const VecN<S>& q0, const VecN<S>& q1) const {
-    const ArcOf<S> a = arc<Variations::full>(q0, q1);
+  ExactDiscreteObjects<n, max_n> objects(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    const ArcOf<S> a = arc_at<Variations::full>(q0, q1, t0);
     const Eigen::PartialPivLU<MatNN<S>> Ut(MatNN<S>(a.U.transpose()));
     ExactDiscreteObjects<n, max_n> o;
     o.lagrangian = a.action;
@@ -142,9 +157,8 @@ class ExactNonholonomic {
 
   /// The forced discrete Legendre maps of (L^e, F^{e,±}) for MLA: by the identities above they are
   /// FL∘R^{e−} and FL∘R^{e+}, with ∂(FL∘R^{e−})/∂q1 = W(q0, R^{e−}) U(h)⁻¹; no Y or integrals needed.
-  /// (The flow is autonomous, so the time of q0 does not enter: ExtendedFlow refuses a force of t.)
-  ForcedLegendreMapsOf<S> legendre_maps(const VecN<S>& q0, const VecN<S>& q1, double /*t0*/) const {
-    return legendre_maps(arc(q0, q1));
+  ForcedLegendreMapsOf<S> legendre_maps(const VecN<S>& q0, const VecN<S>& q1, double t0) const {
+    return legendre_maps(arc_at(q0, q1, t0));
   }
   ForcedLegendreMapsOf<S> legendre_maps(const ArcOf<S>& a) const {
     const auto d = lagrangian_derivatives(system(), a.q0, a.v0);
@@ -161,7 +175,8 @@ class ExactNonholonomic {
 };
 
 /// The exact discrete constraint space M^{e,nh}_h = {ω_e = 0} as a DiscreteConstraint (double only;
-/// its derivative comes from the identity ∂ω_e/∂q1 = M(q0) U(h)⁻¹, see differentiate below).
+/// its derivative comes from the identity ∂ω_e/∂q1 = M(q0) U(h)⁻¹, see differentiate below), at the
+/// step's start time t0 where the steps give one (discrete_constraint_at).
 template <Model S>
 class ExactDiscreteConstraint {
  public:
@@ -172,7 +187,9 @@ class ExactDiscreteConstraint {
   int dimension() const { return coordinate_count(exact_.system()); }
   int constraint_count() const { return dalembert::constraint_count(exact_.system()); }
 
-  VecM<S> operator()(const VecN<S>& q0, const VecN<S>& q1) const { return exact_.constraint(q0, q1); }
+  VecM<S> operator()(const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) const {
+    return exact_.constraint(q0, q1, t0);
+  }
 
  private:
   ExactNonholonomic<S> exact_;
@@ -180,11 +197,11 @@ class ExactDiscreteConstraint {
 
 template <Model S>
 DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> differentiate(
-    const ExactDiscreteConstraint<S>& c, const VecN<S>& q0, const VecN<S>& q1) {
-  const ArcOf<S> a = c.exact().arc(q0, q1);
+    const ExactDiscreteConstraint<S>& c, const VecN<S>& q0, const VecN<S>& q1, double t0 = 0.0) {
+  const ArcOf<S> a = c.exact().arc_at(q0, q1, t0);
   const MatMN<S> M = c.exact().system().template constraint_matrix<double>(q0);
   DiscreteConstraintDerivatives<S::n, S::m, max_n_of<S>(), max_m_of<S>()> d;
-  d.value = M * a.v0;
+  d.value = c.exact().constraint(a, t0);
   d.D2 = a.U.transpose().partialPivLu().solve(M.transpose()).transpose();  // M U⁻¹
   return d;
 }

@@ -5,7 +5,10 @@
 //   Y(t) = ∂q(t)/∂q(0):   Ÿ = B Y + F Ẏ,  Y(0) = I, Ẏ(0) = 0,     B = ∂ξ/∂q, F = ∂ξ/∂q̇,
 // and, for the exact discrete Lagrangian and forces, ℓ̇ = L, ġ_U = Uᵀ F̃, ġ_Y = Yᵀ F̃ with
 // F̃ = F_ext + M(q)ᵀλ(q, q̇) (the multiplier extension of the nonholonomic force). B and F come from
-// automatic differentiation through constrained_acceleration; no finite differences.
+// automatic differentiation through constrained_acceleration; no finite differences. An arc starts
+// at a time t0 of its own (t0 = t_k for the step from t_k): forces, Lagrangians and affine
+// constraints M(q) q̇ + b(q, t) = 0 of the time are evaluated at t0 + τ, and the sensitivities are
+// by the state at t0. With b, M q̇ + b is the extension's first integral.
 //
 // The inner integrator is Boost.Odeint's Bulirsch–Stoer with absolute and relative tolerance
 // `tolerance` (not Runge–Kutta–Fehlberg 7(8), whose embedded estimate vanishes on quadrature-like
@@ -73,7 +76,7 @@ struct Arc {
 template <class S>
 using ArcOf = Arc<S::n, max_n_of<S>()>;
 
-/// ξ(q, v) and its Jacobians B = ∂ξ/∂q, F = ∂ξ/∂v by automatic differentiation.
+/// ξ(q, v, t) and its Jacobians B = ∂ξ/∂q, F = ∂ξ/∂v by automatic differentiation.
 template <int N, int MaxN = N>
 struct AccelerationJacobian {
   Vecd<N, MaxN> acceleration;
@@ -82,7 +85,8 @@ struct AccelerationJacobian {
 };
 
 template <Model S>
-AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, const VecN<S>& q, const VecN<S>& v) {
+AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, const VecN<S>& q, const VecN<S>& v,
+                                                                double t = 0.0) {
   const int n = coordinate_count(sys);
   // Bounded like the model. Model files differentiate L along these directions in doubles; the
   // generic path nests its numbers at the widths of ad::at_width (lagrangian_derivatives_along).
@@ -93,7 +97,7 @@ AccelerationJacobian<S::n, max_n_of<S>()> acceleration_jacobian(const S& sys, co
     qd[i] = ad::variable<two_n, max_two_n>(q[i], i, 2 * n);
     vd[i] = ad::variable<two_n, max_two_n>(v[i], n + i, 2 * n);
   }
-  const VecN<S, D> a = constrained_acceleration(sys, qd, vd, 0.0).acceleration;  // autonomous (ExtendedFlow)
+  const VecN<S, D> a = constrained_acceleration(sys, qd, vd, t).acceleration;
   AccelerationJacobian<S::n, max_n_of<S>()> J;
   J.acceleration.resize(n);
   J.B.resize(n, n);
@@ -126,24 +130,19 @@ class ExtendedFlow {
   static constexpr int n = S::n, max_n = max_n_of<S>();
   using Arc = ArcOf<S>;
 
-  /// The flow is autonomous: its arcs start at time 0 whatever the step, so a model whose external
-  /// force depends on the time is refused.
   explicit ExtendedFlow(const S& system, ShootingOptions options = {}) : system_(system), options_(options) {
     if (!(options.tolerance > 0 && options.tolerance < 1e-2))
       throw std::invalid_argument("ShootingOptions::tolerance must lie in (0, 1e-2), got " + format(options.tolerance));
-    if (has_time_dependent_force(system))
-      throw std::invalid_argument(
-          "the exact flow's arcs are autonomous; an external force that depends on the time t is not supported "
-          "(a model says it does not with force_depends_on_time() == false)");
   }
   const S& system() const { return system_; }
   const ShootingOptions& options() const { return options_; }
   int dimension() const { return coordinate_count(system_); }
 
-  /// Integrates from (q0, v0) over [0, h], h > 0, with the requested variations. Throws a
-  /// SolverError naming the limit when the arc needs more substeps than it may take.
+  /// Integrates from (q0, v0) at the time t0 over [t0, t0 + h], h > 0, with the requested
+  /// variations. Throws a SolverError naming the limit when the arc needs more substeps than it
+  /// may take.
   template <Variations V = Variations::full>
-  Arc integrate(const VecN<S>& q0, const VecN<S>& v0, double h) const {
+  Arc integrate(const VecN<S>& q0, const VecN<S>& v0, double h, double t0 = 0.0) const {
     using State = OdeintState<n == Dynamic ? Dynamic : size<V>(n)>;
     const int d = dimension();
     State x{};
@@ -158,7 +157,10 @@ class ExtendedFlow {
       mat(x.data() + y_offset(d)).setIdentity();
       mat(x.data() + y_offset(d) + d * d).setZero();
     }
-    const auto rhs = [this](const State& y, State& dy, double) { this->template rhs<V>(y.data(), dy.data()); };
+    // The interval is [0, h] and the time t0 + τ, so that an autonomous arc's substeps do not depend on t0.
+    const auto rhs = [this, t0](const State& y, State& dy, double tau) {
+      this->template rhs<V>(y.data(), dy.data(), t0 + tau);
+    };
     double dt = h;
     try {
       bulirsch_stoer_interval(rhs, x, 0.0, h, options_.tolerance, dt, options_.max_substeps);
@@ -188,14 +190,16 @@ class ExtendedFlow {
     return arc;
   }
 
-  /// (q(h), q̇(h)) from (q0, v0): the exponential map and the flow, without sensitivities.
-  Arc flow(const VecN<S>& q0, const VecN<S>& v0, double h) const { return integrate<Variations::none>(q0, v0, h); }
+  /// (q(h), q̇(h)) from (q0, v0) at t0: the exponential map and the flow, without sensitivities.
+  Arc flow(const VecN<S>& q0, const VecN<S>& v0, double h, double t0 = 0.0) const {
+    return integrate<Variations::none>(q0, v0, h, t0);
+  }
 
-  /// The arc from q0 to q1 in time h whose initial velocity is found by Newton from `guess`
+  /// The arc from q0 at t0 to q1 at t0 + h whose initial velocity is found by Newton from `guess`
   /// (the local solution of the boundary-value problem, [ASMM22] Thm 3.5). Throws a
   /// SolverError when U(h) is numerically singular (a conjugate point) or Newton fails.
   template <Variations V = Variations::velocity>
-  Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h, const VecN<S>& guess) const {
+  Arc shoot(const VecN<S>& q0, const VecN<S>& q1, double h, const VecN<S>& guess, double t0 = 0.0) const {
     static_assert(V != Variations::none, "shooting needs the velocity sensitivity U");
     // Converged at a tenth of the integration tolerance, relative to 1 + |q1|: q(h; v) is a
     // deterministic function of v, so Newton can reach it, and the velocity error U⁻¹r stays below
@@ -205,13 +209,13 @@ class ExtendedFlow {
                                .max_iterations = options_.max_iterations,
                                .max_backtracks = options_.max_backtracks,
                                .correction_tolerance = 1e-15};
-    Arc arc = integrate<V>(q0, guess, h);  // of the last residual evaluation, which Newton makes at the solution
+    Arc arc = integrate<V>(q0, guess, h, t0);  // of the last residual evaluation, which Newton makes at the solution
     bool at_guess = true;
     std::string unusable;  // why the last trial arc could not be integrated
     const auto residual = [&](const VecN<S>& v, VecN<S>& r) {
       if (!std::exchange(at_guess, false)) {
         try {
-          arc = integrate<V>(q0, v, h);
+          arc = integrate<V>(q0, v, h, t0);
         } catch (const SolverError& e) {  // an arc too far to integrate within its limit: a worse trial
           if (step_substeps_spent()) throw;  // nor could any other
           unusable = e.report().reason;
@@ -273,14 +277,14 @@ class ExtendedFlow {
   }
 
   template <Variations V>
-  void rhs(const double* y, double* dy) const {
+  void rhs(const double* y, double* dy, double t) const {
     const int d = dimension();
     const VecN<S> q = cvec(y), v = cvec(y + d);
     vec(dy) = v;
     if constexpr (V == Variations::none) {
-      vec(dy + d) = acceleration(system_, q, v, 0.0);  // autonomous: see the constructor
+      vec(dy + d) = acceleration(system_, q, v, t);
     } else {
-      const auto J = acceleration_jacobian(system_, q, v);
+      const auto J = acceleration_jacobian(system_, q, v, t);
       vec(dy + d) = J.acceleration;
       const auto U = cmat(y + u_offset(d)), U_dot = cmat(y + u_offset(d) + d * d);
       mat(dy + u_offset(d)) = U_dot;
@@ -289,7 +293,7 @@ class ExtendedFlow {
         const auto Y = cmat(y + y_offset(d)), Y_dot = cmat(y + y_offset(d) + d * d);
         mat(dy + y_offset(d)) = Y_dot;
         mat(dy + y_offset(d) + d * d) = J.B * Y + J.F * Y_dot;
-        const VecN<S> force = total_force(system_, q, v, 0.0);
+        const VecN<S> force = total_force(system_, q, v, t);
         dy[action_offset(d)] = system_.template lagrangian<double>(q, v);
         vec(dy + action_offset(d) + 1) = U.transpose() * force;
         vec(dy + action_offset(d) + 1 + d) = Y.transpose() * force;

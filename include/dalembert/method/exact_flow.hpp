@@ -10,6 +10,9 @@
 // within the shooting tolerance. Its iterates are the continuous trajectory at t_k = k h to the
 // shooting tolerance, for any h below the first conjugate point; at a conjugate point the shooting
 // Jacobian U(h) is singular and the step fails with a SolverError that says so.
+// A model of the time shoots its arcs from t_k = k h (a force or Lagrangian of t), and affine
+// constraints M(q) v + b(q, t) = 0 replace the second equation by M(q_k) R^{e−} + b(q_k, t_k) = 0:
+// the arc's M q̇ + b stays zero, and v_k is the velocity on them at t_k of the momentum on D*.
 //
 // This is the library's reference for any Lagrange–d'Alembert model. For C++ use:
 //   const ExactDiscreteFlow<MySystem> exact(sys, h);            // or exact_samples(sys, q0, v0, h, N)
@@ -77,8 +80,7 @@ class ExactDiscreteFlow {
     s.p = momentum(system(), q1, a.v1);
     if constexpr (m != 0) {
       if (constraint_count(system()) > 0)
-        s.discrete_constraint =
-            (system().template constraint_matrix<double>(q0) * a.v0).template lpNorm<Eigen::Infinity>();
+        s.discrete_constraint = exact_.constraint(a, 0.0).template lpNorm<Eigen::Infinity>();
     }
     return s;
   }
@@ -101,7 +103,7 @@ class ExactDiscreteFlow {
       // integration, whose arc is the shooting's answer at it, so Newton's first evaluation takes
       // it as it is. A predictor off the solution makes the shooting look for another arc, which
       // at a large h may not exist near the guess.
-      arc = exact_.extended_flow().template integrate<Variations::velocity>(s.q, s.v, h);
+      arc = exact_.extended_flow().template integrate<Variations::velocity>(s.q, s.v, h, s.t);
       exact_.extended_flow().check_not_conjugate(arc);
     } catch (const SolverError& e) {  // a conjugate point, or the arc's limit
       throw e.at(s.k + 1, grid_time(s.k + 1, h));
@@ -110,7 +112,7 @@ class ExactDiscreteFlow {
     bool at_predictor = true;
     const auto evaluate = [&](const VecN<S>& q1, VecN<S>& F, MatNN<S>& J) {
       // A shooting failure thrown here becomes step k + 1's in solve_step.
-      if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0);
+      if (!std::exchange(at_predictor, false)) arc = exact_.arc(s.q, q1, arc.v0, s.t);
       const auto d = lagrangian_derivatives(sys, s.q, arc.v0);
       MatNN<S> A(dn, dn);  // the residual's derivative with respect to R^{e−}
       A.template topRows<k>(dk) = E.transpose() * d.W;
@@ -119,13 +121,14 @@ class ExactDiscreteFlow {
         if (dm > 0) {
           A.template bottomRows<m>(dm) = Mq;
           F.template segment<m>(dk, dm) = Mq * arc.v0;
+          add_constraint_offset(sys, s.q, s.t, F.template segment<m>(dk, dm));
         }
       }
       J = arc.U.transpose().partialPivLu().solve(A.transpose()).transpose();  // A U⁻¹
     };
     const NewtonReport r = solve_step<MatNN<S>>(s, h, JointEquations{evaluate}, x, 1.0, newton_);
     if constexpr (m != 0) {
-      if (dm > 0) s.discrete_constraint = (Mq * arc.v0).template lpNorm<Eigen::Infinity>();
+      if (dm > 0) s.discrete_constraint = exact_.constraint(arc, s.t).template lpNorm<Eigen::Infinity>();
     }
     s.q = x;
     s.v = arc.v1;
@@ -137,7 +140,7 @@ class ExactDiscreteFlow {
 
   /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from s, a 2n × 2n matrix as DLA's. The step is the
   /// flow over h from (q_k, v_k), v_k ∈ D the velocity of the momentum on D*:
-  ///   ∂L/∂v(q_k, v_k) − p_k = M(q_k)ᵀμ,   M(q_k) v_k = 0,
+  ///   ∂L/∂v(q_k, v_k) − p_k = M(q_k)ᵀμ,   M(q_k) v_k + b(q_k, t_k) = 0,
   /// so v_k is differentiated by the implicit-function theorem on these equations, the flow by its
   /// variational equations (Y = ∂q(h)/∂q(0), U = ∂q(h)/∂q̇(0) and their velocities,
   /// discrete/shooting.hpp), and p_{k+1} = ∂L/∂v(q_{k+1}, v_{k+1}) by L's second derivatives. No
@@ -151,7 +154,7 @@ class ExactDiscreteFlow {
     constexpr int N2 = multiple_of_size(2, n), MaxN2 = multiple_of_size(2, max_n);
     constexpr int NZ = sum_of_sizes(multiple_of_size(3, n), m), MaxNZ = sum_of_sizes(multiple_of_size(3, max_n), max_m);
     constexpr int NF = sum_of_sizes(n, m), MaxNF = sum_of_sizes(max_n, max_m);
-    // z = (q_k, p_k, v_k, μ) ↦ (∂L/∂v(q_k, v_k) − p_k − M(q_k)ᵀμ, M(q_k) v_k)
+    // z = (q_k, p_k, v_k, μ) ↦ (∂L/∂v(q_k, v_k) − p_k − M(q_k)ᵀμ, M(q_k) v_k + b(q_k, t_k))
     const auto equations = [&](const auto& z) {
       using T = typename std::decay_t<decltype(z)>::Scalar;
       const VecN<S, T> q = z.template segment<n>(0, dn), v = z.template segment<n>(2 * dn, dn);
@@ -172,6 +175,7 @@ class ExactDiscreteFlow {
           const MatMN<S, T> M = sys.template constraint_matrix<T>(q);
           F.template head<n>(dn) -= M.transpose() * z.template segment<m>(3 * dn, dm);
           F.template segment<m>(dn, dm) = M * v;
+          add_constraint_offset(sys, q, s.t, F.template segment<m>(dn, dm));
         }
       }
       return F;
@@ -187,7 +191,7 @@ class ExactDiscreteFlow {
                 VecN<S>(lagrangian_derivatives(sys, s.q, v0).Lv - s.p));
     }
     const Eigen::MatrixXd V = implicit_step_derivative<NZ, NF, MaxNZ, MaxNF>(equations, z, dn + dm).topRows(dn);
-    const ArcOf<S> arc = exact_.extended_flow().template integrate<Variations::full>(s.q, v0, step_size());
+    const ArcOf<S> arc = exact_.extended_flow().template integrate<Variations::full>(s.q, v0, step_size(), s.t);
     Eigen::MatrixXd q1(dn, 2 * dn), v1(dn, 2 * dn);
     q1 << Eigen::MatrixXd(arc.Y) + arc.U * V.leftCols(dn), arc.U * V.rightCols(dn);
     v1 << Eigen::MatrixXd(arc.Y_dot) + arc.U_dot * V.leftCols(dn), arc.U_dot * V.rightCols(dn);
@@ -197,8 +201,9 @@ class ExactDiscreteFlow {
     return D;
   }
 
-  /// The velocity in D of the momentum on D* (v_k itself, projected onto D).
-  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system(), s.q, s.p); }
+  /// The velocity in D of the momentum on D* (v_k itself, projected onto D), on the affine
+  /// constraints at t_k where the model has them.
+  VecN<S> velocity(const State& s) const { return velocity_in_distribution(system(), s.q, s.p, s.t); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
   /// p̄_k = E(q_k)ᵀ p_k, the momentum on D*.

@@ -17,11 +17,6 @@ struct ExactNonholonomicFlow {
 
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
-    if (has_time_dependent_force(sys))
-      throw BadInput(
-          "method exact shoots along an autonomous flow; system " + name_of(sys) +
-          " depends on the time t, through its force or its Lagrangian (use reference, rk4, dla, mla or another "
-          "method with a force)");
     ShootingOptions shooting;
     shooting.tolerance = o.shooting_tolerance;
     const ExactDiscreteFlow<S> method(sys, o.h, shooting, o.newton);
