@@ -1023,13 +1023,20 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
                                         ExactDiscreteFlow<Oscillator>(oscillator_file, 0.1), oscillator_q0,
                                         oscillator_v0, 3, 1e-4),
             1e-6);
-  // On a table whose rate varies, b(q, t) is among the equations of v_k and the arcs start at t_k.
+  // On a table whose rate varies, b(q, t) is among the equations of v_k and the arcs start at t_k
+  // (exact), and in the projections of gf-cp and fim at t_{k+1}.
   const auto varying = modelfile::bind(modelfile::load(model_path("varying-turntable-ball")), {});
   const modelfile::UnboundedFileModel varying_file(varying);
   EXPECT_LT(test::step_derivative_error("model_file_varying_turntable_ball_exact",
                                         ExactDiscreteFlow<Oscillator>(varying_file, 0.1), varying->q0, varying->v0,
                                         3, 1e-4),
             1e-6);
+  EXPECT_LT(test::step_derivative_error("model_file_varying_turntable_ball_gf_cp", make_gf_cp(varying_file, 0.1),
+                                        varying->q0, varying->v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_varying_turntable_ball_fim", make_fim(varying_file, 0.1),
+                                        varying->q0, varying->v0),
+            1e-8);
   // RK4 projects its new state onto a holonomic constraint (model/constraint_projection.hpp): the
   // differences move the state off the pendulum's circle and off its tangent, where the projection
   // acts, so they check the projection's derivative too.

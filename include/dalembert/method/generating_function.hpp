@@ -21,7 +21,9 @@
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
 // the terms. External forces are not part of the scheme: the runner rejects them. Constraints of
-// the time, M(q) v + b(q, t) = 0, enter Λ~ at the times of its points, t_k + α h (and t_k + (1−α) h).
+// the time, M(q) v + b(q, t) = 0, enter Λ~ at the times of its points, t_k + α h (and t_k + (1−α) h),
+// and GF-CP's projection at t_{k+1}: onto the momenta of the velocities on the affine constraints,
+// p̂ = p − Mᵀλ with M G⁻¹ Mᵀ λ = M G⁻¹ p + b(q_{k+1}, t_{k+1}) (model/projectors.hpp).
 // A holonomic constraint φ(q) = 0 (model/model.hpp) is imposed on the new positions as DLA imposes
 // it (SHAKE in position–momentum form): the step solves for (q_{k+1}, μ)
 //   p_k = −D1 S~(q_k, q_{k+1}) + α0 − dφ(q_k)ᵀμ,   φ(q_{k+1}) = 0,
@@ -313,7 +315,7 @@ class GeneratingFunctionIntegrator {
     };
     const auto finish = [&](const auto& q1, const auto& p1) {
       if constexpr (ConstraintPreserving) {
-        return project_momentum_generic(system_, q1, p1);
+        return project_momentum_generic(system_, q1, p1, next.t);
       } else {
         return p1;
       }
@@ -359,11 +361,12 @@ class GeneratingFunctionIntegrator {
   VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p; }
 
-  /// Residual of the two-step equations at (q0, q1, q2): zero along the method's trajectories.
+  /// Residual of the two-step equations at (q0, q1, q2), q0 at t = 0: zero along the method's
+  /// trajectories.
   VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
     VecN<S> first = differentiate(ld_, q0, q1).D2 - discrete_force<double>(q0, q1).alpha1;
-    if constexpr (ConstraintPreserving) first = project_momentum(system_, q1, first);
-    return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2).alpha0;
+    if constexpr (ConstraintPreserving) first = project_momentum(system_, q1, first, step_size());
+    return first + differentiate(ld_, q1, q2).D1 - discrete_force<double>(q1, q2, step_size()).alpha0;
   }
 
   /// The paper's discrete constraint φ~(q0, q1, h) = Ψ(q0, −D1 S~(q0, q1) + α0(q0, q1)) (18).
@@ -390,7 +393,7 @@ class GeneratingFunctionIntegrator {
                                                 s.t - (1.0 - a) * h);  // at q_α's time (s is at t_{k+1})
     s.p_plus = p_plus;
     if constexpr (ConstraintPreserving) {
-      s.p = project_momentum(system_, s.q, s.p_plus);
+      s.p = project_momentum(system_, s.q, s.p_plus, s.t);
     } else {
       s.p = s.p_plus;
     }

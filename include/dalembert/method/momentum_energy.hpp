@@ -14,6 +14,10 @@
 // A locally coupled model (model/local_terms.hpp) with the α-rule or the trapezoidal L_d is stepped
 // term by term: Newton factorises the sparse D12 L_d, P* p = G v, v the velocity in D of p, comes
 // from the sparse saddle-point system, and R* = P* − Q* = 2P* − I.
+// With affine constraints M(q) v + b(q, t) = 0 (ours; [FIM08] has none) P* is the G⁻¹-orthogonal
+// projection at t_k onto the momenta of the velocities on them, p − Mᵀλ with
+// M G⁻¹ Mᵀ λ = M G⁻¹ p + b (model/projectors.hpp), and R* = 2P* − I the reflection through that
+// affine set, still an involution: p~ = ½(p⁺ + p⁻) is the momentum of a velocity on the constraints.
 #include <array>
 #include <string_view>
 #include <type_traits>
@@ -69,7 +73,7 @@ class MomentumEnergyIntegrator {
 
   State initial_state(const VecN<S>& q0, const VecN<S>& v0) const {
     VecN<S> p = momentum(system_, q0, v0);
-    if (start_ == FimStart::B) p -= 0.5 * step_size() * constraint_force_form(system_, q0, v0);
+    if (start_ == FimStart::B) p -= 0.5 * step_size() * constraint_force_form(system_, q0, v0, 0.0);
     State s;
     s.q = q0;
     s.last_velocity = v0;
@@ -127,7 +131,7 @@ class MomentumEnergyIntegrator {
     const State next = step_from(*this, s);
     const auto reflect = [&](const auto& q1, const auto& p1) {
       using Q = std::decay_t<decltype(p1)>;
-      return Q(2.0 * project_momentum_generic(system_, q1, p1) - p1);
+      return Q(2.0 * project_momentum_generic(system_, q1, p1, next.t) - p1);
     };
     return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
                                              NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
@@ -166,7 +170,7 @@ class MomentumEnergyIntegrator {
                                                                    "qstar_p_average", "qstar_p_plus"};
   std::array<double, 4> extra_values(const State& s) const {
     const double qstar_p_average =
-        (s.p_average - project_momentum(system_, s.q, s.p_average)).template lpNorm<Eigen::Infinity>();
+        (s.p_average - project_momentum(system_, s.q, s.p_average, s.t)).template lpNorm<Eigen::Infinity>();
     return {hamiltonian(system_, s.q, s.p_minus), hamiltonian(system_, s.q, s.p_plus), qstar_p_average,
             parasitic_mode(s)};
   }
@@ -195,14 +199,14 @@ class MomentumEnergyIntegrator {
       s.p_average = p_plus - 0.5 * reflection;
       sum_below_last_bit(p_plus, VecN<S>(s.p_low - reflection), s.p_minus, s.p_low);
     } else {
-      s.p_average = project_momentum(system_, s.q, s.p_plus);
+      s.p_average = project_momentum(system_, s.q, s.p_plus, s.t);
       s.p_minus = 2 * s.p_average - s.p_plus;
     }
   }
 
   void set_momenta(State& s, const VecN<S>& p_minus) const {
     s.p_minus = p_minus;
-    s.p_average = project_momentum(system_, s.q, p_minus);
+    s.p_average = project_momentum(system_, s.q, p_minus, s.t);
     s.p_plus = 2 * s.p_average - p_minus;  // R* p⁻: R* = 2P* − I is an involution
   }
 

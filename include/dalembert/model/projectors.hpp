@@ -9,6 +9,7 @@
 // range Q* = D°, ker Q* = G(D); R* is an involution and an isometry of the co-metric G⁻¹.
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
+#include <optional>
 #include <type_traits>
 
 #include "dalembert/model/dynamics.hpp"
@@ -114,9 +115,12 @@ CovectorProjectorsOf<S> covector_projectors(const S& sys, const VecN<S>& q) {
 
 /// Q* p = Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ: the part of p that P* removes, computed as itself
 /// (not as p − P* p, which would leave it the rounding of p), for a compiled model with constraints.
+/// Given the time t of affine constraints M(q) v + b(q, t) = 0 (`affine_at`), C λ = M G⁻¹ p + b(q, t):
+/// p − Mᵀλ is then the momentum of a velocity on them.
 template <HasMetric S>
   requires(!LocallyCoupled<S> && S::m != 0)
-VecN<S> constraint_part_of_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+VecN<S> constraint_part_of_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p,
+                                    std::optional<double> affine_at = std::nullopt) {
   const int n = coordinate_count(sys), m = constraint_count(sys);
   if (m == 0) return VecN<S>::Zero(n);
   const MatMN<S> Mq = sys.template constraint_matrix<double>(q);
@@ -124,30 +128,36 @@ VecN<S> constraint_part_of_momentum(const S& sys, const VecN<S>& q, const VecN<S
   rhs << Mq.transpose(), p;
   const auto Ginv_rhs = solve_small_system(metric_matrix(sys, q), rhs);  // [G⁻¹Mᵀ | G⁻¹p]
   const Mat<double, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * Ginv_rhs.leftCols(m);
-  const VecM<S> lambda = solve_small_system(C, VecM<S>(Mq * Ginv_rhs.col(m)));
+  VecM<S> rows = Mq * Ginv_rhs.col(m);
+  if (affine_at) add_constraint_offset(sys, q, *affine_at, rows);
+  const VecM<S> lambda = solve_small_system(C, rows);
   return Mq.transpose() * lambda;
 }
 
 /// P* p, the momentum projected onto Leg(D): p − Mᵀλ with C λ = M G⁻¹ p, C = M G⁻¹ Mᵀ, i.e. Q* p
 /// without forming the n × n projectors, which on a model file was much of a `fim` step
 /// (docs/decisions.md, Newton's small linear systems). For a locally coupled model it is G v, with v
-/// the velocity in D of p (the sparse saddle-point system), the same covector.
+/// the velocity in D of p (the sparse saddle-point system), the same covector. Given the time of
+/// affine constraints (`affine_at`), the G⁻¹-orthogonal projection onto the momenta of the
+/// velocities on them (constraint_part_of_momentum; a locally coupled model has none).
 template <HasMetric S>
-VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p) {
+VecN<S> project_momentum(const S& sys, const VecN<S>& q, const VecN<S>& p,
+                         std::optional<double> affine_at = std::nullopt) {
   if constexpr (LocallyCoupled<S>) {
     return momentum(sys, q, velocity_in_distribution(sys, q, p));
   } else if constexpr (S::m == 0) {
     return p;
   } else {
     if (constraint_count(sys) == 0) return p;  // no constraints, known at run time
-    return p - constraint_part_of_momentum(sys, q, p);
+    return p - constraint_part_of_momentum(sys, q, p, affine_at);
   }
 }
 
 /// P* p as project_momentum, generically in the scalar type and dense: for the derivative of a step
 /// through the projection (discrete/position_momentum_derivative.hpp).
 template <HasMetric S, class T>
-VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const VecN<S, T>& p) {
+VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const VecN<S, T>& p,
+                                    std::optional<double> affine_at = std::nullopt) {
   if constexpr (S::m == 0) {
     return p;
   } else {
@@ -156,8 +166,9 @@ VecN<S, T> project_momentum_generic(const S& sys, const VecN<S, T>& q, const Vec
     const auto G = metric_factorisation(sys, q);
     const MatNM<S, T> GinvMt = G.solve(Mq.transpose());
     const Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()> C = Mq * GinvMt;
-    const VecM<S, T> lambda = LuKeepingDerivatives<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(
-        VecM<S, T>(Mq * G.solve(p)));
+    VecM<S, T> rows = Mq * G.solve(p);
+    if (affine_at) add_constraint_offset(sys, q, *affine_at, rows);
+    const VecM<S, T> lambda = LuKeepingDerivatives<Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>>(C).solve(rows);
     return p - Mq.transpose() * lambda;
   }
 }
