@@ -70,13 +70,16 @@ def test_the_reference_keeps_c_and_follows_the_table_s_clock(ball):
 
 def test_the_exact_flow_shoots_from_each_step_s_time(ball):
     # arcs from t_k = k h keep M v + b(q, t) = 0 and meet the reference with steps of any size;
-    # arcs that all started at t = 0 would see the table's rate of t = 0 at every step
+    # arcs that all started at t = 0 would see the table's rate of t = 0 at every step. The work of
+    # the table's force is integrated along the arcs: the energy balance holds to the integration's
+    # accuracy (the trapezoidal rule on the rows left it 0.11 off and warned at h = 0.5)
     for h, steps in ((0.5, 8), (0.25, 16)):
         r = dalembert.run(ball, "exact", h=h, steps=steps)
         assert np.max(np.abs(r.q[-1][:2] - centre(ball.q0, ball.v0, 0.0, T))) < 1e-10, h
         assert np.max(r.column("constraint")) < 1e-10, h
         for column in ("c_x", "c_y"):
             assert np.ptp(r.column(column)) < 1e-10, (column, h)
+        assert r.summary["max_energy_balance_error"] < 1e-9 and r.warnings == [], h
 
 
 def test_each_method_keeps_the_constraint_at_its_own_points(ball):

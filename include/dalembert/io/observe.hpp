@@ -172,7 +172,8 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
                                            : RunRecorder::EnergyWatch::conserved);
   // The work W_k of the external force and of the affine constraints' force, by the trapezoidal rule
   // on their power (F + M(q)ᵀλ)·v at consecutive rows, λ the multiplier of the continuous equations,
-  // or from the method where it integrates W with its stages (rk4, the reference solver, SPARK).
+  // or from the method where it integrates W with its stages (rk4, the reference solver, SPARK) or
+  // along its arcs (exact).
   // Of a Lagrangian of t, L = L(q, v, 0) + L_t, F includes the force of L_t, and W the change of the
   // energy's part E_t = v·∂L_t/∂v − L_t (energy_at_time): E − E0 − W is then the balance of L(q, v, 0)'s
   // energy with the work of every force, which holds along the exact motion as dE/dt = −∂L/∂t + F·v.
@@ -200,7 +201,7 @@ RunResult observe_run(const S& sys, const Method& method, typename Method::State
     if (contact && !std::isfinite(z)) throw NonFiniteDiagnostics(k, t, "the action variable z is " + std::to_string(z));
     if constexpr (Model<S>) {
       if (does_work) {
-        if constexpr (requires { s->work; }) {  // with the method's stages (rk4, reference, spark)
+        if constexpr (requires { s->work; }) {  // the method's own (rk4, reference, spark, exact)
           if (s) {
             if (first_row_of_run) first_work = s->work;
             work = s->work - first_work;

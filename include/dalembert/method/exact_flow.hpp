@@ -41,6 +41,7 @@ class ExactDiscreteFlow {
     VecN<S> v;  ///< v_k = R^{e+}(q_{k−1}, q_k) = R^{e−}(q_k, q_{k+1})
     double discrete_constraint = 0.0;  ///< |ω_e(q_{k−1}, q_k)|_inf
     int shooting_iterations = 0;       ///< shooting iterations of the last residual evaluation
+    double work = 0.0;  ///< W since t = 0 along the steps' arcs, where the forces do work (add_work)
   };
 
   ExactDiscreteFlow(const S& system, double h, ShootingOptions shooting = {}, NewtonOptions newton = {})
@@ -82,6 +83,7 @@ class ExactDiscreteFlow {
       if (constraint_count(system()) > 0)
         s.discrete_constraint = exact_.constraint(a, 0.0).template lpNorm<Eigen::Infinity>();
     }
+    add_work(s, 0, q0, a.v0);
     return s;
   }
 
@@ -130,6 +132,7 @@ class ExactDiscreteFlow {
     if constexpr (m != 0) {
       if (dm > 0) s.discrete_constraint = exact_.constraint(arc, s.t).template lpNorm<Eigen::Infinity>();
     }
+    add_work(s, s.k, s.q, arc.v0);
     s.q = x;
     s.v = arc.v1;
     s.p = momentum(sys, x, arc.v1);
@@ -210,6 +213,22 @@ class ExactDiscreteFlow {
   VecK<S> constrained_momentum(const State& s) const { return project_onto_distribution(system(), s.q, s.p); }
 
  private:
+  /// W += the work of the forces along the arc of step k + 1, from (q, v) at t_k, where they do
+  /// work: the energy balance's W of a run (io/observe.hpp) to the integration's accuracy, as the
+  /// steps are, where the trapezoidal rule on the rows would know it to O(h²).
+  void add_work(State& s, long k, const VecN<S>& q, const VecN<S>& v) const {
+    if constexpr (HasExternalForce<S> || MayHaveAffineConstraints<S>) {
+      if (forces_do_work(system())) {
+        const double h = step_size();
+        try {
+          s.work += exact_.extended_flow().work(q, v, h, grid_time(k, h));
+        } catch (const SolverError& e) {
+          throw e.at(k + 1, grid_time(k + 1, h));
+        }
+      }
+    }
+  }
+
   ExactNonholonomic<S> exact_;
   NewtonOptions newton_;
 };
