@@ -543,7 +543,8 @@ TEST(Warnings, KnownFailureModesAreReported) {
 TEST(Warnings, TheMonitorsOfModelFilesCatchTheirFailureModes) {
   // A reversible system whose motion is attracted to a periodic orbit: the reversible methods' energy
   // drifts, one-signed and linear in t (docs/methods.md, "Energy over long runs"); FIM's period-2 mode
-  // grows sevenfold within the first 100 steps; a forced motion through a finite-time blow-up.
+  // grows sixfold within the first 80 steps, before the energy falls (from step 85); a forced motion
+  // through a finite-time blow-up.
   struct Case {
     std::string model, method;
     double h;
@@ -560,7 +561,7 @@ TEST(Warnings, TheMonitorsOfModelFilesCatchTheirFailureModes) {
       {robot, "dla", 0.02, 30000, "energy-trend", 10000, 22000},
       {robot, "mla", 0.02, 30000, "energy-trend", 10000, 22000},
       {robot, "mclachlan-perlmutter", 0.02, 30000, "energy-trend", 10000, 22000},
-      {robot, "fim", 0.085, 115, "parasitic-mode", 100, 115},
+      {robot, "fim", 0.085, 115, "parasitic-mode", 60, 90},
       {blow_up.string(), "dla", 0.01, 100, "energy-error", 40, 60},
   };
   for (const auto& c : cases) {

@@ -68,19 +68,18 @@ std::shared_ptr<const BoundModel> bind(std::shared_ptr<const LoadedModel> model,
 
 /// The methods that take affine constraints M(q) v + b(q) = 0: those whose constraint rows add b
 /// (add_constraint_offset: dla's and mla's α-rule or trapezoidal rule, mclachlan-perlmutter's end
-/// point, spark's stages and end point, exact's M(q_k) R^{e−} + b, gf-cp's projection), and those
-/// whose equations take the constrained acceleration, whose curvature includes (∂b/∂q) v (mla's and
-/// the gf family's forces, rk4, reference, exact's arcs). The discrete gradient balances the energy
-/// with M v = 0; fim's projections take b, but its run's monitor of the period-2 mode cannot yet
-/// tell the mode from the impulse of b (docs/methods.md, Affine constraints).
+/// point, spark's stages and end point, exact's M(q_k) R^{e−} + b, the projections of gf-cp and
+/// fim), and those whose equations take the constrained acceleration, whose curvature includes
+/// (∂b/∂q) v (mla's and the gf family's forces, rk4, reference, exact's arcs). The discrete gradient
+/// balances the energy with M v = 0 (docs/methods.md, Affine constraints).
 inline constexpr const char* methods_taking_affine_constraints[] = {
-    "dla", "mla", "gf", "gf-sym", "gf-cp", "mclachlan-perlmutter", "spark", "rk4", "reference", "exact"};
+    "dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "mclachlan-perlmutter", "spark", "rk4", "reference", "exact"};
 /// Those of them that take b(q, t) of the time: each evaluates b, and for the constrained
 /// acceleration ∂b/∂t, at the times of its own points (`gf` and `gf-sym` their constraint force at
-/// the times of q_α and q_{1−α}, `gf-cp` its projection at t_{k+1}, `exact` along arcs that start
-/// at t_k).
+/// the times of q_α and q_{1−α}, `gf-cp` and `fim` their projections at t_{k+1}, `exact` along
+/// arcs that start at t_k).
 inline constexpr const char* methods_taking_time_dependent_constraints[] = {
-    "dla", "mla", "gf", "gf-sym", "gf-cp", "mclachlan-perlmutter", "spark", "rk4", "reference", "exact"};
+    "dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "mclachlan-perlmutter", "spark", "rk4", "reference", "exact"};
 
 /// Throws BadInput when the model has an affine constraint and `method` is not among
 /// methods_taking_affine_constraints (or, with method empty, for `what`: a computation that takes
