@@ -200,8 +200,8 @@ TEST(CliModelFiles, UnknownSymbolsAreNamed) {
       4, {"metric[2]: unknown symbol 't': the time is not allowed here"});
 }
 
-// A Lagrangian of t (models/driven-oscillator.toml): described as such, run by the methods that take
-// a force, refused by the others saying why, converging to its closed form.
+// A Lagrangian of t (models/driven-oscillator.toml): described as such, run by every method of
+// mechanical models (its time part acts as a force), converging to its closed form.
 TEST(CliModelFiles, TimeDependentLagrangiansAreDescribedAndRun) {
   const std::string driven = model("driven-oscillator");
   const auto text = dalembert("describe " + driven);
@@ -210,14 +210,10 @@ TEST(CliModelFiles, TimeDependentLagrangiansAreDescribedAndRun) {
             std::string::npos);
   EXPECT_NE(dalembert("describe " + model("knife-edge") + " --json").out.find("\"lagrangian_depends_on_time\": false"),
             std::string::npos);
-  for (const char* method : {"dla", "mla", "rk4", "reference", "exact"}) {
+  for (const char* method : {"dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "rk4", "reference", "exact"}) {
     const auto r = dalembert("run " + driven + " --method " + method + " --h 0.1 --steps 10");
     EXPECT_EQ(r.status, 0) << method << ": " << r.err;
   }
-  const auto gf = dalembert("run " + driven + " --method gf --h 0.1 --steps 10");
-  EXPECT_EQ(gf.status, 2);
-  EXPECT_NE(gf.err.find("its Lagrangian depends on the time t, and that part acts as a force"), std::string::npos)
-      << gf.err;
   const auto conv = dalembert("convergence " + driven + " --method dla --h-list 0.1,0.05,0.025 --t-end 4");
   ASSERT_EQ(conv.status, 0) << conv.err;
   EXPECT_NE(conv.out.find("reference: closed form"), std::string::npos) << conv.out;
@@ -1256,8 +1252,8 @@ TEST(CliModelFiles, SizesAndLimitsAreChecked) {
   EXPECT_NE(missing.err.find("model file 'no-such-model.toml' not found"), std::string::npos) << missing.err;
 }
 
-// force = [...]: one expression per coordinate, in q, v and t; mistakes name the line, methods
-// without a discrete force refuse a file with one, and those with one, `exact` among them, run one of t.
+// force = [...]: one expression per coordinate, in q, v and t; mistakes name the line, and every
+// method of mechanical models runs a file with one, of t too.
 TEST(CliModelFiles, ForcesAreCheckedAndRun) {
   const std::string forced =
       replace_line(knife_edge, "constraints =", "force = [\"-0.1*x_t\", \"-0.1*y_t\", 0]\nconstraints =");
@@ -1269,14 +1265,10 @@ TEST(CliModelFiles, ForcesAreCheckedAndRun) {
   const auto run = dalembert("run " + path + " --method dla --h 0.1 --steps 10");
   EXPECT_EQ(run.status, 0) << run.err;
   EXPECT_NE(dalembert("describe " + path).out.find("external force: yes\n"), std::string::npos);
-  const auto gf = dalembert("run " + path + " --method gf --h 0.1 --steps 10");
-  EXPECT_EQ(gf.status, 2);
-  EXPECT_NE(gf.err.find("method gf has no discrete external force"), std::string::npos) << gf.err;
-
   const std::string timed = write_model("forced_in_time", replace_line(forced, "-0.1*x_t\"", "-0.1*x_t*cos(t)\""));
   EXPECT_NE(dalembert("describe " + timed).out.find("external force: yes, depends on t"), std::string::npos);
   EXPECT_NE(dalembert("describe " + timed + " --json").out.find("\"force_depends_on_time\": true"), std::string::npos);
-  for (const char* method : {"dla", "mla", "rk4", "reference", "exact"}) {
+  for (const char* method : {"dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "rk4", "reference", "exact"}) {
     const auto r = dalembert("run " + timed + " --method " + method + " --h 0.1 --steps 10");
     EXPECT_EQ(r.status, 0) << method << ": " << r.err;
   }

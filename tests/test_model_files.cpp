@@ -946,6 +946,25 @@ void expect_the_steps_of_the_file(const Compiled& compiled, const std::string& n
   compare("rk4", RungeKutta4<Compiled>(compiled, 0.1), options("rk4", 0.1, 200));
 }
 
+// A file's force enters gf and fim as the compiled force does: gf's Λ~ of the forced motion from the
+// multiplier of the file's constrained acceleration and from the compiled model's formula with first
+// derivatives of G, V and M, fim's discrete forces on the file's path and on the compiled model's,
+// which carries the momentum below its last bit (model/projectors.hpp, method/momentum_energy.hpp).
+template <class Compiled>
+void expect_the_forced_gf_and_fim_steps_of_the_file(const Compiled& compiled, const std::string& name,
+                                                   const std::string& label) {
+  const auto bound = modelfile::bind(modelfile::load(model_path(name)), {});
+  const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
+  const InitialData init{q0, v0, std::nullopt, std::nullopt};
+  const auto compare = [&](const std::string& label_of_method, const auto& method, const RunOptions& o) {
+    const double d = largest_difference_from_run(method, q0, v0, modelfile::run_unbounded(bound, init, o));
+    test::report(label + "_" + label_of_method + "_difference", d);
+    EXPECT_LT(d, 1e-12) << label_of_method;
+  };
+  compare("gf", make_gf(compiled, 0.1), options("gf", 0.1, 200));
+  compare("fim", make_fim(compiled, 0.1), options("fim", 0.1, 200));
+}
+
 /// The largest error of the three positions of `method` (N steps to T) against the entry's closed form.
 double error_at_the_end(const catalogue::Entry& e, const std::string& method, double T, long N) {
   const auto exact = e.exact({}, {}, T);
@@ -962,6 +981,7 @@ double error_at_the_end(const catalogue::Entry& e, const std::string& method, do
 TEST(ModelFileForces, SameStepsAsTheCompiledForce) {
   const LevelDraggedKnifeEdge compiled;
   expect_the_steps_of_the_file(compiled, "dragged-knife-edge", "model_file_force");
+  expect_the_forced_gf_and_fim_steps_of_the_file(compiled, "dragged-knife-edge", "model_file_force");
   // The drag does work: without it (c = 0) the runs differ by far more than the bound.
   const auto undragged = modelfile::bind(modelfile::load(model_path("dragged-knife-edge")), {{"c", 0.0}});
   const Vecd<3> q0(0.1, -0.2, 0.3), v0 = 0.5 * Vecd<3>(std::cos(0.3), std::sin(0.3), 2.0);
@@ -988,6 +1008,13 @@ TEST(ModelFiles, StepDerivativesAgreeWithCentralDifferences) {
   EXPECT_LT(test::step_derivative_error("model_file_two_skates_mla", make_midpoint_mla(skates_file, 0.1), q0, v0),
             1e-8);
   EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_dla", make_dla(dragged_file, 0.1), dragged_q0,
+                                        dragged_v0),
+            1e-8);
+  // the generating functions' Λ~ − F and fim's discrete forces, in dual numbers
+  EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_gf_sym", make_gf_sym(dragged_file, 0.1, 0.25),
+                                        dragged_q0, dragged_v0),
+            1e-8);
+  EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_fim", make_fim(dragged_file, 0.1), dragged_q0,
                                         dragged_v0),
             1e-8);
   EXPECT_LT(test::step_derivative_error("model_file_dragged_knife_edge_mla", make_midpoint_mla(dragged_file, 0.1),
@@ -1139,7 +1166,10 @@ TEST(ModelFileForces, OrdersAgainstTheClosedForm) {
   const double T = 4.0;
   ASSERT_TRUE(e.exact({}, {}, T));
   const auto error = [&](const std::string& method, long N) { return error_at_the_end(e, method, T, N); };
-  for (const auto& [name, expected] : std::vector<std::pair<std::string, double>>{{"dla", 2.0}, {"mla", 2.0}, {"rk4", 4.0}}) {
+  const std::vector<std::pair<std::string, double>> expected_orders = {
+      {"dla", 2.0}, {"mla", 2.0}, {"gf", 2.0}, {"gf-sym", 2.0}, {"gf-cp", 2.0}, {"fim", 2.0}, {"rk4", 4.0}};
+  for (const auto& [name, expected] : expected_orders) {
+    if (!method_available(name)) continue;
     const std::string method = name;
     const double order = test::measured_order(T, {20, 40, 80, 160}, [&](double, long N) { return error(method, N); });
     test::report("dragged_knife_edge_" + method + "_order", order);
@@ -1149,22 +1179,6 @@ TEST(ModelFileForces, OrdersAgainstTheClosedForm) {
   const double s0 = 0.5, w = 1.0, E = 0.5 * s0 * s0 * std::exp(-2 * 0.2 * T) + 0.5 * w * w;
   test::report("dragged_knife_edge_dla_energy_error_t4", std::abs(run.trajectory.at(400, run.trajectory.column("energy")) - E));
   EXPECT_LT(std::abs(run.trajectory.at(400, run.trajectory.column("energy")) - E), 1e-7);
-}
-
-// Methods without a discrete external force refuse a file that has one (exit 2 from the CLI).
-TEST(ModelFileForces, MethodsWithoutForcesRefuse) {
-  const auto& e = catalogue::find(model_path("dragged-knife-edge"));
-  EXPECT_TRUE(e.describe({}).external_force);
-  EXPECT_FALSE(catalogue::find(model_path("knife-edge")).describe({}).external_force);
-  for (const char* method : {"gf", "gf-sym", "gf-cp", "fim"}) {
-    if (!method_available(method)) continue;
-    try {
-      e.run({}, {}, options(method, 0.1, 10));
-      ADD_FAILURE() << method << " ran with a force";
-    } catch (const BadInput& x) {
-      EXPECT_NE(std::string(x.what()).find("external force"), std::string::npos) << x.what();
-    }
-  }
 }
 
 // The force kernels also run without a compiler (interpreted): the same trajectory.
@@ -1215,8 +1229,9 @@ TEST(ModelFileForces, TimeDependentForceOrdersAgainstTheClosedForm) {
   ASSERT_TRUE(e.exact({}, {}, T));
   const auto error = [&](const std::string& method, long N) { return error_at_the_end(e, method, T, N); };
   const std::vector<std::pair<std::string, double>> expected_orders = {
-      {"dla", 2.0},  {"mla", 2.0}, {"rk4", 4.0}, {"mclachlan-perlmutter", 2.0}, {"discrete-gradient", 2.0},
-      {"spark", 4.0}};
+      {"dla", 2.0},        {"mla", 2.0},   {"gf", 2.0},        {"gf-sym", 2.0},
+      {"gf-cp", 2.0},      {"fim", 2.0},   {"rk4", 4.0},       {"mclachlan-perlmutter", 2.0},
+      {"discrete-gradient", 2.0},          {"spark", 4.0}};
   for (const auto& [name, expected] : expected_orders) {
     if (!method_available(name)) continue;
     const std::string method = name;
@@ -1316,6 +1331,10 @@ TEST(TimeDependentLagrangians, OrdersAgainstTheClosedForms) {
   const std::vector<std::pair<std::string, double>> expected_orders = {{"del", 2.0},
                                                                        {"dla", 2.0},
                                                                        {"mla", 2.0},
+                                                                       {"gf", 2.0},
+                                                                       {"gf-sym", 2.0},
+                                                                       {"gf-cp", 2.0},
+                                                                       {"fim", 2.0},
                                                                        {"rk4", 4.0},
                                                                        {"mclachlan-perlmutter", 2.0},
                                                                        {"discrete-gradient", 2.0},
@@ -1388,23 +1407,6 @@ TEST(TimeDependentLagrangians, MomentumColumnsAreThoseOfTheLagrangianAtTheRowsTi
     }
     test::report(std::string("spinning_frame_") + method + "_momentum_identity_relative", worst);
     EXPECT_LT(worst, 1e-14) << method;
-  }
-}
-
-// The methods without a discrete force (the generating functions, fim) refuse a Lagrangian of t,
-// saying so.
-TEST(TimeDependentLagrangians, MethodsWithoutForcesRefuseSayingWhy) {
-  const auto& e = catalogue::find(model_path("rocking-knife-edge"));
-  for (const char* method : {"gf", "gf-sym", "gf-cp", "fim"}) {
-    if (!method_available(method)) continue;
-    try {
-      e.run({}, {}, options(method, 0.1, 10));
-      ADD_FAILURE() << method << " ran with a Lagrangian of t";
-    } catch (const BadInput& x) {
-      const std::string what = x.what();
-      EXPECT_NE(what.find("Lagrangian"), std::string::npos) << method << ": " << what;
-      EXPECT_NE(what.find("the time t"), std::string::npos) << method << ": " << what;
-    }
   }
 }
 

@@ -20,7 +20,10 @@
 // and ∂α0/∂q1 from automatic differentiation through Λ~ (model/projectors.hpp), which
 // is evaluated with the raw multiplier formula at the finite-difference velocity, off D
 // (as in [dLMS04] Example 4.2); on a locally coupled model the iteration uses D12 S~ alone, from
-// the terms. External forces are not part of the scheme: the runner rejects them. Constraints of
+// the terms. An external force F(q, v, t) (ours; dLMS have none, and a Lagrangian of t acts through
+// one) enters beside the constraint force, at the same points and times: Λ~ − F in place of Λ~, with
+// Λ~ the constraint force of the motion under F: the forced discrete Euler–Lagrange equations of S~
+// with the α-rule quadrature of the force. Constraints of
 // the time, M(q) v + b(q, t) = 0, enter Λ~ at the times of its points, t_k + α h (and t_k + (1−α) h),
 // and GF-CP's projection at t_{k+1}: onto the momenta of the velocities on the affine constraints,
 // p̂ = p − Mᵀλ with M G⁻¹ Mᵀ λ = M G⁻¹ p + b(q_{k+1}, t_{k+1}) (model/projectors.hpp).
@@ -111,8 +114,8 @@ auto rule_of_each_term(const GeneratingFunctionLagrangian<S>& ld) {
 
 template <class T, int N, int MaxN = N>
 struct DiscreteConstraintForce {
-  Vec<T, N, MaxN> alpha0;  ///< α0(q0, q1) ≈ ∫ Λ~ ∂q/∂q0, acts at q0
-  Vec<T, N, MaxN> alpha1;  ///< α1(q0, q1) ≈ ∫ Λ~ ∂q/∂q1, acts at q1
+  Vec<T, N, MaxN> alpha0;  ///< α0(q0, q1) ≈ ∫ (Λ~ − F) ∂q/∂q0, acts at q0
+  Vec<T, N, MaxN> alpha1;  ///< α1(q0, q1) ≈ ∫ (Λ~ − F) ∂q/∂q1, acts at q1
 };
 
 /// The impulses μ of the holonomic constraints a step imposes, where a model may have them (the
@@ -141,6 +144,7 @@ class GeneratingFunctionIntegrator {
   /// it has none.
   static constexpr bool imposes_holonomic_constraints = MayHaveHolonomicConstraints<S>;
   static_assert(!(by_terms && imposes_holonomic_constraints), "holonomic constraints are imposed densely");
+  static_assert(!(by_terms && HasExternalForce<S>), "an external force is added by the dense steps only");
   using Unknowns = std::conditional_t<imposes_holonomic_constraints,
                                       Vecd<sum_of_sizes(n, m), sum_of_sizes(max_n_of<S>(), max_m_of<S>())>, VecN<S>>;
   using NewtonJacobian =
@@ -168,22 +172,34 @@ class GeneratingFunctionIntegrator {
   const S& system() const { return system_; }
   const GeneratingFunctionLagrangian<S>& discrete_lagrangian() const { return ld_; }
 
-  /// The discrete constraint force of the segment (q0, q1) from the time t0, generic in the scalar
-  /// type: Λ~ at q_α and the time t0 + α h (for constraints of the time, b(q, t)).
+  /// The discrete force of the segment (q0, q1) from the time t0, generic in the scalar type: Λ~ − F
+  /// at q_α and the time t0 + α h (for constraints and forces of the time).
   template <class T>
   DiscreteConstraintForce<T, n, max_n_of<S>()> discrete_force(const VecN<S, T>& q0, const VecN<S, T>& q1,
                                                               double t0 = 0.0) const {
     const double h = step_size(), a = alpha();
     const VecN<S, T> v = (q1 - q0) / h;
-    const VecN<S, T> La = constraint_force_form(system_, VecN<S, T>((1.0 - a) * q0 + a * q1), v, t0 + a * h);
+    const VecN<S, T> La = force_form(VecN<S, T>((1.0 - a) * q0 + a * q1), v, t0 + a * h);
     DiscreteConstraintForce<T, n, max_n_of<S>()> f;
     if (!ld_.symmetric()) {
       f.alpha0 = ((1.0 - a) * h) * La;
       f.alpha1 = (a * h) * La;
     } else {
-      const VecN<S, T> Lb = constraint_force_form(system_, VecN<S, T>(a * q0 + (1.0 - a) * q1), v, t0 + (1.0 - a) * h);
+      const VecN<S, T> Lb = force_form(VecN<S, T>(a * q0 + (1.0 - a) * q1), v, t0 + (1.0 - a) * h);
       f.alpha0 = (0.5 * h) * ((1.0 - a) * La + a * Lb);
       f.alpha1 = (0.5 * h) * (a * La + (1.0 - a) * Lb);
+    }
+    return f;
+  }
+
+  /// Λ~ − F at (q, v, t): the constraint force form of the motion under the model's external force F,
+  /// if it has one, less F. The force on the motion is F − Λ~ = F + Mᵀλ, and α0, α1 are minus its
+  /// discrete forces (forced discrete mechanics: p_k = −D1 S~ − F_d^−, F_d^− = −α0).
+  template <class T>
+  VecN<S, T> force_form(const VecN<S, T>& q, const VecN<S, T>& v, double t) const {
+    VecN<S, T> f = constraint_force_form(system_, q, v, t);
+    if constexpr (HasExternalForce<S>) {
+      if (has_external_force(system_)) f -= system_.template force<T>(q, v, t);
     }
     return f;
   }
@@ -402,7 +418,7 @@ class GeneratingFunctionIntegrator {
   void force_and_jacobian(const VecN<S>& q0, const VecN<S>& q1, double t0, VecN<S>& alpha0, VecN<S>& alpha1,
                           MatNN<S>& dalpha0_dq1, MatNN<S>& dalpha1_dq1) const {
     const int dn = coordinate_count(system_);
-    if constexpr (m == 0) {
+    if constexpr (m == 0 && !HasExternalForce<S>) {
       alpha0.setZero(dn);
       alpha1.setZero(dn);
       dalpha0_dq1.setZero(dn, dn);

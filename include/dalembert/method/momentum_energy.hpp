@@ -18,10 +18,15 @@
 // projection at t_k onto the momenta of the velocities on them, p − Mᵀλ with
 // M G⁻¹ Mᵀ λ = M G⁻¹ p + b (model/projectors.hpp), and R* = 2P* − I the reflection through that
 // affine set, still an involution: p~ = ½(p⁺ + p⁻) is the momentum of a velocity on the constraints.
+// An external force F(q, v, t) (ours; [FIM08] has none, and a Lagrangian of t acts through one)
+// enters DEL's equations as DLA's does, F_d^± = (h/2) F(q_{k+½}, (q_{k+1} − q_k)/h, t_k + h/2):
+//   p⁻_k = −D1 L_d(q_k, q_{k+1}) − F_d^−,   p⁺_{k+1} = D2 L_d(q_k, q_{k+1}) + F_d^+,
+// the reflection unchanged; H(q, p⁻) is then no longer conserved but balanced by the force's work.
 #include <array>
 #include <string_view>
 #include <type_traits>
 
+#include "dalembert/discrete/discrete_force.hpp"
 #include "dalembert/discrete/discrete_lagrangian.hpp"
 #include "dalembert/discrete/local_discrete_lagrangian.hpp"
 #include "dalembert/discrete/position_momentum_derivative.hpp"
@@ -51,6 +56,7 @@ class MomentumEnergyIntegrator {
   /// Whether steps are assembled term by term (a locally coupled model).
   static constexpr bool by_terms = LdDerivatives::by_terms;
   static_assert(Ld::n == n, "discrete Lagrangian and system must have the same dimension");
+  static_assert(!(by_terms && HasExternalForce<S>), "an external force is added by the dense steps only");
 
   struct State : OnTheGrid {
     VecN<S> q;
@@ -65,7 +71,8 @@ class MomentumEnergyIntegrator {
 
   MomentumEnergyIntegrator(const S& system, Ld discrete_lagrangian, FimStart start = FimStart::B,
                            NewtonOptions options = {})
-      : system_(system), ld_(std::move(discrete_lagrangian)), start_(start), options_(options) {}
+      : system_(system), ld_(std::move(discrete_lagrangian)), force_(system, ld_.step_size()), start_(start),
+        options_(options) {}
 
   double step_size() const { return ld_.step_size(); }
   const S& system() const { return system_; }
@@ -90,33 +97,49 @@ class MomentumEnergyIntegrator {
     s.last_velocity = (q1 - q0) / step_size();
     LdDerivatives d;
     d.evaluate(system_, ld_, q0, q1);
-    set_momenta(s, -d.D1());
+    set_momenta(s, VecN<S>(-d.D1() - force_.minus(q0, q1, 0.0)));
     return s;
   }
 
-  /// Newton on −D1 L_d(q_k, q_{k+1}) = p⁻_k in q_{k+1}, Jacobian D12 L_d (dense, or sparse from the
-  /// terms of a locally coupled model).
+  /// Newton on −D1 L_d(q_k, q_{k+1}) − F_d^− = p⁻_k in q_{k+1}, Jacobian D12 L_d + ∂F_d^−/∂q1 (dense,
+  /// or sparse from the terms of a locally coupled model, which has no force).
   void step(State& s) const {
     const double h = step_size();
     VecN<S> x = s.q + h * s.last_velocity;
     LdDerivatives d;  // of the last evaluation = at the solution
+    bool forced = false;
+    if constexpr (HasExternalForce<S>) forced = force_.active();
+    TwoSidedForceDerivatives<n, max_n_of<S>()> f;  // F_d^± and ∂F_d^−/∂q1, where the model has a force
     const auto residual = [&](const VecN<S>& q1, VecN<S>& F) {
       d.evaluate(system_, ld_, s.q, q1);
+      if (forced) f = differentiate(force_, s.q, q1, s.t);
       if constexpr (split) {  // small parts first (SplitDerivatives)
         if (s.p_low.size() != s.q.size()) s.p_low = VecN<S>::Zero(s.q.size());
-        F = ((s.p_minus - d.Lv()) + d.D1_rest()) + s.p_low;
+        VecN<S> rest = d.D1_rest();
+        if (forced) rest += f.minus;
+        F = ((s.p_minus - d.Lv()) + rest) + s.p_low;
       } else {
         F = s.p_minus + d.D1();
+        if (forced) F += f.minus;
       }
     };
-    const auto jacobian = [&](const VecN<S>&, Jacobian& J) { d.jacobian(J); };
+    const auto jacobian = [&](const VecN<S>&, Jacobian& J) {
+      d.jacobian(J);
+      if constexpr (!by_terms) {
+        if (forced) J += f.minus_q1;
+      }
+    };
     const auto momentum = [&] {
       if constexpr (split) {  // p⁺_{k+1} below its last bit, which the driver leaves in s.p_low
         MomentumBelowLastBit<VecN<S>> p{VecN<S>(s.q.size()), VecN<S>(s.q.size())};
-        sum_below_last_bit(d.Lv(), d.D2_rest(), p.hi, p.lo);
+        VecN<S> rest = d.D2_rest();
+        if (forced) rest += f.plus;
+        sum_below_last_bit(d.Lv(), rest, p.hi, p.lo);
         return p;
       } else {
-        return VecN<S>(d.D2());
+        VecN<S> p = d.D2();
+        if (forced) p += f.plus;
+        return p;
       }
     };
     read_momenta(s, position_momentum_step<Jacobian>(s, h, std::move(x), s.p_minus.template lpNorm<Eigen::Infinity>(),
@@ -134,6 +157,13 @@ class MomentumEnergyIntegrator {
       using Q = std::decay_t<decltype(p1)>;
       return Q(2.0 * project_momentum_generic(system_, q1, p1, next.t) - p1);
     };
+    if constexpr (HasExternalForce<S>) {
+      if (force_.active()) {
+        const auto force = [&](const auto& q0, const auto& q1) { return force_.minus(q0, q1, s.t); };  // = F_d^+
+        return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, force, force, s.q, s.p_minus,
+                                                 next.q, 0, reflect);
+      }
+    }
     return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
                                              NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
   }
@@ -158,9 +188,12 @@ class MomentumEnergyIntegrator {
   VecN<S> velocity(const State& s) const { return legendre_inverse(system_, s.q, s.p_average); }
   const VecN<S>& carried_momentum(const State& s) const { return s.p_average; }
 
-  /// (1a) + (1b) at (q0, q1, q2), as one n-vector: zero along the method's trajectories.
+  /// (1a) + (1b) at (q0, q1, q2), q0 at t = 0, as one n-vector, with D1 L_d + F_d^− and D2 L_d + F_d^+
+  /// where the model has a force: zero along the method's trajectories.
   VecN<S> two_step_residual(const VecN<S>& q0, const VecN<S>& q1, const VecN<S>& q2) const {
-    const VecN<S> D2 = differentiate(ld_, q0, q1).D2, D1 = differentiate(ld_, q1, q2).D1;
+    const double h = step_size();
+    const VecN<S> D2 = differentiate(ld_, q0, q1).D2 + force_.plus(q0, q1, 0.0),
+                  D1 = differentiate(ld_, q1, q2).D1 + force_.minus(q1, q2, h);
     const auto pr = covector_projectors(system_, q1);
     return pr.P * (D1 + D2) + pr.Q * (D1 - D2);
   }
@@ -218,6 +251,7 @@ class MomentumEnergyIntegrator {
 
   S system_;
   Ld ld_;
+  ModelForce<S> force_;  ///< the model's external force as DLA's discrete forces, if it has one
   FimStart start_;
   NewtonOptions options_;
 };

@@ -285,17 +285,6 @@ concept LagrangianMayDependOnTime = Model<S> && requires(const S& s, const VecN<
   s.add_momentum_at_time(q, t, p);
 };
 
-/// Where sys's external force comes from, for the messages of the methods that take none: "" for
-/// a force of its own, or why a model without one has it.
-template <class S>
-std::string origin_of_external_force(const S& sys) {
-  if constexpr (LagrangianMayDependOnTime<S>) {
-    if (sys.lagrangian_depends_on_time())
-      return " (its Lagrangian depends on the time t, and that part acts as a force)";
-  }
-  return "";
-}
-
 template <class S>
 concept HasMetric = Model<S> && requires(const S& s, const VecN<S>& q) {
   { s.template metric<double>(q) } -> std::convertible_to<MatNN<S>>;

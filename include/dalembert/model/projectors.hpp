@@ -19,15 +19,19 @@
 namespace dalembert {
 
 /// Λ~(q, v) = −M(q)ᵀλ(q, v) of a mechanical model, by [dLMS04] (27) (printed there with the wrong sign),
-/// λ = −C⁻¹(M a0 + (∂(Mv)/∂q) v) with the unconstrained acceleration a0 = G⁻¹(∂L/∂q − (∂(Gv)/∂q) v),
-/// from one pass of first derivatives of G, V and M (detail::mechanical_rates): the multiplier of
-/// constrained_acceleration() without the acceleration. L's second derivatives, differentiated once
-/// more, would nest three levels of duals, and Eigen's AutoDiffScalar cannot build a three-level dual
-/// from a double (T(0.0), 0.5 * x in model code); this path keeps the nesting at two.
+/// λ = −C⁻¹(M a0 + (∂(Mv)/∂q) v) with the unconstrained acceleration a0 = G⁻¹(∂L/∂q − (∂(Gv)/∂q) v + F),
+/// F the model's external force at the time t if it has one, from one pass of first derivatives of
+/// G, V and M (detail::mechanical_rates): the multiplier of constrained_acceleration() without the
+/// acceleration. L's second derivatives, differentiated once more, would nest three levels of duals,
+/// and Eigen's AutoDiffScalar cannot build a three-level dual from a double (T(0.0), 0.5 * x in model
+/// code); this path keeps the nesting at two.
 template <HasMetric S, class T>
-VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v) {
+VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
   using MatMM = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
-  const auto rates = detail::mechanical_rates(sys, q, v);
+  auto rates = detail::mechanical_rates(sys, q, v);
+  if constexpr (HasExternalForce<S>) {
+    if (has_external_force(sys)) rates.r += sys.template force<T>(q, v, t);
+  }
   const MatMN<S, T>& Mq = rates.Mq;
   const auto G = metric_factorisation(sys, q);
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
@@ -38,8 +42,8 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
 }
 
 /// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration at the time t
-/// (which matters for constraints of the time, M(q) v + b(q, t) = 0: the methods that use Λ~ take
-/// no external force).
+/// (which matters for constraints of the time, M(q) v + b(q, t) = 0, and for forces of the time),
+/// with the model's external force if it has one.
 template <Model S, class T>
 VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
   const auto a = constrained_acceleration(sys, q, v, t);
@@ -48,9 +52,10 @@ VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, cons
 }
 
 /// Λ~(q, v) = −M(q)ᵀλ(q, v), generic in the scalar type (the generating-function integrators
-/// differentiate through it), at the time t of constraints that depend on it (a model file's).
-/// Zero without constraints; mechanical models take the formula with first derivatives only, other
-/// Lagrangians the multiplier of the constrained acceleration.
+/// differentiate through it), at the time t of constraints and forces that depend on it: the force
+/// of the constraints on the motion under the model's external force, if it has one. Zero without
+/// constraints; mechanical models take the formula with first derivatives only, other Lagrangians
+/// the multiplier of the constrained acceleration.
 template <Model S, class T>
 VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
   if constexpr (S::m == Dynamic) {  // no constraints at run time: the formula's C would be 0×0
@@ -67,13 +72,13 @@ VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model whose kind is known at run time
     if (sys.is_mechanical()) {
       require_time_independent_constraints(sys, "the constraint force form of a mechanical model");
-      return mechanical_constraint_force_form(sys, q, v);
+      return mechanical_constraint_force_form(sys, q, v, t);
     }
     return general_constraint_force_form(sys, q, v, t);
   } else if constexpr (HasMetric<S>) {
-    return mechanical_constraint_force_form(sys, q, v);
+    return mechanical_constraint_force_form(sys, q, v, t);
   } else {
-    return general_constraint_force_form(sys, q, v);
+    return general_constraint_force_form(sys, q, v, t);
   }
 }
 

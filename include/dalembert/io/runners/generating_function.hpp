@@ -17,9 +17,6 @@ struct GeneratingFunction {
 
   template <CatalogueSystem S>
   static RunResult run(const S& sys, const InitialData& init, const RunOptions& o) {
-    if (has_external_force(sys))
-      throw BadInput("method " + o.method + " has no discrete external force; system " + name_of(sys) + " has one" +
-                     origin_of_external_force(sys));
     if (o.rule != "alpha")
       throw BadOption("rule", o.rule + " does not apply: method " + o.method +
                                       " uses its own generating function S_alpha (its alpha is the option alpha)");

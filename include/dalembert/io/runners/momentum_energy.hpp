@@ -28,9 +28,6 @@ struct MomentumEnergy {
       throw BadInput("method fim projects with the metric G(q), but system " + name_of(sys) +
                      " does not define one (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
     }
-    if (has_external_force(sys))
-      throw BadInput("method fim has no discrete external force; system " + name_of(sys) + " has one" +
-                     origin_of_external_force(sys));
     if constexpr (!HasMetric<S>) {
       return {};  // not reached: is_mechanical is false without a metric
     } else {
