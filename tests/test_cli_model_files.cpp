@@ -1252,6 +1252,32 @@ TEST(CliModelFiles, SizesAndLimitsAreChecked) {
   EXPECT_NE(missing.err.find("model file 'no-such-model.toml' not found"), std::string::npos) << missing.err;
 }
 
+// The generating functions take a force beside their constraint force at the points of their rule,
+// and fim DLA's midpoint forces (docs/methods.md, External forces in the GF family and FIM): on the
+// knife edge pushed along its blade by a force of t, GF-sym at α = ¼ (its symmetric average of the
+// two points) and fim with the trapezoidal L_d converge at order 2 to the reference solver, GF-α at
+// α = ¼ at its order 1. At α = ½, where the other order tests run them, GF-sym is GF and the
+// symmetric average of the force is not exercised.
+TEST(CliModelFiles, TheGeneratingFunctionsAndFimTakeAForceAtTheirOrders) {
+  const auto end_of = [](const std::string& args) {
+    const auto r = dalembert("run " + model("pushed-knife-edge") + " " + args + " --t-end 4 --every 1000000");
+    EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+    return last_row(r.out);  // t, x, y, phi, ...
+  };
+  const auto reference = end_of("--method reference --h 0.1");
+  const auto error = [&](const std::string& method, const std::string& h) {
+    const auto row = end_of("--method " + method + " --h " + h);
+    double worst = 0.0;
+    for (int i = 1; i <= 3; ++i) worst = std::max(worst, std::abs(row.at(i) - reference.at(i)));
+    return worst;
+  };
+  for (const auto& [method, order] : std::vector<std::pair<std::string, double>>{
+           {"gf-sym --alpha 0.25", 2.0}, {"fim --rule trapezoid", 2.0}, {"gf --alpha 0.25", 1.0}}) {
+    const double coarse = error(method, "0.05"), fine = error(method, "0.025");
+    EXPECT_NEAR(std::log2(coarse / fine), order, 0.1) << method << ": " << coarse << " " << fine;
+  }
+}
+
 // force = [...]: one expression per coordinate, in q, v and t; mistakes name the line, and every
 // method of mechanical models runs a file with one, of t too.
 TEST(CliModelFiles, ForcesAreCheckedAndRun) {
