@@ -509,10 +509,11 @@ Stepper = _core.Stepper
 def stepper(system: Union[System, str], method: str = "dla", *, h: float, q0: Optional[ArrayLike] = None,
             v0: Optional[ArrayLike] = None, t0: float = 0.0, project_v0: bool = False,
             **method_options: Any) -> Stepper:
-    """A Stepper: `method` (dla, mla, mclachlan-perlmutter, discrete-gradient, spark or rk4) with
-    step h on the model file `system`, whose inputs (inputs = [...] in the file) enter its force,
-    from (q0, v0) (defaults: the file's), with the method options of run. The state after each step
-    is the method's: positions and momenta, or positions and velocities for rk4."""
+    """A Stepper: `method` (dla, mla, gf, gf-sym, gf-cp, fim, mclachlan-perlmutter,
+    discrete-gradient, spark or rk4) with step h on the model file `system`,
+    whose inputs (inputs = [...] in the file) enter its force, from (q0, v0) (defaults: the file's),
+    with the method options of run. The state after each step is the method's: positions and
+    momenta (fim: the momentum p- its step starts from), or positions and velocities for rk4."""
     system = _as_system(system)
     if not isinstance(project_v0, bool):
         raise BadInput("project_v0 must be True or False, got %r" % (project_v0,))

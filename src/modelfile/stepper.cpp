@@ -7,10 +7,13 @@
 #include "dalembert/core/subnormals.hpp"
 #include "dalembert/diagnostics/steady_motions.hpp"
 #include "dalembert/io/method_options.hpp"
+#include "dalembert/io/runners/momentum_energy.hpp"
 #include "dalembert/method/discrete_gradient.hpp"
 #include "dalembert/method/dla.hpp"
+#include "dalembert/method/generating_function.hpp"
 #include "dalembert/method/mclachlan_perlmutter.hpp"
 #include "dalembert/method/modified_lagrange_dalembert.hpp"
+#include "dalembert/method/momentum_energy.hpp"
 #include "dalembert/method/rk4.hpp"
 #include "dalembert/method/spark.hpp"
 #include "modelfile/entry.hpp"
@@ -33,6 +36,9 @@ struct Stepper::Engine {
   };
   virtual StepSteadyMotion steady_motion(const Symmetry& symmetry, const SteadyMotionHold& hold) const = 0;
   virtual void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) = 0;
+  /// The derivative of the state reset(q0, v0) gives along (δq0, δv0).
+  virtual Eigen::VectorXd start_tangent(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0,
+                                        const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0) const = 0;
   virtual Eigen::VectorXd state() const = 0;
   virtual Eigen::VectorXd q() const = 0;
   virtual Eigen::VectorXd v() const = 0;
@@ -64,9 +70,38 @@ struct Stepper::MethodEngine final : Engine {
             discrete_steady_motion_linearisation(method, motion, symmetry)};
   }
   void reset(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0) override { s = method.initial_state(q0, v0); }
+  Eigen::VectorXd start_tangent(const Eigen::VectorXd& q0, const Eigen::VectorXd& v0, const Eigen::VectorXd& dq0,
+                                const Eigen::VectorXd& dv0) const override {
+    Eigen::VectorXd dx(2 * q0.size());
+    if constexpr (!requires { s.p; } && !requires { s.p_minus; }) {  // rk4 steps (q, v), as state() says
+      dx << dq0, dv0;
+    } else {  // p0 = ∂L/∂v(q0, v0): B = ∂²L/∂v∂q, W = ∂²L/∂v²
+      const auto L = lagrangian_derivatives(method.system(), q0, v0);
+      Eigen::VectorXd dp = L.B * dq0 + L.W * dv0;
+      if constexpr (requires { method.start(); }) {  // fim's start B: p⁻_0 = ∂L/∂v − (h/2) Λ~(q0, v0)
+        if (method.start() == FimStart::B) {
+          Eigen::VectorXd z(2 * q0.size()), value;
+          z << q0, v0;
+          Eigen::MatrixXd by_start;
+          const Eigen::Index n = q0.size();
+          ad::value_and_jacobian_by_chunks<Eigen::Dynamic, Eigen::Dynamic>(
+              [&](const auto& y) {
+                using Y = std::decay_t<decltype(y)>;
+                return Y(constraint_force_form(method.system(), Y(y.head(n)), Y(y.tail(n)), 0.0));
+              },
+              z, value, by_start);
+          dp -= 0.5 * method.step_size() * (by_start.leftCols(n) * dq0 + by_start.rightCols(n) * dv0);
+        }
+      }
+      dx << dq0, dp;
+    }
+    return dx;
+  }
   Eigen::VectorXd state() const override {
     Eigen::VectorXd x(2 * s.q.size());
-    if constexpr (requires { s.p; })
+    if constexpr (requires { s.p_minus; })  // fim: the momentum its step starts from
+      x << s.q, s.p_minus;
+    else if constexpr (requires { s.p; })
       x << s.q, s.p;
     else
       x << s.q, s.v;
@@ -83,7 +118,7 @@ struct Stepper::MethodEngine final : Engine {
 
 const std::vector<std::string>& Stepper::method_names() {
   static const std::vector<std::string> names = {
-      "dla", "mla", "mclachlan-perlmutter", "discrete-gradient", "spark", "rk4"};
+      "dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "mclachlan-perlmutter", "discrete-gradient", "spark", "rk4"};
   return names;
 }
 
@@ -123,11 +158,17 @@ Stepper::Stepper(std::shared_ptr<const LoadedModel> model, const ParameterOverri
     engine_ = engine(make_midpoint_mla(file, o.h, o.alpha, o.newton));
   } else if (o.method == "rk4") {
     engine_ = engine(RungeKutta4<File>(file, o.h));
+  } else if (o.method == "gf" || o.method == "gf-sym") {
+    engine_ = engine(GeneratingFunctionIntegrator<File>(file, o.h, o.alpha, o.method == "gf-sym", o.newton));
   } else {
     if (!file.is_mechanical())
       throw BadInput("method " + o.method + " is written with the metric G(q) and the potential V(q), but " + system +
                      " does not define them (its Lagrangian is not 1/2 v^T G(q) v - V(q))");
-    if (o.method == "spark")
+    if (o.method == "gf-cp")
+      engine_ = engine(make_gf_cp(file, o.h, o.alpha, false, o.newton));
+    else if (o.method == "fim")
+      engine_ = engine(make_fim(file, o.h, o.alpha, runners::parse_fim_start(o.fim_start), o.newton));
+    else if (o.method == "spark")
       engine_ = engine(Spark<File>(file, o.h, o.stages, o.newton));
     else if (o.method == "discrete-gradient")
       engine_ = engine(DiscreteGradient<File>(file, o.h, o.newton));
@@ -222,6 +263,9 @@ void Stepper::reset(InitialData init) {
   if (init.q1) throw BadInput("a stepper starts from (q0, v0); --q1 is not taken");
   if (init.project_v0) init.v0 = project_velocity(bound_, init.q0, init.v0);
   check_initial_point(*bound_, init.q0, init.v0, InitialSource::CommandLine);
+  // The start at zero inputs: fim's start B takes the constraint force, which the inputs move, and
+  // the state a reset gives is a function of (q0, v0) alone, whatever inputs came before.
+  set_inputs(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_names_.size())));
   engine_->reset(init.q0, init.v0);
   start_q0_ = std::move(init.q0);
   start_v0_ = std::move(init.v0);
@@ -235,14 +279,8 @@ Eigen::VectorXd Stepper::start_tangent(const Eigen::VectorXd& dq0, const Eigen::
                      std::to_string(n) + " coordinates");
     if (!x->allFinite()) throw BadInput(std::string(name) + " has an entry that is not finite");
   }
-  Eigen::VectorXd dx(2 * n);
-  if (state_is_velocity_) {
-    dx << dq0, dv0;
-  } else {
-    const auto L = lagrangian_derivatives(UnboundedFileModel(bound_), start_q0_, start_v0_);
-    dx << dq0, L.B * dq0 + L.W * dv0;  // B = ∂²L/∂v∂q, W = ∂²L/∂v²
-  }
-  return dx;
+  set_inputs(Eigen::VectorXd::Zero(static_cast<Eigen::Index>(input_names_.size())));  // as reset()
+  return engine_->start_tangent(start_q0_, start_v0_, dq0, dv0);
 }
 
 Eigen::VectorXd Stepper::state() const { return engine_->state(); }

@@ -62,11 +62,13 @@ class Stepper {
   /// constraint modulo the symmetry's orbit and the rates log(μ)/h (diagnostics/steady_motions.hpp).
   /// Throws BadInput.
   catalogue::SteadyMotion steady_motion(const catalogue::SteadyRequest& request) const;
-  /// Back to t = 0 from init (the file's initial data where it gives none).
+  /// Back to t = 0 from init (the file's initial data where it gives none), the start built at zero
+  /// inputs (fim's start B takes the constraint force, which inputs move).
   void reset(InitialData init);
   /// The variation of the state that reset() made for a variation (δq0, δv0) of its (q0, v0) (after
-  /// any projection): (δq0, δp0) with δp0 = ∂²L/∂v∂q δq0 + ∂²L/∂v² δv0, or (δq0, δv0) for rk4. The
-  /// start of a discrete Jacobi field, δx_{k+1} = A_k δx_k (docs/jacobi-fields.md).
+  /// any projection): (δq0, δp0) with δp0 = ∂²L/∂v∂q δq0 + ∂²L/∂v² δv0, less (h/2) δΛ~ for fim's
+  /// start B (p⁻_0 = ∂L/∂v − (h/2) Λ~), or (δq0, δv0) for rk4. The start of a discrete Jacobi
+  /// field, δx_{k+1} = A_k δx_k (docs/jacobi-fields.md).
   Eigen::VectorXd start_tangent(const Eigen::VectorXd& dq0, const Eigen::VectorXd& dv0) const;
 
   Eigen::VectorXd state() const;

@@ -18,11 +18,39 @@ def sleigh(source_dir):
 
 
 START = dict(q0=[0.1, -0.2, 0.3], v0=[-0.8 * math.cos(0.3), -0.8 * math.sin(0.3), 0.25])
+# Variations of START that keep the blade's constraint (to second order where theta turns): along x,
+# turning theta with the velocity, faster along the blade, turning faster.
+START_VARIATIONS = [([1, 0, 0], [0, 0, 0]), ([0, 0, 1], [0.8 * math.sin(0.3), -0.8 * math.cos(0.3), 0]),
+                    ([0, 0, 0], [math.cos(0.3), math.sin(0.3), 0]), ([0, 0, 0], [0, 0, 1])]
 
 
-@pytest.mark.parametrize("method", ["dla", "mla", "mclachlan-perlmutter", "discrete-gradient", "spark", "rk4"])
-def test_b_against_central_differences(sleigh, method):
-    s = dalembert.stepper(sleigh, method, h=0.1, **START)
+def a_error(s, A, start, variations, u=None):
+    """The largest relative difference between A mapping each variation (dq, dv) of the start (by the
+    stepper's start_tangent) and central differences (1e-6) of one step with u from the moved starts."""
+    worst = 0.0
+    for dq, dv in variations:
+        dq, dv = np.array(dq, dtype=float), np.array(dv, dtype=float)
+        states = []
+        for e in (1e-6, -1e-6):
+            s.reset(q0=np.array(start["q0"]) + e * dq, v0=np.array(start["v0"]) + e * dv)
+            s.step(u)
+            states.append(s.state)
+        s.reset(**start)
+        predicted = A @ s.start_tangent(dq, dv)
+        worst = max(worst, np.max(np.abs(predicted - (states[0] - states[1]) / 2e-6)) / np.max(np.abs(predicted)))
+    return worst
+
+
+# B by the input and A along START_VARIATIONS (mapped by start_tangent) against central differences
+# of one step of h = 0.1 at tau = 0.2, every method of the stepper and the options that change its
+# equations: gf and gf-sym at alpha = 1/4 (two rule points, f balanced by the constraint force at
+# each), fim from either start.
+@pytest.mark.parametrize("method, options", [
+    ("dla", {}), ("mla", {}), ("gf", {}), ("gf", {"alpha": 0.25}), ("gf-sym", {"alpha": 0.25}), ("gf-cp", {}),
+    ("fim", {}), ("fim", {"fim_start": "A"}), ("mclachlan-perlmutter", {}), ("discrete-gradient", {}),
+    ("spark", {}), ("rk4", {})])
+def test_a_and_b_against_central_differences(sleigh, method, options):
+    s = dalembert.stepper(sleigh, method, h=0.1, **START, **options)
     A, B = s.jacobians(0.2)
     assert A.shape == (6, 6) and B.shape == (6, 1)
     states = []
@@ -32,6 +60,9 @@ def test_b_against_central_differences(sleigh, method):
         states.append(s.state)
     B_fd = (states[0] - states[1]) / 2e-5
     assert np.max(np.abs(B[:, 0] - B_fd)) / np.max(np.abs(B)) < 1e-7
+    worst = a_error(s, A, START, START_VARIATIONS, 0.2)
+    print("sleigh", method, options, worst)
+    assert worst < 1e-7
 
 
 def test_state_and_names(sleigh):
@@ -68,8 +99,8 @@ def test_refusals(sleigh, source_dir):
         by_name.step()
         by_file.step()
     assert np.array_equal(by_name.q, by_file.q)  # the compiled sleigh steps its installed model file
-    with pytest.raises(dalembert.BadInput, match="gf has no stepper"):
-        dalembert.stepper(sleigh, "gf", h=0.1)
+    with pytest.raises(dalembert.BadInput, match="exact has no stepper"):
+        dalembert.stepper(sleigh, "exact", h=0.1)
     s = dalembert.stepper(sleigh, h=0.1)
     before = s.state
     with pytest.raises(dalembert.BadInput, match=r"u has 2 value\(s\) but the model file .* has 1 input\(s\) \(tau\)"):
@@ -101,7 +132,8 @@ def turntable_variations(W):
 
 
 @pytest.mark.parametrize("file, t0", [("turntable-ball", 0.0), ("varying-turntable-ball", 0.4)])
-@pytest.mark.parametrize("method", ["dla", "mla", "mclachlan-perlmutter", "spark", "rk4"])
+@pytest.mark.parametrize("method", ["dla", "mla", "gf", "gf-sym", "gf-cp", "fim", "mclachlan-perlmutter", "spark",
+                                    "rk4"])
 def test_a_on_affine_constraints_against_central_differences(source_dir, file, t0, method):
     ball = dalembert.model_file(str(source_dir / "models" / (file + ".toml")))
     W = 1.0 + (0.5 * math.sin(2 * t0) if file.startswith("varying") else 0.0)
@@ -109,17 +141,7 @@ def test_a_on_affine_constraints_against_central_differences(source_dir, file, t
     s = dalembert.stepper(ball, method, h=0.05, t0=t0, **start)
     A, B = s.jacobians(None)
     assert A.shape == (12, 12) and B.shape == (12, 0)
-    worst = 0.0
-    for dq, dv in turntable_variations(W):
-        dq, dv = np.array(dq, dtype=float), np.array(dv, dtype=float)
-        states = []
-        for e in (1e-6, -1e-6):
-            s.reset(q0=np.array(start["q0"]) + e * dq, v0=np.array(start["v0"]) + e * dv)
-            s.step()
-            states.append(s.state)
-        s.reset(**start)
-        predicted = A @ s.start_tangent(dq, dv)
-        worst = max(worst, np.max(np.abs(predicted - (states[0] - states[1]) / 2e-6)) / np.max(np.abs(predicted)))
+    worst = a_error(s, A, start, turntable_variations(W))
     print("turntable", file, method, worst)
     assert worst < 1e-7
     with pytest.raises(dalembert.BadInput, match="the steady-motion analysis does not take affine constraints"):
@@ -133,11 +155,11 @@ def test_the_discrete_gradient_has_no_stepper_on_affine_constraints(source_dir):
 
 
 # A bead sliding under gravity on the curve y = cosh(x) - 1, a holonomic constraint that is not
-# quadratic: dla and mla impose phi(q_{k+1}) = 0 on the new positions, and A against central
-# differences of one step from starts moved along the curve (off it by 1e-13, to second order)
-# in its position and along it in its velocity. rk4 takes the velocity form and projects each new
+# quadratic: dla, mla and the gf family impose phi(q_{k+1}) = 0 on the new positions, and A
+# against central differences of one step from starts moved along the curve (off it by 1e-13, to
+# second order) in its position and along it in its velocity. rk4 takes the velocity form and projects each new
 # state back onto the curve (the stepper starts only on it, so A is checked along it).
-@pytest.mark.parametrize("method", ["dla", "mla", "rk4"])
+@pytest.mark.parametrize("method", ["dla", "mla", "gf", "gf-sym", "gf-cp", "rk4"])
 def test_a_on_a_holonomic_constraint_against_central_differences(method):
     x, u = 0.5, 0.3
     bead = dalembert.model(coordinates=["x", "y"], lagrangian="(x_t^2 + y_t^2)/2 - g*y", parameters={"g": 1.0},
@@ -145,19 +167,9 @@ def test_a_on_a_holonomic_constraint_against_central_differences(method):
     start = dict(q0=np.array([x, math.cosh(x) - 1]), v0=np.array([u, math.sinh(x) * u]))
     s = dalembert.stepper(bead, method, h=0.1, **start)
     A, _ = s.jacobians(None)
-    worst = 0.0
     directions = [([1.0, math.sinh(x)], [0.0, math.cosh(x) * u]),  # along the curve, the velocity with it
                   ([0.0, 0.0], [1.0, math.sinh(x)])]                # faster along the curve
-    for dq, dv in directions:
-        dq, dv = np.array(dq), np.array(dv)
-        states = []
-        for e in (1e-6, -1e-6):
-            s.reset(q0=start["q0"] + e * dq, v0=start["v0"] + e * dv)
-            s.step()
-            states.append(s.state)
-        s.reset(**start)
-        predicted = A @ s.start_tangent(dq, dv)
-        worst = max(worst, np.max(np.abs(predicted - (states[0] - states[1]) / 2e-6)) / np.max(np.abs(predicted)))
+    worst = a_error(s, A, start, directions)
     print("bead", method, worst)
     assert worst < 1e-7
     s.reset(**start)

@@ -109,11 +109,10 @@ auto midpoint_forces_with_constant_force(const S& system, double h, double t) {
   };
 }
 
-namespace detail {
-
-/// position_momentum_step_derivative, and with ByForce the derivative by f too: z = (q_k, p_k, [f],
-/// q_{k+1}, λ), f = 0 at the solution, and the discrete forces minus(q_k, q_{k+1}, f) and
-/// plus(q_k, q_{k+1}, f).
+/// position_momentum_step_derivative (by_state), and with ByForce the derivative by f too (by_force):
+/// z = (q_k, p_k, [f], q_{k+1}, λ), f = 0 at the solution, and the discrete forces
+/// minus(q_k, q_{k+1}, f) and plus(q_k, q_{k+1}, f). The methods whose next momentum is mapped
+/// further (`finish`: GF-CP, FIM) call it with either ByForce.
 template <bool ByForce, Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier, class Finish>
 StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
                                               const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
@@ -189,8 +188,6 @@ StepDerivatives position_momentum_derivatives(const S& system, const Ld& ld, con
   return out;
 }
 
-}  // namespace detail
-
 /// ∂(q_{k+1}, p_{k+1})/∂(q_k, p_k) of the step from (q0, p0) whose solution is (q1, multiplier): a
 /// 2n × 2n matrix, rows q_{k+1} then p_{k+1}, columns q_k then p_k. `ld` is L_d, `minus` and `plus`
 /// are F_d^∓(q_k, q_{k+1}) and `dc` is ω, all callables generic in the scalar type (dc may be
@@ -203,7 +200,7 @@ Eigen::MatrixXd position_momentum_step_derivative(const S& system, const Ld& ld,
                                                   const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
                                                   const VecN<S>& q1, const Multiplier& multiplier,
                                                   const Finish& finish = {}) {
-  return detail::position_momentum_derivatives<false>(system, ld, dc, minus, plus, q0, p0, q1, multiplier, finish)
+  return position_momentum_derivatives<false>(system, ld, dc, minus, plus, q0, p0, q1, multiplier, finish)
       .by_state;
 }
 
@@ -214,8 +211,7 @@ template <Model S, class Ld, class Dc, class Minus, class Plus, class Multiplier
 StepDerivatives position_momentum_step_derivatives(const S& system, const Ld& ld, const Dc& dc, const Minus& minus,
                                                    const Plus& plus, const VecN<S>& q0, const VecN<S>& p0,
                                                    const VecN<S>& q1, const Multiplier& multiplier) {
-  return detail::position_momentum_derivatives<true>(system, ld, dc, minus, plus, q0, p0, q1, multiplier,
-                                                     KeepMomentum{});
+  return position_momentum_derivatives<true>(system, ld, dc, minus, plus, q0, p0, q1, multiplier, KeepMomentum{});
 }
 
 }  // namespace dalembert

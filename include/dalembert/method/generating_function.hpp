@@ -173,19 +173,20 @@ class GeneratingFunctionIntegrator {
   const GeneratingFunctionLagrangian<S>& discrete_lagrangian() const { return ld_; }
 
   /// The discrete force of the segment (q0, q1) from the time t0, generic in the scalar type: Λ~ − F
-  /// at q_α and the time t0 + α h (for constraints and forces of the time).
-  template <class T>
+  /// at q_α and the time t0 + α h (for constraints and forces of the time), with a constant force f
+  /// beside F where a step's derivative by it asks (step_derivatives).
+  template <class T, class F = NoConstantForce>
   DiscreteConstraintForce<T, n, max_n_of<S>()> discrete_force(const VecN<S, T>& q0, const VecN<S, T>& q1,
-                                                              double t0 = 0.0) const {
+                                                              double t0 = 0.0, const F& constant = {}) const {
     const double h = step_size(), a = alpha();
     const VecN<S, T> v = (q1 - q0) / h;
-    const VecN<S, T> La = force_form(VecN<S, T>((1.0 - a) * q0 + a * q1), v, t0 + a * h);
+    const VecN<S, T> La = force_form(VecN<S, T>((1.0 - a) * q0 + a * q1), v, t0 + a * h, constant);
     DiscreteConstraintForce<T, n, max_n_of<S>()> f;
     if (!ld_.symmetric()) {
       f.alpha0 = ((1.0 - a) * h) * La;
       f.alpha1 = (a * h) * La;
     } else {
-      const VecN<S, T> Lb = force_form(VecN<S, T>(a * q0 + (1.0 - a) * q1), v, t0 + (1.0 - a) * h);
+      const VecN<S, T> Lb = force_form(VecN<S, T>(a * q0 + (1.0 - a) * q1), v, t0 + (1.0 - a) * h, constant);
       f.alpha0 = (0.5 * h) * ((1.0 - a) * La + a * Lb);
       f.alpha1 = (0.5 * h) * (a * La + (1.0 - a) * Lb);
     }
@@ -194,13 +195,15 @@ class GeneratingFunctionIntegrator {
 
   /// Λ~ − F at (q, v, t): the constraint force form of the motion under the model's external force F,
   /// if it has one, less F. The force on the motion is F − Λ~ = F + Mᵀλ, and α0, α1 are minus its
-  /// discrete forces (forced discrete mechanics: p_k = −D1 S~ − F_d^−, F_d^− = −α0).
-  template <class T>
-  VecN<S, T> force_form(const VecN<S, T>& q, const VecN<S, T>& v, double t) const {
-    VecN<S, T> f = constraint_force_form(system_, q, v, t);
+  /// discrete forces (forced discrete mechanics: p_k = −D1 S~ − F_d^−, F_d^− = −α0). A constant force
+  /// f counts as part of F: Λ~ is then the constraint force that balances F + f.
+  template <class T, class F = NoConstantForce>
+  VecN<S, T> force_form(const VecN<S, T>& q, const VecN<S, T>& v, double t, const F& constant = {}) const {
+    VecN<S, T> f = constraint_force_form(system_, q, v, t, constant);
     if constexpr (HasExternalForce<S>) {
       if (has_external_force(system_)) f -= system_.template force<T>(q, v, t);
     }
+    add_constant_force(f, constant, -1.0);
     return f;
   }
 
@@ -320,29 +323,17 @@ class GeneratingFunctionIntegrator {
   /// the next momentum). It takes a step of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     if constexpr (by_terms) return sparse_step_derivative(s).matrix();
-    const State next = step_from(*this, s);
-    const auto alpha0 = [&](const auto& q0, const auto& q1) {
-      using Q = std::decay_t<decltype(q0)>;
-      return Q(-discrete_force(q0, q1, s.t).alpha0);
-    };
-    const auto alpha1 = [&](const auto& q0, const auto& q1) {
-      using Q = std::decay_t<decltype(q0)>;
-      return Q(-discrete_force(q0, q1, s.t).alpha1);
-    };
-    const auto finish = [&](const auto& q1, const auto& p1) {
-      if constexpr (ConstraintPreserving) {
-        return project_momentum_generic(system_, q1, p1, next.t);
-      } else {
-        return p1;
-      }
-    };
-    if constexpr (imposes_holonomic_constraints) {
-      if (holonomic_constraint_count(system_) > 0)
-        return position_momentum_step_derivative(system_, ld_, ImposedHolonomicRows<S>{system_, next.t}, alpha0,
-                                                 alpha1, s.q, s.p, next.q, next.multiplier, finish);
-    }
-    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p, next.q, 0,
-                                             finish);
+    return derivatives<false>(s).by_state;
+  }
+
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f
+  /// added to the model's over the step, at f = 0 (2n × n), from one factorisation: the A and B of
+  /// the step's linearisation, for control. f enters as the model's force does, at the rule's
+  /// points, with the constraint force that balances it (force_form). It takes a step of its own.
+  StepDerivatives step_derivatives(const State& s) const
+    requires(!by_terms)
+  {
+    return derivatives<true>(s);
   }
 
   /// The same derivative by terms, as a map: D * (δq_k, δp_k) is (δq_{k+1}, δp_{k+1})
@@ -399,6 +390,35 @@ class GeneratingFunctionIntegrator {
     } else {
       return (y);
     }
+  }
+
+  /// The step's derivatives by the state and, with ByForce, by a constant force f beside the model's
+  /// (in F_d^− = −α0 and F_d^+ = −α1, each a callable of (q_k, q_{k+1}) and then f).
+  template <bool ByForce>
+  StepDerivatives derivatives(const State& s) const {
+    const State next = step_from(*this, s);
+    const auto alpha0 = [&](const auto& q0, const auto& q1, const auto&... f) {
+      using Q = std::decay_t<decltype(q0)>;
+      return Q(-discrete_force(q0, q1, s.t, f...).alpha0);
+    };
+    const auto alpha1 = [&](const auto& q0, const auto& q1, const auto&... f) {
+      using Q = std::decay_t<decltype(q0)>;
+      return Q(-discrete_force(q0, q1, s.t, f...).alpha1);
+    };
+    const auto finish = [&](const auto& q1, const auto& p1) {
+      if constexpr (ConstraintPreserving) {
+        return project_momentum_generic(system_, q1, p1, next.t);
+      } else {
+        return p1;
+      }
+    };
+    if constexpr (imposes_holonomic_constraints) {
+      if (holonomic_constraint_count(system_) > 0)
+        return position_momentum_derivatives<ByForce>(system_, ld_, ImposedHolonomicRows<S>{system_, next.t}, alpha0,
+                                                      alpha1, s.q, s.p, next.q, next.multiplier, finish);
+    }
+    return position_momentum_derivatives<ByForce>(system_, ld_, NoDiscreteConstraint{}, alpha0, alpha1, s.q, s.p,
+                                                  next.q, 0, finish);
   }
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 S~ − α1, the momentum (GF-CP: P* p⁺)

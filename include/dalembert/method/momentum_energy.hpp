@@ -152,20 +152,17 @@ class MomentumEnergyIntegrator {
   /// of its own.
   Eigen::MatrixXd step_derivative(const State& s) const {
     if constexpr (by_terms) return sparse_step_derivative(s).matrix();
-    const State next = step_from(*this, s);
-    const auto reflect = [&](const auto& q1, const auto& p1) {
-      using Q = std::decay_t<decltype(p1)>;
-      return Q(2.0 * project_momentum_generic(system_, q1, p1, next.t) - p1);
-    };
-    if constexpr (HasExternalForce<S>) {
-      if (force_.active()) {
-        const auto force = [&](const auto& q0, const auto& q1) { return force_.minus(q0, q1, s.t); };  // = F_d^+
-        return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, force, force, s.q, s.p_minus,
-                                                 next.q, 0, reflect);
-      }
-    }
-    return position_momentum_step_derivative(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
-                                             NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
+    return derivatives<false>(s).by_state;
+  }
+
+  /// step_derivative(s) and the derivative of the step's result by a constant external force f
+  /// added to the model's over the step, at f = 0 (2n × n), from one factorisation: the A and B of
+  /// the step's linearisation, for control. f enters as the model's force does, (h/2) f in each
+  /// midpoint discrete force. It takes a step of its own.
+  StepDerivatives step_derivatives(const State& s) const
+    requires(!by_terms)
+  {
+    return derivatives<true>(s);
   }
 
   /// The same derivative by terms, as a map: D * (δq_k, δp⁻_k) is (δq_{k+1}, δp⁻_{k+1}), DEL's
@@ -224,6 +221,33 @@ class MomentumEnergyIntegrator {
   /// velocity part apart, on a compiled model with constraints (constraint_part_of_momentum).
   static constexpr bool split = LdDerivatives::split && !LocallyCoupled<S> && S::m != 0;
   using Jacobian = typename LdDerivatives::Jacobian;
+
+  /// The step's derivatives by the state and, with ByForce, by a constant force f beside the model's:
+  /// DEL's equations in p⁻ with DLA's midpoint discrete forces and the reflection
+  /// p⁻_{k+1} = R*(q_{k+1}) p⁺_{k+1}, R* = 2P* − I.
+  template <bool ByForce>
+  StepDerivatives derivatives(const State& s) const {
+    const State next = step_from(*this, s);
+    const auto reflect = [&](const auto& q1, const auto& p1) {
+      using Q = std::decay_t<decltype(p1)>;
+      return Q(2.0 * project_momentum_generic(system_, q1, p1, next.t) - p1);
+    };
+    if constexpr (ByForce) {
+      const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);  // F_d^− = F_d^+
+      return position_momentum_derivatives<true>(system_, ld_, NoDiscreteConstraint{}, forces, forces, s.q,
+                                                 s.p_minus, next.q, 0, reflect);
+    } else {
+      if constexpr (HasExternalForce<S>) {
+        if (force_.active()) {
+          const auto force = [&](const auto& q0, const auto& q1) { return force_.minus(q0, q1, s.t); };  // = F_d^+
+          return position_momentum_derivatives<false>(system_, ld_, NoDiscreteConstraint{}, force, force, s.q,
+                                                      s.p_minus, next.q, 0, reflect);
+        }
+      }
+      return position_momentum_derivatives<false>(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
+                                                  NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
+    }
+  }
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
   /// p⁻ = R* p⁺ = 2 p~ − p⁺.

@@ -20,18 +20,21 @@ namespace dalembert {
 
 /// Λ~(q, v) = −M(q)ᵀλ(q, v) of a mechanical model, by [dLMS04] (27) (printed there with the wrong sign),
 /// λ = −C⁻¹(M a0 + (∂(Mv)/∂q) v) with the unconstrained acceleration a0 = G⁻¹(∂L/∂q − (∂(Gv)/∂q) v + F),
-/// F the model's external force at the time t if it has one, from one pass of first derivatives of
-/// G, V and M (detail::mechanical_rates): the multiplier of constrained_acceleration() without the
+/// F the model's external force at the time t if it has one and f a constant force added to it (for
+/// the derivative of a step by such a force), from one pass of first derivatives of G, V and M
+/// (detail::mechanical_rates): the multiplier of constrained_acceleration() without the
 /// acceleration. L's second derivatives, differentiated once more, would nest three levels of duals,
 /// and Eigen's AutoDiffScalar cannot build a three-level dual from a double (T(0.0), 0.5 * x in model
 /// code); this path keeps the nesting at two.
-template <HasMetric S, class T>
-VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
+template <HasMetric S, class T, class F = NoConstantForce>
+VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0,
+                                            const F& f = {}) {
   using MatMM = Mat<T, S::m, S::m, max_m_of<S>(), max_m_of<S>()>;
   auto rates = detail::mechanical_rates(sys, q, v);
   if constexpr (HasExternalForce<S>) {
     if (has_external_force(sys)) rates.r += sys.template force<T>(q, v, t);
   }
+  add_constant_force(rates.r, f);
   const MatMN<S, T>& Mq = rates.Mq;
   const auto G = metric_factorisation(sys, q);
   const MatNM<S, T> GinvMt = solve_by_columns(G, Mq.transpose());
@@ -43,42 +46,46 @@ VecN<S, T> mechanical_constraint_force_form(const S& sys, const VecN<S, T>& q, c
 
 /// Λ~(q, v) of any Lagrangian, from the multiplier of the constrained acceleration at the time t
 /// (which matters for constraints of the time, M(q) v + b(q, t) = 0, and for forces of the time),
-/// with the model's external force if it has one.
-template <Model S, class T>
-VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
-  const auto a = constrained_acceleration(sys, q, v, t);
+/// with the model's external force if it has one and a constant force f added to it.
+template <Model S, class T, class F = NoConstantForce>
+VecN<S, T> general_constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0,
+                                         const F& f = {}) {
+  const auto a = constrained_acceleration(sys, q, v, t, f);
   const MatMN<S, T> Mq = sys.template constraint_matrix<T>(q);
   return -(Mq.transpose() * a.multiplier);
 }
 
 /// Λ~(q, v) = −M(q)ᵀλ(q, v), generic in the scalar type (the generating-function integrators
 /// differentiate through it), at the time t of constraints and forces that depend on it: the force
-/// of the constraints on the motion under the model's external force, if it has one. Zero without
-/// constraints; mechanical models take the formula with first derivatives only, other Lagrangians
-/// the multiplier of the constrained acceleration.
-template <Model S, class T>
-VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0) {
+/// of the constraints on the motion under the model's external force, if it has one, and a constant
+/// force f added to it (a locally coupled model takes none). Zero without constraints; mechanical
+/// models take the formula with first derivatives only, other Lagrangians the multiplier of the
+/// constrained acceleration.
+template <Model S, class T, class F = NoConstantForce>
+VecN<S, T> constraint_force_form(const S& sys, const VecN<S, T>& q, const VecN<S, T>& v, double t = 0.0,
+                                 const F& f = {}) {
   if constexpr (S::m == Dynamic) {  // no constraints at run time: the formula's C would be 0×0
     if (constraint_count(sys) == 0) return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
   }
   if constexpr (S::m == 0) {
     return VecN<S, T>::Constant(coordinate_count(sys), ad::lift<T>(0.0));
-  } else if constexpr (LocallyCoupled<S> && std::is_same_v<T, double>) {  // sparse, term by term
+  } else if constexpr (LocallyCoupled<S> && std::is_same_v<T, double> && std::is_same_v<F, NoConstantForce>) {
+    // sparse, term by term
     return -(local::constraint_matrix(sys, q).transpose() * constrained_acceleration(sys, q, v, 0.0).multiplier);
   } else if constexpr (GivesLagrangianDerivatives<S, T>) {
     // A model file: L's derivatives come from its kernels, with no duals nested inside T (the
     // mechanical formula nests them: gf steps on model files 1.35-1.5 times slower).
-    return general_constraint_force_form(sys, q, v, t);
+    return general_constraint_force_form(sys, q, v, t, f);
   } else if constexpr (MechanicalAtRunTime<S>) {  // a model whose kind is known at run time
     if (sys.is_mechanical()) {
       require_time_independent_constraints(sys, "the constraint force form of a mechanical model");
-      return mechanical_constraint_force_form(sys, q, v, t);
+      return mechanical_constraint_force_form(sys, q, v, t, f);
     }
-    return general_constraint_force_form(sys, q, v, t);
+    return general_constraint_force_form(sys, q, v, t, f);
   } else if constexpr (HasMetric<S>) {
-    return mechanical_constraint_force_form(sys, q, v, t);
+    return mechanical_constraint_force_form(sys, q, v, t, f);
   } else {
-    return general_constraint_force_form(sys, q, v, t);
+    return general_constraint_force_form(sys, q, v, t, f);
   }
 }
 
