@@ -76,7 +76,8 @@ struct Stepper::MethodEngine final : Engine {
     if constexpr (!requires { s.p; } && !requires { s.p_minus; }) {  // rk4 steps (q, v), as state() says
       dx << dq0, dv0;
     } else {  // p0 = ∂L/∂v(q0, v0): B = ∂²L/∂v∂q, W = ∂²L/∂v²
-      const auto L = lagrangian_derivatives(method.system(), q0, v0);
+      const auto& model = method.system();
+      const auto L = lagrangian_derivatives(model, q0, v0);
       Eigen::VectorXd dp = L.B * dq0 + L.W * dv0;
       if constexpr (requires { method.start(); }) {  // fim's start B: p⁻_0 = ∂L/∂v − (h/2) Λ~(q0, v0)
         if (method.start() == FimStart::B) {
@@ -87,7 +88,7 @@ struct Stepper::MethodEngine final : Engine {
           ad::value_and_jacobian_by_chunks<Eigen::Dynamic, Eigen::Dynamic>(
               [&](const auto& y) {
                 using Y = std::decay_t<decltype(y)>;
-                return Y(constraint_force_form(method.system(), Y(y.head(n)), Y(y.tail(n)), 0.0));
+                return Y(constraint_force_form(model, Y(y.head(n)), Y(y.tail(n)), 0.0));
               },
               z, value, by_start);
           dp -= 0.5 * method.step_size() * (by_start.leftCols(n) * dq0 + by_start.rightCols(n) * dv0);

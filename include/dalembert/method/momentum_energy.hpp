@@ -232,21 +232,15 @@ class MomentumEnergyIntegrator {
       using Q = std::decay_t<decltype(p1)>;
       return Q(2.0 * project_momentum_generic(system_, q1, p1, next.t) - p1);
     };
-    if constexpr (ByForce) {
-      const auto forces = midpoint_forces_with_constant_force(system_, step_size(), s.t);  // F_d^− = F_d^+
-      return position_momentum_derivatives<true>(system_, ld_, NoDiscreteConstraint{}, forces, forces, s.q,
-                                                 s.p_minus, next.q, 0, reflect);
-    } else {
-      if constexpr (HasExternalForce<S>) {
-        if (force_.active()) {
-          const auto force = [&](const auto& q0, const auto& q1) { return force_.minus(q0, q1, s.t); };  // = F_d^+
-          return position_momentum_derivatives<false>(system_, ld_, NoDiscreteConstraint{}, force, force, s.q,
-                                                      s.p_minus, next.q, 0, reflect);
-        }
+    const auto forces = [&] {  // F_d^− = F_d^+, as DLA's
+      if constexpr (ByForce) {
+        return midpoint_forces_with_constant_force(system_, step_size(), s.t);
+      } else {
+        return midpoint_external_force(system_, step_size(), s.t);
       }
-      return position_momentum_derivatives<false>(system_, ld_, NoDiscreteConstraint{}, NoDiscreteForce{},
-                                                  NoDiscreteForce{}, s.q, s.p_minus, next.q, 0, reflect);
-    }
+    }();
+    return position_momentum_derivatives<ByForce>(system_, ld_, NoDiscreteConstraint{}, forces, forces, s.q,
+                                                  s.p_minus, next.q, 0, reflect);
   }
 
   /// After the driver has taken the state to q_{k+1}: p⁺ = D2 L_d(q_k, q_{k+1}), p~ = P* p⁺ and
